@@ -1,0 +1,254 @@
+"""Build, serve and test the ddpcore site. Standard library only: it runs before any venv exists.
+
+    python build.py serve [--port 8000]   build dist/ and serve it on 127.0.0.1
+    python build.py test [pytest args]    install what tests need, build, run every test
+    python build.py build                 build dist/ only
+    python build.py screenshot            write docs/screenshot.png from the real page
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+DIST = ROOT / "dist"
+WEB = ROOT / "web"
+VENV = ROOT / ".venv"
+NODE_MODULES = ROOT / "node_modules"
+PYSCRIPT_DIST = NODE_MODULES / "@pyscript" / "core" / "dist"
+PYODIDE_DIR = NODE_MODULES / "pyodide"
+PYSCRIPT_PATTERNS = ("core.js", "core-*.js", "core.css", "error-*.js")
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-game", "!py-terminal"]
+WEB_SKIP = {"__main__.py", "cli.py"}
+CHROMIUM_DEFAULT = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-quic"]
+MIME = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json",
+        ".py": "text/plain; charset=utf-8", ".zip": "application/zip", ".css": "text/css", ".svg": "image/svg+xml"}
+
+
+def log(message: str) -> None:
+    print(f"[build] {message}", flush=True)
+
+
+def run(cmd: list[str], **kwargs) -> None:
+    log("$ " + " ".join(cmd))
+    subprocess.run(cmd, check=True, cwd=kwargs.pop("cwd", ROOT), **kwargs)
+
+
+def digest(*paths: Path) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def ensure_node_modules() -> None:
+    """npm ci when node_modules is missing or older than package-lock.json."""
+    stamp = NODE_MODULES / ".ddpcore-lock-digest"
+    wanted = digest(ROOT / "package.json", ROOT / "package-lock.json")
+    if stamp.exists() and stamp.read_text() == wanted and PYSCRIPT_DIST.exists() and PYODIDE_DIR.exists():
+        return
+    if not shutil.which("npm"):
+        sys.exit("build: npm is needed to fetch the pinned PyScript and Pyodide (install Node.js 20+)")
+    run(["npm", "ci", "--no-audit", "--no-fund"])
+    stamp.write_text(wanted)
+
+
+def python_sources() -> dict[str, str]:
+    """URL in dist -> path in Pyodide's file system, for PyScript's `files` config."""
+    files = {}
+    for package, base in (("ddpcore", ROOT), ("ddpview", WEB)):
+        for path in sorted((base / package).glob("*.py")):
+            if path.name in WEB_SKIP:
+                continue
+            files[f"./py/{package}/{path.name}"] = f"./{package}/{path.name}"
+    return files
+
+
+def prerender(template: str) -> str:
+    sys.path[:0] = [str(ROOT), str(WEB)]
+    from ddpcore.urlstate import ViewState
+    from ddpview.page import Frame, fill_template, regions, straggler_options
+
+    state = ViewState()
+    filled = regions(state, Frame(), "en")
+    filled["straggler"] = straggler_options(state.gpus, state.straggler, "en")
+    return fill_template(template, filled, "en")
+
+
+def build(out: Path = DIST) -> Path:
+    ensure_node_modules()
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "pyscript" / "pyodide").mkdir(parents=True)
+    for pattern in PYSCRIPT_PATTERNS:
+        matches = sorted(PYSCRIPT_DIST.glob(pattern))
+        if not matches:
+            sys.exit(f"build: no {pattern} in {PYSCRIPT_DIST}")
+        for path in matches:
+            shutil.copy2(path, out / "pyscript" / path.name)
+    for name in PYODIDE_FILES:
+        shutil.copy2(PYODIDE_DIR / name, out / "pyscript" / "pyodide" / name)
+    files = python_sources()
+    for url, _ in files.items():
+        package, name = url.split("/")[-2:]
+        source = (ROOT if package == "ddpcore" else WEB) / package / name
+        (out / "py" / package).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, out / "py" / package / name)
+    for name in ("main.py", "style.css", "boot.js"):
+        shutil.copy2(WEB / name, out / name)
+    config = {"interpreter": "./pyscript/pyodide/pyodide.mjs", "files": files, "plugins": PYSCRIPT_PLUGINS_OFF}
+    (out / "config.json").write_text(json.dumps(config, indent=1))
+    template = (WEB / "index.html").read_text(encoding="utf-8").replace("@PLUGINS_OFF@", json.dumps(PYSCRIPT_PLUGINS_OFF))
+    (out / "index.html").write_text(prerender(template), encoding="utf-8")
+    content = hashlib.sha256()
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        content.update(path.relative_to(out).as_posix().encode())
+        content.update(path.read_bytes())
+    (out / "build.json").write_text(json.dumps({"hash": content.hexdigest()[:16]}))
+    log(f"built {out} ({sum(p.stat().st_size for p in out.rglob('*') if p.is_file()) / 1e6:.1f} MB)")
+    return out
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME}
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args) -> None:
+        if os.environ.get("DDPCORE_HTTP_LOG"):
+            super().log_message(format, *args)
+
+
+def make_server(directory: Path, port: int = 0, host: str = "127.0.0.1") -> http.server.ThreadingHTTPServer:
+    """A static server for dist/ (port 0 = any free port); tests run it in-process."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def serve_in_thread(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = make_server(directory)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def serve(port: int) -> None:
+    build()
+    server = make_server(DIST, port)
+    print(f"Serving ddpcore at http://127.0.0.1:{server.server_address[1]}/  (Ctrl+C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_venv() -> Path:
+    """A venv with the project and its test extra, reinstalled when pyproject.toml changes."""
+    python = venv_python()
+    stamp = VENV / ".ddpcore-digest"
+    wanted = digest(ROOT / "pyproject.toml")
+    if not python.exists():
+        run([sys.executable, "-m", "venv", str(VENV)])
+    if not stamp.exists() or stamp.read_text() != wanted:
+        run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+        run([str(python), "-m", "pip", "install", "--quiet", "-e", ".[test]"])
+        stamp.write_text(wanted)
+    return python
+
+
+def chromium_path() -> str | None:
+    """The system Chromium (CHROMIUM_PATH or /usr/bin/chromium), installed with apt when we are root and it is missing."""
+    explicit = os.environ.get("CHROMIUM_PATH")
+    if explicit:
+        return explicit
+    if Path(CHROMIUM_DEFAULT).exists():
+        return CHROMIUM_DEFAULT
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        run(["apt-get", "update", "-qq"], env=env)
+        run(["apt-get", "install", "-y", "-qq", "chromium"], env=env)
+        return CHROMIUM_DEFAULT
+    log("no system Chromium: the browser tests will use Playwright's own (python -m playwright install chromium)")
+    return None
+
+
+def chromium_launch_options() -> dict:
+    """Playwright launch options: the system Chromium when there is one, else Playwright's own browser."""
+    path = os.environ.get("CHROMIUM_PATH") or (CHROMIUM_DEFAULT if Path(CHROMIUM_DEFAULT).exists() else None)
+    options: dict = {"args": CHROMIUM_ARGS}
+    if path:
+        options["executable_path"] = path
+    return options
+
+
+def test(pytest_args: list[str]) -> int:
+    python = ensure_venv()
+    env = dict(os.environ)
+    browser = chromium_path()
+    if browser:
+        env["CHROMIUM_PATH"] = browser
+    build()
+    env["DDPCORE_DIST"] = str(DIST)
+    code = subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
+    if code == 5:
+        log("pytest collected no tests: that is a failure here")
+        return 1
+    return code
+
+
+def screenshot(path: Path) -> None:
+    python = ensure_venv()
+    env = dict(os.environ)
+    browser = chromium_path()
+    if browser:
+        env["CHROMIUM_PATH"] = browser
+    build()
+    run([str(python), str(ROOT / "scripts" / "screenshot.py"), str(DIST), str(path)], env=env)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python build.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("build", help="build dist/")
+    p_serve = sub.add_parser("serve", help="build and serve dist/ on 127.0.0.1")
+    p_serve.add_argument("--port", type=int, default=8000, help="port (0 = any free port; default 8000)")
+    sub.add_parser("test", help="install test needs, build, run every test (extra args go to pytest)")
+    p_shot = sub.add_parser("screenshot", help="write a screenshot of the page")
+    p_shot.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.png")
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "test":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "build":
+        build()
+    elif args.command == "serve":
+        serve(args.port)
+    elif args.command == "test":
+        return test(rest)
+    elif args.command == "screenshot":
+        screenshot(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""`python -m ddpcore`: the model from a shell, as text or JSON (SPEC section 4)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import NoReturn
+
+from .config import MAX_GPUS, MAX_SLOWDOWN, MIN_GPUS, ConfigError, StepConfig, default_straggler
+from .metrics import step_metrics
+from .ring import exchanges, traffic_factor
+from .schedule import build_schedule
+
+FLAG_OF_FIELD = {
+    "gpus": "--gpus",
+    "straggler": "--straggler",
+    "slowdown": "--slowdown",
+    "prefetch_residual_ms": "--prefetch-residual-ms",
+    "tensor_activity": "--tensor-activity",
+}
+
+
+class UsageError(Exception):
+    """A bad argument: reported on one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: error: {message}")
+
+
+def _flag(field: str) -> str:
+    return FLAG_OF_FIELD.get(field, "--" + field.replace("_", "-"))
+
+
+def _emit(payload: dict, as_json: bool, text: Callable[[dict], str]) -> None:
+    print(json.dumps(payload, indent=2, allow_nan=False) if as_json else text(payload))
+
+
+def step_payload(config: StepConfig) -> dict:
+    schedule = build_schedule(config)
+    payload = asdict(step_metrics(config, schedule))
+    payload["stragglers"] = list(config.stragglers)
+    payload["slowdown"] = config.slowdown
+    payload["prefetch"] = config.prefetch
+    payload["ranks"] = [
+        {
+            "rank": r.rank,
+            "slowdown": r.slowdown,
+            "phases": [{"phase": i.phase, "start_ms": i.start_ms, "end_ms": i.end_ms} for i in r.intervals],
+        }
+        for r in schedule.ranks
+    ]
+    return payload
+
+
+def _step_text(p: dict) -> str:
+    lines = [
+        f"{p['gpus']} GPUs, straggler(s) {p['stragglers']} at {p['slowdown']:g}x, prefetch {'on' if p['prefetch'] else 'off'}",
+        f"  step time          {p['step_ms']:8.2f} ms   (ideal {p['ideal_step_ms']:.2f} ms)",
+        f"  efficiency         {p['efficiency']:8.3f}",
+        f"  straggler cost     {p['straggler_cost_ms']:8.2f} ms",
+        f"  prefetch gain      {p['prefetch_gain_ms']:8.2f} ms",
+        f"  displayed util     {p['displayed_util']:8.3f}   (what nvidia-smi shows)",
+        f"  useful compute     {p['useful_compute']:8.3f}   (tensor pipes busy)",
+        f"  barrier wait total {p['wait_ms_total']:8.2f} GPU-ms",
+        f"  ring traffic       {p['ring_traffic_factor']:8.3f} x gradient size per GPU",
+        "",
+        "  rank  " + "  ".join(f"{name:>9}" for name in (ph["phase"] for ph in p["ranks"][0]["phases"])),
+    ]
+    for r in p["ranks"]:
+        cells = "  ".join(f"{ph['end_ms'] - ph['start_ms']:9.2f}" for ph in r["phases"])
+        lines.append(f"  {r['rank']:>4}  {cells}")
+    return "\n".join(lines)
+
+
+def ring_payload(gpus: int) -> dict:
+    steps = exchanges(gpus)
+    return {
+        "gpus": gpus,
+        "exchanges": len(steps),
+        "reduce_scatter_exchanges": sum(1 for e in steps if e.stage == "reduce-scatter"),
+        "all_gather_exchanges": sum(1 for e in steps if e.stage == "all-gather"),
+        "traffic_factor": traffic_factor(gpus),
+        "transfers": [[asdict(t) for t in e.transfers] for e in steps],
+    }
+
+
+def _ring_text(p: dict) -> str:
+    lines = [
+        f"ring AllReduce over {p['gpus']} GPUs: {p['exchanges']} exchanges "
+        f"({p['reduce_scatter_exchanges']} reduce-scatter + {p['all_gather_exchanges']} all-gather), "
+        f"each GPU sends {p['traffic_factor']:.3f} x the gradient size",
+    ]
+    half = p["reduce_scatter_exchanges"]
+    for i, transfers in enumerate(p["transfers"], start=1):
+        stage = "reduce-scatter" if i <= half else "all-gather"
+        sends = ", ".join(f"{t['src']}->{t['dst']}:c{t['chunk']}" for t in transfers)
+        lines.append(f"  {i:>3} {stage:<14} {sends}")
+    return "\n".join(lines)
+
+
+MAX_RING_PRINT_GPUS = 256
+
+
+def _add_step(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "step",
+        help="schedule and cost metrics of one training step",
+        description="One data-parallel step: every GPU computes, waits at the AllReduce barrier for the "
+        "slowest, then reduces gradients and steps the optimizer.",
+    )
+    p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, {MIN_GPUS}-{MAX_GPUS} (default 8)")
+    p.add_argument(
+        "--straggler", type=int, nargs="+", action="extend", metavar="R",
+        help="rank(s) of the slow GPU(s), 0-based (default 2)",
+    )
+    p.add_argument("--slowdown", type=float, default=1.0, help=f"straggler slowdown, 1.0-{MAX_SLOWDOWN:g} (default 1.0)")
+    p.add_argument("--prefetch", action="store_true", help="prefetch input data (hides loading but a residual copy)")
+    p.add_argument("--prefetch-residual-ms", type=float, default=1.0, help="load time prefetch cannot hide (default 1)")
+    p.add_argument("--tensor-activity", type=float, default=0.5, help="tensor-pipe busy share of compute kernels, 0-1")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_step)
+
+
+def _run_step(args: argparse.Namespace) -> None:
+    config = StepConfig(
+        gpus=args.gpus,
+        stragglers=tuple(args.straggler) if args.straggler else (default_straggler(args.gpus),),
+        slowdown=args.slowdown,
+        prefetch=args.prefetch,
+        prefetch_residual_ms=args.prefetch_residual_ms,
+        tensor_activity=args.tensor_activity,
+    )
+    _emit(step_payload(config), args.json, _step_text)
+
+
+def _add_ring(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "ring",
+        help="the ring AllReduce schedule, exchange by exchange",
+        description="GPU i sends to GPU i+1: N-1 reduce-scatter exchanges then N-1 all-gather exchanges.",
+    )
+    p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, {MIN_GPUS}-{MAX_RING_PRINT_GPUS} (default 8)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_ring)
+
+
+def _run_ring(args: argparse.Namespace) -> None:
+    if not MIN_GPUS <= args.gpus <= MAX_RING_PRINT_GPUS:
+        raise ConfigError("gpus", args.gpus, f"a whole number from {MIN_GPUS} to {MAX_RING_PRINT_GPUS}")
+    _emit(ring_payload(args.gpus), args.json, _ring_text)
+
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_step, _add_ring]
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog="python -m ddpcore",
+        description="Model one step of data-parallel GPU training: ring AllReduce, barrier cost of a "
+        "straggler, displayed vs useful GPU utilization.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+    for add in COMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        args.run(args)
+    except UsageError as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        print(f"{parser.prog} {args.command}: error: argument {_flag(exc.field)}: got {exc.value!r}, allowed {exc.allowed}",
+              file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,55 @@
+"""Cost metrics of one step, read off the schedule (SPEC section 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import StepConfig
+from .ring import traffic_factor
+from .schedule import COMPUTE_PHASES, RESIDENT_PHASES, Schedule, build_schedule
+
+
+@dataclass(frozen=True)
+class StepMetrics:
+    gpus: int
+    step_ms: float
+    ideal_step_ms: float
+    efficiency: float
+    straggler_cost_ms: float
+    prefetch_gain_ms: float
+    displayed_util: float
+    useful_compute: float
+    wait_ms_total: float
+    ring_traffic_factor: float
+
+
+def displayed_util(schedule: Schedule) -> float:
+    """What nvidia-smi reports: any resident kernel counts, the NCCL kernel spinning at the barrier included."""
+    n = schedule.config.gpus
+    return schedule.total(RESIDENT_PHASES) / (n * schedule.step_ms)
+
+
+def useful_compute(schedule: Schedule) -> float:
+    """Tensor-pipe busy share: nominal compute work only, however long a slow GPU takes to do it."""
+    n = schedule.config.gpus
+    nominal = sum(r.duration_of(p) / r.slowdown for r in schedule.ranks for p in COMPUTE_PHASES)
+    return schedule.config.tensor_activity * nominal / (n * schedule.step_ms)
+
+
+def step_metrics(config: StepConfig, schedule: Schedule | None = None) -> StepMetrics:
+    schedule = schedule or build_schedule(config)
+    step = schedule.step_ms
+    ideal = build_schedule(config.without_stragglers()).step_ms
+    gain = build_schedule(config.with_prefetch(False)).step_ms - build_schedule(config.with_prefetch(True)).step_ms
+    return StepMetrics(
+        gpus=config.gpus,
+        step_ms=step,
+        ideal_step_ms=ideal,
+        efficiency=ideal / step,
+        straggler_cost_ms=step - ideal,
+        prefetch_gain_ms=gain,
+        displayed_util=displayed_util(schedule),
+        useful_compute=useful_compute(schedule),
+        wait_ms_total=schedule.total(("wait",)),
+        ring_traffic_factor=traffic_factor(config.gpus),
+    )

@@ -1,0 +1,182 @@
+"""End-to-end: the built page in headless Chromium, driven through its controls."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REFERENCE = [
+    # slowdown, prefetch, step, efficiency, displayed util, useful compute
+    ("1", False, 44, 1.0, 38 / 44, 13 / 44),
+    ("1.5", False, 57, 44 / 57, 51 / 57, 13 / 57),
+    ("2", False, 70, 44 / 70, 64 / 70, 13 / 70),
+    ("1", True, 39, 1.0, 38 / 39, 13 / 39),
+    ("2", True, 65, 39 / 65, 64 / 65, 13 / 65),
+]
+
+
+def value(page, testid: str) -> float:
+    return float(page.get_attribute(f"[data-testid={testid}]", "data-value"))
+
+
+def set_slowdown(page, text: str) -> None:
+    page.fill("[data-testid=slowdown]", text)
+
+
+def test_reference_scenarios_through_the_ui(open_page):
+    page, watch = open_page()
+    assert page.input_value("[data-testid=straggler]") == "2"
+    for slowdown, prefetch, step, eff, util, useful in REFERENCE:
+        set_slowdown(page, slowdown)
+        if page.is_checked("[data-testid=prefetch]") != prefetch:
+            page.click("[data-testid=prefetch]")
+        assert value(page, "step-time") == pytest.approx(step, abs=1e-9)
+        assert value(page, "efficiency") == pytest.approx(eff, abs=1e-9)
+        assert value(page, "displayed-util") == pytest.approx(util, abs=1e-9)
+        assert value(page, "useful-compute") == pytest.approx(useful, abs=1e-9)
+        assert value(page, "ideal-step-time") == pytest.approx(39 if prefetch else 44, abs=1e-9)
+        assert value(page, "prefetch-gain") == pytest.approx(5, abs=1e-9)
+    assert value(page, "straggler-cost") == pytest.approx(26, abs=1e-9)
+    watch.assert_clean()
+
+
+def test_prerendered_view_is_there_before_python(browser, site):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site)
+    assert page.locator("[data-testid=ring] [data-testid=gpu]").count() == 8
+    assert page.locator("[data-testid=timeline] [data-testid=lane]").count() == 8
+    assert page.get_attribute("[data-testid=step-time]", "data-value") == "44.0"
+    assert page.is_visible("#loading")
+    context.close()
+
+
+def test_fourteen_next_steps_finish_the_ring(open_page):
+    page, watch = open_page()
+    assert value(page, "exchange") == 0
+    for k in range(1, 15):
+        page.click("[data-testid=next-step]")
+        assert value(page, "exchange") == k
+    chunks = page.locator("[data-testid=ring] .chunk")
+    assert chunks.count() == 64
+    assert page.locator("[data-testid=ring] .chunk[data-final='1']").count() == 64
+    assert page.is_disabled("[data-testid=next-step]")
+    page.click("[data-testid=reset]")
+    assert value(page, "exchange") == 0
+    assert page.locator("[data-testid=ring] .chunk[data-final='1']").count() == 0
+    watch.assert_clean()
+
+
+def test_reduce_scatter_leaves_one_final_chunk_per_gpu(open_page):
+    page, _ = open_page()
+    for _ in range(7):
+        page.click("[data-testid=next-step]")
+    assert page.locator("[data-testid=ring] .chunk[data-final='1']").count() == 8
+    assert "reduce-scatter 7/7" in page.text_content("[data-testid=stage-label]")
+    page.click("[data-testid=next-step]")
+    assert "all-gather 1/7" in page.text_content("[data-testid=stage-label]")
+    assert page.locator("[data-testid=send]").count() == 8
+
+
+def test_five_gpus_redraw(open_page):
+    page, watch = open_page()
+    page.fill("[data-testid=gpus]", "5")
+    assert page.locator("[data-testid=ring] [data-testid=gpu]").count() == 5
+    assert page.locator("[data-testid=timeline] [data-testid=lane]").count() == 5
+    assert page.get_attribute("[data-testid=exchange]", "data-total") == "8"
+    assert page.locator("[data-testid=straggler] option").count() == 5
+    for _ in range(8):
+        page.click("[data-testid=next-step]")
+    assert value(page, "exchange") == 8
+    assert page.locator("[data-testid=ring] .chunk[data-final='1']").count() == 25
+    assert "gpus=5" in page.evaluate("location.hash")
+    watch.assert_clean()
+
+
+def test_hash_round_trip(open_page):
+    page, watch = open_page("#gpus=6&straggler=4&slowdown=1.5&prefetch=1")
+    assert page.input_value("[data-testid=gpus]") == "6"
+    assert page.input_value("[data-testid=straggler]") == "4"
+    assert page.input_value("[data-testid=slowdown]") == "1.5"
+    assert page.is_checked("[data-testid=prefetch]")
+    assert page.locator("[data-testid=lane].straggler").get_attribute("data-rank") == "4"
+    set_slowdown(page, "2")
+    assert page.evaluate("location.hash") == "#gpus=6&straggler=4&slowdown=2&prefetch=1"
+    page.select_option("[data-testid=straggler]", "1")
+    page.click("[data-testid=prefetch]")
+    assert page.evaluate("location.hash") == "#gpus=6&straggler=1&slowdown=2&prefetch=0"
+    page.evaluate("location.hash = '#gpus=8&straggler=2&slowdown=1.5&prefetch=0'")
+    page.wait_for_function("document.querySelector('[data-testid=step-time]').dataset.value === '57.0'")
+    watch.assert_clean()
+
+
+def test_bad_hash_is_clamped_with_a_notice(open_page):
+    page, watch = open_page("#gpus=99&straggler=-3&slowdown=banana&prefetch=1")
+    assert page.input_value("[data-testid=gpus]") == "16"
+    assert page.input_value("[data-testid=straggler]") == "0"
+    notices = page.locator("[data-testid=notice]")
+    assert notices.count() == 3
+    assert "gpus=99" in notices.nth(0).inner_text() or "gpus=99" in page.inner_text("[data-testid=notices]")
+    assert page.evaluate("location.hash") == "#gpus=16&straggler=0&slowdown=1&prefetch=1"
+    watch.assert_clean()
+
+
+@pytest.mark.parametrize(("locale", "word"), [("en-US", "Step time"), ("fr-FR", "Durée du pas")])
+def test_language_from_browser_and_clean_console(open_page, locale, word):
+    page, watch = open_page(locale=locale)
+    assert word in page.inner_text("#cost-view")
+    assert page.evaluate("document.documentElement.lang") == locale[:2]
+    set_slowdown(page, "1.5")
+    shown = page.inner_text("[data-testid=efficiency]")
+    assert shown == ("77,2\u202f%" if locale == "fr-FR" else "77.2%")
+    for _ in range(3):
+        page.click("[data-testid=next-step]")
+    watch.assert_clean()
+
+
+def test_language_selector_switches_all_text(open_page):
+    page, watch = open_page()
+    page.select_option("[data-testid=lang]", "fr")
+    assert page.inner_text("#ring-title") == "Ring AllReduce"
+    assert page.inner_text("#timeline-title") == "Chronologie d'un pas"
+    assert "Durée du pas" in page.inner_text("#cost-view")
+    assert "lang=fr" in page.evaluate("location.hash")
+    assert page.inner_text("[data-testid=play]") == "Lecture"
+    watch.assert_clean()
+
+
+def test_play_sweeps_the_playhead_and_runs_the_ring(open_page):
+    page, watch = open_page()
+    page.click("[data-testid=play]")
+    assert page.get_attribute("[data-testid=play]", "aria-pressed") == "true"
+    page.wait_for_function("Number(document.querySelector('[data-testid=exchange]').dataset.value) >= 2",
+                           timeout=15_000)
+    x = float(page.get_attribute("[data-testid=playhead]", "x1"))
+    assert x > 118
+    page.click("[data-testid=play]")
+    assert page.get_attribute("[data-testid=play]", "aria-pressed") == "false"
+    watch.assert_clean()
+
+
+def test_reduced_motion_jumps_to_the_end(open_page):
+    page, watch = open_page(reduced_motion="reduce")
+    assert page.is_visible("#motion-note")
+    page.click("[data-testid=play]")
+    assert value(page, "exchange") == 14
+    watch.assert_clean()
+
+
+def test_keyboard_operates_the_controls(open_page):
+    page, watch = open_page()
+    page.focus("[data-testid=slowdown]")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    assert value(page, "step-time") == pytest.approx(57)
+    page.focus("[data-testid=next-step]")
+    page.keyboard.press("Enter")
+    assert value(page, "exchange") == 1
+    page.focus("[data-testid=prefetch]")
+    page.keyboard.press("Space")
+    assert page.is_checked("[data-testid=prefetch]")
+    watch.assert_clean()

@@ -1,0 +1,67 @@
+"""SPEC section 2's reference scenarios, exact."""
+
+import pytest
+
+from ddpcore import StepConfig, build_schedule, step_metrics
+
+SCENARIOS = [
+    # slowdown, prefetch, step, efficiency, displayed util, useful compute
+    (1.0, False, 44, 1.0, 38 / 44, 13 / 44),
+    (1.5, False, 57, 44 / 57, 51 / 57, 13 / 57),
+    (2.0, False, 70, 44 / 70, 64 / 70, 13 / 70),
+    (1.0, True, 39, 1.0, 38 / 39, 13 / 39),
+    (2.0, True, 65, 39 / 65, 64 / 65, 13 / 65),
+]
+
+
+@pytest.mark.parametrize(("slowdown", "prefetch", "step", "eff", "util", "useful"), SCENARIOS)
+def test_reference_scenario(slowdown, prefetch, step, eff, util, useful):
+    m = step_metrics(StepConfig(stragglers=(2,), slowdown=slowdown, prefetch=prefetch))
+    assert m.step_ms == pytest.approx(step, abs=1e-9)
+    assert m.efficiency == pytest.approx(eff, abs=1e-9)
+    assert m.displayed_util == pytest.approx(util, abs=1e-9)
+    assert m.useful_compute == pytest.approx(useful, abs=1e-9)
+    assert m.ring_traffic_factor == 1.75
+    assert m.prefetch_gain_ms == pytest.approx(5.0, abs=1e-9)
+
+
+def test_two_x_straggler_costs_26_ms_and_prefetch_gains_5():
+    m = step_metrics(StepConfig(slowdown=2.0))
+    assert m.straggler_cost_ms == pytest.approx(26.0, abs=1e-9)
+    assert m.ideal_step_ms == pytest.approx(44.0, abs=1e-9)
+    assert m.wait_ms_total == pytest.approx(7 * 26.0, abs=1e-9)
+
+
+def test_defaults_are_the_spec_defaults():
+    c = StepConfig()
+    assert (c.gpus, c.stragglers, c.slowdown, c.prefetch) == (8, (2,), 1.0, False)
+    p = c.phases
+    assert (p.load, p.forward, p.backward, p.allreduce, p.optimizer) == (6, 10, 16, 10, 2)
+
+
+def test_straggler_schedule_shape():
+    s = build_schedule(StepConfig(slowdown=2.0))
+    straggler = s.ranks[2]
+    assert [(i.phase, i.start_ms, i.end_ms) for i in straggler.intervals] == [
+        ("load", 0, 6),
+        ("forward", 6, 26),
+        ("backward", 26, 58),
+        ("wait", 58, 58),
+        ("allreduce", 58, 68),
+        ("optimizer", 68, 70),
+    ]
+    assert s.ranks[0].interval("wait").start_ms == 32
+    assert s.ranks[0].interval("wait").end_ms == 58
+
+
+def test_prefetch_residual_never_exceeds_load():
+    from ddpcore import Phases
+
+    c = StepConfig(phases=Phases(load=0.5), prefetch=True, prefetch_residual_ms=1.0)
+    assert c.load_effective_ms == 0.5
+
+
+def test_several_stragglers():
+    m = step_metrics(StepConfig(stragglers=(1, 5), slowdown=2.0))
+    assert m.step_ms == pytest.approx(70.0)
+    assert m.wait_ms_total == pytest.approx(6 * 26.0)

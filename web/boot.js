@@ -1,0 +1,21 @@
+// Loading progress and boot errors only: shown before Python is live. Everything else is Python (main.py).
+(() => {
+  let step = 0;
+  addEventListener("py:progress", (event) => {
+    const bar = document.getElementById("boot-progress");
+    const stage = document.getElementById("boot-stage");
+    if (bar) bar.value = Math.min(++step, bar.max - 1);
+    if (stage && typeof event.detail === "string") stage.textContent = event.detail + "…";
+  });
+  const report = (message) => {
+    if (document.documentElement.classList.contains("ready")) return;
+    const box = document.getElementById("errors");
+    if (!box) return;
+    const line = document.createElement("pre");
+    line.textContent = String(message);
+    box.append(line);
+    box.hidden = false;
+  };
+  addEventListener("error", (event) => report(event.message || event.error || "error"));
+  addEventListener("unhandledrejection", (event) => report(event.reason && (event.reason.message || event.reason)));
+})();

@@ -1,0 +1,74 @@
+"""The cost panel: step time against the ideal, and the two utilization gauges that disagree."""
+
+from __future__ import annotations
+
+import math
+
+from ddpcore.metrics import StepMetrics
+
+from . import i18n
+from .svg import data_value, num, tag, text
+
+
+def _value(testid: str, value: float, shown: str) -> str:
+    return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)
+
+
+def _row(label_key: str, body: str, lang: str, extra_class: str = "") -> str:
+    return tag("div", {"class": f"metric {extra_class}".strip()}, text("dt", None, i18n.t(label_key, lang)), tag("dd", None, body))
+
+
+def gauge_svg(testid: str, ratio: float, title: str, subtitle: str, kind: str, lang: str) -> str:
+    """A half-circle gauge from 0 to 100 %; the number is also written out, so color is never the only cue."""
+    ratio = min(max(ratio, 0.0), 1.0) if math.isfinite(ratio) else 0.0
+    cx, cy, r = 110, 110, 86
+    angle = math.pi * (1 - ratio)
+    x, y = cx + r * math.cos(angle), cy - r * math.sin(angle)
+    track = f"M{cx - r},{cy} A{r},{r} 0 0 1 {cx + r},{cy}"
+    arc = f"M{cx - r},{cy} A{r},{r} 0 0 1 {num(x)},{num(y)}" if ratio > 0 else ""
+    return tag(
+        "figure",
+        {"class": f"gauge {kind}"},
+        tag(
+            "svg",
+            {"viewBox": "0 0 220 128", "role": "img", "aria-label": f"{title}: {i18n.percent(ratio, lang)}",
+             "xmlns": "http://www.w3.org/2000/svg"},
+            tag("path", {"d": track, "class": "gauge-track"}),
+            tag("path", {"d": arc, "class": "gauge-arc"}) if arc else "",
+            text("text", {"x": cx, "y": cy - 8, "text-anchor": "middle", "class": "gauge-number"}, i18n.percent(ratio, lang)),
+        ),
+        tag(
+            "figcaption",
+            None,
+            text("span", {"class": "gauge-title"}, title),
+            text("span", {"class": "gauge-sub"}, subtitle),
+            _value(testid, ratio, i18n.percent(ratio, lang)),
+        ),
+    )
+
+
+def cost_html(m: StepMetrics, lang: str) -> str:
+    rows = [
+        _row("cost.step", _value("step-time", m.step_ms, i18n.ms(m.step_ms, lang)), lang, "big"),
+        _row("cost.ideal", _value("ideal-step-time", m.ideal_step_ms, i18n.ms(m.ideal_step_ms, lang)), lang),
+        _row("cost.efficiency", _value("efficiency", m.efficiency, i18n.percent(m.efficiency, lang)), lang),
+        _row("cost.straggler", _value("straggler-cost", m.straggler_cost_ms, i18n.ms(m.straggler_cost_ms, lang)), lang,
+             "bad" if m.straggler_cost_ms > 0 else ""),
+        _row("cost.prefetch", _value("prefetch-gain", m.prefetch_gain_ms, i18n.ms(m.prefetch_gain_ms, lang)), lang),
+        _row("cost.wait", _value("wait-total", m.wait_ms_total, i18n.ms(m.wait_ms_total, lang)), lang),
+    ]
+    gauges = tag(
+        "div",
+        {"class": "gauges"},
+        gauge_svg("displayed-util", m.displayed_util, i18n.t("cost.displayed", lang), i18n.t("cost.displayed_sub", lang),
+                  "displayed", lang),
+        gauge_svg("useful-compute", m.useful_compute, i18n.t("cost.useful", lang), i18n.t("cost.useful_sub", lang),
+                  "useful", lang),
+    )
+    key = "cost.lesson" if m.straggler_cost_ms > 0 else "cost.lesson_none"
+    lesson = text(
+        "p",
+        {"class": "lesson", "data-testid": "lesson"},
+        i18n.t(key, lang, gain=i18n.number(m.prefetch_gain_ms, lang), cost=i18n.number(m.straggler_cost_ms, lang)),
+    )
+    return tag("dl", {"class": "metrics"}, *rows) + gauges + lesson

@@ -1,0 +1,91 @@
+"""The page as regions of markup, from the view state: used by the build (pre-render) and the live shell alike."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+
+from ddpcore.config import StepConfig
+from ddpcore.metrics import step_metrics
+from ddpcore.ring import exchange_count
+from ddpcore.schedule import build_schedule
+from ddpcore.urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
+
+from . import i18n
+from .cost_view import cost_html
+from .ring_view import ring_svg
+from .svg import data_value, esc, tag, text
+from .timeline_view import tick_step, timeline_svg
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Animation position: ring exchanges done and the playhead (None when not shown)."""
+
+    exchange: int = 0
+    playhead_ms: float | None = None
+
+
+def config_of(state: ViewState) -> StepConfig:
+    return StepConfig(gpus=state.gpus, stragglers=(state.straggler,), slowdown=state.slowdown, prefetch=state.prefetch)
+
+
+def axis_max_ms(state: ViewState) -> float:
+    """A stable axis: the slowest step the controls allow at this GPU count, so bars grow instead of rescaling."""
+    worst = build_schedule(replace(config_of(state), slowdown=PAGE_MAX_SLOWDOWN, prefetch=False)).step_ms
+    step = tick_step(worst)
+    return math.ceil(worst / step) * step
+
+
+def exchange_html(gpus: int, exchange: int, lang: str) -> str:
+    total = exchange_count(gpus)
+    return text("output", {"data-testid": "exchange", "data-value": exchange, "data-total": total, "class": "value"},
+                f"{exchange} / {total}")
+
+
+def regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
+    """Element id -> inner markup, for every part of the page that depends on the state."""
+    config = config_of(state)
+    schedule = build_schedule(config)
+    metrics = step_metrics(config, schedule)
+    return {
+        "ring-view": ring_svg(state.gpus, frame.exchange, config.stragglers if state.slowdown > 1 else (), lang),
+        "timeline-view": timeline_svg(schedule, axis_max_ms(state), lang, ideal_ms=metrics.ideal_step_ms,
+                                      playhead_ms=frame.playhead_ms),
+        "cost-view": cost_html(metrics, lang),
+        "exchange-view": exchange_html(state.gpus, frame.exchange, lang),
+    }
+
+
+def straggler_options(gpus: int, selected: int, lang: str) -> str:
+    return "".join(
+        text("option", {"value": r, "selected": r == selected}, i18n.t("gpu", lang, i=r)) for r in range(gpus)
+    )
+
+
+def notices_html(notices: tuple[Notice, ...], lang: str) -> str:
+    return "".join(
+        text("li", {"data-testid": "notice"}, i18n.t("notice.clamped", lang, name=n.key, given=n.given, used=n.used))
+        for n in notices
+    )
+
+
+I18N_ELEMENT = re.compile(r'(<(\w+)[^>]*\bdata-i18n="([\w.\-]+)"[^>]*>)(.*?)(</\2>)', re.S)
+REGION_ELEMENT = re.compile(r'(<(\w+)[^>]*\bid="([\w\-]+)"[^>]*\bdata-region[^>]*>)(.*?)(</\2>)', re.S)
+
+
+def fill_template(template: str, filled: dict[str, str], lang: str) -> str:
+    """Pre-render: put the text of every data-i18n element and the markup of every data-region element in place."""
+
+    def i18n_sub(m: re.Match) -> str:
+        return m.group(1) + i18n.t(m.group(3), lang) + m.group(5)
+
+    def region_sub(m: re.Match) -> str:
+        return m.group(1) + filled.get(m.group(3), m.group(4)) + m.group(5)
+
+    return REGION_ELEMENT.sub(region_sub, I18N_ELEMENT.sub(i18n_sub, template))
+
+
+__all__ = ["Frame", "regions", "config_of", "fill_template", "straggler_options", "notices_html", "data_value", "esc",
+           "tag"]

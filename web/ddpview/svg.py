@@ -1,0 +1,52 @@
+"""Tiny SVG/HTML builders: every string escaped, every number finite."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+
+AttrValue = str | int | float | bool | None
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def num(value: float, digits: int = 2) -> str:
+    """A number for an SVG attribute; refuses NaN and infinities rather than drawing garbage."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"not a finite number: {value!r}")
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def attrs(values: Mapping[str, AttrValue]) -> str:
+    parts = []
+    for key, value in values.items():
+        if value is None or value is False:
+            continue
+        if value is True:
+            parts.append(f" {key}")
+        elif isinstance(value, (int, float)):
+            parts.append(f' {key}="{num(value)}"')
+        else:
+            parts.append(f' {key}="{esc(value)}"')
+    return "".join(parts)
+
+
+def tag(name: str, values: Mapping[str, AttrValue] | None = None, *children: str) -> str:
+    """An element; children are already-built markup, text must go through esc() or text()."""
+    inner = "".join(children)
+    return f"<{name}{attrs(values or {})}>{inner}</{name}>"
+
+
+def text(name: str, values: Mapping[str, AttrValue] | None, content: object) -> str:
+    return tag(name, values, esc(content))
+
+
+def data_value(value: float) -> str:
+    """The raw number carried by `data-value`, full precision, for tests that never parse display text."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"not a finite number: {value!r}")
+    return repr(float(value)) if isinstance(value, float) else str(value)

@@ -1,0 +1,154 @@
+"""The timeline SVG: one lane per GPU, phase bars, hatched barrier waits, a millisecond axis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ddpcore.schedule import PHASES, Schedule
+
+from . import i18n
+from .svg import data_value, num, tag, text
+
+WIDTH = 900
+LEFT = 118
+RIGHT = 24
+TOP = 46
+LANE = 24
+LANE_GAP = 6
+AXIS = 44
+NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000)
+
+
+@dataclass(frozen=True)
+class TimelineGeometry:
+    """Maps milliseconds to x; shared by the drawing and the animation clock's playhead."""
+
+    axis_max_ms: float
+    lanes: int
+
+    @property
+    def height(self) -> float:
+        return TOP + self.lanes * (LANE + LANE_GAP) + AXIS
+
+    def x_of(self, ms: float) -> float:
+        clamped = min(max(ms, 0.0), self.axis_max_ms)
+        return LEFT + (WIDTH - LEFT - RIGHT) * clamped / self.axis_max_ms
+
+    def lane_y(self, lane: int) -> float:
+        return TOP + lane * (LANE + LANE_GAP)
+
+
+def tick_step(axis_max_ms: float) -> float:
+    return next((s for s in NICE_STEPS if axis_max_ms / s <= 12), NICE_STEPS[-1])
+
+
+def _defs() -> str:
+    return tag(
+        "defs",
+        None,
+        tag(
+            "pattern",
+            {"id": "hatch", "patternUnits": "userSpaceOnUse", "width": 7, "height": 7, "patternTransform": "rotate(45)"},
+            tag("rect", {"width": 7, "height": 7, "class": "hatch-bg"}),
+            tag("line", {"x1": 0, "y1": 0, "x2": 0, "y2": 7, "class": "hatch-line"}),
+        ),
+    )
+
+
+def _legend(lang: str) -> str:
+    items, x = [], LEFT
+    for phase in PHASES:
+        label = i18n.t(f"phase.{phase}", lang)
+        items.append(
+            tag(
+                "g",
+                {"class": "legend-item"},
+                tag("rect", {"x": x, "y": 10, "width": 14, "height": 14, "class": f"bar {phase}", "rx": 2}),
+                text("text", {"x": x + 19, "y": 22, "class": "legend-text"}, label),
+            )
+        )
+        x += 30 + 7.2 * len(label)
+    return tag("g", {"class": "legend"}, *items)
+
+
+def _axis(geo: TimelineGeometry, lang: str) -> str:
+    y = geo.lane_y(geo.lanes) + 2
+    step = tick_step(geo.axis_max_ms)
+    parts = [tag("line", {"x1": LEFT, "y1": y, "x2": WIDTH - RIGHT, "y2": y, "class": "axis"})]
+    t = 0.0
+    while t <= geo.axis_max_ms + 1e-9:
+        x = geo.x_of(t)
+        parts.append(tag("line", {"x1": x, "y1": y, "x2": x, "y2": y + 5, "class": "axis"}))
+        parts.append(text("text", {"x": x, "y": y + 18, "text-anchor": "middle", "class": "tick"}, i18n.number(t, lang, 0)))
+        t += step
+    parts.append(text("text", {"x": (LEFT + WIDTH - RIGHT) / 2, "y": y + 36, "text-anchor": "middle", "class": "axis-title"},
+                      i18n.t("timeline.axis", lang)))
+    return tag("g", {"class": "axis-group"}, *parts)
+
+
+def timeline_svg(
+    schedule: Schedule,
+    axis_max_ms: float,
+    lang: str,
+    *,
+    ideal_ms: float | None = None,
+    playhead_ms: float | None = None,
+) -> str:
+    n = len(schedule.ranks)
+    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n)
+    stragglers = set(schedule.config.stragglers) if schedule.config.slowdown > 1.0 else set()
+    lanes = []
+    for lane, rank in enumerate(schedule.ranks):
+        y = geo.lane_y(lane)
+        is_straggler = rank.rank in stragglers
+        label = i18n.t("gpu", lang, i=rank.rank)
+        items = [
+            text("text", {"x": LEFT - 10, "y": y + LANE / 2 + 4, "text-anchor": "end",
+                          "class": "lane-label straggler-label" if is_straggler else "lane-label"},
+                 f"{label} ▲ {num(rank.slowdown, 1)}×" if is_straggler else label),
+        ]
+        if is_straggler:
+            items.insert(0, tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4,
+                                         "class": "straggler-band", "rx": 4}))
+        for iv in rank.intervals:
+            if iv.duration_ms <= 0:
+                continue
+            x0, x1 = geo.x_of(iv.start_ms), geo.x_of(iv.end_ms)
+            items.append(
+                tag(
+                    "rect",
+                    {"class": f"bar {iv.phase}", "data-phase": iv.phase, "data-start": data_value(iv.start_ms),
+                     "data-end": data_value(iv.end_ms), "x": x0, "y": y, "width": max(x1 - x0, 0.5),
+                     "height": LANE, "rx": 2},
+                    text("title", None, f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}"),
+                )
+            )
+        lanes.append(tag("g", {"data-testid": "lane", "data-rank": rank.rank,
+                               "class": "lane straggler" if is_straggler else "lane"}, *items))
+    bottom = geo.lane_y(n) - LANE_GAP
+    marks = []
+    bx = geo.x_of(schedule.barrier_ms)
+    marks.append(tag("line", {"x1": bx, "y1": TOP - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}))
+    marks.append(text("text", {"x": bx, "y": TOP - 11, "text-anchor": "middle", "class": "mark-label"},
+                      i18n.t("timeline.barrier", lang)))
+    step_x = geo.x_of(schedule.step_ms)
+    marks.append(tag("line", {"x1": step_x, "y1": TOP - 8, "x2": step_x, "y2": bottom + 4, "class": "step-line"}))
+    marks.append(text("text", {"x": min(step_x + 4, WIDTH - 2), "y": TOP - 11, "class": "mark-label",
+                               "text-anchor": "end" if step_x > WIDTH - 80 else "start"},
+                      i18n.ms(schedule.step_ms, lang)))
+    if ideal_ms is not None and ideal_ms < schedule.step_ms - 1e-9:
+        ix = geo.x_of(ideal_ms)
+        marks.append(tag("line", {"x1": ix, "y1": TOP - 2, "x2": ix, "y2": bottom + 4, "class": "ideal-line"}))
+    ph = geo.x_of(playhead_ms if playhead_ms is not None else 0.0)
+    marks.append(
+        tag("line", {"x1": ph, "y1": TOP - 4, "x2": ph, "y2": bottom + 6, "data-testid": "playhead",
+                     "id": "playhead", "class": "playhead" if playhead_ms is not None else "playhead hidden"})
+    )
+    return tag(
+        "svg",
+        {"viewBox": f"0 0 {WIDTH} {num(geo.height)}", "role": "img", "data-testid": "timeline",
+         "data-axis-max": data_value(geo.axis_max_ms),
+         "aria-label": i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
+         "xmlns": "http://www.w3.org/2000/svg"},
+        _defs(), _legend(lang), *lanes, _axis(geo, lang), *marks,
+    )
