@@ -10,6 +10,8 @@ from dataclasses import asdict
 from typing import NoReturn
 
 from .config import MAX_GPUS, MAX_SLOWDOWN, MIN_GPUS, ConfigError, StepConfig, default_straggler
+from .cluster import ALGORITHMS, MAX_CLUSTER_GPUS, ClusterConfig, cluster_step, cluster_sweep
+from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, Link
 from .metrics import step_metrics
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
@@ -20,6 +22,12 @@ FLAG_OF_FIELD = {
     "slowdown": "--slowdown",
     "prefetch_residual_ms": "--prefetch-residual-ms",
     "tensor_activity": "--tensor-activity",
+    "jitter_cv": "--jitter-cv",
+    "straggler_prob": "--straggler-prob",
+    "persistent_slowdown": "--persistent-slowdown",
+    "grad_mb": "--grad-mb",
+    "bandwidth_gbps": "--bandwidth-gbps",
+    "latency_us": "--latency-us",
 }
 
 
@@ -155,7 +163,64 @@ def _run_ring(args: argparse.Namespace) -> None:
     _emit(ring_payload(args.gpus), args.json, _ring_text)
 
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_step, _add_ring]
+def _add_link_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--grad-mb", type=float, default=DEFAULT_GRAD_MB, help=f"gradient size in MB (default {DEFAULT_GRAD_MB:g})")
+    p.add_argument("--bandwidth-gbps", type=float, default=DEFAULT_BANDWIDTH_GBPS,
+                   help=f"link bandwidth in GB/s (default {DEFAULT_BANDWIDTH_GBPS:g})")
+    p.add_argument("--latency-us", type=float, default=DEFAULT_LATENCY_US,
+                   help=f"per-hop latency in microseconds (default {DEFAULT_LATENCY_US:g})")
+
+
+def _add_cluster(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "cluster",
+        help="what stragglers cost at 8 to 1,000,000 GPUs",
+        description="Each rank computes nominal x lognormal jitter x (slowdown S with probability P); the step "
+        "waits for the slowest rank, whose distribution is computed exactly (no sampling).",
+    )
+    p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, 2-{MAX_CLUSTER_GPUS:,} (default 8)")
+    p.add_argument("--jitter-cv", type=float, default=0.02, help="coefficient of variation of per-rank jitter, 0-1 (default 0.02)")
+    p.add_argument("--straggler-prob", type=float, default=1e-4, help="probability a rank straggles in a step, 0-1 (default 1e-4)")
+    p.add_argument("--slowdown", type=float, default=2.0, help="transient straggler slowdown, 1-10 (default 2)")
+    p.add_argument("--persistent", type=int, default=0, help="number of persistently slow ranks (default 0)")
+    p.add_argument("--persistent-slowdown", type=float, default=2.0, help="their slowdown, 1-10 (default 2)")
+    p.add_argument("--allreduce", choices=ALGORITHMS, default="ring", help="AllReduce algorithm (default ring)")
+    _add_link_args(p)
+    p.add_argument("--sweep", action="store_true", help="N from 8 to 1,000,000, log-spaced (a JSON list)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_cluster)
+
+
+def _run_cluster(args: argparse.Namespace) -> None:
+    config = ClusterConfig(
+        gpus=args.gpus,
+        jitter_cv=args.jitter_cv,
+        straggler_prob=args.straggler_prob,
+        slowdown=args.slowdown,
+        persistent=args.persistent,
+        persistent_slowdown=args.persistent_slowdown,
+        allreduce=args.allreduce,
+        link=Link(grad_mb=args.grad_mb, bandwidth_gbps=args.bandwidth_gbps, latency_us=args.latency_us),
+    )
+    if args.sweep:
+        rows = [asdict(r) for r in cluster_sweep(config)]
+        print(json.dumps(rows, indent=2, allow_nan=False) if args.json else _cluster_table(rows))
+    else:
+        _emit(asdict(cluster_step(config)), args.json, lambda r: _cluster_table([r]))
+
+
+def _cluster_table(rows: list[dict]) -> str:
+    head = f"{'gpus':>9} {'E[step] ms':>11} {'p50 ms':>9} {'p99 ms':>9} {'efficiency':>10} {'P(any slow)':>11} {'GPU-h lost/day':>15}"
+    lines = [head]
+    for r in rows:
+        lines.append(
+            f"{r['gpus']:>9,} {r['expected_step_ms']:>11.2f} {r['p50_step_ms']:>9.2f} {r['p99_step_ms']:>9.2f} "
+            f"{r['efficiency']:>10.3f} {r['p_any_straggler']:>11.4f} {r['gpu_hours_lost_per_day']:>15,.1f}"
+        )
+    return "\n".join(lines)
+
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_step, _add_ring, _add_cluster]
 
 
 def build_parser() -> Parser:

@@ -1,0 +1,221 @@
+"""One step at cluster scale: the exact distribution of the slowest rank, from 8 to 1,000,000 GPUs.
+
+Each rank's compute time is nominal x lognormal jitter x (slowdown s with probability p). The step waits
+for the maximum over ranks, whose CDF is the product of the per-rank CDFs: F(x)^(N-k) G(x)^k, with k
+persistent slow ranks. No rank is sampled; the CDF is evaluated on a log-spaced grid built once per
+configuration, so a sweep over N costs one pass over the grid per N.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .comm import Link, ring_time_ms, tree_time_ms
+from .config import ConfigError, Phases, check_int, check_number
+
+MAX_CLUSTER_GPUS = 10_000_000
+SIGMA_FLOOR = 1e-9
+Z_SPAN = 9.0
+GRID_STEP = 1 / 12
+COARSE_POINTS = 200
+ALGORITHMS = ("ring", "tree")
+SWEEP_MIN = 8
+SWEEP_MAX = 1_000_000
+SWEEP_POINTS = 41
+HOURS_PER_DAY = 24.0
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    gpus: int = 8
+    phases: Phases = field(default_factory=Phases)
+    jitter_cv: float = 0.02
+    straggler_prob: float = 1e-4
+    slowdown: float = 2.0
+    persistent: int = 0
+    persistent_slowdown: float = 2.0
+    allreduce: str = "ring"
+    link: Link = field(default_factory=Link)
+
+    def __post_init__(self) -> None:
+        gpus = check_int("gpus", self.gpus, 2, MAX_CLUSTER_GPUS)
+        object.__setattr__(self, "gpus", gpus)
+        object.__setattr__(self, "jitter_cv", check_number("jitter_cv", self.jitter_cv, 0.0, 1.0))
+        object.__setattr__(self, "straggler_prob", check_number("straggler_prob", self.straggler_prob, 0.0, 1.0))
+        object.__setattr__(self, "slowdown", check_number("slowdown", self.slowdown, 1.0, 10.0))
+        object.__setattr__(self, "persistent", check_int("persistent", self.persistent, 0, gpus))
+        object.__setattr__(
+            self, "persistent_slowdown", check_number("persistent_slowdown", self.persistent_slowdown, 1.0, 10.0)
+        )
+        if self.allreduce not in ALGORITHMS:
+            raise ConfigError("allreduce", self.allreduce, " or ".join(ALGORITHMS))
+        if not isinstance(self.phases, Phases):
+            raise ConfigError("phases", self.phases, "a Phases value")
+        if not isinstance(self.link, Link):
+            raise ConfigError("link", self.link, "a Link value")
+
+
+@dataclass(frozen=True)
+class ClusterResult:
+    gpus: int
+    expected_step_ms: float
+    p50_step_ms: float
+    p99_step_ms: float
+    ideal_step_ms: float
+    efficiency: float
+    p_any_straggler: float
+    gpu_hours_lost_per_day: float
+    allreduce_ms: float
+    expected_compute_ms: float
+
+
+def _phi(z: float) -> float:
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+def _log_cdf(weights_centers: tuple[tuple[float, float], ...], sigma: float, mu: float, y: float) -> float:
+    """log P(X <= e^y) for a mixture of lognormals, precise both where the CDF is tiny and where it is near 1."""
+    cdf = sum(w * _phi((y - c - mu) / sigma) for w, c in weights_centers)
+    if cdf < 0.5:
+        return math.log(cdf) if cdf > 0 else -math.inf
+    tail = sum(w * _phi(-(y - c - mu) / sigma) for w, c in weights_centers)
+    return math.log1p(-tail)
+
+
+@dataclass(frozen=True)
+class SlowestRank:
+    """The distribution of the slowest rank's compute time, for one per-rank model and any N."""
+
+    nominal_ms: float
+    jitter_cv: float
+    straggler_prob: float
+    slowdown: float
+    persistent_slowdown: float
+
+    @cached_property
+    def sigma(self) -> float:
+        return max(math.sqrt(math.log1p(self.jitter_cv**2)), SIGMA_FLOOR)
+
+    @cached_property
+    def mu(self) -> float:
+        """Jitter has mean 1: a noisy rank is not slower on average."""
+        return -self.sigma**2 / 2
+
+    def _mixture(self, base: float) -> tuple[tuple[float, float], ...]:
+        p = self.straggler_prob
+        parts = ((1 - p, math.log(self.nominal_ms * base)), (p, math.log(self.nominal_ms * base * self.slowdown)))
+        return tuple((w, c) for w, c in parts if w > 0)
+
+    @cached_property
+    def normal(self) -> tuple[tuple[float, float], ...]:
+        return self._mixture(1.0)
+
+    @cached_property
+    def persistent(self) -> tuple[tuple[float, float], ...]:
+        return self._mixture(self.persistent_slowdown)
+
+    @cached_property
+    def grid(self) -> tuple[list[float], list[float], list[float]]:
+        """x values and per-rank log-CDFs (normal, persistent): dense near each lognormal, coarse between."""
+        centers = sorted({c + self.mu for _, c in self.normal + self.persistent})
+        span, step = Z_SPAN * self.sigma, GRID_STEP * self.sigma
+        ys: set[float] = set()
+        for c in centers:
+            count = int(round(2 * span / step))
+            ys.update(c - span + i * step for i in range(count + 1))
+        low, high = centers[0] - span, centers[-1] + span
+        coarse = max(int((high - low) / max(span / 4, (high - low) / COARSE_POINTS)), 1)
+        ys.update(low + (high - low) * i / coarse for i in range(coarse + 1))
+        ordered = sorted(ys)
+        xs = [math.exp(y) for y in ordered]
+        normal = [_log_cdf(self.normal, self.sigma, self.mu, y) for y in ordered]
+        persistent = [_log_cdf(self.persistent, self.sigma, self.mu, y) for y in ordered]
+        return xs, normal, persistent
+
+    def log_cdf_max(self, x: float, n_normal: int, n_persistent: int) -> float:
+        y = math.log(x)
+        total = 0.0
+        if n_normal:
+            total += n_normal * _log_cdf(self.normal, self.sigma, self.mu, y)
+        if n_persistent:
+            total += n_persistent * _log_cdf(self.persistent, self.sigma, self.mu, y)
+        return total
+
+    def expected_max(self, n_normal: int, n_persistent: int) -> float:
+        """E[max] = x_lo + integral of (1 - F_max) over the grid (trapezoid; F_max ~ 0 below x_lo)."""
+        xs, normal, persistent = self.grid
+        survival = [
+            -math.expm1((n_normal * a if n_normal else 0.0) + (n_persistent * b if n_persistent else 0.0))
+            for a, b in zip(normal, persistent)
+        ]
+        area = 0.0
+        for i in range(len(xs) - 1):
+            area += (xs[i + 1] - xs[i]) * (survival[i] + survival[i + 1]) / 2
+        return xs[0] + area
+
+    def quantile_max(self, q: float, n_normal: int, n_persistent: int) -> float:
+        """The q-quantile of the max, by bisection on the exact CDF."""
+        target = math.log(q)
+        xs = self.grid[0]
+        lo, hi = xs[0], xs[-1]
+        for _ in range(100):
+            mid = math.sqrt(lo * hi)
+            if self.log_cdf_max(mid, n_normal, n_persistent) < target:
+                lo = mid
+            else:
+                hi = mid
+            if hi / lo - 1 < 1e-12:
+                break
+        return math.sqrt(lo * hi)
+
+
+def allreduce_ms(config: ClusterConfig, gpus: int | None = None) -> float:
+    n = config.gpus if gpus is None else gpus
+    time = ring_time_ms if config.allreduce == "ring" else tree_time_ms
+    return time(n, config.link)
+
+
+def slowest_rank(config: ClusterConfig) -> SlowestRank:
+    return SlowestRank(
+        nominal_ms=config.phases.forward + config.phases.backward,
+        jitter_cv=config.jitter_cv,
+        straggler_prob=config.straggler_prob,
+        slowdown=config.slowdown,
+        persistent_slowdown=config.persistent_slowdown,
+    )
+
+
+def cluster_step(config: ClusterConfig, model: SlowestRank | None = None, gpus: int | None = None) -> ClusterResult:
+    n = config.gpus if gpus is None else gpus
+    k = min(config.persistent, n)
+    model = model or slowest_rank(config)
+    fixed = config.phases.load + allreduce_ms(config, n) + config.phases.optimizer
+    expected_compute = model.expected_max(n - k, k)
+    expected = fixed + expected_compute
+    ideal = fixed + model.nominal_ms
+    efficiency = ideal / expected
+    return ClusterResult(
+        gpus=n,
+        expected_step_ms=expected,
+        p50_step_ms=fixed + model.quantile_max(0.5, n - k, k),
+        p99_step_ms=fixed + model.quantile_max(0.99, n - k, k),
+        ideal_step_ms=ideal,
+        efficiency=efficiency,
+        p_any_straggler=-math.expm1(n * math.log1p(-config.straggler_prob)) if config.straggler_prob < 1 else 1.0,
+        gpu_hours_lost_per_day=n * HOURS_PER_DAY * max(0.0, 1 - efficiency),
+        allreduce_ms=allreduce_ms(config, n),
+        expected_compute_ms=expected_compute,
+    )
+
+
+def sweep_sizes(low: int = SWEEP_MIN, high: int = SWEEP_MAX, points: int = SWEEP_POINTS) -> list[int]:
+    ratio = high / low
+    return sorted({int(round(low * ratio ** (i / (points - 1)))) for i in range(points)})
+
+
+def cluster_sweep(config: ClusterConfig, sizes: list[int] | None = None) -> list[ClusterResult]:
+    """The same model from 8 to 1,000,000 GPUs; the grid is shared, so each size costs one pass."""
+    model = slowest_rank(config)
+    return [cluster_step(config, model, n) for n in (sizes or sweep_sizes()) if n >= max(2, config.persistent)]

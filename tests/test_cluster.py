@@ -1,0 +1,158 @@
+"""Cluster scale: the exact slowest-rank distribution against a numpy Monte Carlo that samples every rank."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ddpcore import StepConfig, step_metrics
+from ddpcore.cli import main
+from ddpcore.cluster import ClusterConfig, allreduce_ms, cluster_step, cluster_sweep, sweep_sizes
+from ddpcore.comm import Link, ring_time_ms
+
+
+def monte_carlo(config: ClusterConfig, trials: int, seed: int) -> np.ndarray:
+    """Compute time of the slowest rank, sampling every rank of every trial."""
+    rng = np.random.default_rng(seed)
+    nominal = config.phases.forward + config.phases.backward
+    sigma = math.sqrt(math.log1p(config.jitter_cv**2))
+    out = np.empty(trials)
+    chunk = max(1, 4_000_000 // config.gpus)
+    slow = np.ones(config.gpus)
+    slow[: config.persistent] = config.persistent_slowdown
+    for start in range(0, trials, chunk):
+        n = min(chunk, trials - start)
+        jitter = rng.lognormal(-sigma**2 / 2, sigma, size=(n, config.gpus)) if sigma > 0 else np.ones((n, config.gpus))
+        transient = np.where(rng.random((n, config.gpus)) < config.straggler_prob, config.slowdown, 1.0)
+        out[start : start + n] = (nominal * jitter * transient * slow).max(axis=1)
+    return out
+
+
+CASES = [
+    (ClusterConfig(gpus=8, straggler_prob=0.02), 40_000),
+    (ClusterConfig(gpus=64, jitter_cv=0.05, straggler_prob=0.005, slowdown=1.5), 20_000),
+    (ClusterConfig(gpus=512, jitter_cv=0.02, straggler_prob=1e-3, persistent=2, persistent_slowdown=1.3), 6_000),
+    (ClusterConfig(gpus=4096), 5_000),
+    (ClusterConfig(gpus=4096, jitter_cv=0.1, straggler_prob=1e-4, slowdown=3.0), 3_000),
+]
+
+
+@pytest.mark.parametrize(("config", "trials"), CASES)
+def test_expected_step_matches_monte_carlo(config, trials):
+    result = cluster_step(config)
+    samples = monte_carlo(config, trials, seed=config.gpus)
+    fixed = config.phases.load + allreduce_ms(config) + config.phases.optimizer
+    mean, se = samples.mean(), samples.std(ddof=1) / math.sqrt(trials)
+    assert abs(result.expected_step_ms - fixed - mean) <= 3 * se + 1e-9, (result.expected_step_ms - fixed, mean, se)
+    for q, value in ((0.5, result.p50_step_ms), (0.99, result.p99_step_ms)):
+        below = float(np.mean(samples <= value - fixed + 1e-12))
+        assert abs(below - q) <= 3 * math.sqrt(q * (1 - q) / trials) + 1e-3, (q, below)
+
+
+@given(st.integers(2, 10_000_000), st.floats(0, 1))
+def test_p_any_straggler(n, p):
+    result_p = cluster_step(ClusterConfig(gpus=min(n, 4096), straggler_prob=p)).p_any_straggler
+    assert result_p == pytest.approx(1 - (1 - p) ** min(n, 4096), abs=1e-12)
+
+
+def test_non_decreasing_in_n():
+    results = cluster_sweep(ClusterConfig(allreduce="tree"))
+    steps = [r.expected_step_ms for r in results]
+    assert all(b >= a - 1e-9 for a, b in zip(steps, steps[1:]))
+    compute = [r.expected_compute_ms for r in results]
+    assert all(b >= a - 1e-9 for a, b in zip(compute, compute[1:]))
+    assert [r.gpus for r in results][0] == 8 and results[-1].gpus == 1_000_000
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from([8, 100, 5000, 1_000_000]),
+    st.floats(0, 0.2), st.floats(0, 0.2), st.floats(0, 0.01), st.floats(0, 0.01), st.floats(1, 5), st.floats(1, 5),
+)
+def test_non_decreasing_in_p_s_and_cv(n, cv_a, cv_b, p_a, p_b, s_a, s_b):
+    base = ClusterConfig(gpus=n, allreduce="tree")
+
+    def compute(**kw):
+        return cluster_step(replace(base, **kw)).expected_compute_ms
+
+    def ordered(lo_kw, hi_kw):
+        assert compute(**lo_kw) <= compute(**hi_kw) * (1 + 1e-7)
+
+    ordered({"jitter_cv": min(cv_a, cv_b)}, {"jitter_cv": max(cv_a, cv_b)})
+    ordered({"straggler_prob": min(p_a, p_b)}, {"straggler_prob": max(p_a, p_b)})
+    ordered({"slowdown": min(s_a, s_b)}, {"slowdown": max(s_a, s_b)})
+
+
+def test_eight_gpu_defaults_agree_with_the_step_model():
+    assert allreduce_ms(ClusterConfig()) == pytest.approx(StepConfig().phases.allreduce, abs=1e-12)
+    assert ring_time_ms(8, Link()) == pytest.approx(10.0, abs=1e-12)
+    quiet = cluster_step(ClusterConfig(jitter_cv=0, straggler_prob=0))
+    assert quiet.expected_step_ms == pytest.approx(step_metrics(StepConfig()).step_ms, abs=1e-6)
+    assert quiet.efficiency == pytest.approx(1.0, abs=1e-6)
+    slow = cluster_step(ClusterConfig(jitter_cv=0, straggler_prob=0, persistent=1, persistent_slowdown=2))
+    assert slow.expected_step_ms == pytest.approx(step_metrics(StepConfig(slowdown=2)).step_ms, abs=1e-6)
+    assert slow.efficiency == pytest.approx(step_metrics(StepConfig(slowdown=2)).efficiency, abs=1e-6)
+
+
+def test_gpu_hours_lost():
+    r = cluster_step(ClusterConfig(gpus=1000, jitter_cv=0, straggler_prob=0, persistent=1, persistent_slowdown=2))
+    assert r.gpu_hours_lost_per_day == pytest.approx(1000 * 24 * (1 - r.ideal_step_ms / r.expected_step_ms))
+
+
+def test_tree_latency_grows_with_log2_n():
+    c = ClusterConfig(allreduce="tree", link=Link(latency_us=100, grad_mb=1e-6))
+    assert allreduce_ms(c, 1024) == pytest.approx(2 * 10 * 0.1, rel=1e-6)
+    assert allreduce_ms(c, 1_048_576) == pytest.approx(2 * 20 * 0.1, rel=1e-6)
+
+
+def test_sweep_sizes_are_log_spaced():
+    sizes = sweep_sizes()
+    assert sizes[0] == 8 and sizes[-1] == 1_000_000
+    ratios = [b / a for a, b in zip(sizes, sizes[1:])]
+    assert max(ratios) / min(ratios) < 1.2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"gpus": 1}, "gpus"), ({"jitter_cv": 2}, "jitter_cv"), ({"straggler_prob": -0.1}, "straggler_prob"),
+     ({"persistent": 9}, "persistent"), ({"allreduce": "mesh"}, "allreduce"), ({"slowdown": math.nan}, "slowdown")],
+)
+def test_invalid_cluster_config(kwargs, field):
+    from ddpcore import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        ClusterConfig(**kwargs)
+    assert info.value.field == field
+
+
+def test_cli_cluster_json(capsys):
+    assert main(["cluster", "--gpus", "1000000", "--allreduce", "tree", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in ("gpus", "expected_step_ms", "p50_step_ms", "p99_step_ms", "efficiency", "p_any_straggler",
+                "gpu_hours_lost_per_day"):
+        assert key in data
+    assert data["gpus"] == 1_000_000
+    assert data["p_any_straggler"] == pytest.approx(1 - (1 - 1e-4) ** 1_000_000)
+    assert 0 < data["efficiency"] < 1
+
+
+def test_cli_cluster_sweep(capsys):
+    assert main(["cluster", "--sweep", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["gpus"] == 8 and rows[-1]["gpus"] == 1_000_000
+    assert main(["cluster", "--sweep"]) == 0
+    assert "1,000,000" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["cluster", "--straggler-prob", "2"], ["cluster", "--allreduce", "mesh"],
+                                  ["cluster", "--gpus", "0"], ["cluster", "--latency-us", "nan"]])
+def test_cli_cluster_bad_args(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and argv[1] in err
