@@ -9,7 +9,7 @@ configuration, so a sweep over N costs one pass over the grid per N.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .comm import Link, ring_time_ms, tree_time_ms
@@ -187,27 +187,46 @@ def slowest_rank(config: ClusterConfig) -> SlowestRank:
     )
 
 
-def cluster_step(config: ClusterConfig, model: SlowestRank | None = None, gpus: int | None = None) -> ClusterResult:
-    n = config.gpus if gpus is None else gpus
-    k = min(config.persistent, n)
-    model = model or slowest_rank(config)
-    fixed = config.phases.load + allreduce_ms(config, n) + config.phases.optimizer
-    expected_compute = model.expected_max(n - k, k)
-    expected = fixed + expected_compute
+@dataclass(frozen=True)
+class ComputeStats:
+    """The slowest rank's compute time at one N: what every algorithm's step shares."""
+
+    expected_ms: float
+    p50_ms: float
+    p99_ms: float
+
+
+def compute_stats(model: SlowestRank, gpus: int, persistent: int) -> ComputeStats:
+    k = min(persistent, gpus)
+    return ComputeStats(
+        model.expected_max(gpus - k, k), model.quantile_max(0.5, gpus - k, k), model.quantile_max(0.99, gpus - k, k)
+    )
+
+
+def _result(config: ClusterConfig, model: SlowestRank, n: int, stats: ComputeStats) -> ClusterResult:
+    ar = allreduce_ms(config, n)
+    fixed = config.phases.load + ar + config.phases.optimizer
+    expected = fixed + stats.expected_ms
     ideal = fixed + model.nominal_ms
     efficiency = ideal / expected
     return ClusterResult(
         gpus=n,
         expected_step_ms=expected,
-        p50_step_ms=fixed + model.quantile_max(0.5, n - k, k),
-        p99_step_ms=fixed + model.quantile_max(0.99, n - k, k),
+        p50_step_ms=fixed + stats.p50_ms,
+        p99_step_ms=fixed + stats.p99_ms,
         ideal_step_ms=ideal,
         efficiency=efficiency,
         p_any_straggler=-math.expm1(n * math.log1p(-config.straggler_prob)) if config.straggler_prob < 1 else 1.0,
         gpu_hours_lost_per_day=n * HOURS_PER_DAY * max(0.0, 1 - efficiency),
-        allreduce_ms=allreduce_ms(config, n),
-        expected_compute_ms=expected_compute,
+        allreduce_ms=ar,
+        expected_compute_ms=stats.expected_ms,
     )
+
+
+def cluster_step(config: ClusterConfig, model: SlowestRank | None = None, gpus: int | None = None) -> ClusterResult:
+    n = config.gpus if gpus is None else gpus
+    model = model or slowest_rank(config)
+    return _result(config, model, n, compute_stats(model, n, config.persistent))
 
 
 def sweep_sizes(low: int = SWEEP_MIN, high: int = SWEEP_MAX, points: int = SWEEP_POINTS) -> list[int]:
@@ -217,5 +236,14 @@ def sweep_sizes(low: int = SWEEP_MIN, high: int = SWEEP_MAX, points: int = SWEEP
 
 def cluster_sweep(config: ClusterConfig, sizes: list[int] | None = None) -> list[ClusterResult]:
     """The same model from 8 to 1,000,000 GPUs; the grid is shared, so each size costs one pass."""
+    return cluster_sweeps(config, sizes)[config.allreduce]
+
+
+def cluster_sweeps(config: ClusterConfig, sizes: list[int] | None = None) -> dict[str, list[ClusterResult]]:
+    """The sweep for every AllReduce algorithm; the compute distribution is computed once per size."""
     model = slowest_rank(config)
-    return [cluster_step(config, model, n) for n in (sizes or sweep_sizes()) if n >= max(2, config.persistent)]
+    ns = [n for n in (sizes or sweep_sizes()) if n >= max(2, config.persistent)]
+    stats = [compute_stats(model, n, config.persistent) for n in ns]
+    return {
+        alg: [_result(replace(config, allreduce=alg), model, n, st) for n, st in zip(ns, stats)] for alg in ALGORITHMS
+    }

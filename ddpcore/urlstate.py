@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, quote
 
 from .config import default_straggler
@@ -12,16 +12,63 @@ PAGE_MIN_GPUS = 2
 PAGE_MAX_GPUS = 16
 PAGE_MAX_SLOWDOWN = 3.0
 LANGS = ("en", "fr")
+VIEWS = ("step", "cluster", "traces")
+MODES = ("sequential", "overlap")
+ALGORITHMS = ("ring", "tree")
 MAX_HASH_CHARS = 2000
+TRUE_WORDS = ("1", "true", "on", "yes")
+FALSE_WORDS = ("0", "false", "off", "no", "")
 
 
 @dataclass(frozen=True)
 class ViewState:
+    view: str = "step"
     gpus: int = 8
     straggler: int = 2
     slowdown: float = 1.0
     prefetch: bool = False
+    mode: str = "sequential"
+    cluster_gpus: int = 4096
+    jitter_cv: float = 0.02
+    straggler_prob: float = 1e-4
+    cluster_slowdown: float = 2.0
+    persistent: int = 0
+    persistent_slowdown: float = 2.0
+    allreduce: str = "ring"
     lang: str = ""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One hash key: its ViewState attribute, and the range or choices the page accepts."""
+
+    key: str
+    attr: str
+    low: float = 0.0
+    high: float = 0.0
+    digits: int | None = None
+    choices: tuple[str, ...] = ()
+    boolean: bool = False
+
+
+FIELDS = (
+    Field("view", "view", choices=VIEWS),
+    Field("gpus", "gpus", PAGE_MIN_GPUS, PAGE_MAX_GPUS, digits=0),
+    Field("straggler", "straggler", 0, PAGE_MAX_GPUS - 1, digits=0),
+    Field("slowdown", "slowdown", 1.0, PAGE_MAX_SLOWDOWN, digits=1),
+    Field("prefetch", "prefetch", boolean=True),
+    Field("mode", "mode", choices=MODES),
+    Field("n", "cluster_gpus", 8, 1_000_000, digits=0),
+    Field("cv", "jitter_cv", 0.0, 0.5, digits=3),
+    Field("p", "straggler_prob", 0.0, 0.1, digits=8),
+    Field("s", "cluster_slowdown", 1.0, 10.0, digits=1),
+    Field("k", "persistent", 0, 1000, digits=0),
+    Field("ks", "persistent_slowdown", 1.0, 10.0, digits=1),
+    Field("ar", "allreduce", choices=ALGORITHMS),
+    Field("lang", "lang", choices=("",) + LANGS),
+)
+STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
+FIELD_BY_KEY = {spec.key: spec for spec in FIELDS}
 
 
 @dataclass(frozen=True)
@@ -33,32 +80,36 @@ class Notice:
     used: str
 
 
-def _clamp_int(text: str, low: int, high: int) -> int | None:
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    if math.isnan(number):
-        return None
-    return int(round(min(max(number, low), high)))
-
-
-def _clamp_slowdown(text: str) -> float | None:
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    if math.isnan(number):
-        return None
-    return round(min(max(number, 1.0), PAGE_MAX_SLOWDOWN), 1)
-
-
 def _as_text(value: object) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
-        return f"{value:g}"
+        return f"{value:.10g}"
     return str(value)
+
+
+def clamp(spec: Field, text: str) -> object | None:
+    """The usable value nearest to `text`, or None when nothing usable can be read from it."""
+    word = text.strip().lower()
+    if spec.boolean:
+        return True if word in TRUE_WORDS else False if word in FALSE_WORDS else None
+    if spec.choices:
+        return word if word in spec.choices else None
+    try:
+        number = float(word)
+    except ValueError:
+        return None
+    if math.isnan(number):
+        return None
+    number = min(max(number, spec.low), spec.high)
+    return int(round(number)) if spec.digits == 0 else round(number, spec.digits)
+
+
+def _same(given: str, used: object) -> bool:
+    try:
+        return float(given) == float(used)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return given.strip().lower() == _as_text(used)
 
 
 def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
@@ -66,63 +117,52 @@ def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
     text = fragment[1:] if fragment.startswith("#") else fragment
     notices: list[Notice] = []
     if len(text) > MAX_HASH_CHARS:
-        notices.append(Notice("hash", text[:40] + "…", "defaults"))
+        notices.append(Notice("#", text[:40] + "…", "defaults"))
         text = ""
-    values: dict[str, str] = {}
-    for key, value in parse_qsl(text, keep_blank_values=True):
-        values[key] = value
-    known = {f.name for f in fields(ViewState)}
-    for key in values:
-        if key not in known:
-            notices.append(Notice(key[:40], values[key][:40], "ignored"))
+    values = dict(parse_qsl(text, keep_blank_values=True))
+    known = FIELD_BY_KEY
+    notices.extend(Notice(k[:40], v[:40], "ignored") for k, v in values.items() if k not in known)
     state = ViewState()
-    if "gpus" in values:
-        gpus = _clamp_int(values["gpus"], PAGE_MIN_GPUS, PAGE_MAX_GPUS)
-        state = replace(state, gpus=state.gpus if gpus is None else gpus)
-    state = replace(state, straggler=default_straggler(state.gpus))
-    if "straggler" in values:
-        straggler = _clamp_int(values["straggler"], 0, state.gpus - 1)
-        if straggler is not None:
-            state = replace(state, straggler=straggler)
-    if "slowdown" in values:
-        slowdown = _clamp_slowdown(values["slowdown"])
-        if slowdown is not None:
-            state = replace(state, slowdown=slowdown)
-    if "prefetch" in values:
-        state = replace(state, prefetch=values["prefetch"].strip().lower() in ("1", "true", "on", "yes"))
-        if values["prefetch"].strip().lower() not in ("1", "true", "on", "yes", "0", "false", "off", "no", ""):
-            notices.append(Notice("prefetch", values["prefetch"][:40], _as_text(state.prefetch)))
-    if "lang" in values:
-        lang = values["lang"].strip().lower()
-        state = replace(state, lang=lang if lang in LANGS else "")
-    for key in ("gpus", "straggler", "slowdown", "lang"):
-        if key in values:
-            used = _as_text(getattr(state, key))
-            if not _same(values[key], used):
-                notices.append(Notice(key, values[key][:40], used or "auto"))
+    for spec in FIELDS:
+        if spec.key in values:
+            value = clamp(spec, values[spec.key])
+            if value is not None:
+                state = replace(state, **{spec.attr: value})
+    if "straggler" not in values or clamp(known["straggler"], values["straggler"]) is None:
+        state = replace(state, straggler=default_straggler(state.gpus))
+    state = consistent(state)
+    for spec in FIELDS:
+        if spec.key in values:
+            used = getattr(state, spec.attr)
+            if not _same(values[spec.key], used):
+                notices.append(Notice(spec.key, values[spec.key][:40], _as_text(used) or "auto"))
     return state, tuple(notices)
 
 
-def _same(given: str, used: str) -> bool:
-    try:
-        return float(given) == float(used)
-    except ValueError:
-        return given.strip().lower() == used
-
-
 def encode(state: ViewState) -> str:
-    parts = [
-        ("gpus", state.gpus),
-        ("straggler", state.straggler),
-        ("slowdown", state.slowdown),
-        ("prefetch", state.prefetch),
-    ]
-    if state.lang:
-        parts.append(("lang", state.lang))
-    return "#" + "&".join(f"{k}={quote(_as_text(v))}" for k, v in parts)
+    """The step view's keys always (SPEC section 4); other keys only where they differ from the defaults."""
+    default = ViewState()
+    parts = []
+    for spec in FIELDS:
+        value = getattr(state, spec.attr)
+        if spec.key in STEP_KEYS or value != getattr(default, spec.attr):
+            parts.append(f"{spec.key}={quote(_as_text(value))}")
+    return "#" + "&".join(parts)
+
+
+def consistent(state: ViewState) -> ViewState:
+    """Keep the straggler on a GPU that exists and the persistent ranks within the cluster."""
+    return replace(state, straggler=min(state.straggler, state.gpus - 1),
+                   persistent=min(state.persistent, state.cluster_gpus))
+
+
+def apply(state: ViewState, key: str, text: str) -> ViewState:
+    """A control's new text, clamped like a link's; unreadable text leaves the state as it was."""
+    value = clamp(FIELD_BY_KEY[key], text)
+    if value is None:
+        return state
+    return consistent(replace(state, **{FIELD_BY_KEY[key].attr: value}))
 
 
 def with_gpus(state: ViewState, gpus: int) -> ViewState:
-    """Change the GPU count and keep the straggler on a GPU that still exists."""
-    gpus = min(max(gpus, PAGE_MIN_GPUS), PAGE_MAX_GPUS)
-    return replace(state, gpus=gpus, straggler=min(state.straggler, gpus - 1))
+    return apply(state, "gpus", str(gpus))

@@ -82,7 +82,7 @@ def test_non_decreasing_in_p_s_and_cv(n, cv_a, cv_b, p_a, p_b, s_a, s_b):
         return cluster_step(replace(base, **kw)).expected_compute_ms
 
     def ordered(lo_kw, hi_kw):
-        assert compute(**lo_kw) <= compute(**hi_kw) * (1 + 1e-7)
+        assert compute(**lo_kw) <= compute(**hi_kw) * (1 + 1e-5), "beyond the grid's ~1e-6 relative accuracy"
 
     ordered({"jitter_cv": min(cv_a, cv_b)}, {"jitter_cv": max(cv_a, cv_b)})
     ordered({"straggler_prob": min(p_a, p_b)}, {"straggler_prob": max(p_a, p_b)})

@@ -165,3 +165,22 @@ def test_playback_is_monotonic(elapsed):
     schedule = build_schedule(StepConfig(slowdown=1.7))
     a, b = position(schedule, elapsed), position(schedule, elapsed + 0.05)
     assert a.t_ms <= b.t_ms and a.exchange <= b.exchange
+
+
+def test_cluster_plot_and_values():
+    from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
+    from ddpview.cluster_view import cluster_plot_svg, cluster_values_html, n_from_slider, slider_from_n
+
+    config = ClusterConfig(gpus=5000)
+    current = cluster_step(config)
+    root = parse(cluster_plot_svg(cluster_sweeps(config), current, "ring", "en"))
+    assert root.get("data-testid") == "cluster-plot"
+    assert len([e for e in root.iter() if e.tag.endswith("polyline")]) == 3
+    assert by_testid(root, "cluster-marker")[0].get("data-value") == "5000"
+    values = parse("<div>" + cluster_values_html(current, "fr") + "</div>")
+    got = {e.get("data-testid"): float(e.get("data-value")) for e in values.iter() if e.get("data-value")}
+    assert got["cluster-step-time"] == current.expected_step_ms
+    assert got["cluster-p-any"] == current.p_any_straggler
+    assert n_from_slider(0) == 8 and n_from_slider(1000) == 1_000_000
+    for n in (8, 100, 4096, 1_000_000):
+        assert abs(n_from_slider(slider_from_n(n)) / n - 1) < 0.01

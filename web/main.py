@@ -8,8 +8,9 @@ from pyscript.ffi import create_proxy
 
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import build_schedule
-from ddpcore.urlstate import decode, encode, with_gpus
+from ddpcore.urlstate import apply, decode, encode
 from ddpview import i18n, playback
+from ddpview.cluster_view import n_from_slider, slider_from_n
 from ddpview.page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
 from ddpview.timeline_view import TimelineGeometry
 
@@ -18,73 +19,102 @@ def by_id(name):
     return document.getElementById(name)
 
 
+def show_error(message):
+    box = by_id("errors")
+    pre = document.createElement("pre")
+    pre.textContent = message
+    box.append(pre)
+    box.hidden = False
+
+
+def guarded(handler):
+    """Every DOM callback reports Python errors in the page, not only in the console."""
+
+    def run(*args):
+        try:
+            handler(*args)
+        except Exception:
+            show_error(traceback.format_exc())
+
+    return create_proxy(run)
+
+
 class App:
     def __init__(self):
-        self.state, notices = decode(str(window.location.hash))
+        self.state, self.notices = decode(str(window.location.hash))
         self.lang = self.state.lang or i18n.pick_lang(str(window.navigator.language))
         self.frame = Frame()
         self.playing = False
         self.play_started = 0.0
+        self.play_schedule = None
         self.shown = {}
-        self.notices = notices
+        self.editing = None
+        self.geometry = None
         self.reduced_motion = bool(window.matchMedia("(prefers-reduced-motion: reduce)").matches)
         self.tick_proxy = create_proxy(self.tick)
-        self.geometry = None
-
-    def guarded(self, handler):
-        def run(event=None):
-            try:
-                handler(event)
-            except Exception:
-                show_error(traceback.format_exc())
-        return create_proxy(run)
+        self.controls = list(document.querySelectorAll("[data-key]"))
 
     def start(self):
-        for name, event, handler in (
-            ("gpus", "input", self.on_gpus),
-            ("straggler", "change", self.on_straggler),
-            ("slowdown", "input", self.on_slowdown),
-            ("prefetch", "change", self.on_prefetch),
-            ("play", "click", self.on_play),
-            ("next-step", "click", self.on_next),
-            ("reset", "click", self.on_reset),
-            ("lang", "change", self.on_lang),
-        ):
-            by_id(name).addEventListener(event, self.guarded(handler))
+        on_control = guarded(self.on_control)
+        for element in self.controls:
+            element.addEventListener("input", on_control)
+            element.addEventListener("change", on_control)
+            element.disabled = False
+        for name, handler in (("play", self.on_play), ("next-step", self.on_next), ("reset", self.on_reset),
+                              ("lang", self.on_lang)):
+            by_id(name).addEventListener("change" if name == "lang" else "click", guarded(handler))
             by_id(name).disabled = False
-        window.addEventListener("hashchange", self.guarded(self.on_hash))
+        on_tab, on_tab_key = guarded(self.on_tab), guarded(self.on_tab_key)
+        for tab in document.querySelectorAll("[role=tab]"):
+            tab.addEventListener("click", on_tab)
+            tab.addEventListener("keydown", on_tab_key)
+        window.addEventListener("hashchange", guarded(self.on_hash))
         by_id("motion-note").hidden = not self.reduced_motion
         self.apply_language()
         self.render()
         document.documentElement.classList.add("ready")
         by_id("loading").hidden = True
 
+    # --- events -------------------------------------------------------------------------------------------------
+
+    def on_control(self, event):
+        element = event.target
+        key = str(element.getAttribute("data-key"))
+        if str(element.type) == "checkbox":
+            text = "1" if element.checked else "0"
+        elif str(element.getAttribute("data-scale")) == "log-n":
+            text = str(n_from_slider(int(float(str(element.value)))))
+        else:
+            text = str(element.value)
+        self.editing = element if str(event.type) == "input" else None
+        self.set_state(apply(self.state, key, text))
+        self.editing = None
+
     def set_state(self, state, notices=()):
         """A user change clears the link notices; a new link brings its own."""
         self.notices = notices
         if state != self.state:
+            if (state.gpus, state.straggler, state.slowdown, state.prefetch) != (
+                self.state.gpus, self.state.straggler, self.state.slowdown, self.state.prefetch
+            ):
+                self.stop()
+                self.frame = Frame()
             self.state = state
-            self.stop()
-            self.frame = Frame()
         self.render()
 
-    def on_gpus(self, event):
-        text = str(by_id("gpus").value).strip()
-        try:
-            gpus = int(float(text))
-        except ValueError:
+    def on_tab(self, event):
+        self.set_state(replace(self.state, view=str(event.currentTarget.getAttribute("data-view"))))
+
+    def on_tab_key(self, event):
+        tabs = list(document.querySelectorAll("[role=tab]"))
+        key = str(event.key)
+        if key not in ("ArrowRight", "ArrowLeft", "Home", "End"):
             return
-        self.set_state(with_gpus(self.state, gpus))
-
-    def on_straggler(self, event):
-        self.set_state(replace(self.state, straggler=int(by_id("straggler").value)))
-
-    def on_slowdown(self, event):
-        value = round(float(by_id("slowdown").value), 1)
-        self.set_state(replace(self.state, slowdown=value))
-
-    def on_prefetch(self, event):
-        self.set_state(replace(self.state, prefetch=bool(by_id("prefetch").checked)))
+        event.preventDefault()
+        index = tabs.index(event.currentTarget) if event.currentTarget in tabs else 0
+        index = {"ArrowRight": index + 1, "ArrowLeft": index - 1, "Home": 0, "End": len(tabs) - 1}[key] % len(tabs)
+        tabs[index].focus()
+        self.set_state(replace(self.state, view=str(tabs[index].getAttribute("data-view"))))
 
     def on_lang(self, event):
         self.lang = i18n.pick_lang(str(by_id("lang").value))
@@ -101,14 +131,10 @@ class App:
             self.shown = {}
         self.set_state(state, notices)
 
-    def schedule(self):
-        return build_schedule(config_of(self.state))
-
     def on_next(self, event):
         self.stop()
-        total = exchange_count(self.state.gpus)
-        k = min(self.frame.exchange + 1, total)
-        self.frame = Frame(k, playback.playhead_for_exchange(self.schedule(), k))
+        k = min(self.frame.exchange + 1, exchange_count(self.state.gpus))
+        self.frame = Frame(k, playback.playhead_for_exchange(build_schedule(config_of(self.state)), k))
         self.render(push_hash=False)
 
     def on_reset(self, event):
@@ -119,21 +145,21 @@ class App:
     def on_play(self, event):
         if self.playing:
             self.stop()
-            self.render(push_hash=False)
             return
-        schedule = self.schedule()
+        schedule = build_schedule(config_of(self.state))
         if self.reduced_motion:
-            total = exchange_count(self.state.gpus)
-            self.frame = Frame(total, schedule.step_ms)
+            self.frame = Frame(exchange_count(self.state.gpus), schedule.step_ms)
             self.render(push_hash=False)
             return
-        done = self.frame.playhead_ms is not None and self.frame.playhead_ms >= schedule.step_ms
-        resume = 0.0 if done or self.frame.playhead_ms is None else playback.elapsed_for(schedule, self.frame.playhead_ms)
+        at_end = self.frame.playhead_ms is None or self.frame.playhead_ms >= schedule.step_ms
+        resume = 0.0 if at_end else playback.elapsed_for(schedule, self.frame.playhead_ms)
         self.playing = True
         self.play_schedule = schedule
         self.play_started = window.performance.now() / 1000.0 - resume
         self.set_play_label()
         window.requestAnimationFrame(self.tick_proxy)
+
+    # --- animation clock ------------------------------------------------------------------------------------------
 
     def stop(self):
         if self.playing:
@@ -145,9 +171,9 @@ class App:
             return
         try:
             pos = playback.position(self.play_schedule, now_ms / 1000.0 - self.play_started)
-            exchange_changed = pos.exchange != self.frame.exchange
+            changed = pos.exchange != self.frame.exchange
             self.frame = Frame(pos.exchange, pos.t_ms)
-            if exchange_changed:
+            if changed:
                 self.render(push_hash=False)
             else:
                 self.move_playhead(pos.t_ms)
@@ -168,6 +194,8 @@ class App:
         line.setAttribute("x2", x)
         line.classList.remove("hidden")
 
+    # --- drawing --------------------------------------------------------------------------------------------------
+
     def set_play_label(self):
         button = by_id("play")
         key = "ctl.pause" if self.playing else "ctl.play"
@@ -179,47 +207,65 @@ class App:
         document.documentElement.lang = self.lang
         for element in document.querySelectorAll("[data-i18n]"):
             element.innerHTML = i18n.t(str(element.getAttribute("data-i18n")), self.lang)
+        for element in document.querySelectorAll("[data-i18n-attr]"):
+            attr, key = str(element.getAttribute("data-i18n-attr")).split(":", 1)
+            element.setAttribute(attr, i18n.t(key, self.lang))
         by_id("lang").value = self.lang
+
+    def set_region(self, region, markup):
+        if self.shown.get(region) != markup:
+            by_id(region).innerHTML = markup
+            self.shown[region] = markup
 
     def render(self, push_hash=True):
         state = self.state
-        self.geometry = TimelineGeometry(axis_max_ms(state), state.gpus)
+        if state.view == "step":
+            self.geometry = TimelineGeometry(axis_max_ms(state), state.gpus)
         for region, markup in regions(state, self.frame, self.lang).items():
-            if self.shown.get(region) != markup:
-                by_id(region).innerHTML = markup
-                self.shown[region] = markup
+            self.set_region(region, markup)
+        self.set_region("straggler", straggler_options(state.gpus, state.straggler, self.lang))
+        self.set_region("notices", notices_html(self.notices, self.lang))
+        self.sync_view()
         self.sync_controls()
-        notices = notices_html(self.notices, self.lang)
-        if self.shown.get("notices") != notices:
-            by_id("notices").innerHTML = notices
-            self.shown["notices"] = notices
         if push_hash:
             new_hash = encode(state)
             if str(window.location.hash) != new_hash:
                 window.history.replaceState(None, "", new_hash)
 
+    def sync_view(self):
+        for tab in document.querySelectorAll("[role=tab]"):
+            selected = str(tab.getAttribute("data-view")) == self.state.view
+            tab.setAttribute("aria-selected", "true" if selected else "false")
+            tab.tabIndex = 0 if selected else -1
+        for panel in document.querySelectorAll("[data-view-panel]"):
+            panel.hidden = str(panel.getAttribute("data-view-panel")) != self.state.view
+
     def sync_controls(self):
-        state = self.state
-        gpus = by_id("gpus")
-        if str(gpus.value) != str(state.gpus) and document.activeElement != gpus:
-            gpus.value = str(state.gpus)
-        options = straggler_options(state.gpus, state.straggler, self.lang)
-        if self.shown.get("straggler-options") != options:
-            by_id("straggler").innerHTML = options
-            self.shown["straggler-options"] = options
-        by_id("straggler").value = str(state.straggler)
-        by_id("slowdown").value = str(state.slowdown)
-        by_id("slowdown-out").textContent = f"{i18n.number(state.slowdown, self.lang, 1)}×"
-        by_id("prefetch").checked = state.prefetch
-        by_id("next-step").disabled = self.frame.exchange >= exchange_count(state.gpus)
-
-
-def show_error(message):
-    box = by_id("errors")
-    pre = document.createElement("pre")
-    pre.textContent = message
-    box.append(pre)
-    box.hidden = False
+        values = {
+            "gpus": str(self.state.gpus),
+            "straggler": str(self.state.straggler),
+            "slowdown": str(self.state.slowdown),
+            "n": str(self.state.cluster_gpus),
+            "cv": f"{self.state.jitter_cv:g}",
+            "p": f"{self.state.straggler_prob:g}",
+            "s": f"{self.state.cluster_slowdown:g}",
+            "k": str(self.state.persistent),
+            "ks": f"{self.state.persistent_slowdown:g}",
+            "ar": self.state.allreduce,
+        }
+        for element in self.controls:
+            if self.editing is not None and element == self.editing:
+                continue
+            key = str(element.getAttribute("data-key"))
+            if key == "prefetch":
+                element.checked = self.state.prefetch
+            elif str(element.getAttribute("data-scale")) == "log-n":
+                element.value = str(slider_from_n(self.state.cluster_gpus))
+            elif str(element.value) != values[key]:
+                element.value = values[key]
+        by_id("cluster-gpus").setAttribute("data-value", str(self.state.cluster_gpus))
+        by_id("slowdown-out").textContent = f"{i18n.number(self.state.slowdown, self.lang, 1)}×"
+        by_id("next-step").disabled = self.frame.exchange >= exchange_count(self.state.gpus)
 
 
 try:

@@ -18,6 +18,87 @@ TEXT: dict[str, dict[str, str]] = {
     "python_error": {"en": "Python error", "fr": "Erreur Python"},
     "skip": {"en": "Skip to the diagram", "fr": "Aller au schéma"},
     "controls.title": {"en": "Controls", "fr": "Commandes"},
+    "tab.step": {"en": "One step", "fr": "Un pas"},
+    "tab.cluster": {"en": "Cluster scale", "fr": "À l'échelle du cluster"},
+    "tab.traces": {"en": "Your traces", "fr": "Vos traces"},
+    "tabs.label": {"en": "Views", "fr": "Vues"},
+    "cluster.title": {"en": "What stragglers cost from 8 to 1,000,000 GPUs", "fr": "Ce que coûtent les retardataires, de 8 à 1 000 000 de GPU"},
+    "cluster.controls": {"en": "Cluster model", "fr": "Modèle du cluster"},
+    "cluster.gpus": {"en": "GPUs (N)", "fr": "GPU (N)"},
+    "cluster.gpus_slider": {"en": "GPUs, logarithmic", "fr": "GPU, échelle logarithmique"},
+    "cluster.cv": {"en": "Jitter (coefficient of variation)", "fr": "Gigue (coefficient de variation)"},
+    "cluster.p": {"en": "P(rank straggles in a step)", "fr": "P(un rang ralentit sur un pas)"},
+    "cluster.s": {"en": "Transient slowdown", "fr": "Ralentissement transitoire"},
+    "cluster.k": {"en": "Persistent slow ranks", "fr": "Rangs lents persistants"},
+    "cluster.ks": {"en": "Their slowdown", "fr": "Leur ralentissement"},
+    "cluster.ar": {"en": "AllReduce algorithm", "fr": "Algorithme d'AllReduce"},
+    "cluster.step": {"en": "Expected step", "fr": "Pas attendu"},
+    "cluster.ideal": {"en": "Step without jitter or stragglers", "fr": "Pas sans gigue ni retardataire"},
+    "cluster.p50": {"en": "Median step (p50)", "fr": "Pas médian (p50)"},
+    "cluster.p99": {"en": "p99 step", "fr": "Pas p99"},
+    "cluster.efficiency": {"en": "Efficiency", "fr": "Efficacité"},
+    "cluster.p_any": {"en": "P(some rank straggles)", "fr": "P(au moins un rang ralentit)"},
+    "cluster.hours": {"en": "GPU-hours lost per day", "fr": "Heures GPU perdues par jour"},
+    "cluster.allreduce": {"en": "AllReduce", "fr": "AllReduce"},
+    "cluster.axis_n": {"en": "GPUs (log scale)", "fr": "GPU (échelle log)"},
+    "cluster.legend_eff": {"en": "efficiency (left axis)", "fr": "efficacité (axe de gauche)"},
+    "cluster.legend_ring": {"en": "expected step, ring (right, log)", "fr": "pas attendu, anneau (droite, log)"},
+    "cluster.legend_tree": {"en": "expected step, tree (right, log)", "fr": "pas attendu, arbre (droite, log)"},
+    "cluster.plot_desc": {
+        "en": "Efficiency and expected step time against the number of GPUs, from 8 to one million.",
+        "fr": "Efficacité et durée attendue du pas selon le nombre de GPU, de 8 à un million.",
+    },
+    "cluster.help": {
+        "en": "<b>Try</b> moving N from 8 to 100,000 with the default of one straggle in 10,000 rank-steps. "
+        "<b>Notice</b> that an event that is rare for one rank becomes near certain for the step: at N = 10,000 the "
+        "probability that some rank straggles is 63 %, and the step runs at the straggler's pace most of the time. "
+        "Jitter alone (2 %) already costs a few percent at scale, because the step waits for the maximum of N draws, "
+        "not their mean. Then add one persistent slow rank: the whole cluster runs at its speed, whatever N.",
+        "fr": "<b>Essayez</b> de faire passer N de 8 à 100 000 avec la valeur par défaut d'un ralentissement pour "
+        "10 000 pas-rangs. <b>Remarquez</b> qu'un événement rare pour un rang devient quasi certain pour le pas : à "
+        "N = 10 000, la probabilité qu'au moins un rang ralentisse est de 63 %, et le pas avance le plus souvent au "
+        "rythme du retardataire. La seule gigue (2 %) coûte déjà quelques pour cent à grande échelle, car le pas "
+        "attend le maximum de N tirages, pas leur moyenne. Ajoutez ensuite un rang lent persistant : tout le cluster "
+        "tourne à sa vitesse, quel que soit N.",
+    },
+    "cluster.notes_title": {"en": "Model and sources", "fr": "Modèle et sources"},
+    "cluster.notes": {
+        "en": "<ul><li>Per rank and step, compute time = (forward + backward) × lognormal jitter of mean 1 × a "
+        "slowdown that hits with probability p; persistent ranks are always slowed. The step waits for the slowest "
+        "rank: its distribution is computed exactly as the product of the per-rank CDFs (no rank is sampled); tests "
+        "check it against a Monte Carlo that samples every rank.</li>"
+        "<li>AllReduce time from SPEC's cost model: ring 2(N−1)(α + G/(Nβ)), tree 2⌈log₂N⌉α + 2G/β, with the same "
+        "gradient size, bandwidth and latency that give 10 ms at 8 GPUs. A flat ring's 2(N−1) latency terms reach "
+        "seconds at a million GPUs: that is why NCCL switches to trees and hierarchical rings at scale.</li>"
+        "<li>GPU-hours lost per day = N × 24 h × (1 − efficiency), efficiency being the step without jitter or "
+        "stragglers over the expected step.</li>"
+        "<li><b>In production, slowness is often persistent.</b> FALCON (Wu et al., HKUST and Alibaba, "
+        "arXiv:2410.12588) studied a shared production cluster of over 10,000 GPUs: fail-slows came from CPU/GPU "
+        "computation and cross-node networking issues, lasted from tens of seconds to nearly ten hours, and "
+        "delayed the average job completion time by 1.34×. Lin et al. (ByteDance and NYU, OSDI 2025, "
+        "“Understanding Stragglers in Large Model Training Using What-if Analysis”) analysed a five-month trace of "
+        "ByteDance's LLM training cluster and found that stragglers are not always caused by hardware failures but "
+        "arise from multiple complex factors; their what-if method replays a job without stragglers, as the "
+        "efficiency here does.</li></ul>",
+        "fr": "<ul><li>Par rang et par pas, temps de calcul = (forward + backward) × gigue lognormale de moyenne 1 × "
+        "un ralentissement qui survient avec la probabilité p ; les rangs persistants sont toujours ralentis. Le pas "
+        "attend le rang le plus lent : sa loi est calculée exactement comme le produit des fonctions de répartition "
+        "par rang (aucun rang n'est tiré au sort) ; les tests la comparent à un Monte-Carlo qui tire chaque rang.</li>"
+        "<li>Durée de l'AllReduce selon le modèle de coût de la SPEC : anneau 2(N−1)(α + G/(Nβ)), arbre "
+        "2⌈log₂N⌉α + 2G/β, avec la taille de gradients, la bande passante et la latence qui donnent 10 ms à 8 GPU. "
+        "Les 2(N−1) latences d'un anneau plat atteignent des secondes à un million de GPU : c'est pourquoi NCCL "
+        "passe aux arbres et aux anneaux hiérarchiques à grande échelle.</li>"
+        "<li>Heures GPU perdues par jour = N × 24 h × (1 − efficacité), l'efficacité étant le pas sans gigue ni "
+        "retardataire divisé par le pas attendu.</li>"
+        "<li><b>En production, la lenteur est souvent persistante.</b> FALCON (Wu et al., HKUST et Alibaba, "
+        "arXiv:2410.12588) a étudié un cluster de production partagé de plus de 10 000 GPU : les « fail-slows » "
+        "venaient du calcul CPU/GPU et du réseau entre nœuds, duraient de quelques dizaines de secondes à près de "
+        "dix heures, et allongeaient en moyenne la durée des jobs d'un facteur 1,34. Lin et al. (ByteDance et NYU, "
+        "OSDI 2025, « Understanding Stragglers in Large Model Training Using What-if Analysis ») ont analysé cinq "
+        "mois de traces du cluster d'entraînement de LLM de ByteDance : les retardataires ne viennent pas toujours "
+        "de pannes matérielles mais de multiples facteurs complexes ; leur méthode « what-if » rejoue un job sans "
+        "retardataire, comme le fait l'efficacité ici.</li></ul>",
+    },
     "ctl.gpus": {"en": "GPUs", "fr": "GPU"},
     "ctl.straggler": {"en": "Straggler", "fr": "Retardataire"},
     "ctl.slowdown": {"en": "Slowdown", "fr": "Ralentissement"},

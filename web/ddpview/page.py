@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
+from ddpcore.cluster import SWEEP_MAX, ClusterConfig, ClusterResult, cluster_step, cluster_sweeps
 from ddpcore.config import StepConfig
 from ddpcore.metrics import step_metrics
 from ddpcore.ring import exchange_count
@@ -13,9 +15,10 @@ from ddpcore.schedule import build_schedule
 from ddpcore.urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
 
 from . import i18n
+from .cluster_view import cluster_plot_svg, cluster_values_html
 from .cost_view import cost_html
 from .ring_view import ring_svg
-from .svg import data_value, esc, tag, text
+from .svg import esc, text
 from .timeline_view import tick_step, timeline_svg
 
 
@@ -44,8 +47,42 @@ def exchange_html(gpus: int, exchange: int, lang: str) -> str:
                 f"{exchange} / {total}")
 
 
+def cluster_config_of(state: ViewState) -> ClusterConfig:
+    return ClusterConfig(
+        gpus=state.cluster_gpus,
+        jitter_cv=state.jitter_cv,
+        straggler_prob=state.straggler_prob,
+        slowdown=state.cluster_slowdown,
+        persistent=state.persistent,
+        persistent_slowdown=state.persistent_slowdown,
+        allreduce=state.allreduce,
+    )
+
+
+@lru_cache(maxsize=8)
+def _sweeps(config: ClusterConfig) -> dict[str, list[ClusterResult]]:
+    """Moving only N reuses the curves: the sweep does not depend on the current N."""
+    return cluster_sweeps(config)
+
+
+def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
+    config = cluster_config_of(state)
+    current = cluster_step(config)
+    sweeps = _sweeps(replace(config, gpus=SWEEP_MAX, allreduce="ring"))
+    return {
+        "cluster-plot-view": cluster_plot_svg(sweeps, current, config.allreduce, lang),
+        "cluster-values": cluster_values_html(current, lang),
+    }
+
+
 def regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
-    """Element id -> inner markup, for every part of the page that depends on the state."""
+    """Element id -> inner markup, for every part of the active view that depends on the state."""
+    if state.view == "cluster":
+        return cluster_regions(state, lang)
+    return step_regions(state, frame, lang)
+
+
+def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
     config = config_of(state)
     schedule = build_schedule(config)
     metrics = step_metrics(config, schedule)
@@ -71,6 +108,7 @@ def notices_html(notices: tuple[Notice, ...], lang: str) -> str:
     )
 
 
+I18N_ATTR = re.compile(r'data-i18n-attr="([\w\-]+):([\w.\-]+)"')
 I18N_ELEMENT = re.compile(r'(<(\w+)[^>]*\bdata-i18n="([\w.\-]+)"[^>]*>)(.*?)(</\2>)', re.S)
 REGION_ELEMENT = re.compile(r'(<(\w+)[^>]*\bid="([\w\-]+)"[^>]*\bdata-region[^>]*>)(.*?)(</\2>)', re.S)
 
@@ -84,8 +122,9 @@ def fill_template(template: str, filled: dict[str, str], lang: str) -> str:
     def region_sub(m: re.Match) -> str:
         return m.group(1) + filled.get(m.group(3), m.group(4)) + m.group(5)
 
-    return REGION_ELEMENT.sub(region_sub, I18N_ELEMENT.sub(i18n_sub, template))
+    def attr_sub(m: re.Match) -> str:
+        return f'{m.group(0)} {m.group(1)}="{esc(i18n.t(m.group(2), lang))}"'
 
+    filled_text = I18N_ATTR.sub(attr_sub, I18N_ELEMENT.sub(i18n_sub, template))
+    return REGION_ELEMENT.sub(region_sub, filled_text)
 
-__all__ = ["Frame", "regions", "config_of", "fill_template", "straggler_options", "notices_html", "data_value", "esc",
-           "tag"]

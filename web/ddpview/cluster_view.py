@@ -1,0 +1,143 @@
+"""The cluster view: efficiency and expected step time against N on a log axis, from 8 to 1,000,000 GPUs."""
+
+from __future__ import annotations
+
+import math
+
+from ddpcore.cluster import SWEEP_MAX, SWEEP_MIN, ClusterResult
+
+from . import i18n
+from .svg import data_value, num, tag, text
+
+WIDTH, HEIGHT = 900, 400
+LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52
+SLIDER_MAX = 1000
+COLORS = {"ring": "ring", "tree": "tree"}
+
+
+def n_from_slider(position: int) -> int:
+    """The N slider is logarithmic: equal travel multiplies N by the same factor."""
+    f = min(max(position, 0), SLIDER_MAX) / SLIDER_MAX
+    return int(round(SWEEP_MIN * (SWEEP_MAX / SWEEP_MIN) ** f))
+
+
+def slider_from_n(n: int) -> int:
+    n = min(max(n, SWEEP_MIN), SWEEP_MAX)
+    return int(round(SLIDER_MAX * math.log(n / SWEEP_MIN) / math.log(SWEEP_MAX / SWEEP_MIN)))
+
+
+def _x(n: float) -> float:
+    lo, hi = math.log10(SWEEP_MIN), math.log10(SWEEP_MAX)
+    return LEFT + (WIDTH - LEFT - RIGHT) * (math.log10(min(max(n, SWEEP_MIN), SWEEP_MAX)) - lo) / (hi - lo)
+
+
+def _y_ratio(r: float) -> float:
+    return TOP + (HEIGHT - TOP - BOTTOM) * (1 - min(max(r, 0.0), 1.0))
+
+
+def _decades(values: list[float]) -> tuple[int, int]:
+    finite = [v for v in values if math.isfinite(v) and v > 0]
+    lo = math.floor(math.log10(min(finite)))
+    hi = math.ceil(math.log10(max(finite)))
+    return lo, max(hi, lo + 1)
+
+
+def _polyline(points: list[tuple[float, float]], cls: str) -> str:
+    return tag("polyline", {"points": " ".join(f"{num(x)},{num(y)}" for x, y in points), "class": cls})
+
+
+def _short_n(n: float, lang: str) -> str:
+    if n >= 1e6:
+        return f"{i18n.number(n / 1e6, lang, 1)}M"
+    if n >= 1e3:
+        return f"{i18n.number(n / 1e3, lang, 1)}k"
+    return i18n.number(n, lang, 0)
+
+
+def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterResult, algorithm: str, lang: str) -> str:
+    steps = [r.expected_step_ms for rs in sweeps.values() for r in rs] + [current.expected_step_ms]
+    d_lo, d_hi = _decades(steps)
+
+    def y_ms(ms: float) -> float:
+        f = (math.log10(ms) - d_lo) / (d_hi - d_lo)
+        return TOP + (HEIGHT - TOP - BOTTOM) * (1 - f)
+
+    bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
+    grid = []
+    for exponent in range(2, 7):
+        n = 10**exponent
+        x = _x(n)
+        grid.append(tag("line", {"x1": x, "y1": TOP, "x2": x, "y2": bottom, "class": "grid"}))
+        grid.append(text("text", {"x": x, "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, _short_n(n, lang)))
+    grid.append(text("text", {"x": _x(SWEEP_MIN), "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, "8"))
+    for pct in (0, 25, 50, 75, 100):
+        y = _y_ratio(pct / 100)
+        grid.append(tag("line", {"x1": LEFT, "y1": y, "x2": right, "y2": y, "class": "grid"}))
+        grid.append(text("text", {"x": LEFT - 8, "y": y + 4, "text-anchor": "end", "class": "tick eff-tick"},
+                         i18n.percent(pct / 100, lang)))
+    for exponent in range(d_lo, d_hi + 1):
+        y = y_ms(10**exponent)
+        grid.append(text("text", {"x": right + 8, "y": y + 4, "class": "tick step-tick"},
+                         i18n.ms(10**exponent, lang)))
+    grid.append(text("text", {"x": (LEFT + right) / 2, "y": HEIGHT - 12, "text-anchor": "middle", "class": "axis-title"},
+                     i18n.t("cluster.axis_n", lang)))
+    lines = []
+    for alg, results in sweeps.items():
+        cls = f"series step {COLORS[alg]}" + ("" if alg == algorithm else " other")
+        lines.append(_polyline([(_x(r.gpus), y_ms(r.expected_step_ms)) for r in results], cls))
+    eff = sweeps[algorithm]
+    lines.append(_polyline([(_x(r.gpus), _y_ratio(r.efficiency)) for r in eff], "series efficiency"))
+    cx = _x(current.gpus)
+    marker = tag(
+        "g",
+        {"class": "current", "data-testid": "cluster-marker", "data-value": current.gpus},
+        tag("line", {"x1": cx, "y1": TOP - 6, "x2": cx, "y2": bottom, "class": "current-line"}),
+        tag("circle", {"cx": cx, "cy": _y_ratio(current.efficiency), "r": 5, "class": "dot efficiency"}),
+        tag("circle", {"cx": cx, "cy": y_ms(current.expected_step_ms), "r": 5, "class": f"dot {COLORS[algorithm]}"}),
+        text("text", {"x": min(max(cx, LEFT + 30), right - 30), "y": TOP - 10, "text-anchor": "middle",
+                      "class": "mark-label"}, f"N = {i18n.number(current.gpus, lang, 0)}"),
+    )
+    legend_items = [
+        ("efficiency", i18n.t("cluster.legend_eff", lang)),
+        ("ring", i18n.t("cluster.legend_ring", lang)),
+        ("tree", i18n.t("cluster.legend_tree", lang)),
+    ]
+    legend, lx = [], LEFT
+    for cls, label in legend_items:
+        legend.append(tag("line", {"x1": lx, "y1": 16, "x2": lx + 22, "y2": 16, "class": f"series {cls}"}))
+        legend.append(text("text", {"x": lx + 28, "y": 20, "class": "legend-text"}, label))
+        lx += 40 + 7.0 * len(label)
+    return tag(
+        "svg",
+        {"viewBox": f"0 0 {WIDTH} {HEIGHT}", "role": "img", "data-testid": "cluster-plot",
+         "aria-label": i18n.t("cluster.plot_desc", lang), "xmlns": "http://www.w3.org/2000/svg"},
+        tag("g", {"class": "legend"}, *legend),
+        tag("g", {"class": "grid-group"}, *grid),
+        tag("rect", {"x": LEFT, "y": TOP, "width": right - LEFT, "height": bottom - TOP, "class": "frame"}),
+        *lines,
+        marker,
+    )
+
+
+def _value(testid: str, value: float, shown: str) -> str:
+    return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)
+
+
+def cluster_values_html(r: ClusterResult, lang: str) -> str:
+    rows = [
+        ("cluster.step", _value("cluster-step-time", r.expected_step_ms, i18n.ms(r.expected_step_ms, lang)), "big"),
+        ("cluster.ideal", _value("cluster-ideal-step-time", r.ideal_step_ms, i18n.ms(r.ideal_step_ms, lang)), ""),
+        ("cluster.p50", _value("cluster-p50", r.p50_step_ms, i18n.ms(r.p50_step_ms, lang)), ""),
+        ("cluster.p99", _value("cluster-p99", r.p99_step_ms, i18n.ms(r.p99_step_ms, lang)), ""),
+        ("cluster.efficiency", _value("cluster-efficiency", r.efficiency, i18n.percent(r.efficiency, lang)), ""),
+        ("cluster.p_any", _value("cluster-p-any", r.p_any_straggler, i18n.percent(r.p_any_straggler, lang)), ""),
+        ("cluster.hours", _value("cluster-hours-lost", r.gpu_hours_lost_per_day,
+                                 i18n.number(r.gpu_hours_lost_per_day, lang, 0)), "bad" if r.efficiency < 0.9 else ""),
+        ("cluster.allreduce", _value("cluster-allreduce", r.allreduce_ms, i18n.ms(r.allreduce_ms, lang)), ""),
+    ]
+    return tag(
+        "dl",
+        {"class": "metrics"},
+        *(tag("div", {"class": f"metric {cls}".strip()}, text("dt", None, i18n.t(key, lang)), tag("dd", None, body))
+          for key, body, cls in rows),
+    )
