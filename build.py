@@ -4,6 +4,7 @@
     python build.py test [pytest args]    install what tests need, build, run every test
     python build.py build                 build dist/ only
     python build.py screenshot            write docs/screenshot.png from the real page
+    python build.py bench                 measure speed budgets into bench/ (not part of the tests)
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ PYODIDE_DIR = NODE_MODULES / "pyodide"
 PYSCRIPT_PATTERNS = ("core.js", "core-*.js", "core.css", "error-*.js")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-game", "!py-terminal"]
-WEB_SKIP = {"__main__.py", "cli.py"}
+WEB_SKIP = {"__main__.py", "cli.py", "benchmark.py"}
 CHROMIUM_DEFAULT = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-quic"]
@@ -226,6 +227,16 @@ def screenshot(path: Path) -> None:
     run([str(python), str(ROOT / "scripts" / "screenshot.py"), str(DIST), str(path)], env=env)
 
 
+def bench(out: Path) -> None:
+    python = ensure_venv()
+    env = dict(os.environ)
+    browser = chromium_path()
+    if browser:
+        env["CHROMIUM_PATH"] = browser
+    build()
+    run([str(python), str(ROOT / "scripts" / "bench.py"), str(DIST), str(out)], env=env)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python build.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -236,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("test", help="install test needs, build, run every test (extra args go to pytest)")
     p_shot = sub.add_parser("screenshot", help="write a screenshot of the page")
     p_shot.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.png")
+    p_bench = sub.add_parser("bench", help="measure speed budgets; writes bench/results.json and bench/README.md")
+    p_bench.add_argument("--out", type=Path, default=ROOT / "bench")
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -247,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         return test(rest)
     elif args.command == "screenshot":
         screenshot(args.out)
+    elif args.command == "bench":
+        bench(args.out)
     return 0
 
 
