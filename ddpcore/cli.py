@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import NoReturn
 
-from .config import MAX_GPUS, MAX_SLOWDOWN, MIN_GPUS, ConfigError, StepConfig, default_straggler
+from .config import (
+    DEFAULT_BUCKET_MB,
+    DEFAULT_FIRST_BUCKET_MB,
+    MAX_GPUS,
+    MAX_SLOWDOWN,
+    MIN_GPUS,
+    MODES,
+    ConfigError,
+    Phases,
+    StepConfig,
+    default_straggler,
+)
 from .cluster import ALGORITHMS, MAX_CLUSTER_GPUS, ClusterConfig, cluster_step, cluster_sweep
-from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, Link
+from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, MB, Link
 from .metrics import step_metrics
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
@@ -28,6 +40,9 @@ FLAG_OF_FIELD = {
     "grad_mb": "--grad-mb",
     "bandwidth_gbps": "--bandwidth-gbps",
     "latency_us": "--latency-us",
+    "allreduce_ms": "--allreduce-ms",
+    "bucket_mb": "--bucket-mb",
+    "first_bucket_mb": "--first-bucket-mb",
 }
 
 
@@ -54,6 +69,10 @@ def step_payload(config: StepConfig) -> dict:
     payload["stragglers"] = list(config.stragglers)
     payload["slowdown"] = config.slowdown
     payload["prefetch"] = config.prefetch
+    payload["buckets"] = [
+        {"index": b.index, "bytes": round(b.mb * MB), "start_ms": b.start_ms, "end_ms": b.end_ms}
+        for b in schedule.buckets
+    ]
     payload["ranks"] = [
         {
             "rank": r.rank,
@@ -67,7 +86,8 @@ def step_payload(config: StepConfig) -> dict:
 
 def _step_text(p: dict) -> str:
     lines = [
-        f"{p['gpus']} GPUs, straggler(s) {p['stragglers']} at {p['slowdown']:g}x, prefetch {'on' if p['prefetch'] else 'off'}",
+        f"{p['gpus']} GPUs, {p['mode']} mode, straggler(s) {p['stragglers']} at {p['slowdown']:g}x, "
+        f"prefetch {'on' if p['prefetch'] else 'off'}",
         f"  step time          {p['step_ms']:8.2f} ms   (ideal {p['ideal_step_ms']:.2f} ms)",
         f"  efficiency         {p['efficiency']:8.3f}",
         f"  straggler cost     {p['straggler_cost_ms']:8.2f} ms",
@@ -76,6 +96,8 @@ def _step_text(p: dict) -> str:
         f"  useful compute     {p['useful_compute']:8.3f}   (tensor pipes busy)",
         f"  barrier wait total {p['wait_ms_total']:8.2f} GPU-ms",
         f"  ring traffic       {p['ring_traffic_factor']:8.3f} x gradient size per GPU",
+        f"  exposed comm       {p['exposed_comm_ms']:8.2f} ms   (algbw {p['algbw_gbps']:.1f} GB/s, busbw {p['busbw_gbps']:.1f} GB/s)",
+        *(f"  bucket {b['index']:>3}  {b['bytes'] / MB:8.2f} MB  {b['start_ms']:8.2f} -> {b['end_ms']:8.2f} ms" for b in p["buckets"]),
         "",
         "  rank  " + "  ".join(f"{name:>9}" for name in (ph["phase"] for ph in p["ranks"][0]["phases"])),
     ]
@@ -130,12 +152,34 @@ def _add_step(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prefetch", action="store_true", help="prefetch input data (hides loading but a residual copy)")
     p.add_argument("--prefetch-residual-ms", type=float, default=1.0, help="load time prefetch cannot hide (default 1)")
     p.add_argument("--tensor-activity", type=float, default=0.5, help="tensor-pipe busy share of compute kernels, 0-1")
+    p.add_argument("--mode", choices=MODES, default="sequential",
+                   help="sequential (SPEC's reference) or overlap (DDP gradient buckets on a comm stream)")
+    p.add_argument("--allreduce-ms", type=float, default=None,
+                   help="AllReduce duration given directly (default 10); otherwise derived from the link flags")
+    p.add_argument("--bucket-mb", type=float, default=DEFAULT_BUCKET_MB, help=f"DDP bucket cap in MB (default {DEFAULT_BUCKET_MB:g})")
+    p.add_argument("--first-bucket-mb", type=float, default=DEFAULT_FIRST_BUCKET_MB,
+                   help=f"DDP first bucket in MB (default {DEFAULT_FIRST_BUCKET_MB:g})")
+    _add_link_args(p, default=None)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_step)
 
 
+def _link_of(args: argparse.Namespace, always: bool) -> Link | None:
+    given = {k: getattr(args, k) for k in ("grad_mb", "bandwidth_gbps", "latency_us") if getattr(args, k) is not None}
+    return Link(**given) if (given or always) else None
+
+
 def _run_step(args: argparse.Namespace) -> None:
+    link = _link_of(args, always=False)
+    if args.allreduce_ms is not None and link is not None:
+        raise UsageError("python -m ddpcore step: error: argument --allreduce-ms: not allowed with --grad-mb, "
+                         "--bandwidth-gbps or --latency-us (give the AllReduce either in ms or from the link)")
     config = StepConfig(
+        phases=Phases(allreduce=args.allreduce_ms) if args.allreduce_ms is not None else Phases(),
+        mode=args.mode,
+        link=link,
+        bucket_mb=args.bucket_mb,
+        first_bucket_mb=args.first_bucket_mb,
         gpus=args.gpus,
         stragglers=tuple(args.straggler) if args.straggler else (default_straggler(args.gpus),),
         slowdown=args.slowdown,
@@ -163,11 +207,15 @@ def _run_ring(args: argparse.Namespace) -> None:
     _emit(ring_payload(args.gpus), args.json, _ring_text)
 
 
-def _add_link_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--grad-mb", type=float, default=DEFAULT_GRAD_MB, help=f"gradient size in MB (default {DEFAULT_GRAD_MB:g})")
-    p.add_argument("--bandwidth-gbps", type=float, default=DEFAULT_BANDWIDTH_GBPS,
+def _add_link_args(p: argparse.ArgumentParser, default: object = "defaults") -> None:
+    def value(v: float) -> float | None:
+        return v if default == "defaults" else None
+
+    p.add_argument("--grad-mb", type=float, default=value(DEFAULT_GRAD_MB),
+                   help=f"gradient size in MB (default {DEFAULT_GRAD_MB:g})")
+    p.add_argument("--bandwidth-gbps", type=float, default=value(DEFAULT_BANDWIDTH_GBPS),
                    help=f"link bandwidth in GB/s (default {DEFAULT_BANDWIDTH_GBPS:g})")
-    p.add_argument("--latency-us", type=float, default=DEFAULT_LATENCY_US,
+    p.add_argument("--latency-us", type=float, default=value(DEFAULT_LATENCY_US),
                    help=f"per-hop latency in microseconds (default {DEFAULT_LATENCY_US:g})")
 
 
@@ -243,6 +291,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except ConfigError as exc:
         print(f"{parser.prog} {args.command}: error: argument {_flag(exc.field)}: got {exc.value!r}, allowed {exc.allowed}",
               file=sys.stderr)

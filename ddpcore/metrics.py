@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .config import StepConfig
+from .comm import algbw_gbps, busbw_gbps
+from .config import MODES, StepConfig
 from .ring import traffic_factor
 from .schedule import COMPUTE_PHASES, RESIDENT_PHASES, Schedule, build_schedule
 
@@ -21,6 +22,10 @@ class StepMetrics:
     useful_compute: float
     wait_ms_total: float
     ring_traffic_factor: float
+    mode: str
+    exposed_comm_ms: float
+    algbw_gbps: float
+    busbw_gbps: float
 
 
 def displayed_util(schedule: Schedule) -> float:
@@ -52,4 +57,13 @@ def step_metrics(config: StepConfig, schedule: Schedule | None = None) -> StepMe
         useful_compute=useful_compute(schedule),
         wait_ms_total=schedule.total(("wait",)),
         ring_traffic_factor=traffic_factor(config.gpus),
+        mode=config.mode,
+        exposed_comm_ms=schedule.exposed_comm_ms,
+        algbw_gbps=algbw_gbps(config.network.grad_mb, schedule.comm_busy_ms),
+        busbw_gbps=busbw_gbps(config.gpus, config.network.grad_mb, schedule.comm_busy_ms),
     )
+
+
+def compare_modes(config: StepConfig) -> dict[str, StepMetrics]:
+    """The same inputs run sequentially and with DDP overlap."""
+    return {mode: step_metrics(replace(config, mode=mode)) for mode in MODES}

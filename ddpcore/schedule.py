@@ -1,14 +1,18 @@
-"""The sequential step schedule: per rank, contiguous phase intervals (SPEC section 2)."""
+"""Step schedules: per rank, contiguous phase intervals; sequential (SPEC section 2) or DDP overlap."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import StepConfig
+from .comm import ring_time_ms
+from .config import ConfigError, StepConfig
+
+MAX_BUCKETS = 10_000
 
 PHASES = ("load", "forward", "backward", "wait", "allreduce", "optimizer")
 COMPUTE_PHASES = ("forward", "backward")
 RESIDENT_PHASES = ("forward", "backward", "wait", "allreduce", "optimizer")
+OVERLAP_COMPUTE_PHASES = ("load", "forward", "backward", "wait", "optimizer")
 
 
 @dataclass(frozen=True)
@@ -36,10 +40,22 @@ class RankSchedule:
 
 
 @dataclass(frozen=True)
+class Bucket:
+    """One DDP gradient bucket's AllReduce, the same on every rank (one comm stream)."""
+
+    index: int
+    mb: float
+    ready_ms: float
+    start_ms: float
+    end_ms: float
+
+
+@dataclass(frozen=True)
 class Schedule:
     config: StepConfig
     ranks: tuple[RankSchedule, ...]
     barrier_ms: float
+    buckets: tuple[Bucket, ...] = ()
 
     @property
     def step_ms(self) -> float:
@@ -48,19 +64,66 @@ class Schedule:
     def total(self, phases: tuple[str, ...]) -> float:
         return sum(r.duration_of(p) for r in self.ranks for p in phases)
 
+    @property
+    def comm_window(self) -> tuple[float, float]:
+        """When gradients are on the wire: the AllReduce, or first bucket start to last bucket end."""
+        if self.buckets:
+            return self.buckets[0].start_ms, self.buckets[-1].end_ms
+        ar = self.ranks[0].interval("allreduce")
+        return ar.start_ms, ar.end_ms
+
+    @property
+    def comm_busy_ms(self) -> float:
+        if self.buckets:
+            return sum(b.end_ms - b.start_ms for b in self.buckets)
+        return self.ranks[0].duration_of("allreduce")
+
+    @property
+    def exposed_comm_ms(self) -> float:
+        """Communication left on the critical path once the slowest rank has finished its backward."""
+        return self.comm_window[1] - self.barrier_ms
+
+    def comm_done_fraction(self, t_ms: float) -> float:
+        """Share of the gradients fully reduced by time t (drives the ring animation in both modes)."""
+        if not self.buckets:
+            start, end = self.comm_window
+            return min(max((t_ms - start) / (end - start), 0.0), 1.0)
+        total = sum(b.mb for b in self.buckets)
+        done = sum(b.mb * min(max((t_ms - b.start_ms) / (b.end_ms - b.start_ms), 0.0), 1.0) for b in self.buckets)
+        return done / total
+
+
+def allreduce_ms(config: StepConfig) -> float:
+    """Given directly in ms (SPEC section 2), or derived from the link as one ring AllReduce of all gradients."""
+    return ring_time_ms(config.gpus, config.link) if config.link else config.phases.allreduce
+
+
+def bucket_sizes(grad_mb: float, bucket_mb: float, first_bucket_mb: float) -> list[float]:
+    """PyTorch DDP's buckets: a small first bucket (ready soonest), then bucket_mb each, the rest in the last."""
+    count = 1 + max(0, -(-(grad_mb - first_bucket_mb) // bucket_mb))
+    if count > MAX_BUCKETS:
+        raise ConfigError("bucket_mb", bucket_mb, f"a size giving at most {MAX_BUCKETS} buckets of {grad_mb:g} MB")
+    bounds = [min(first_bucket_mb + k * bucket_mb, grad_mb) for k in range(int(count))]
+    bounds[-1] = grad_mb
+    return [b - a for a, b in zip([0.0, *bounds], bounds)]
+
 
 def _intervals(boundaries: list[float]) -> tuple[Interval, ...]:
     return tuple(Interval(name, a, b) for name, a, b in zip(PHASES, boundaries, boundaries[1:]))
 
 
 def build_schedule(config: StepConfig) -> Schedule:
+    return build_overlap(config) if config.mode == "overlap" else build_sequential(config)
+
+
+def build_sequential(config: StepConfig) -> Schedule:
     """Every rank computes, waits at the barrier for the slowest, then AllReduce and optimizer together."""
     p = config.phases
     load = config.load_effective_ms
     slowdowns = [config.slowdown_of(r) for r in range(config.gpus)]
     compute_end = [load + s * p.forward + s * p.backward for s in slowdowns]
     barrier = max(compute_end)
-    allreduce_end = barrier + p.allreduce
+    allreduce_end = barrier + allreduce_ms(config)
     step = allreduce_end + p.optimizer
     ranks = tuple(
         RankSchedule(
@@ -75,17 +138,59 @@ def build_schedule(config: StepConfig) -> Schedule:
     return Schedule(config=config, ranks=ranks, barrier_ms=barrier)
 
 
+def build_overlap(config: StepConfig) -> Schedule:
+    """DDP: buckets fill in reverse layer order during backward; each is reduced once every rank has produced it
+    and the previous bucket's AllReduce is done (one comm stream); the optimizer waits for the last bucket."""
+    p = config.phases
+    link = config.network
+    load = config.load_effective_ms
+    slowdowns = [config.slowdown_of(r) for r in range(config.gpus)]
+    backward_start = [load + s * p.forward for s in slowdowns]
+    compute_end = [b + s * p.backward for b, s in zip(backward_start, slowdowns)]
+    buckets: list[Bucket] = []
+    produced, previous_end = 0.0, 0.0
+    sizes = bucket_sizes(link.grad_mb, config.bucket_mb, config.first_bucket_mb)
+    for index, size in enumerate(sizes):
+        produced = link.grad_mb if index == len(sizes) - 1 else produced + size
+        share = produced / link.grad_mb
+        ready = max(b + s * p.backward * share for b, s in zip(backward_start, slowdowns))
+        start = max(ready, previous_end)
+        previous_end = start + ring_time_ms(config.gpus, link, size)
+        buckets.append(Bucket(index, size, ready, start, previous_end))
+    comm_end = previous_end
+    step = comm_end + p.optimizer
+    ranks = tuple(
+        RankSchedule(
+            rank=r,
+            slowdown=s,
+            intervals=tuple(
+                Interval(name, a, b)
+                for name, a, b in zip(
+                    OVERLAP_COMPUTE_PHASES,
+                    [0.0, load, backward_start[r], compute_end[r], comm_end],
+                    [load, backward_start[r], compute_end[r], comm_end, step],
+                )
+            ),
+        )
+        for r, s in enumerate(slowdowns)
+    )
+    return Schedule(config=config, ranks=ranks, barrier_ms=max(compute_end), buckets=tuple(buckets))
+
+
 def exchanges_done_at(schedule: Schedule, t_ms: float, exchanges: int) -> int:
-    """Ring exchanges finished by time t, the AllReduce split into equal exchanges."""
-    start = schedule.barrier_ms
-    duration = schedule.config.phases.allreduce
-    if t_ms <= start:
-        return 0
-    if t_ms >= start + duration:
-        return exchanges
-    return min(exchanges, int((t_ms - start) / duration * exchanges + 1e-9))
+    """Ring exchanges finished by time t: the share of gradients reduced, in whole exchanges."""
+    return min(exchanges, int(schedule.comm_done_fraction(t_ms) * exchanges + 1e-9))
 
 
 def exchange_end_ms(schedule: Schedule, k: int, exchanges: int) -> float:
-    """When exchange k (1-based) ends; 0 means the barrier, the AllReduce's start."""
-    return schedule.barrier_ms + schedule.config.phases.allreduce * k / exchanges
+    """When exchange k (1-based) ends; 0 means the start of communication."""
+    start, end = schedule.comm_window
+    if not schedule.buckets:
+        return start + (end - start) * k / exchanges
+    target = schedule.config.network.grad_mb * k / exchanges
+    done = 0.0
+    for b in schedule.buckets:
+        if done + b.mb >= target - 1e-12:
+            return b.start_ms + (b.end_ms - b.start_ms) * (target - done) / b.mb
+        done += b.mb
+    return end

@@ -28,6 +28,7 @@ class ViewState:
     slowdown: float = 1.0
     prefetch: bool = False
     mode: str = "sequential"
+    bandwidth_gbps: float = 35.0
     cluster_gpus: int = 4096
     jitter_cv: float = 0.02
     straggler_prob: float = 1e-4
@@ -58,6 +59,7 @@ FIELDS = (
     Field("slowdown", "slowdown", 1.0, PAGE_MAX_SLOWDOWN, digits=1),
     Field("prefetch", "prefetch", boolean=True),
     Field("mode", "mode", choices=MODES),
+    Field("bw", "bandwidth_gbps", 1.0, 1000.0, digits=1),
     Field("n", "cluster_gpus", 8, 1_000_000, digits=0),
     Field("cv", "jitter_cv", 0.0, 0.5, digits=3),
     Field("p", "straggler_prob", 0.0, 0.1, digits=8),

@@ -141,7 +141,7 @@ def test_numbers_must_be_finite():
 
 def test_regions_and_template_fill():
     filled = regions(ViewState(), Frame(), "fr")
-    assert set(filled) == {"ring-view", "timeline-view", "cost-view", "exchange-view"}
+    assert set(filled) == {"modes-view", "ring-view", "timeline-view", "cost-view", "exchange-view"}
     html = fill_template('<h1 data-i18n="title"></h1><div id="ring-view" data-region></div>', filled, "fr")
     assert "Un pas d'entraînement data-parallèle" in html
     assert 'data-testid="ring"' in html
@@ -184,3 +184,17 @@ def test_cluster_plot_and_values():
     assert n_from_slider(0) == 8 and n_from_slider(1000) == 1_000_000
     for n in (8, 100, 4096, 1_000_000):
         assert abs(n_from_slider(slider_from_n(n)) / n - 1) < 0.01
+
+
+def test_timeline_overlap_has_a_comm_row_of_buckets():
+    from ddpcore.comm import Link
+
+    schedule = build_schedule(StepConfig(mode="overlap", link=Link(), slowdown=2.0))
+    root = parse(timeline_svg(schedule, 100, "en"))
+    lanes = by_testid(root, "lane")
+    for lane in lanes:
+        buckets = [e for e in lane.iter() if e.get("data-bucket") is not None]
+        assert len(buckets) == len(schedule.buckets) == 9
+        assert all(e.get("data-phase") == "allreduce" for e in buckets)
+    phases = {e.get("data-phase") for e in root.iter() if e.get("data-phase")}
+    assert "wait" in phases

@@ -94,9 +94,8 @@ class App:
         """A user change clears the link notices; a new link brings its own."""
         self.notices = notices
         if state != self.state:
-            if (state.gpus, state.straggler, state.slowdown, state.prefetch) != (
-                self.state.gpus, self.state.straggler, self.state.slowdown, self.state.prefetch
-            ):
+            step_inputs = ("gpus", "straggler", "slowdown", "prefetch", "mode", "bandwidth_gbps")
+            if any(getattr(state, k) != getattr(self.state, k) for k in step_inputs):
                 self.stop()
                 self.frame = Frame()
             self.state = state
@@ -239,6 +238,8 @@ class App:
             tab.tabIndex = 0 if selected else -1
         for panel in document.querySelectorAll("[data-view-panel]"):
             panel.hidden = str(panel.getAttribute("data-view-panel")) != self.state.view
+        for element in document.querySelectorAll("[data-show-mode]"):
+            element.hidden = str(element.getAttribute("data-show-mode")) != self.state.mode
 
     def sync_controls(self):
         values = {
@@ -252,6 +253,8 @@ class App:
             "k": str(self.state.persistent),
             "ks": f"{self.state.persistent_slowdown:g}",
             "ar": self.state.allreduce,
+            "mode": self.state.mode,
+            "bw": f"{self.state.bandwidth_gbps:g}",
         }
         for element in self.controls:
             if self.editing is not None and element == self.editing:

@@ -72,3 +72,24 @@ def cost_html(m: StepMetrics, lang: str) -> str:
         i18n.t(key, lang, gain=i18n.number(m.prefetch_gain_ms, lang), cost=i18n.number(m.straggler_cost_ms, lang)),
     )
     return tag("dl", {"class": "metrics"}, *rows) + gauges + lesson
+
+
+def modes_html(both: dict[str, StepMetrics], lang: str) -> str:
+    """Sequential and overlap side by side for the same inputs: overlap hides communication, not the straggler."""
+    seq, ovl = both["sequential"], both["overlap"]
+    rows = [
+        ("modes.step", "step-time", seq.step_ms, ovl.step_ms),
+        ("modes.exposed", "exposed-comm", seq.exposed_comm_ms, ovl.exposed_comm_ms),
+        ("modes.straggler", "straggler-cost", seq.straggler_cost_ms, ovl.straggler_cost_ms),
+    ]
+    body = "".join(
+        tag("tr", None, text("th", {"scope": "row"}, i18n.t(key, lang)),
+            tag("td", None, _value(f"sequential-{testid}", a, i18n.ms(a, lang))),
+            tag("td", None, _value(f"overlap-{testid}", b, i18n.ms(b, lang))))
+        for key, testid, a, b in rows
+    )
+    head = tag("tr", None, tag("th", None), text("th", {"scope": "col"}, i18n.t("modes.sequential", lang)),
+               text("th", {"scope": "col"}, i18n.t("modes.overlap", lang)))
+    bw = text("p", {"class": "bandwidth"}, i18n.t("modes.bw", lang, algbw=i18n.number(ovl.algbw_gbps, lang),
+                                                   busbw=i18n.number(ovl.busbw_gbps, lang)))
+    return tag("table", {"class": "modes", "data-testid": "modes"}, tag("thead", None, head), tag("tbody", None, body)) + bw

@@ -142,6 +142,7 @@ TEXT: dict[str, dict[str, str]] = {
         "toujours des dizaines.",
     },
     "timeline.axis": {"en": "time in the step (ms)", "fr": "temps dans le pas (ms)"},
+    "timeline.bucket": {"en": "bucket {b} AllReduce ({mb} MB)", "fr": "AllReduce du bucket {b} ({mb} Mo)"},
     "timeline.barrier": {"en": "barrier", "fr": "barrière"},
     "timeline.straggler": {"en": "straggler", "fr": "retardataire"},
     "timeline.desc": {
@@ -163,6 +164,41 @@ TEXT: dict[str, dict[str, str]] = {
         "l'utilisation affichée <em>monte</em> (le noyau NCCL qui tourne à vide à la barrière compte comme occupé) "
         "tandis que le calcul utile baisse. Alertez sur la durée du pas et l'écart du retardataire, pas sur "
         "l'utilisation.",
+    },
+    "modes.step": {"en": "Step time", "fr": "Durée du pas"},
+    "modes.exposed": {"en": "Exposed communication", "fr": "Communication exposée"},
+    "modes.straggler": {"en": "Straggler cost", "fr": "Coût du retardataire"},
+    "modes.sequential": {"en": "Sequential", "fr": "Séquentiel"},
+    "modes.overlap": {"en": "DDP overlap", "fr": "Recouvrement DDP"},
+    "modes.bw": {
+        "en": "Bucket AllReduces in overlap: algbw {algbw} GB/s, busbw {busbw} GB/s (as nccl-tests reports them).",
+        "fr": "AllReduce des buckets en recouvrement : algbw {algbw} Go/s, busbw {busbw} Go/s (comme les rapporte nccl-tests).",
+    },
+    "ctl.mode": {"en": "Mode", "fr": "Mode"},
+    "ctl.mode_sequential": {"en": "Sequential (reference)", "fr": "Séquentiel (référence)"},
+    "ctl.mode_overlap": {"en": "DDP overlap (buckets)", "fr": "Recouvrement DDP (buckets)"},
+    "ctl.bandwidth": {"en": "Link bandwidth (GB/s)", "fr": "Bande passante (Go/s)"},
+    "overlap.title": {"en": "What overlap hides, and what it cannot", "fr": "Ce que le recouvrement cache, et ce qu'il ne peut pas cacher"},
+    "overlap.body": {
+        "en": "<p>PyTorch DDP does not wait for the whole backward pass: gradients are grouped into buckets (25 MB, "
+        "and a first bucket of 1 MB), produced in reverse layer order, and each bucket's AllReduce starts on a "
+        "communication stream as soon as every rank has produced it. Most of the communication then runs under "
+        "the backward pass, and only the last bucket remains exposed.</p>"
+        "<p>What it cannot hide is the straggler: a bucket is reduced only when <em>every</em> rank has produced "
+        "it, so the last bucket still waits for the slowest GPU. With enough bandwidth, a straggler at slowdown s "
+        "costs (s − 1) × (forward + backward) in both modes. Overlap shortens the step; it does not remove the "
+        "barrier. And with many small buckets on a high-latency ring, the extra per-bucket latency can make "
+        "overlap lose to one large AllReduce.</p>",
+        "fr": "<p>PyTorch DDP n'attend pas la fin de la rétropropagation : les gradients sont groupés en buckets "
+        "(25 Mo, et un premier bucket de 1 Mo), produits dans l'ordre inverse des couches, et l'AllReduce de chaque "
+        "bucket démarre sur un flux de communication dès que tous les rangs l'ont produit. L'essentiel de la "
+        "communication passe alors sous la rétropropagation ; seul le dernier bucket reste exposé.</p>"
+        "<p>Ce qu'il ne peut pas cacher, c'est le retardataire : un bucket n'est réduit que lorsque <em>tous</em> "
+        "les rangs l'ont produit, donc le dernier bucket attend toujours le GPU le plus lent. Avec assez de bande "
+        "passante, un retardataire ralenti d'un facteur s coûte (s − 1) × (forward + backward) dans les deux modes. "
+        "Le recouvrement raccourcit le pas ; il ne supprime pas la barrière. Et avec beaucoup de petits buckets sur "
+        "un anneau à forte latence, la latence payée par bucket peut rendre le recouvrement plus lent qu'un seul "
+        "grand AllReduce.</p>",
     },
     "cost.step": {"en": "Step time", "fr": "Durée du pas"},
     "cost.ideal": {"en": "Ideal step (no straggler)", "fr": "Pas idéal (sans retardataire)"},

@@ -8,15 +8,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ddpcore.cluster import SWEEP_MAX, ClusterConfig, ClusterResult, cluster_step, cluster_sweeps
-from ddpcore.config import StepConfig
-from ddpcore.metrics import step_metrics
+from ddpcore.config import Link, StepConfig
+from ddpcore.metrics import compare_modes, step_metrics
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import build_schedule
 from ddpcore.urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
 
 from . import i18n
 from .cluster_view import cluster_plot_svg, cluster_values_html
-from .cost_view import cost_html
+from .cost_view import cost_html, modes_html
 from .ring_view import ring_svg
 from .svg import esc, text
 from .timeline_view import tick_step, timeline_svg
@@ -31,12 +31,16 @@ class Frame:
 
 
 def config_of(state: ViewState) -> StepConfig:
-    return StepConfig(gpus=state.gpus, stragglers=(state.straggler,), slowdown=state.slowdown, prefetch=state.prefetch)
+    """SPEC section 2's AllReduce in ms in sequential mode; overlap derives bucket times from the link, and so does
+    the sequential run it is compared with."""
+    link = Link(bandwidth_gbps=state.bandwidth_gbps) if state.mode == "overlap" else None
+    return StepConfig(gpus=state.gpus, stragglers=(state.straggler,), slowdown=state.slowdown, prefetch=state.prefetch,
+                      mode=state.mode, link=link)
 
 
 def axis_max_ms(state: ViewState) -> float:
     """A stable axis: the slowest step the controls allow at this GPU count, so bars grow instead of rescaling."""
-    worst = build_schedule(replace(config_of(state), slowdown=PAGE_MAX_SLOWDOWN, prefetch=False)).step_ms
+    worst = build_schedule(replace(config_of(state), slowdown=PAGE_MAX_SLOWDOWN, prefetch=False, mode="sequential")).step_ms
     step = tick_step(worst)
     return math.ceil(worst / step) * step
 
@@ -86,7 +90,9 @@ def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
     config = config_of(state)
     schedule = build_schedule(config)
     metrics = step_metrics(config, schedule)
+    comparison = modes_html(compare_modes(config), lang) if state.mode == "overlap" else ""
     return {
+        "modes-view": comparison,
         "ring-view": ring_svg(state.gpus, frame.exchange, config.stragglers if state.slowdown > 1 else (), lang),
         "timeline-view": timeline_svg(schedule, axis_max_ms(state), lang, ideal_ms=metrics.ideal_step_ms,
                                       playhead_ms=frame.playhead_ms),

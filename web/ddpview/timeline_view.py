@@ -15,6 +15,7 @@ RIGHT = 24
 TOP = 46
 LANE = 24
 LANE_GAP = 6
+COMM_ROW = 11
 AXIS = 44
 NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000)
 
@@ -25,17 +26,22 @@ class TimelineGeometry:
 
     axis_max_ms: float
     lanes: int
+    comm_rows: bool = False
+
+    @property
+    def pitch(self) -> float:
+        return LANE + LANE_GAP + (COMM_ROW + 2 if self.comm_rows else 0)
 
     @property
     def height(self) -> float:
-        return TOP + self.lanes * (LANE + LANE_GAP) + AXIS
+        return TOP + self.lanes * self.pitch + AXIS
 
     def x_of(self, ms: float) -> float:
         clamped = min(max(ms, 0.0), self.axis_max_ms)
         return LEFT + (WIDTH - LEFT - RIGHT) * clamped / self.axis_max_ms
 
     def lane_y(self, lane: int) -> float:
-        return TOP + lane * (LANE + LANE_GAP)
+        return TOP + lane * self.pitch
 
 
 def tick_step(axis_max_ms: float) -> float:
@@ -95,7 +101,7 @@ def timeline_svg(
     playhead_ms: float | None = None,
 ) -> str:
     n = len(schedule.ranks)
-    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n)
+    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n, bool(schedule.buckets))
     stragglers = set(schedule.config.stragglers) if schedule.config.slowdown > 1.0 else set()
     lanes = []
     for lane, rank in enumerate(schedule.ranks):
@@ -123,17 +129,29 @@ def timeline_svg(
                     text("title", None, f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}"),
                 )
             )
+        for b in schedule.buckets:
+            x0, x1 = geo.x_of(b.start_ms), geo.x_of(b.end_ms)
+            items.append(
+                tag(
+                    "rect",
+                    {"class": "bar allreduce bucket", "data-phase": "allreduce", "data-bucket": b.index,
+                     "data-start": data_value(b.start_ms), "data-end": data_value(b.end_ms), "x": x0,
+                     "y": y + LANE + 2, "width": max(x1 - x0, 0.5), "height": COMM_ROW, "rx": 1.5},
+                    text("title", None, f"{label} · {i18n.t('timeline.bucket', lang, b=b.index, mb=i18n.number(b.mb, lang))}"
+                         f" · {i18n.ms(b.end_ms - b.start_ms, lang)}"),
+                )
+            )
         lanes.append(tag("g", {"data-testid": "lane", "data-rank": rank.rank,
                                "class": "lane straggler" if is_straggler else "lane"}, *items))
     bottom = geo.lane_y(n) - LANE_GAP
     marks = []
     bx = geo.x_of(schedule.barrier_ms)
     marks.append(tag("line", {"x1": bx, "y1": TOP - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}))
-    marks.append(text("text", {"x": bx, "y": TOP - 11, "text-anchor": "middle", "class": "mark-label"},
+    marks.append(text("text", {"x": bx - 3, "y": TOP - 11, "text-anchor": "end", "class": "mark-label"},
                       i18n.t("timeline.barrier", lang)))
     step_x = geo.x_of(schedule.step_ms)
     marks.append(tag("line", {"x1": step_x, "y1": TOP - 8, "x2": step_x, "y2": bottom + 4, "class": "step-line"}))
-    marks.append(text("text", {"x": min(step_x + 4, WIDTH - 2), "y": TOP - 11, "class": "mark-label",
+    marks.append(text("text", {"x": min(step_x + 3, WIDTH - 2), "y": TOP - 11, "class": "mark-label",
                                "text-anchor": "end" if step_x > WIDTH - 80 else "start"},
                       i18n.ms(schedule.step_ms, lang)))
     if ideal_ms is not None and ideal_ms < schedule.step_ms - 1e-9:
