@@ -19,14 +19,17 @@ from .config import (
     MODES,
     ConfigError,
     Phases,
+    check_number,
     StepConfig,
     default_straggler,
 )
+from .analysis import DEFAULT_MIN_GAP, Analysis, AnalysisError, analyze
 from .cluster import ALGORITHMS, MAX_CLUSTER_GPUS, ClusterConfig, cluster_step, cluster_sweep
 from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, MB, Link
 from .metrics import step_metrics
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
+from .traces import MAX_FILE_BYTES, load
 
 FLAG_OF_FIELD = {
     "gpus": "--gpus",
@@ -43,6 +46,7 @@ FLAG_OF_FIELD = {
     "allreduce_ms": "--allreduce-ms",
     "bucket_mb": "--bucket-mb",
     "first_bucket_mb": "--first-bucket-mb",
+    "min_gap": "--min-gap",
 }
 
 
@@ -268,7 +272,86 @@ def _cluster_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_step, _add_ring, _add_cluster]
+def _add_analyze(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "analyze",
+        help="find the straggler in per-rank traces (PyTorch profiler or ddpcore JSONL)",
+        description="Read one trace per rank (.json, .json.gz or .jsonl[.gz]); per step, name the rank that arrives "
+        "last at the collective and measure its gap over the median rank.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
+    p.add_argument("--min-gap", type=float, default=DEFAULT_MIN_GAP,
+                   help=f"median gap under which no straggler is named (default {DEFAULT_MIN_GAP:g})")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_analyze)
+
+
+def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
+    return {
+        "ranks": [
+            {"rank": r.rank, "source": r.source, "median_step_ms": r.median_step_ms,
+             "median_phases_ms": r.median_phases_ms, "median_arrival_ms": r.median_arrival_ms,
+             "median_wait_ms": r.median_wait_ms, "slowest_count": r.slowest_count}
+            for r in analysis.ranks
+        ],
+        "steps": [
+            {"step": s.step, "slowest_rank": s.slowest_rank, "median_step_ms": s.median_step_ms,
+             "max_step_ms": s.max_step_ms, "gap": s.gap, "extra_ms": s.extra_ms}
+            for s in analysis.steps
+        ],
+        "straggler_rank": analysis.straggler_rank,
+        "median_gap": analysis.median_gap,
+        "step_ms": analysis.step_ms,
+        "straggler_cost_ms": analysis.straggler_cost_ms,
+        "ideal_step_ms": analysis.ideal_step_ms,
+        "efficiency": analysis.efficiency,
+        "wait_ms_total": analysis.wait_ms_total,
+        "warnings": list(analysis.warnings),
+        "errors": errors,
+    }
+
+
+def _analysis_text(p: dict) -> str:
+    who = f"rank {p['straggler_rank']}" if p["straggler_rank"] is not None else "no rank stands out"
+    lines = [
+        f"straggler: {who}; median gap {p['median_gap']:.1%}, costing {p['straggler_cost_ms']:.2f} ms of a "
+        f"{p['step_ms']:.2f} ms step (efficiency {p['efficiency']:.3f})",
+        "",
+        f"{'rank':>5} {'median step ms':>15} {'arrival ms':>11} {'wait ms':>9} {'slowest':>8}  source",
+    ]
+    lines += [f"{r['rank']:>5} {r['median_step_ms']:>15.2f} {r['median_arrival_ms']:>11.2f} {r['median_wait_ms']:>9.2f} "
+              f"{r['slowest_count']:>8}  {r['source']}" for r in p["ranks"]]
+    lines += ["", f"{'step':>6} {'slowest':>8} {'median ms':>10} {'max ms':>8} {'gap':>8}"]
+    lines += [f"{s['step']:>6} {s['slowest_rank']:>8} {s['median_step_ms']:>10.2f} {s['max_step_ms']:>8.2f} {s['gap']:>8.1%}"
+              for s in p["steps"]]
+    lines += [f"warning: {w}" for w in p["warnings"]]
+    return "\n".join(lines)
+
+
+def _run_analyze(args: argparse.Namespace) -> int:
+    check_number("min_gap", args.min_gap, 0.0, 10.0)
+    files = []
+    errors: list[dict] = []
+    for name in args.files:
+        try:
+            with open(name, "rb") as handle:
+                files.append((name, handle.read(MAX_FILE_BYTES + 1)))
+        except OSError as exc:
+            errors.append({"source": name, "message": exc.strerror or str(exc)})
+    loaded = load(files)
+    errors += [{"source": e.source, "message": e.message} for e in loaded.errors]
+    for e in errors:
+        print(f"python -m ddpcore analyze: {e['source']}: {e['message']}", file=sys.stderr)
+    try:
+        analysis = analyze(loaded.traces, args.min_gap)
+    except AnalysisError as exc:
+        print(f"python -m ddpcore analyze: error: {exc}", file=sys.stderr)
+        return 1
+    _emit(analysis_payload(analysis, errors), args.json, _analysis_text)
+    return 1 if errors else 0
+
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_step, _add_ring, _add_cluster, _add_analyze]
 
 
 def build_parser() -> Parser:
@@ -287,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        args.run(args)
+        status = args.run(args)
     except UsageError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return 2
@@ -298,4 +381,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog} {args.command}: error: argument {_flag(exc.field)}: got {exc.value!r}, allowed {exc.allowed}",
               file=sys.stderr)
         return 2
-    return 0
+    return status or 0

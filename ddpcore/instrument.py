@@ -1,0 +1,94 @@
+"""A small recorder for any training loop: step boundaries and phases, written as the project's JSONL.
+
+    rec = Recorder("trace-rank0.jsonl", rank=0)
+    for step, batch in enumerate(rec.steps(loader)):      # times the loading of each batch
+        with rec.phase("forward"):
+            loss = model(batch)
+        with rec.phase("backward"):
+            loss.backward()
+        with rec.phase("optimizer"):
+            opt.step()
+    rec.close()
+
+Each line is {"rank", "step", "phase", "start", "end"} in wall-clock seconds. It imports no torch: with DDP, wrap
+the communication hook (`ddp.register_comm_hook(None, rec.comm_hook(default_hooks.allreduce_hook))`) so every
+bucket AllReduce is recorded when it is launched and when it completes, which is where the barrier wait hides.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+PHASES = ("load", "forward", "backward", "allreduce", "optimizer")
+
+
+class Recorder:
+    def __init__(self, path: str | Path | IO[str], rank: int, clock: Callable[[], float] = time.time) -> None:
+        self.rank = rank
+        self.step = 0
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._own = not hasattr(path, "write")
+        self._out: IO[str] = open(path, "w", encoding="utf-8") if self._own else path  # type: ignore[arg-type]
+
+    def record(self, phase: str, start: float, end: float, step: int | None = None) -> None:
+        if phase not in PHASES:
+            raise ValueError(f"phase: got {phase!r}, allowed {', '.join(PHASES)}")
+        line = {"rank": self.rank, "step": self.step if step is None else step, "phase": phase,
+                "start": start, "end": end}
+        with self._lock:
+            self._out.write(json.dumps(line) + "\n")
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = self._clock()
+        try:
+            yield
+        finally:
+            self.record(name, start, self._clock())
+
+    def steps(self, batches: Iterable[Any]) -> Iterator[Any]:
+        """Yield batches, recording each fetch as `load` and advancing the step counter."""
+        iterator = iter(batches)
+        while True:
+            start = self._clock()
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                return
+            self.record("load", start, self._clock())
+            yield batch
+            self.step += 1
+
+    def comm_hook(self, inner: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        """Wrap a DDP communication hook: record each bucket's AllReduce from launch to completion."""
+
+        def hook(state, bucket):  # noqa: ANN001, ANN202 - DDP rejects annotations other than its own types
+            step, start = self.step, self._clock()
+            future = inner(state, bucket)
+
+            def done(fut: Any) -> Any:
+                self.record("allreduce", start, self._clock(), step=step)
+                return fut.value()
+
+            return future.then(done)
+
+        return hook
+
+    def close(self) -> None:
+        with self._lock:
+            self._out.flush()
+            if self._own:
+                self._out.close()
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
