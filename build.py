@@ -110,6 +110,11 @@ def build(out: Path = DIST) -> Path:
         shutil.copy2(source, out / "py" / package / name)
     for name in ("main.py", "style.css", "boot.js"):
         shutil.copy2(WEB / name, out / name)
+    examples = sorted((ROOT / "tests" / "fixtures" / "ddp4").glob("*.pt.trace.json.gz"))
+    (out / "examples").mkdir()
+    for path in examples:
+        shutil.copy2(path, out / "examples" / path.name)
+    (out / "examples" / "index.json").write_text(json.dumps([p.name for p in examples]))
     config = {"interpreter": "./pyscript/pyodide/pyodide.mjs", "files": files, "plugins": PYSCRIPT_PLUGINS_OFF}
     (out / "config.json").write_text(json.dumps(config, indent=1))
     template = (WEB / "index.html").read_text(encoding="utf-8").replace("@PLUGINS_OFF@", json.dumps(PYSCRIPT_PLUGINS_OFF))

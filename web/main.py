@@ -1,18 +1,22 @@
 """The only code that touches the DOM: read controls, call ddpcore and the views, set the result, run the clock."""
 
+import asyncio
 import traceback
 from dataclasses import replace
 
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
+from ddpcore.analysis import AnalysisError, analyze
 from ddpcore.ring import exchange_count
+from ddpcore.traces import MAX_FILE_BYTES, FileError, load
 from ddpcore.schedule import build_schedule
 from ddpcore.urlstate import apply, decode, encode
 from ddpview import i18n, playback
 from ddpview.cluster_view import n_from_slider, slider_from_n
 from ddpview.page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
 from ddpview.timeline_view import TimelineGeometry
+from ddpview.traces_view import traces_regions
 
 
 def by_id(name):
@@ -25,6 +29,18 @@ def show_error(message):
     pre.textContent = message
     box.append(pre)
     box.hidden = False
+
+
+def guarded_async(handler):
+    """The same for handlers that await (file reads, fetches)."""
+
+    async def run(*args):
+        try:
+            await handler(*args)
+        except Exception:
+            show_error(traceback.format_exc())
+
+    return create_proxy(lambda *args: asyncio.ensure_future(run(*args)))
 
 
 def guarded(handler):
@@ -53,6 +69,10 @@ class App:
         self.reduced_motion = bool(window.matchMedia("(prefers-reduced-motion: reduce)").matches)
         self.tick_proxy = create_proxy(self.tick)
         self.controls = list(document.querySelectorAll("[data-key]"))
+        self.analysis = None
+        self.trace_errors = ()
+        self.trace_step = 0
+        self.threshold = 0.1
 
     def start(self):
         on_control = guarded(self.on_control)
@@ -69,6 +89,7 @@ class App:
             tab.addEventListener("click", on_tab)
             tab.addEventListener("keydown", on_tab_key)
         window.addEventListener("hashchange", guarded(self.on_hash))
+        self.start_traces()
         by_id("motion-note").hidden = not self.reduced_motion
         self.apply_language()
         self.render()
@@ -158,6 +179,91 @@ class App:
         self.set_play_label()
         window.requestAnimationFrame(self.tick_proxy)
 
+    # --- traces -----------------------------------------------------------------------------------------------------
+
+    def start_traces(self):
+        by_id("trace-files").addEventListener("change", guarded_async(self.on_trace_files))
+        by_id("trace-example").addEventListener("click", guarded_async(self.on_trace_example))
+        by_id("trace-step").addEventListener("change", guarded(self.on_trace_step))
+        by_id("alert-threshold").addEventListener("input", guarded(self.on_threshold))
+        drop = by_id("trace-drop")
+        drop.addEventListener("dragover", guarded(self.on_drag_over))
+        drop.addEventListener("dragleave", guarded(lambda event: drop.classList.remove("over")))
+        drop.addEventListener("drop", guarded_async(self.on_drop))
+        on_copy = guarded_async(self.on_copy)
+        for button in document.querySelectorAll("[data-copy]"):
+            button.addEventListener("click", on_copy)
+        for name in ("trace-files", "trace-example", "trace-step", "alert-threshold"):
+            by_id(name).disabled = False
+
+    def on_drag_over(self, event):
+        event.preventDefault()
+        by_id("trace-drop").classList.add("over")
+
+    async def on_drop(self, event):
+        event.preventDefault()
+        by_id("trace-drop").classList.remove("over")
+        await self.read_files(list(event.dataTransfer.files))
+
+    async def on_trace_files(self, event):
+        await self.read_files(list(event.target.files))
+
+    async def read_files(self, files):
+        by_id("trace-status").textContent = i18n.t("traces.loading", self.lang, n=len(files))
+        contents, too_big = [], []
+        for f in files:
+            name = str(f.name)
+            if int(f.size) > MAX_FILE_BYTES:
+                too_big.append(FileError(name, i18n.t("traces.too_big", self.lang, mb=round(int(f.size) / 1e6))))
+                continue
+            buffer = await f.arrayBuffer()
+            contents.append((name, buffer.to_bytes()))
+        self.show_traces(contents, tuple(too_big))
+
+    async def on_trace_example(self, event):
+        by_id("trace-status").textContent = i18n.t("traces.loading", self.lang, n=4)
+        index = await (await window.fetch("./examples/index.json")).json()
+        contents = []
+        for name in index.to_py():
+            response = await window.fetch(f"./examples/{name}")
+            contents.append((name, (await response.arrayBuffer()).to_bytes()))
+        self.show_traces(contents, ())
+
+    def show_traces(self, contents, errors):
+        loaded = load(contents)
+        errors = errors + loaded.errors
+        try:
+            self.analysis = analyze(loaded.traces)
+        except AnalysisError as exc:
+            self.analysis = None
+            errors = errors + (FileError("—", str(exc)),)
+        self.trace_errors = errors
+        self.trace_step = 0
+        by_id("trace-status").textContent = ""
+        self.render(push_hash=False)
+
+    def on_trace_step(self, event):
+        self.trace_step = int(str(by_id("trace-step").value) or 0)
+        self.render(push_hash=False)
+
+    def on_threshold(self, event):
+        try:
+            value = float(str(by_id("alert-threshold").value))
+        except ValueError:
+            return
+        if 0 < value <= 10:
+            self.threshold = value
+            self.render(push_hash=False)
+
+    async def on_copy(self, event):
+        button = event.currentTarget
+        source = by_id(str(button.getAttribute("data-copy")))
+        try:
+            await window.navigator.clipboard.writeText(source.textContent)
+            button.textContent = i18n.t("traces.copied", self.lang)
+        except Exception:
+            window.getSelection().selectAllChildren(source)
+
     # --- animation clock ------------------------------------------------------------------------------------------
 
     def stop(self):
@@ -220,8 +326,14 @@ class App:
         state = self.state
         if state.view == "step":
             self.geometry = TimelineGeometry(axis_max_ms(state), state.gpus)
-        for region, markup in regions(state, self.frame, self.lang).items():
+        if state.view == "traces":
+            markup_of = traces_regions(self.analysis, self.trace_errors, self.trace_step, self.threshold, self.lang)
+        else:
+            markup_of = regions(state, self.frame, self.lang)
+        for region, markup in markup_of.items():
             self.set_region(region, markup)
+        for button in document.querySelectorAll("[data-copy]"):
+            button.disabled = self.analysis is None
         self.set_region("straggler", straggler_options(state.gpus, state.straggler, self.lang))
         self.set_region("notices", notices_html(self.notices, self.lang))
         self.sync_view()

@@ -200,6 +200,53 @@ TEXT: dict[str, dict[str, str]] = {
         "un anneau à forte latence, la latence payée par bucket peut rendre le recouvrement plus lent qu'un seul "
         "grand AllReduce.</p>",
     },
+    "rank": {"en": "rank {r}", "fr": "rang {r}"},
+    "traces.title": {"en": "Your traces: find the straggler", "fr": "Vos traces : trouver le retardataire"},
+    "traces.pick": {"en": "Trace files, one per rank", "fr": "Fichiers de trace, un par rang"},
+    "traces.drop": {
+        "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here, one per rank. They are read "
+        "in your browser and sent nowhere.",
+        "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore, un par "
+        "rang. Ils sont lus dans votre navigateur et envoyés nulle part.",
+    },
+    "traces.example": {"en": "Load the example (4 ranks, rank 2 slowed)", "fr": "Charger l'exemple (4 rangs, rang 2 ralenti)"},
+    "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
+    "traces.step": {"en": "Step", "fr": "Pas"},
+    "traces.step_option": {"en": "step {n}: slowest rank {r}, gap {gap}", "fr": "pas {n} : rang le plus lent {r}, écart {gap}"},
+    "traces.straggler_is": {"en": "Straggler: rank {r}", "fr": "Retardataire : rang {r}"},
+    "traces.no_straggler": {"en": "No rank stands out as a straggler", "fr": "Aucun rang ne se distingue comme retardataire"},
+    "traces.gap": {"en": "Median gap (last arrival ÷ median − 1)", "fr": "Écart médian (dernière arrivée ÷ médiane − 1)"},
+    "traces.ideal": {"en": "Step if it arrived with the median rank", "fr": "Pas s'il arrivait avec le rang médian"},
+    "traces.last_arrival": {"en": "last arrival", "fr": "dernière arrivée"},
+    "traces.timeline_desc": {"en": "Measured step {step}, one lane per rank.", "fr": "Pas mesuré {step}, une ligne par rang."},
+    "traces.col_rank": {"en": "Rank", "fr": "Rang"},
+    "traces.col_step": {"en": "Median step", "fr": "Pas médian"},
+    "traces.col_arrival": {"en": "Arrival at collective", "fr": "Arrivée à la collective"},
+    "traces.col_wait": {"en": "Wait", "fr": "Attente"},
+    "traces.col_slowest": {"en": "Slowest in", "fr": "Plus lent sur"},
+    "traces.col_file": {"en": "File", "fr": "Fichier"},
+    "traces.alert_title": {"en": "Catch it in production", "fr": "L'attraper en production"},
+    "traces.threshold": {"en": "Alert when a rank's gap exceeds", "fr": "Alerter quand l'écart d'un rang dépasse"},
+    "traces.copy": {"en": "Copy", "fr": "Copier"},
+    "traces.copied": {"en": "Copied", "fr": "Copié"},
+    "traces.alert_help": {
+        "en": "Export both gauges from the training loop (ddpcore.instrument records the same timestamps). Alert on "
+        "<em>arrival</em> at the collective, not on step time: the barrier makes every rank's step equally long, so "
+        "step time tells you the job slowed down, never which rank slowed it.",
+        "fr": "Exportez les deux jauges depuis la boucle d'entraînement (ddpcore.instrument enregistre les mêmes "
+        "horodatages). Alertez sur l'<em>arrivée</em> à la collective, pas sur la durée du pas : la barrière rend "
+        "tous les pas également longs ; la durée dit que le job ralentit, jamais quel rang le ralentit.",
+    },
+    "traces.help": {
+        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them. The straggler is "
+        "the rank that reaches the collective last; the others wait inside their AllReduce (hatched), which with DDP "
+        "sits inside backward.",
+        "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise. Le retardataire "
+        "est le rang qui arrive le dernier à la collective ; les autres attendent dans leur AllReduce (hachuré), qui "
+        "avec DDP se trouve dans la rétropropagation.",
+    },
+    "traces.too_big": {"en": "{mb} MB is over the 200 MB limit", "fr": "{mb} Mo dépasse la limite de 200 Mo"},
+    "phase.idle": {"en": "idle", "fr": "inactif"},
     "cost.step": {"en": "Step time", "fr": "Durée du pas"},
     "cost.ideal": {"en": "Ideal step (no straggler)", "fr": "Pas idéal (sans retardataire)"},
     "cost.efficiency": {"en": "Efficiency", "fr": "Efficacité"},

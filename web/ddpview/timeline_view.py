@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ddpcore.analysis import StepSummary
 from ddpcore.schedule import PHASES, Schedule
 
 from . import i18n
@@ -17,6 +18,7 @@ LANE = 24
 LANE_GAP = 6
 COMM_ROW = 11
 AXIS = 44
+TRACE_LEGEND = ("load", "forward", "backward", "allreduce", "optimizer", "wait")
 NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000)
 
 
@@ -48,28 +50,34 @@ def tick_step(axis_max_ms: float) -> float:
     return next((s for s in NICE_STEPS if axis_max_ms / s <= 12), NICE_STEPS[-1])
 
 
-def _defs() -> str:
+def _defs(hatch_id: str) -> str:
     return tag(
         "defs",
         None,
         tag(
             "pattern",
-            {"id": "hatch", "patternUnits": "userSpaceOnUse", "width": 7, "height": 7, "patternTransform": "rotate(45)"},
+            {"id": hatch_id, "patternUnits": "userSpaceOnUse", "width": 7, "height": 7, "patternTransform": "rotate(45)"},
             tag("rect", {"width": 7, "height": 7, "class": "hatch-bg"}),
             tag("line", {"x1": 0, "y1": 0, "x2": 0, "y2": 7, "class": "hatch-line"}),
         ),
     )
 
 
-def _legend(lang: str) -> str:
+def _fill(phase: str, hatch_id: str) -> str | None:
+    """Waits are hatched, a pattern and not only a color; each SVG names its own, as a hidden one would not paint."""
+    return f"url(#{hatch_id})" if phase == "wait" else None
+
+
+def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
     items, x = [], LEFT
-    for phase in PHASES:
+    for phase in phases:
         label = i18n.t(f"phase.{phase}", lang)
         items.append(
             tag(
                 "g",
                 {"class": "legend-item"},
-                tag("rect", {"x": x, "y": 10, "width": 14, "height": 14, "class": f"bar {phase}", "rx": 2}),
+                tag("rect", {"x": x, "y": 10, "width": 14, "height": 14, "class": f"bar {phase}", "rx": 2,
+                             "fill": _fill(phase, hatch_id)}),
                 text("text", {"x": x + 19, "y": 22, "class": "legend-text"}, label),
             )
         )
@@ -125,7 +133,7 @@ def timeline_svg(
                     "rect",
                     {"class": f"bar {iv.phase}", "data-phase": iv.phase, "data-start": data_value(iv.start_ms),
                      "data-end": data_value(iv.end_ms), "x": x0, "y": y, "width": max(x1 - x0, 0.5),
-                     "height": LANE, "rx": 2},
+                     "height": LANE, "rx": 2, "fill": _fill(iv.phase, "hatch")},
                     text("title", None, f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}"),
                 )
             )
@@ -168,5 +176,52 @@ def timeline_svg(
          "data-axis-max": data_value(geo.axis_max_ms),
          "aria-label": i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
          "xmlns": "http://www.w3.org/2000/svg"},
-        _defs(), _legend(lang), *lanes, _axis(geo, lang), *marks,
+        _defs("hatch"), _legend(lang, "hatch"), *lanes, _axis(geo, lang), *marks,
+    )
+
+
+def trace_timeline_svg(step: StepSummary, straggler: int | None, lang: str) -> str:
+    """A measured step: one lane per rank on the step's common clock, the wait for the last arrival hatched."""
+    ranks = step.ranks
+    origin = min(r.start_ms for r in ranks)
+    end = max(r.end_ms for r in ranks) - origin
+    geo = TimelineGeometry(max(end, 1e-6) * 1.02, len(ranks))
+    latest = max(r.start_ms + r.arrival_ms for r in ranks) - origin
+    lanes = []
+    for lane, r in enumerate(ranks):
+        y = geo.lane_y(lane)
+        label = i18n.t("rank", lang, r=r.rank)
+        slow = r.rank == straggler
+        items = [tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4, "class": "straggler-band",
+                              "rx": 4})] if slow else []
+        items.append(text("text", {"x": LEFT - 10, "y": y + LANE / 2 + 4, "text-anchor": "end",
+                                   "class": "lane-label straggler-label" if slow else "lane-label"},
+                          f"{label} ▲" if slow else label))
+        items.append(tag("rect", {"x": geo.x_of(r.start_ms - origin), "y": y + LANE / 2 - 1,
+                                  "width": max(geo.x_of(r.end_ms - origin) - geo.x_of(r.start_ms - origin), 0.5),
+                                  "height": 2, "class": "bar idle", "data-phase": "idle"}))
+        for sp in r.spans:
+            x0, x1 = geo.x_of(sp.start_ms - origin), geo.x_of(sp.end_ms - origin)
+            items.append(tag("rect", {"class": f"bar {sp.phase}", "data-phase": sp.phase, "x": x0, "y": y,
+                                      "width": max(x1 - x0, 0.5), "height": LANE, "rx": 2},
+                             text("title", None, f"{label} · {i18n.t('phase.' + sp.phase, lang)} · "
+                                                 f"{i18n.ms(sp.end_ms - sp.start_ms, lang)}")))
+        if r.wait_ms > 0:
+            x0 = geo.x_of(r.start_ms - origin + r.arrival_ms)
+            items.append(tag("rect", {"class": "bar wait", "data-phase": "wait", "x": x0, "y": y + 4,
+                                      "width": max(geo.x_of(latest) - x0, 0.5), "height": LANE - 8,
+                                      "fill": _fill("wait", "trace-hatch")},
+                             text("title", None, f"{label} · {i18n.t('phase.wait', lang)} · {i18n.ms(r.wait_ms, lang)}")))
+        lanes.append(tag("g", {"data-testid": "lane", "data-rank": r.rank, "class": "lane straggler" if slow else "lane"},
+                         *items))
+    bottom = geo.lane_y(len(ranks)) - LANE_GAP
+    bx = geo.x_of(latest)
+    marks = [tag("line", {"x1": bx, "y1": TOP - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}),
+             text("text", {"x": bx - 3, "y": TOP - 11, "text-anchor": "end", "class": "mark-label"},
+                  i18n.t("traces.last_arrival", lang))]
+    return tag(
+        "svg",
+        {"viewBox": f"0 0 {WIDTH} {num(geo.height)}", "role": "img", "data-testid": "trace-timeline",
+         "aria-label": i18n.t("traces.timeline_desc", lang, step=step.step), "xmlns": "http://www.w3.org/2000/svg"},
+        _defs("trace-hatch"), _legend(lang, "trace-hatch", TRACE_LEGEND), *lanes, _axis(geo, lang), *marks,
     )
