@@ -1,0 +1,50 @@
+"""Hosting: the page runs under its Content-Security-Policy and from a sub-path, as on GitHub Pages."""
+
+from __future__ import annotations
+
+import pytest
+
+import build
+from conftest import PageWatch
+
+pytestmark = pytest.mark.browser
+
+CSP_PROBE = "window.__csp = []; addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective));"
+
+
+def test_page_runs_under_its_csp_without_violation(browser, site):
+    context = browser.new_context()
+    context.add_init_script(CSP_PROBE)
+    page = context.new_page()
+    watch = PageWatch(page, site.rstrip("/"))
+    page.goto(site)
+    page.wait_for_selector("html.ready", timeout=60_000)
+    csp = page.get_attribute("meta[http-equiv=Content-Security-Policy]", "content")
+    assert "default-src 'self'" in csp and "script-src 'self' 'wasm-unsafe-eval'" in csp
+    page.fill("[data-testid=slowdown]", "2")
+    page.click("[data-testid=view-cluster]")
+    page.click("[data-testid=view-traces]")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=trace-straggler]")
+    assert page.evaluate("window.__csp") == []
+    watch.assert_clean()
+    context.close()
+
+
+def test_site_works_under_a_sub_path(browser, dist, tmp_path):
+    (tmp_path / "ddpcore").symlink_to(dist, target_is_directory=True)
+    server, root = build.serve_in_thread(tmp_path)
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        watch = PageWatch(page, root.rstrip("/"))
+        page.goto(root + "ddpcore/#slowdown=1.5")
+        page.wait_for_selector("html.ready", timeout=60_000)
+        assert page.get_attribute("[data-testid=step-time]", "data-value") == "57.0"
+        page.click("[data-testid=view-traces]")
+        page.click("[data-testid=trace-example]")
+        page.wait_for_selector("[data-testid=trace-straggler]")
+        watch.assert_clean()
+        context.close()
+    finally:
+        server.shutdown()
