@@ -16,6 +16,9 @@
     box.append(line);
     box.hidden = false;
   };
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register("./sw.js").catch((error) => console.warn("offline cache unavailable:", error));
+  }
   addEventListener("error", (event) => report(event.message || event.error || "error"));
   addEventListener("unhandledrejection", (event) => report(event.reason && (event.reason.message || event.reason)));
 })();

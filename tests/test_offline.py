@@ -1,0 +1,60 @@
+"""Offline after the first visit: the service worker precaches the build, named by its content hash."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+import build
+from conftest import PageWatch
+
+pytestmark = pytest.mark.browser
+
+CONTROLLED = "navigator.serviceWorker.controller !== null"  # set once the precache is complete (clients.claim)
+
+
+def test_page_works_offline_after_one_visit(browser, site):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site + "#slowdown=2")
+    page.wait_for_selector("html.ready", timeout=60_000)
+    page.wait_for_function(CONTROLLED, timeout=60_000)
+    context.set_offline(True)
+    watch = PageWatch(page, site.rstrip("/"))
+    page.reload()
+    page.wait_for_selector("html.ready", timeout=60_000)
+    assert page.get_attribute("[data-testid=step-time]", "data-value") == "70.0"
+    page.click("[data-testid=view-traces]")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=trace-straggler]")
+    watch.assert_clean()
+    context.close()
+
+
+def test_a_new_build_replaces_the_old_cache(browser, dist, tmp_path):
+    site_dir = tmp_path / "site"
+    shutil.copytree(dist, site_dir)
+    server, root = build.serve_in_thread(site_dir)
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(root)
+        page.wait_for_selector("html.ready", timeout=60_000)
+        page.wait_for_function(CONTROLLED, timeout=60_000)
+        old = json.loads((site_dir / "build.json").read_text())["hash"]
+        assert page.evaluate("caches.keys()") == [f"ddpcore-{old}"]
+        files = json.loads((site_dir / "sw.js").read_text().split("const FILES = ", 1)[1].split(";\n", 1)[0])
+        build.write_service_worker(site_dir, "0123456789abcdef", files)
+        page.evaluate("navigator.serviceWorker.getRegistration().then(r => r.update())")
+        keys = []
+        for _ in range(300):
+            keys = page.evaluate("caches.keys()")
+            if keys == ["ddpcore-0123456789abcdef"]:
+                break
+            page.wait_for_timeout(200)
+        assert keys == ["ddpcore-0123456789abcdef"]
+        context.close()
+    finally:
+        server.shutdown()
