@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -67,15 +68,32 @@ def ensure_node_modules() -> None:
     stamp.write_text(wanted)
 
 
-def python_sources() -> dict[str, str]:
-    """URL in dist -> path in Pyodide's file system, for PyScript's `files` config."""
-    files = {}
-    for package, base in (("ddpcore", ROOT), ("ddpview", WEB)):
-        for path in sorted((base / package).glob("*.py")):
-            if path.name in WEB_SKIP:
-                continue
-            files[f"./py/{package}/{path.name}"] = f"./{package}/{path.name}"
-    return files
+BUNDLE = "ddpapp.zip"
+
+
+def python_bundle(target: Path, skip: set[str] = WEB_SKIP) -> Path:
+    """ddpcore and ddpview in one zip that Python imports directly (zipimport): one request instead of twenty."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as bundle:
+        for package, base in (("ddpcore", ROOT), ("ddpview", WEB)):
+            for path in sorted((base / package).glob("*.py")):
+                if path.name not in skip:
+                    info = zipfile.ZipInfo(f"{package}/{path.name}", date_time=(2020, 1, 1, 0, 0, 0))
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    bundle.writestr(info, path.read_bytes())
+    return target
+
+
+def precompiled(bundle: Path) -> Path:
+    """Replace the bundle by one with bytecode, compiled by the vendored Pyodide (sources kept for tracebacks)."""
+    compiled = bundle.with_suffix(".pyc.zip")
+    result = subprocess.run(["node", str(ROOT / "scripts" / "precompile.mjs"), str(bundle), str(compiled)], cwd=ROOT,
+                            capture_output=True, text=True)
+    if result.returncode != 0 or not compiled.exists():
+        log("bytecode precompile failed, shipping sources only: " + (result.stderr.strip().splitlines() or ["?"])[-1])
+        return bundle
+    compiled.replace(bundle)
+    return bundle
 
 
 def prerender(template: str) -> str:
@@ -102,12 +120,7 @@ def build(out: Path = DIST) -> Path:
             shutil.copy2(path, out / "pyscript" / path.name)
     for name in PYODIDE_FILES:
         shutil.copy2(PYODIDE_DIR / name, out / "pyscript" / "pyodide" / name)
-    files = python_sources()
-    for url, _ in files.items():
-        package, name = url.split("/")[-2:]
-        source = (ROOT if package == "ddpcore" else WEB) / package / name
-        (out / "py" / package).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, out / "py" / package / name)
+    precompiled(python_bundle(out / "py" / BUNDLE))
     for name in ("main.py", "style.css", "boot.js"):
         shutil.copy2(WEB / name, out / name)
     examples = sorted((ROOT / "tests" / "fixtures" / "ddp4").glob("*.pt.trace.json.gz"))
@@ -115,7 +128,8 @@ def build(out: Path = DIST) -> Path:
     for path in examples:
         shutil.copy2(path, out / "examples" / path.name)
     (out / "examples" / "index.json").write_text(json.dumps([p.name for p in examples]))
-    config = {"interpreter": "./pyscript/pyodide/pyodide.mjs", "files": files, "plugins": PYSCRIPT_PLUGINS_OFF}
+    config = {"interpreter": "./pyscript/pyodide/pyodide.mjs", "files": {f"./py/{BUNDLE}": f"./{BUNDLE}"},
+              "plugins": PYSCRIPT_PLUGINS_OFF}
     (out / "config.json").write_text(json.dumps(config, indent=1))
     template = (WEB / "index.html").read_text(encoding="utf-8").replace("@PLUGINS_OFF@", json.dumps(PYSCRIPT_PLUGINS_OFF))
     (out / "index.html").write_text(prerender(template), encoding="utf-8")

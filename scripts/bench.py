@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -18,6 +19,12 @@ from ddpcore import benchmark  # noqa: E402
 
 BUDGETS = {
     # name: (figure path, limit, unit)
+    "input latency p95, 8 GPUs": (("page", "input_latency_ms", "gpus_8", "p95"), 16.0, "ms"),
+    "long tasks (> 50 ms) during 10 s of play": (("page", "play", "long_tasks"), 0, ""),
+    "JS heap growth, 60 s vs 5 s of play": (("page", "heap_growth_mb",), 5.0, "MB"),
+    "ready vs bare PyScript page, cold": (("page", "ready_ratio_cold"), 1.15, "x"),
+    "ready vs bare PyScript page, warm": (("page", "ready_ratio_warm"), 1.15, "x"),
+    "first paint (pre-rendered diagram), cold": (("page", "first_paint_ms", "cold"), 300.0, "ms"),
     "cluster 1e6 GPUs, native": (("native", "cluster_1e6", "median_ms"), 20.0, "ms"),
     "cluster 1e6 GPUs, Pyodide": (("pyodide", "cluster_1e6", "median_ms"), 50.0, "ms"),
     "cluster sweep (ring + tree), Pyodide, no long task": (("pyodide", "cluster_sweep_both", "median_ms"), 50.0, "ms"),
@@ -27,7 +34,8 @@ BENCH_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>ddpcore 
 <script type="module" src="./pyscript/core.js"></script></head><body><pre id="result"></pre>
 <mpy-config type="json">{"plugins": %s}</mpy-config>
 <script type="py" config="./bench-config.json">
-import json
+import json, os, sys
+sys.path.insert(0, os.path.abspath("bench.zip"))
 from pyscript import document
 from ddpcore import benchmark
 document.getElementById("result").textContent = json.dumps(benchmark.run())
@@ -41,8 +49,8 @@ def pyodide_timings(dist: Path) -> dict:
         site = Path(tmp) / "site"
         shutil.copytree(dist, site)
         config = json.loads((dist / "config.json").read_text())
-        config["files"]["./py/ddpcore/benchmark.py"] = "./ddpcore/benchmark.py"
-        shutil.copy2(ROOT / "ddpcore" / "benchmark.py", site / "py" / "ddpcore" / "benchmark.py")
+        build.python_bundle(site / "py" / "bench.zip", skip={"__main__.py", "cli.py"})
+        config["files"] = {"./py/bench.zip": "./bench.zip"}
         (site / "bench-config.json").write_text(json.dumps(config))
         (site / "bench.html").write_text(BENCH_PAGE % json.dumps(build.PYSCRIPT_PLUGINS_OFF))
         server, url = build.serve_in_thread(site)
@@ -57,6 +65,167 @@ def pyodide_timings(dist: Path) -> dict:
         finally:
             server.shutdown()
     return result
+
+
+BARE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>bare</title>
+<script type="module" src="./pyscript/core.js"></script></head><body><p>bare PyScript page</p>
+<mpy-config type="json">{"plugins": %s}</mpy-config>
+<script type="py" config="./bare-config.json">
+from pyscript import document
+document.documentElement.classList.add("ready")
+</script></body></html>"""
+
+READY_PROBE = """
+window.__ready_ms = null;
+new MutationObserver((_, obs) => {
+  const root = document.documentElement;
+  if (root && root.classList.contains("ready")) { window.__ready_ms = performance.now(); obs.disconnect(); }
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["class"] });
+window.__long_tasks = [];
+try {
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long_tasks.push(e.duration); })
+    .observe({ type: "longtask", buffered: true });
+} catch (e) {}
+"""
+
+INPUT_LATENCY = """async ([selector, values]) => {
+  const el = document.querySelector(selector), out = [];
+  for (const v of values) {
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+    const t0 = performance.now();
+    el.value = v;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+    document.body.offsetHeight;
+    out.push(performance.now() - t0);
+  }
+  return out;
+}"""
+
+PLAY = """async (seconds) => {
+  const frames = [], play = document.querySelector("[data-testid=play]");
+  const before = window.__long_tasks.length;
+  let last = null, stop = performance.now() + seconds * 1000;
+  if (play.getAttribute("aria-pressed") !== "true") play.click();
+  await new Promise(resolve => {
+    const tick = (t) => {
+      if (last !== null) frames.push(t - last);
+      last = t;
+      if (play.getAttribute("aria-pressed") !== "true") play.click();
+      if (t < stop) requestAnimationFrame(tick); else resolve();
+    };
+    requestAnimationFrame(tick);
+  });
+  return { frames, long_tasks: window.__long_tasks.slice(before) };
+}"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+OFFLINE_READY = "!('serviceWorker' in navigator) || !document.querySelector('script[src=\"./boot.js\"]') || navigator.serviceWorker.controller !== null"
+
+
+def load_once(context, url: str) -> dict:
+    """Cold (fresh context) then warm (reloaded once the offline cache, if any, has filled) load of one page."""
+    page = context.new_page()
+    figures = {}
+    for phase in ("cold", "warm"):
+        page.goto(url)
+        page.wait_for_function("window.__ready_ms !== null", timeout=60_000)
+        figures[phase] = {
+            "paint": page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime"),
+            "ready": page.evaluate("window.__ready_ms"),
+            "transfer": page.evaluate("performance.getEntriesByType('navigation').concat("
+                                      "performance.getEntriesByType('resource')).reduce((s, e) => s + (e.transferSize || 0), 0)"),
+        }
+        page.wait_for_function(OFFLINE_READY, timeout=60_000)
+        page.wait_for_timeout(500)
+    return figures
+
+
+def load_times(browser, urls: dict[str, str], runs: int) -> dict[str, dict]:
+    """Runs alternate between the pages, so drift on a noisy machine hits both alike; medians of each."""
+    samples: dict[str, list[dict]] = {name: [] for name in urls}
+    for _ in range(runs):
+        for name, url in urls.items():
+            context = browser.new_context()
+            context.add_init_script(READY_PROBE)
+            samples[name].append(load_once(context, url))
+            context.close()
+    med = statistics.median
+    return {
+        name: {
+            "first_paint_ms": {p: med(s[p]["paint"] for s in runs_) for p in ("cold", "warm")},
+            "ready_ms": {p: med(s[p]["ready"] for s in runs_) for p in ("cold", "warm")},
+            "transfer_bytes": med(s["cold"]["transfer"] for s in runs_),
+        }
+        for name, runs_ in samples.items()
+    }
+
+
+def page_figures(dist: Path, quick: bool) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    runs = 3 if quick else 7
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        shutil.copytree(dist, site)
+        config = json.loads((dist / "config.json").read_text())
+        (site / "bare-config.json").write_text(json.dumps({"interpreter": config["interpreter"],
+                                                            "plugins": config["plugins"]}))
+        (site / "bare.html").write_text(BARE_PAGE % json.dumps(build.PYSCRIPT_PLUGINS_OFF))
+        server, url = build.serve_in_thread(site)
+        options = build.chromium_launch_options()
+        options["args"] = [*options["args"], "--enable-precise-memory-info", "--js-flags=--expose-gc"]
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(**options)
+                loads = load_times(browser, {"ours": url, "bare": url + "bare.html"}, runs)
+                ours, bare = loads["ours"], loads["bare"]
+                context = browser.new_context(viewport={"width": 1360, "height": 1000})
+                context.add_init_script(READY_PROBE)
+                page = context.new_page()
+                page.goto(url)
+                page.wait_for_function("window.__ready_ms !== null", timeout=60_000)
+                latency = {}
+                values = [f"{1 + (i % 20) / 10:.1f}" for i in range(60)]
+                latency["gpus_8"] = page.evaluate(INPUT_LATENCY, ["[data-testid=slowdown]", values])
+                page.fill("[data-testid=gpus]", "16")
+                latency["gpus_16"] = page.evaluate(INPUT_LATENCY, ["[data-testid=slowdown]", values])
+                page.click("[data-testid=view-cluster]")
+                sizes = [str(n) for n in (8, 100, 4096, 65536, 1_000_000, 500)] * 5
+                latency["cluster"] = page.evaluate(INPUT_LATENCY, ["[data-testid=cluster-gpus]", sizes])
+                page.click("[data-testid=view-step]")
+                page.fill("[data-testid=gpus]", "8")
+                page.fill("[data-testid=slowdown]", "3")
+                play = page.evaluate(PLAY, 10)
+                heap = []
+                for seconds in (5, 55):
+                    page.evaluate(PLAY, seconds)
+                    page.evaluate("window.gc && window.gc()")
+                    heap.append(page.evaluate("performance.memory.usedJSHeapSize") / 1e6)
+                browser.close()
+        finally:
+            server.shutdown()
+    return {
+        "first_paint_ms": ours["first_paint_ms"],
+        "ready_ms": ours["ready_ms"],
+        "bare": {"first_paint_ms": bare["first_paint_ms"], "ready_ms": bare["ready_ms"]},
+        "ready_ratio_cold": ours["ready_ms"]["cold"] / bare["ready_ms"]["cold"],
+        "ready_ratio_warm": ours["ready_ms"]["warm"] / bare["ready_ms"]["warm"],
+        "transfer_bytes": ours["transfer_bytes"],
+        "input_latency_ms": {k: {"p50": percentile(v, 0.5), "p95": percentile(v, 0.95), "n": len(v)}
+                             for k, v in latency.items()},
+        "play": {"seconds": 10, "frame_interval_ms": {"p50": percentile(play["frames"], 0.5),
+                                                       "p95": percentile(play["frames"], 0.95)},
+                 "long_tasks": len(play["long_tasks"]), "long_task_ms": play["long_tasks"]},
+        "heap_mb": {"after_5s": heap[0], "after_60s": heap[1]},
+        "heap_growth_mb": heap[1] - heap[0],
+    }
 
 
 def lookup(results: dict, path: tuple[str, ...]) -> float:
@@ -80,15 +249,49 @@ def write_report(results: dict, out: Path) -> None:
     ]
     for name, (path, limit, unit) in BUDGETS.items():
         figure = lookup(results, path)
-        lines.append(f"| {name} | {figure:.2f} {unit} | ≤ {limit:g} {unit} | {'pass' if figure <= limit else 'FAIL'} |")
+        shown = f"{figure:.0f}" if not unit else f"{figure:.2f} {unit}"
+        lines.append(f"| {name} | {shown} | ≤ {limit:g} {unit} | {'pass' if figure <= limit else 'FAIL'} |".replace(" |", " |"))
+    page = results["page"]
+    lines += [
+        "",
+        "| page figure | ours | bare PyScript page |",
+        "|---|---|---|",
+        f"| first paint, cold / warm (ms) | {page['first_paint_ms']['cold']:.0f} / {page['first_paint_ms']['warm']:.0f} | "
+        f"{page['bare']['first_paint_ms']['cold']:.0f} / {page['bare']['first_paint_ms']['warm']:.0f} |",
+        f"| ready (html.ready), cold / warm (ms) | {page['ready_ms']['cold']:.0f} / {page['ready_ms']['warm']:.0f} | "
+        f"{page['bare']['ready_ms']['cold']:.0f} / {page['bare']['ready_ms']['warm']:.0f} |",
+        f"| transfer, cold load (bytes) | {page['transfer_bytes']:,.0f} | |",
+        "",
+        "| interaction | p50 (ms) | p95 (ms) |",
+        "|---|---|---|",
+        *(f"| input latency, {k} | {v['p50']:.1f} | {v['p95']:.1f} |" for k, v in page["input_latency_ms"].items()),
+        f"| frame interval during play | {page['play']['frame_interval_ms']['p50']:.1f} | "
+        f"{page['play']['frame_interval_ms']['p95']:.1f} |",
+        "",
+        f"Heap: {page['heap_mb']['after_5s']:.1f} MB after 5 s of play, {page['heap_mb']['after_60s']:.1f} MB after 60 s.",
+    ]
     lines += ["", "| core timing | native median (ms) | Pyodide median (ms) |", "|---|---|---|"]
     for key in results["native"]:
         lines.append(f"| {key} | {results['native'][key]['median_ms']:.3f} | {results['pyodide'][key]['median_ms']:.3f} |")
+    lines += [
+        "",
+        "## Causes found and fixed when budgets failed",
+        "",
+        "- *Ready 1.18-1.21x the bare page*: every stdlib and app module was compiled from source in wasm at start "
+        "(Pyodide ships its stdlib as .py): ~170 ms. The build now compiles the app and the stdlib modules it imports to "
+        "bytecode with the vendored Pyodide itself (`scripts/precompile.mjs`), in one zip: one request instead of 20. "
+        "The offline cache's 14 MB precache competed with the first start: it now starts once the page is ready.",
+        "- *Input p95 23 ms at 8 GPUs*: unchanged regions were re-rendered (the pre-render is now known to the first "
+        "render), the ring was redrawn for every slowdown (memoised), the URL was rewritten inside the input handler "
+        "(now deferred to its own task), control values were read back through the JS proxy (now cached), and "
+        "start-up objects were scanned by every GC pass (`gc.freeze()` once ready).",
+    ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
 
-def main(dist: Path, out: Path) -> int:
+def main(dist: Path, out: Path, quick: bool = False) -> int:
     results = {
+        "page": page_figures(dist, quick),
         "meta": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                  "machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"},
         "native": benchmark.run(),
@@ -100,4 +303,4 @@ def main(dist: Path, out: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2])))
+    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]), "--quick" in sys.argv[3:]))

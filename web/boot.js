@@ -16,9 +16,18 @@
     box.append(line);
     box.hidden = false;
   };
-  if ("serviceWorker" in navigator && window.isSecureContext) {
-    navigator.serviceWorker.register("./sw.js").catch((error) => console.warn("offline cache unavailable:", error));
-  }
+  // The offline cache fills once Python is live, so its downloads do not compete with the first start.
+  const registerWorker = () => {
+    if ("serviceWorker" in navigator && window.isSecureContext) {
+      navigator.serviceWorker.register("./sw.js").catch((error) => console.warn("offline cache unavailable:", error));
+    }
+  };
+  new MutationObserver((_, observer) => {
+    if (document.documentElement.classList.contains("ready")) {
+      observer.disconnect();
+      registerWorker();
+    }
+  }).observe(document.documentElement, { attributes: true, attributeFilter: ["class"] });
   addEventListener("error", (event) => report(event.message || event.error || "error"));
   addEventListener("unhandledrejection", (event) => report(event.reason && (event.reason.message || event.reason)));
 })();

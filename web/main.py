@@ -1,26 +1,38 @@
 """The only code that touches the DOM: read controls, call ddpcore and the views, set the result, run the clock."""
 
 import asyncio
+import gc
+import os
+import sys
 import traceback
 from dataclasses import replace
+
+sys.path.insert(0, os.path.abspath("ddpapp.zip"))
 
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
-from ddpcore.analysis import AnalysisError, analyze
 from ddpcore.ring import exchange_count
-from ddpcore.traces import MAX_FILE_BYTES, FileError, load
 from ddpcore.schedule import build_schedule
-from ddpcore.urlstate import apply, decode, encode
+from ddpcore.urlstate import ViewState, apply, decode, encode
 from ddpview import i18n, playback
-from ddpview.cluster_view import n_from_slider, slider_from_n
+from ddpview.sliders import n_from_slider, slider_from_n
 from ddpview.page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
 from ddpview.timeline_view import TimelineGeometry
-from ddpview.traces_view import traces_regions
 
 
 def by_id(name):
     return document.getElementById(name)
+
+
+PRERENDERED_LANG = "en"
+
+
+def prerendered():
+    """What the build already put in the page (same code, default state), so the first render skips it."""
+    state = ViewState()
+    return {**regions(state, Frame(), PRERENDERED_LANG), "straggler": straggler_options(state.gpus, state.straggler,
+            PRERENDERED_LANG), "notices": ""}
 
 
 def show_error(message):
@@ -68,7 +80,21 @@ class App:
         self.geometry = None
         self.reduced_motion = bool(window.matchMedia("(prefers-reduced-motion: reduce)").matches)
         self.tick_proxy = create_proxy(self.tick)
-        self.controls = list(document.querySelectorAll("[data-key]"))
+        self.hash_proxy = create_proxy(self.write_hash)
+        self.hash_pending = False
+        self.controls = [
+            (element, str(element.getAttribute("data-key")), str(element.getAttribute("data-scale")),
+             str(element.type) == "checkbox")
+            for element in document.querySelectorAll("[data-key]")
+        ]
+        self.control_values = {}
+        self.tabs = list(document.querySelectorAll("[role=tab]"))
+        self.panels = [(p, str(p.getAttribute("data-view-panel"))) for p in document.querySelectorAll("[data-view-panel]")]
+        self.mode_parts = [(e, str(e.getAttribute("data-show-mode"))) for e in document.querySelectorAll("[data-show-mode]")]
+        self.copy_buttons = list(document.querySelectorAll("[data-copy]"))
+        self.shown_view = None
+        self.elements = {}
+        self.shown = prerendered()
         self.analysis = None
         self.trace_errors = ()
         self.trace_step = 0
@@ -76,7 +102,7 @@ class App:
 
     def start(self):
         on_control = guarded(self.on_control)
-        for element in self.controls:
+        for element, _, _, _ in self.controls:
             element.addEventListener("input", on_control)
             element.addEventListener("change", on_control)
             element.disabled = False
@@ -85,29 +111,34 @@ class App:
             by_id(name).addEventListener("change" if name == "lang" else "click", guarded(handler))
             by_id(name).disabled = False
         on_tab, on_tab_key = guarded(self.on_tab), guarded(self.on_tab_key)
-        for tab in document.querySelectorAll("[role=tab]"):
+        for tab in self.tabs:
             tab.addEventListener("click", on_tab)
             tab.addEventListener("keydown", on_tab_key)
         window.addEventListener("hashchange", guarded(self.on_hash))
         self.start_traces()
         by_id("motion-note").hidden = not self.reduced_motion
-        self.apply_language()
+        if self.lang != PRERENDERED_LANG:
+            self.apply_language()
         self.render()
         document.documentElement.classList.add("ready")
         by_id("loading").hidden = True
+        gc.freeze()  # the start-up objects live for the page's life: keep them out of every later collection
 
     # --- events -------------------------------------------------------------------------------------------------
 
     def on_control(self, event):
         element = event.target
         key = str(element.getAttribute("data-key"))
+        scale = str(element.getAttribute("data-scale"))
         if str(element.type) == "checkbox":
             text = "1" if element.checked else "0"
-        elif str(element.getAttribute("data-scale")) == "log-n":
+        elif scale == "log-n":
             text = str(n_from_slider(int(float(str(element.value)))))
         else:
             text = str(element.value)
         self.editing = element if str(event.type) == "input" else None
+        self.control_values.pop(key, None)
+        self.control_values.pop(key + ":" + scale, None)
         self.set_state(apply(self.state, key, text))
         self.editing = None
 
@@ -126,7 +157,7 @@ class App:
         self.set_state(replace(self.state, view=str(event.currentTarget.getAttribute("data-view"))))
 
     def on_tab_key(self, event):
-        tabs = list(document.querySelectorAll("[role=tab]"))
+        tabs = self.tabs
         key = str(event.key)
         if key not in ("ArrowRight", "ArrowLeft", "Home", "End"):
             return
@@ -209,6 +240,8 @@ class App:
         await self.read_files(list(event.target.files))
 
     async def read_files(self, files):
+        from ddpcore.traces import MAX_FILE_BYTES, FileError
+
         by_id("trace-status").textContent = i18n.t("traces.loading", self.lang, n=len(files))
         contents, too_big = [], []
         for f in files:
@@ -230,6 +263,9 @@ class App:
         self.show_traces(contents, ())
 
     def show_traces(self, contents, errors):
+        from ddpcore.analysis import AnalysisError, analyze
+        from ddpcore.traces import FileError, load
+
         loaded = load(contents)
         errors = errors + loaded.errors
         try:
@@ -319,7 +355,10 @@ class App:
 
     def set_region(self, region, markup):
         if self.shown.get(region) != markup:
-            by_id(region).innerHTML = markup
+            element = self.elements.get(region)
+            if element is None:
+                element = self.elements[region] = by_id(region)
+            element.innerHTML = markup
             self.shown[region] = markup
 
     def render(self, push_hash=True):
@@ -327,31 +366,43 @@ class App:
         if state.view == "step":
             self.geometry = TimelineGeometry(axis_max_ms(state), state.gpus)
         if state.view == "traces":
+            from ddpview.traces_view import traces_regions
+
             markup_of = traces_regions(self.analysis, self.trace_errors, self.trace_step, self.threshold, self.lang)
         else:
             markup_of = regions(state, self.frame, self.lang)
         for region, markup in markup_of.items():
             self.set_region(region, markup)
-        for button in document.querySelectorAll("[data-copy]"):
+        for button in self.copy_buttons:
             button.disabled = self.analysis is None
         self.set_region("straggler", straggler_options(state.gpus, state.straggler, self.lang))
         self.set_region("notices", notices_html(self.notices, self.lang))
         self.sync_view()
         self.sync_controls()
-        if push_hash:
-            new_hash = encode(state)
-            if str(window.location.hash) != new_hash:
-                window.history.replaceState(None, "", new_hash)
+        if push_hash and not self.hash_pending:
+            self.hash_pending = True
+            window.setTimeout(self.hash_proxy, 0)
+
+    def write_hash(self, *_):
+        """Deferred to its own task: a burst of slider input events writes the URL once, after the DOM update."""
+        self.hash_pending = False
+        new_hash = encode(self.state)
+        if str(window.location.hash) != new_hash:
+            window.history.replaceState(None, "", new_hash)
 
     def sync_view(self):
-        for tab in document.querySelectorAll("[role=tab]"):
+        shown = (self.state.view, self.state.mode)
+        if shown == self.shown_view:
+            return
+        self.shown_view = shown
+        for tab in self.tabs:
             selected = str(tab.getAttribute("data-view")) == self.state.view
             tab.setAttribute("aria-selected", "true" if selected else "false")
             tab.tabIndex = 0 if selected else -1
-        for panel in document.querySelectorAll("[data-view-panel]"):
-            panel.hidden = str(panel.getAttribute("data-view-panel")) != self.state.view
-        for element in document.querySelectorAll("[data-show-mode]"):
-            element.hidden = str(element.getAttribute("data-show-mode")) != self.state.mode
+        for panel, view in self.panels:
+            panel.hidden = view != self.state.view
+        for element, mode in self.mode_parts:
+            element.hidden = mode != self.state.mode
 
     def sync_controls(self):
         values = {
@@ -368,19 +419,33 @@ class App:
             "mode": self.state.mode,
             "bw": f"{self.state.bandwidth_gbps:g}",
         }
-        for element in self.controls:
-            if self.editing is not None and element == self.editing:
+        values["prefetch"] = self.state.prefetch
+        values["n:log-n"] = str(slider_from_n(self.state.cluster_gpus))
+        values["cluster-gpus:data-value"] = str(self.state.cluster_gpus)
+        values["slowdown-out"] = f"{i18n.number(self.state.slowdown, self.lang, 1)}×"
+        values["next-step:disabled"] = self.frame.exchange >= exchange_count(self.state.gpus)
+        changed = {k for k, v in values.items() if self.control_values.get(k) != v}
+        if not changed:
+            return
+        skipped = set()
+        for element, key, scale, checkbox in self.controls:
+            slot = key + ":" + scale if scale == "log-n" else key
+            if slot not in changed:
                 continue
-            key = str(element.getAttribute("data-key"))
-            if key == "prefetch":
-                element.checked = self.state.prefetch
-            elif str(element.getAttribute("data-scale")) == "log-n":
-                element.value = str(slider_from_n(self.state.cluster_gpus))
-            elif str(element.value) != values[key]:
-                element.value = values[key]
-        by_id("cluster-gpus").setAttribute("data-value", str(self.state.cluster_gpus))
-        by_id("slowdown-out").textContent = f"{i18n.number(self.state.slowdown, self.lang, 1)}×"
-        by_id("next-step").disabled = self.frame.exchange >= exchange_count(self.state.gpus)
+            if self.editing is not None and element == self.editing:
+                skipped.add(slot)
+                continue
+            if checkbox:
+                element.checked = values[slot]
+            else:
+                element.value = values[slot]
+        if "cluster-gpus:data-value" in changed:
+            by_id("cluster-gpus").setAttribute("data-value", values["cluster-gpus:data-value"])
+        if "slowdown-out" in changed:
+            by_id("slowdown-out").textContent = values["slowdown-out"]
+        if "next-step:disabled" in changed:
+            by_id("next-step").disabled = values["next-step:disabled"]
+        self.control_values = {k: v for k, v in values.items() if k not in skipped}
 
 
 try:

@@ -7,23 +7,12 @@ import math
 from ddpcore.cluster import SWEEP_MAX, SWEEP_MIN, ClusterResult
 
 from . import i18n
+from .sliders import n_from_slider, slider_from_n  # noqa: F401  (re-exported for callers of the view)
 from .svg import data_value, num, tag, text
 
 WIDTH, HEIGHT = 900, 400
 LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52
-SLIDER_MAX = 1000
 COLORS = {"ring": "ring", "tree": "tree"}
-
-
-def n_from_slider(position: int) -> int:
-    """The N slider is logarithmic: equal travel multiplies N by the same factor."""
-    f = min(max(position, 0), SLIDER_MAX) / SLIDER_MAX
-    return int(round(SWEEP_MIN * (SWEEP_MAX / SWEEP_MIN) ** f))
-
-
-def slider_from_n(n: int) -> int:
-    n = min(max(n, SWEEP_MIN), SWEEP_MAX)
-    return int(round(SLIDER_MAX * math.log(n / SWEEP_MIN) / math.log(SWEEP_MAX / SWEEP_MIN)))
 
 
 def _x(n: float) -> float:

@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ddpcore.cluster import SWEEP_MAX, ClusterConfig, ClusterResult, cluster_step, cluster_sweeps
 from ddpcore.config import Link, StepConfig
 from ddpcore.metrics import compare_modes, step_metrics
 from ddpcore.ring import exchange_count
@@ -15,7 +14,6 @@ from ddpcore.schedule import build_schedule
 from ddpcore.urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
 
 from . import i18n
-from .cluster_view import cluster_plot_svg, cluster_values_html
 from .cost_view import cost_html, modes_html
 from .ring_view import ring_svg
 from .svg import esc, text
@@ -51,7 +49,10 @@ def exchange_html(gpus: int, exchange: int, lang: str) -> str:
                 f"{exchange} / {total}")
 
 
-def cluster_config_of(state: ViewState) -> ClusterConfig:
+def cluster_config_of(state: ViewState):
+    """The cluster model of the state (imported on first use: the step view does not need it to start)."""
+    from ddpcore.cluster import ClusterConfig
+
     return ClusterConfig(
         gpus=state.cluster_gpus,
         jitter_cv=state.jitter_cv,
@@ -64,12 +65,18 @@ def cluster_config_of(state: ViewState) -> ClusterConfig:
 
 
 @lru_cache(maxsize=8)
-def _sweeps(config: ClusterConfig) -> dict[str, list[ClusterResult]]:
+def _sweeps(config):
     """Moving only N reuses the curves: the sweep does not depend on the current N."""
+    from ddpcore.cluster import cluster_sweeps
+
     return cluster_sweeps(config)
 
 
 def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
+    from ddpcore.cluster import SWEEP_MAX, cluster_step
+
+    from .cluster_view import cluster_plot_svg, cluster_values_html
+
     config = cluster_config_of(state)
     current = cluster_step(config)
     sweeps = _sweeps(replace(config, gpus=SWEEP_MAX, allreduce="ring"))

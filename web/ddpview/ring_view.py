@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ddpcore.ring import ChunkState, exchange, exchange_count, ring_state, sent_fraction
 
@@ -100,6 +101,7 @@ def _arrow(gpus: int, src: int, dst: int, chunk: int, stage: str) -> str:
     )
 
 
+@lru_cache(maxsize=64)
 def ring_svg(gpus: int, after: int, stragglers: tuple[int, ...], lang: str) -> str:
     """The ring after `after` exchanges (0 = before the first), with arrows for exchange `after`."""
     total = exchange_count(gpus)

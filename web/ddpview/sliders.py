@@ -1,0 +1,21 @@
+"""The cluster view's logarithmic N slider: equal travel multiplies N by the same factor."""
+
+from __future__ import annotations
+
+import math
+
+from ddpcore.urlstate import FIELD_BY_KEY
+
+N_MIN = int(FIELD_BY_KEY["n"].low)
+N_MAX = int(FIELD_BY_KEY["n"].high)
+SLIDER_MAX = 1000
+
+
+def n_from_slider(position: int) -> int:
+    f = min(max(position, 0), SLIDER_MAX) / SLIDER_MAX
+    return int(round(N_MIN * (N_MAX / N_MIN) ** f))
+
+
+def slider_from_n(n: int) -> int:
+    n = min(max(n, N_MIN), N_MAX)
+    return int(round(SLIDER_MAX * math.log(n / N_MIN) / math.log(N_MAX / N_MIN)))
