@@ -267,24 +267,15 @@ def test(pytest_args: list[str]) -> int:
     return code
 
 
-def screenshot(path: Path) -> None:
+def run_with_browser(script: str, *args: str) -> None:
+    """Build, then run a script of scripts/ in the venv with the browser the tests use."""
     python = ensure_venv()
     env = dict(os.environ)
     browser = chromium_path()
     if browser:
         env["CHROMIUM_PATH"] = browser
     build()
-    run([str(python), str(ROOT / "scripts" / "screenshot.py"), str(DIST), str(path)], env=env)
-
-
-def bench(out: Path) -> None:
-    python = ensure_venv()
-    env = dict(os.environ)
-    browser = chromium_path()
-    if browser:
-        env["CHROMIUM_PATH"] = browser
-    build()
-    run([str(python), str(ROOT / "scripts" / "bench.py"), str(DIST), str(out)], env=env)
+    run([str(python), str(ROOT / "scripts" / script), str(DIST), *args], env=env)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -309,9 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "test":
         return test(rest)
     elif args.command == "screenshot":
-        screenshot(args.out)
+        run_with_browser("screenshot.py", str(args.out))
     elif args.command == "bench":
-        bench(args.out)
+        run_with_browser("bench.py", str(args.out))
     return 0
 
 

@@ -8,7 +8,7 @@ from ddpcore.cluster import SWEEP_MAX, SWEEP_MIN, ClusterResult
 
 from . import i18n
 from .sliders import n_from_slider, slider_from_n  # noqa: F401  (re-exported for callers of the view)
-from .svg import data_value, num, tag, text
+from .svg import num, output, tag, text
 
 WIDTH, HEIGHT = 900, 400
 LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52
@@ -108,21 +108,18 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
     )
 
 
-def _value(testid: str, value: float, shown: str) -> str:
-    return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)
-
 
 def cluster_values_html(r: ClusterResult, lang: str) -> str:
     rows = [
-        ("cluster.step", _value("cluster-step-time", r.expected_step_ms, i18n.ms(r.expected_step_ms, lang)), "big"),
-        ("cluster.ideal", _value("cluster-ideal-step-time", r.ideal_step_ms, i18n.ms(r.ideal_step_ms, lang)), ""),
-        ("cluster.p50", _value("cluster-p50", r.p50_step_ms, i18n.ms(r.p50_step_ms, lang)), ""),
-        ("cluster.p99", _value("cluster-p99", r.p99_step_ms, i18n.ms(r.p99_step_ms, lang)), ""),
-        ("cluster.efficiency", _value("cluster-efficiency", r.efficiency, i18n.percent(r.efficiency, lang)), ""),
-        ("cluster.p_any", _value("cluster-p-any", r.p_any_straggler, i18n.percent(r.p_any_straggler, lang)), ""),
-        ("cluster.hours", _value("cluster-hours-lost", r.gpu_hours_lost_per_day,
+        ("cluster.step", output("cluster-step-time", r.expected_step_ms, i18n.ms(r.expected_step_ms, lang)), "big"),
+        ("cluster.ideal", output("cluster-ideal-step-time", r.ideal_step_ms, i18n.ms(r.ideal_step_ms, lang)), ""),
+        ("cluster.p50", output("cluster-p50", r.p50_step_ms, i18n.ms(r.p50_step_ms, lang)), ""),
+        ("cluster.p99", output("cluster-p99", r.p99_step_ms, i18n.ms(r.p99_step_ms, lang)), ""),
+        ("cluster.efficiency", output("cluster-efficiency", r.efficiency, i18n.percent(r.efficiency, lang)), ""),
+        ("cluster.p_any", output("cluster-p-any", r.p_any_straggler, i18n.percent(r.p_any_straggler, lang)), ""),
+        ("cluster.hours", output("cluster-hours-lost", r.gpu_hours_lost_per_day,
                                  i18n.number(r.gpu_hours_lost_per_day, lang, 0)), "bad" if r.efficiency < 0.9 else ""),
-        ("cluster.allreduce", _value("cluster-allreduce", r.allreduce_ms, i18n.ms(r.allreduce_ms, lang)), ""),
+        ("cluster.allreduce", output("cluster-allreduce", r.allreduce_ms, i18n.ms(r.allreduce_ms, lang)), ""),
     ]
     return tag(
         "dl",

@@ -7,11 +7,8 @@ import math
 from ddpcore.metrics import StepMetrics
 
 from . import i18n
-from .svg import data_value, num, tag, text
+from .svg import num, output, tag, text
 
-
-def _value(testid: str, value: float, shown: str) -> str:
-    return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)
 
 
 def _row(label_key: str, body: str, lang: str, extra_class: str = "") -> str:
@@ -42,20 +39,20 @@ def gauge_svg(testid: str, ratio: float, title: str, subtitle: str, kind: str, l
             None,
             text("span", {"class": "gauge-title"}, title),
             text("span", {"class": "gauge-sub"}, subtitle),
-            _value(testid, ratio, i18n.percent(ratio, lang)),
+            output(testid, ratio, i18n.percent(ratio, lang)),
         ),
     )
 
 
 def cost_html(m: StepMetrics, lang: str) -> str:
     rows = [
-        _row("cost.step", _value("step-time", m.step_ms, i18n.ms(m.step_ms, lang)), lang, "big"),
-        _row("cost.ideal", _value("ideal-step-time", m.ideal_step_ms, i18n.ms(m.ideal_step_ms, lang)), lang),
-        _row("cost.efficiency", _value("efficiency", m.efficiency, i18n.percent(m.efficiency, lang)), lang),
-        _row("cost.straggler", _value("straggler-cost", m.straggler_cost_ms, i18n.ms(m.straggler_cost_ms, lang)), lang,
+        _row("cost.step", output("step-time", m.step_ms, i18n.ms(m.step_ms, lang)), lang, "big"),
+        _row("cost.ideal", output("ideal-step-time", m.ideal_step_ms, i18n.ms(m.ideal_step_ms, lang)), lang),
+        _row("cost.efficiency", output("efficiency", m.efficiency, i18n.percent(m.efficiency, lang)), lang),
+        _row("cost.straggler", output("straggler-cost", m.straggler_cost_ms, i18n.ms(m.straggler_cost_ms, lang)), lang,
              "bad" if m.straggler_cost_ms > 0 else ""),
-        _row("cost.prefetch", _value("prefetch-gain", m.prefetch_gain_ms, i18n.ms(m.prefetch_gain_ms, lang)), lang),
-        _row("cost.wait", _value("wait-total", m.wait_ms_total, i18n.ms(m.wait_ms_total, lang)), lang),
+        _row("cost.prefetch", output("prefetch-gain", m.prefetch_gain_ms, i18n.ms(m.prefetch_gain_ms, lang)), lang),
+        _row("cost.wait", output("wait-total", m.wait_ms_total, i18n.ms(m.wait_ms_total, lang)), lang),
     ]
     gauges = tag(
         "div",
@@ -84,8 +81,8 @@ def modes_html(both: dict[str, StepMetrics], lang: str) -> str:
     ]
     body = "".join(
         tag("tr", None, text("th", {"scope": "row"}, i18n.t(key, lang)),
-            tag("td", None, _value(f"sequential-{testid}", a, i18n.ms(a, lang))),
-            tag("td", None, _value(f"overlap-{testid}", b, i18n.ms(b, lang))))
+            tag("td", None, output(f"sequential-{testid}", a, i18n.ms(a, lang))),
+            tag("td", None, output(f"overlap-{testid}", b, i18n.ms(b, lang))))
         for key, testid, a, b in rows
     )
     head = tag("tr", None, tag("th", None), text("th", {"scope": "col"}, i18n.t("modes.sequential", lang)),

@@ -50,3 +50,8 @@ def data_value(value: float) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"not a finite number: {value!r}")
     return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def output(testid: str, value: float, shown: str) -> str:
+    """A shown number with its raw value in `data-value` (SPEC section 4)."""
+    return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)

@@ -7,12 +7,9 @@ from ddpcore.analysis import DRAW_PHASES, Analysis
 from ddpcore.traces import FileError
 
 from . import i18n
-from .svg import data_value, tag, text
+from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
-
-def _value(testid: str, value: float, shown: str) -> str:
-    return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)
 
 
 def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
@@ -37,12 +34,12 @@ def summary_html(a: Analysis, lang: str) -> str:
                    text("output", {"data-testid": "trace-straggler",
                                    "data-value": -1 if a.straggler_rank is None else a.straggler_rank}, who))
     rows = [
-        ("traces.gap", _value("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang))),
-        ("cost.step", _value("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang))),
-        ("traces.ideal", _value("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang))),
-        ("cost.straggler", _value("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang))),
-        ("cost.efficiency", _value("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang))),
-        ("cost.wait", _value("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang))),
+        ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang))),
+        ("cost.step", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang))),
+        ("traces.ideal", output("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang))),
+        ("cost.straggler", output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang))),
+        ("cost.efficiency", output("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang))),
+        ("cost.wait", output("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang))),
     ]
     metrics = tag("dl", {"class": "metrics"}, *(
         tag("div", {"class": "metric"}, text("dt", None, i18n.t(k, lang)), tag("dd", None, body)) for k, body in rows))
