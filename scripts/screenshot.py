@@ -16,12 +16,12 @@ def main(dist: Path, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(**build.chromium_launch_options())
-        page = browser.new_page(viewport={"width": 1360, "height": 1560}, device_scale_factor=1)
+        page = browser.new_page(viewport={"width": 1360, "height": 1700}, device_scale_factor=1)
         page.goto(url + "#gpus=8&straggler=2&slowdown=2&prefetch=0")
         page.wait_for_selector("html.ready", timeout=60_000)
         for _ in range(9):
             page.click("[data-testid=next-step]")
-        page.screenshot(path=str(out), clip={"x": 0, "y": 0, "width": 1360, "height": 1500})
+        page.screenshot(path=str(out), clip={"x": 0, "y": 0, "width": 1360, "height": 1620})
         browser.close()
     server.shutdown()
     print(f"wrote {out}")

@@ -80,3 +80,12 @@ def open_page(browser, site):
     yield _open
     for context in contexts:
         context.close()
+
+
+def hash_of(page, contains: str = "", exact: str | None = None, timeout: float = 5_000) -> str:
+    """The URL hash once it shows the change: the page writes it in its own task, after the DOM update."""
+    if exact is not None:
+        page.wait_for_function("h => location.hash === h", arg=exact, timeout=timeout)
+    else:
+        page.wait_for_function("s => location.hash.includes(s)", arg=contains, timeout=timeout)
+    return page.evaluate("location.hash")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import hash_of
 
 pytestmark = pytest.mark.browser
 
@@ -90,7 +91,7 @@ def test_five_gpus_redraw(open_page):
         page.click("[data-testid=next-step]")
     assert value(page, "exchange") == 8
     assert page.locator("[data-testid=ring] .chunk[data-final='1']").count() == 25
-    assert "gpus=5" in page.evaluate("location.hash")
+    assert "gpus=5" in hash_of(page, "gpus=5")
     watch.assert_clean()
 
 
@@ -102,10 +103,10 @@ def test_hash_round_trip(open_page):
     assert page.is_checked("[data-testid=prefetch]")
     assert page.locator("[data-testid=lane].straggler").get_attribute("data-rank") == "4"
     set_slowdown(page, "2")
-    assert page.evaluate("location.hash") == "#gpus=6&straggler=4&slowdown=2&prefetch=1"
+    assert hash_of(page, exact="#gpus=6&straggler=4&slowdown=2&prefetch=1")
     page.select_option("[data-testid=straggler]", "1")
     page.click("[data-testid=prefetch]")
-    assert page.evaluate("location.hash") == "#gpus=6&straggler=1&slowdown=2&prefetch=0"
+    assert hash_of(page, exact="#gpus=6&straggler=1&slowdown=2&prefetch=0")
     page.evaluate("location.hash = '#gpus=8&straggler=2&slowdown=1.5&prefetch=0'")
     page.wait_for_function("document.querySelector('[data-testid=step-time]').dataset.value === '57.0'")
     watch.assert_clean()
@@ -118,7 +119,7 @@ def test_bad_hash_is_clamped_with_a_notice(open_page):
     notices = page.locator("[data-testid=notice]")
     assert notices.count() == 3
     assert "gpus=99" in notices.nth(0).inner_text() or "gpus=99" in page.inner_text("[data-testid=notices]")
-    assert page.evaluate("location.hash") == "#gpus=16&straggler=0&slowdown=1&prefetch=1"
+    assert hash_of(page, exact="#gpus=16&straggler=0&slowdown=1&prefetch=1")
     watch.assert_clean()
 
 
@@ -141,7 +142,7 @@ def test_language_selector_switches_all_text(open_page):
     assert page.inner_text("#ring-title") == "Ring AllReduce"
     assert page.inner_text("#timeline-title") == "Chronologie d'un pas"
     assert "Durée du pas" in page.inner_text("#cost-view")
-    assert "lang=fr" in page.evaluate("location.hash")
+    assert "lang=fr" in hash_of(page, "lang=fr")
     assert page.inner_text("[data-testid=play]") == "Lecture"
     watch.assert_clean()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import hash_of
 
 from ddpcore.cluster import ClusterConfig, cluster_step
 
@@ -30,7 +31,7 @@ def test_cluster_view_matches_the_model(open_page):
     assert value(page, "cluster-step-time") == pytest.approx(expected.expected_step_ms, rel=1e-12)
     assert value(page, "cluster-p-any") == pytest.approx(expected.p_any_straggler, rel=1e-12)
     assert page.get_attribute("[data-testid=cluster-marker]", "data-value") == "1000000"
-    assert page.evaluate("location.hash") == "#view=cluster&gpus=8&straggler=2&slowdown=1&prefetch=0&n=1000000&k=2&ar=tree"
+    assert hash_of(page, exact="#view=cluster&gpus=8&straggler=2&slowdown=1&prefetch=0&n=1000000&k=2&ar=tree")
     watch.assert_clean()
 
 

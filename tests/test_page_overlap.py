@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import hash_of
 
 from ddpcore import StepConfig
 from ddpcore.comm import Link
@@ -30,7 +31,7 @@ def test_overlap_mode_compares_and_keeps_the_straggler_visible(open_page):
     lanes = page.locator("[data-testid=timeline] [data-testid=lane]")
     assert lanes.count() == 8
     assert lanes.nth(0).locator("[data-bucket]").count() == 9
-    assert "mode=overlap" in page.evaluate("location.hash")
+    assert "mode=overlap" in hash_of(page, "mode=overlap")
     assert page.is_visible("#overlap-title")
     page.fill("[data-testid=bandwidth]", "5")
     assert value(page, "overlap-exposed-comm") > both["overlap"].exposed_comm_ms
