@@ -181,3 +181,14 @@ def test_keyboard_operates_the_controls(open_page):
     page.keyboard.press("Space")
     assert page.is_checked("[data-testid=prefetch]")
     watch.assert_clean()
+
+
+def test_python_errors_appear_in_the_page(open_page):
+    page, _ = open_page("#view=traces")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=trace-straggler]")
+    page.evaluate("""() => { const s = document.querySelector('[data-testid=trace-step]');
+        s.add(new Option('broken', 'not-a-number')); s.value = 'not-a-number';
+        s.dispatchEvent(new Event('change')); }""")
+    assert page.is_visible("[data-testid=errors]")
+    assert "ValueError" in page.inner_text("[data-testid=errors]")
