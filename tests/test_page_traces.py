@@ -11,6 +11,8 @@ import pytest
 from ddpcore.analysis import analyze
 from ddpcore.traces import load
 
+from conftest import PageWatch
+
 pytestmark = pytest.mark.browser
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ddp4"
@@ -72,3 +74,28 @@ def test_uploaded_files_bad_ones_and_hostile_names(open_page, tmp_path):
     assert page.evaluate("window.__pwned") is None
     assert page.locator("#trace-ranks script, #trace-ranks svg").count() == 0
     watch.assert_clean()
+
+
+def test_copy_buttons_and_dropping_files(browser, site):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    watch = PageWatch(page, site.rstrip("/"))
+    page.goto(site + "#view=traces")
+    page.wait_for_selector("html.ready", timeout=60_000)
+    names = [p.name for p in sorted(FIXTURES.glob("*.jsonl.gz"))]
+    payloads = [list((FIXTURES / n).read_bytes()) for n in names]
+    prevented = page.evaluate("""([names, payloads]) => {
+        const data = new DataTransfer();
+        names.forEach((n, i) => data.items.add(new File([new Uint8Array(payloads[i])], n)));
+        const event = new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true });
+        document.querySelector("[data-testid=trace-drop]").dispatchEvent(event);
+        return event.defaultPrevented; }""", [names, payloads])
+    assert prevented, "a drop must not let the browser open the file"
+    page.wait_for_selector("[data-testid=trace-straggler]")
+    assert value(page, "trace-straggler") == 2
+    assert page.locator("[data-testid=trace-rank] .source").first.inner_text() == names[0]
+    page.click("[data-testid=copy-alert]")
+    page.wait_for_function("document.querySelector('[data-testid=copy-alert]').textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == page.inner_text("[data-testid=alert-rule]")
+    watch.assert_clean()
+    context.close()

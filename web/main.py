@@ -43,16 +43,16 @@ def show_error(message):
     box.hidden = False
 
 
-def guarded_async(handler):
-    """The same for handlers that await (file reads, fetches)."""
+def in_background(coroutine):
+    """Run a coroutine after the event: what the event carries must be read before, while it is dispatched."""
 
-    async def run(*args):
+    async def run():
         try:
-            await handler(*args)
+            await coroutine
         except Exception:
             show_error(traceback.format_exc())
 
-    return create_proxy(lambda *args: asyncio.ensure_future(run(*args)))
+    asyncio.ensure_future(run())
 
 
 def guarded(handler):
@@ -213,15 +213,15 @@ class App:
     # --- traces -----------------------------------------------------------------------------------------------------
 
     def start_traces(self):
-        by_id("trace-files").addEventListener("change", guarded_async(self.on_trace_files))
-        by_id("trace-example").addEventListener("click", guarded_async(self.on_trace_example))
+        by_id("trace-files").addEventListener("change", guarded(self.on_trace_files))
+        by_id("trace-example").addEventListener("click", guarded(self.on_trace_example))
         by_id("trace-step").addEventListener("change", guarded(self.on_trace_step))
         by_id("alert-threshold").addEventListener("input", guarded(self.on_threshold))
         drop = by_id("trace-drop")
         drop.addEventListener("dragover", guarded(self.on_drag_over))
         drop.addEventListener("dragleave", guarded(lambda event: drop.classList.remove("over")))
-        drop.addEventListener("drop", guarded_async(self.on_drop))
-        on_copy = guarded_async(self.on_copy)
+        drop.addEventListener("drop", guarded(self.on_drop))
+        on_copy = guarded(self.on_copy)
         for button in document.querySelectorAll("[data-copy]"):
             button.addEventListener("click", on_copy)
         for name in ("trace-files", "trace-example", "trace-step", "alert-threshold"):
@@ -231,13 +231,13 @@ class App:
         event.preventDefault()
         by_id("trace-drop").classList.add("over")
 
-    async def on_drop(self, event):
+    def on_drop(self, event):
         event.preventDefault()
         by_id("trace-drop").classList.remove("over")
-        await self.read_files(list(event.dataTransfer.files))
+        in_background(self.read_files(list(event.dataTransfer.files)))
 
-    async def on_trace_files(self, event):
-        await self.read_files(list(event.target.files))
+    def on_trace_files(self, event):
+        in_background(self.read_files(list(event.target.files)))
 
     async def read_files(self, files):
         from ddpcore.traces import MAX_FILE_BYTES, FileError
@@ -253,7 +253,10 @@ class App:
             contents.append((name, buffer.to_bytes()))
         self.show_traces(contents, tuple(too_big))
 
-    async def on_trace_example(self, event):
+    def on_trace_example(self, event):
+        in_background(self.load_example())
+
+    async def load_example(self):
         by_id("trace-status").textContent = i18n.t("traces.loading", self.lang, n=4)
         index = await (await window.fetch("./examples/index.json")).json()
         contents = []
@@ -291,9 +294,12 @@ class App:
             self.threshold = value
             self.render(push_hash=False)
 
-    async def on_copy(self, event):
+    def on_copy(self, event):
         button = event.currentTarget
-        source = by_id(str(button.getAttribute("data-copy")))
+        in_background(self.copy(button, by_id(str(button.getAttribute("data-copy")))))
+
+    async def copy(self, button, source):
+        """To the clipboard; where the browser refuses, the text is selected for the user to copy."""
         try:
             await window.navigator.clipboard.writeText(source.textContent)
             button.textContent = i18n.t("traces.copied", self.lang)
