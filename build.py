@@ -98,13 +98,9 @@ def precompiled(bundle: Path) -> Path:
 
 def prerender(template: str) -> str:
     sys.path[:0] = [str(ROOT), str(WEB)]
-    from ddpcore.urlstate import ViewState
-    from ddpview.page import Frame, fill_template, regions, straggler_options
+    from ddpview.page import PRERENDERED_LANG, fill_template, prerendered
 
-    state = ViewState()
-    filled = regions(state, Frame(), "en")
-    filled["straggler"] = straggler_options(state.gpus, state.straggler, "en")
-    return fill_template(template, filled, "en")
+    return fill_template(template, prerendered(), PRERENDERED_LANG)
 
 
 def build(out: Path = DIST) -> Path:

@@ -13,12 +13,17 @@ def _label(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+def alert_threshold(value: float) -> float:
+    """A gap over the median rank, as a ratio: above 0, at most 10 (1000 %)."""
+    return check_number("threshold", value, 0.0, 10.0, low_open=True)
+
+
 def alert_rule(threshold: float, job: str = "ddp", duration: str = "5m") -> str:
     """Alert per rank when its arrival at the collective trails the median rank's by more than `threshold`.
 
     On arrival, not step time: the barrier makes every rank's step equally long, so step time shows that the
     job slowed but never which rank slowed it."""
-    threshold = check_number("threshold", threshold, 0.0, 10.0, low_open=True)
+    threshold = alert_threshold(threshold)
     sel = f'{{job="{_label(job)}"}}'
     return "\n".join([
         "groups:",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .comm import ring_time_ms
 from .config import ConfigError, StepConfig
+from .ring import exchange_count
 
 MAX_BUCKETS = 10_000
 
@@ -108,8 +109,8 @@ def bucket_sizes(grad_mb: float, bucket_mb: float, first_bucket_mb: float) -> li
     return [b - a for a, b in zip([0.0, *bounds], bounds)]
 
 
-def _intervals(boundaries: list[float]) -> tuple[Interval, ...]:
-    return tuple(Interval(name, a, b) for name, a, b in zip(PHASES, boundaries, boundaries[1:]))
+def _intervals(boundaries: list[float], phases: tuple[str, ...] = PHASES) -> tuple[Interval, ...]:
+    return tuple(Interval(name, a, b) for name, a, b in zip(phases, boundaries, boundaries[1:]))
 
 
 def build_schedule(config: StepConfig) -> Schedule:
@@ -163,27 +164,23 @@ def build_overlap(config: StepConfig) -> Schedule:
         RankSchedule(
             rank=r,
             slowdown=s,
-            intervals=tuple(
-                Interval(name, a, b)
-                for name, a, b in zip(
-                    OVERLAP_COMPUTE_PHASES,
-                    [0.0, load, backward_start[r], compute_end[r], comm_end],
-                    [load, backward_start[r], compute_end[r], comm_end, step],
-                )
-            ),
+            intervals=_intervals([0.0, load, backward_start[r], compute_end[r], comm_end, step],
+                                 OVERLAP_COMPUTE_PHASES),
         )
         for r, s in enumerate(slowdowns)
     )
     return Schedule(config=config, ranks=ranks, barrier_ms=max(compute_end), buckets=tuple(buckets))
 
 
-def exchanges_done_at(schedule: Schedule, t_ms: float, exchanges: int) -> int:
+def exchanges_done_at(schedule: Schedule, t_ms: float) -> int:
     """Ring exchanges finished by time t: the share of gradients reduced, in whole exchanges."""
+    exchanges = exchange_count(schedule.config.gpus)
     return min(exchanges, int(schedule.comm_done_fraction(t_ms) * exchanges + 1e-9))
 
 
-def exchange_end_ms(schedule: Schedule, k: int, exchanges: int) -> float:
+def exchange_end_ms(schedule: Schedule, k: int) -> float:
     """When exchange k (1-based) ends; 0 means the start of communication."""
+    exchanges = exchange_count(schedule.config.gpus)
     start, end = schedule.comm_window
     if not schedule.buckets:
         return start + (end - start) * k / exchanges

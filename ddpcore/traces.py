@@ -57,7 +57,7 @@ class FileError:
     message: str
 
 
-def decode(name: str, data: bytes) -> str:
+def decode(data: bytes) -> str:
     """Bytes to text, gunzipping when the file is gzip whatever its name."""
     if len(data) > MAX_FILE_BYTES:
         raise TraceError(f"{len(data) / 1e6:.0f} MB is over the {MAX_FILE_BYTES // (1024 * 1024)} MB limit")
@@ -188,7 +188,7 @@ def parse_jsonl(text: str, source: str) -> RankTrace:
 
 
 def parse_file(source: str, data: bytes) -> RankTrace:
-    text = decode(source, data)
+    text = decode(data)
     stripped = text.lstrip()
     if not stripped:
         raise TraceError("empty file")

@@ -141,15 +141,15 @@ def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
     return state, tuple(notices)
 
 
+def texts(state: ViewState) -> dict[str, str]:
+    """Every key's value as text: what a link carries, and what the control bound to that key shows."""
+    return {spec.key: _as_text(getattr(state, spec.attr)) for spec in FIELDS}
+
+
 def encode(state: ViewState) -> str:
     """The step view's keys always (SPEC section 4); other keys only where they differ from the defaults."""
-    default = ViewState()
-    parts = []
-    for spec in FIELDS:
-        value = getattr(state, spec.attr)
-        if spec.key in STEP_KEYS or value != getattr(default, spec.attr):
-            parts.append(f"{spec.key}={quote(_as_text(value))}")
-    return "#" + "&".join(parts)
+    now, default = texts(state), texts(ViewState())
+    return "#" + "&".join(f"{k}={quote(v)}" for k, v in now.items() if k in STEP_KEYS or v != default[k])
 
 
 def consistent(state: ViewState) -> ViewState:
@@ -164,7 +164,3 @@ def apply(state: ViewState, key: str, text: str) -> ViewState:
     if value is None:
         return state
     return consistent(replace(state, **{FIELD_BY_KEY[key].attr: value}))
-
-
-def with_gpus(state: ViewState, gpus: int) -> ViewState:
-    return apply(state, "gpus", str(gpus))

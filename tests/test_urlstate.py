@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from dataclasses import fields
 
-from ddpcore.urlstate import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, encode, with_gpus
+from ddpcore.urlstate import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, encode
 
 
 def test_defaults_and_round_trip():
@@ -26,8 +26,8 @@ def test_clamps_with_notices():
 
 
 def test_with_gpus_keeps_straggler_in_range():
-    assert with_gpus(ViewState(straggler=7), 4).straggler == 3
-    assert with_gpus(ViewState(), 1000).gpus == PAGE_MAX_GPUS
+    assert apply(ViewState(straggler=7), "gpus", "4").straggler == 3
+    assert apply(ViewState(), "gpus", "1000").gpus == PAGE_MAX_GPUS
 
 
 @given(st.text(max_size=300))

@@ -169,7 +169,8 @@ def test_playback_is_monotonic(elapsed):
 
 def test_cluster_plot_and_values():
     from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
-    from ddpview.cluster_view import cluster_plot_svg, cluster_values_html, n_from_slider, slider_from_n
+    from ddpview.cluster_view import cluster_plot_svg, cluster_values_html
+    from ddpview.sliders import n_from_slider, slider_from_n
 
     config = ClusterConfig(gpus=5000)
     current = cluster_step(config)

@@ -14,10 +14,19 @@ from pyscript.ffi import create_proxy
 
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import build_schedule
-from ddpcore.urlstate import ViewState, apply, decode, encode
+from ddpcore.urlstate import apply, decode, encode, texts
 from ddpview import i18n, playback
 from ddpview.sliders import n_from_slider, slider_from_n
-from ddpview.page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
+from ddpview.page import (
+    PRERENDERED_LANG,
+    Frame,
+    axis_max_ms,
+    config_of,
+    notices_html,
+    prerendered,
+    regions,
+    straggler_options,
+)
 from ddpview.timeline_view import TimelineGeometry
 
 
@@ -25,14 +34,9 @@ def by_id(name):
     return document.getElementById(name)
 
 
-PRERENDERED_LANG = "en"
-
-
-def prerendered():
-    """What the build already put in the page (same code, default state), so the first render skips it."""
-    state = ViewState()
-    return {**regions(state, Frame(), PRERENDERED_LANG), "straggler": straggler_options(state.gpus, state.straggler,
-            PRERENDERED_LANG), "notices": ""}
+def slot_of(key, scale):
+    """A control's place in the cache of shown values: its hash key, and its scale when it has one."""
+    return f"{key}:{scale}" if scale else key
 
 
 def show_error(message):
@@ -75,7 +79,6 @@ class App:
         self.playing = False
         self.play_started = 0.0
         self.play_schedule = None
-        self.shown = {}
         self.editing = None
         self.geometry = None
         self.reduced_motion = bool(window.matchMedia("(prefers-reduced-motion: reduce)").matches)
@@ -83,7 +86,7 @@ class App:
         self.hash_proxy = create_proxy(self.write_hash)
         self.hash_pending = False
         self.controls = [
-            (element, str(element.getAttribute("data-key")), str(element.getAttribute("data-scale")),
+            (element, str(element.getAttribute("data-key")), str(element.getAttribute("data-scale") or ""),
              str(element.type) == "checkbox")
             for element in document.querySelectorAll("[data-key]")
         ]
@@ -129,7 +132,7 @@ class App:
     def on_control(self, event):
         element = event.target
         key = str(element.getAttribute("data-key"))
-        scale = str(element.getAttribute("data-scale"))
+        scale = str(element.getAttribute("data-scale") or "")
         if str(element.type) == "checkbox":
             text = "1" if element.checked else "0"
         elif scale == "log-n":
@@ -137,8 +140,7 @@ class App:
         else:
             text = str(element.value)
         self.editing = element if str(event.type) == "input" else None
-        self.control_values.pop(key, None)
-        self.control_values.pop(key + ":" + scale, None)
+        self.control_values.pop(slot_of(key, scale), None)
         self.set_state(apply(self.state, key, text))
         self.editing = None
 
@@ -146,8 +148,7 @@ class App:
         """A user change clears the link notices; a new link brings its own."""
         self.notices = notices
         if state != self.state:
-            step_inputs = ("gpus", "straggler", "slowdown", "prefetch", "mode", "bandwidth_gbps")
-            if any(getattr(state, k) != getattr(self.state, k) for k in step_inputs):
+            if config_of(state) != config_of(self.state):
                 self.stop()
                 self.frame = Frame()
             self.state = state
@@ -222,7 +223,7 @@ class App:
         drop.addEventListener("dragleave", guarded(lambda event: drop.classList.remove("over")))
         drop.addEventListener("drop", guarded(self.on_drop))
         on_copy = guarded(self.on_copy)
-        for button in document.querySelectorAll("[data-copy]"):
+        for button in self.copy_buttons:
             button.addEventListener("click", on_copy)
         for name in ("trace-files", "trace-example", "trace-step", "alert-threshold"):
             by_id(name).disabled = False
@@ -278,6 +279,8 @@ class App:
             errors = errors + (FileError("—", str(exc)),)
         self.trace_errors = errors
         self.trace_step = 0
+        for button in self.copy_buttons:
+            button.disabled = self.analysis is None
         by_id("trace-status").textContent = ""
         self.render(push_hash=False)
 
@@ -286,13 +289,13 @@ class App:
         self.render(push_hash=False)
 
     def on_threshold(self, event):
+        from ddpcore.alerts import alert_threshold
+
         try:
-            value = float(str(by_id("alert-threshold").value))
+            self.threshold = alert_threshold(float(str(by_id("alert-threshold").value)))
         except ValueError:
             return
-        if 0 < value <= 10:
-            self.threshold = value
-            self.render(push_hash=False)
+        self.render(push_hash=False)
 
     def on_copy(self, event):
         button = event.currentTarget
@@ -379,8 +382,6 @@ class App:
             markup_of = regions(state, self.frame, self.lang)
         for region, markup in markup_of.items():
             self.set_region(region, markup)
-        for button in self.copy_buttons:
-            button.disabled = self.analysis is None
         self.set_region("straggler", straggler_options(state.gpus, state.straggler, self.lang))
         self.set_region("notices", notices_html(self.notices, self.lang))
         self.sync_view()
@@ -411,22 +412,8 @@ class App:
             element.hidden = mode != self.state.mode
 
     def sync_controls(self):
-        values = {
-            "gpus": str(self.state.gpus),
-            "straggler": str(self.state.straggler),
-            "slowdown": str(self.state.slowdown),
-            "n": str(self.state.cluster_gpus),
-            "cv": f"{self.state.jitter_cv:g}",
-            "p": f"{self.state.straggler_prob:g}",
-            "s": f"{self.state.cluster_slowdown:g}",
-            "k": str(self.state.persistent),
-            "ks": f"{self.state.persistent_slowdown:g}",
-            "ar": self.state.allreduce,
-            "mode": self.state.mode,
-            "bw": f"{self.state.bandwidth_gbps:g}",
-        }
-        values["prefetch"] = self.state.prefetch
-        values["n:log-n"] = str(slider_from_n(self.state.cluster_gpus))
+        values = texts(self.state)
+        values[slot_of("n", "log-n")] = str(slider_from_n(self.state.cluster_gpus))
         values["cluster-gpus:data-value"] = str(self.state.cluster_gpus)
         values["slowdown-out"] = f"{i18n.number(self.state.slowdown, self.lang, 1)}×"
         values["next-step:disabled"] = self.frame.exchange >= exchange_count(self.state.gpus)
@@ -435,14 +422,14 @@ class App:
             return
         skipped = set()
         for element, key, scale, checkbox in self.controls:
-            slot = key + ":" + scale if scale == "log-n" else key
+            slot = slot_of(key, scale)
             if slot not in changed:
                 continue
             if self.editing is not None and element == self.editing:
                 skipped.add(slot)
                 continue
             if checkbox:
-                element.checked = values[slot]
+                element.checked = values[slot] == "1"
             else:
                 element.value = values[slot]
         if "cluster-gpus:data-value" in changed:

@@ -7,7 +7,7 @@ import math
 from ddpcore.cluster import SWEEP_MAX, SWEEP_MIN, ClusterResult
 
 from . import i18n
-from .sliders import n_from_slider, slider_from_n  # noqa: F401  (re-exported for callers of the view)
+from .cost_view import metrics_dl
 from .svg import num, output, tag, text
 
 WIDTH, HEIGHT = 900, 400
@@ -121,9 +121,4 @@ def cluster_values_html(r: ClusterResult, lang: str) -> str:
                                  i18n.number(r.gpu_hours_lost_per_day, lang, 0)), "bad" if r.efficiency < 0.9 else ""),
         ("cluster.allreduce", output("cluster-allreduce", r.allreduce_ms, i18n.ms(r.allreduce_ms, lang)), ""),
     ]
-    return tag(
-        "dl",
-        {"class": "metrics"},
-        *(tag("div", {"class": f"metric {cls}".strip()}, text("dt", None, i18n.t(key, lang)), tag("dd", None, body))
-          for key, body, cls in rows),
-    )
+    return metrics_dl(rows, lang)

@@ -11,8 +11,11 @@ from .svg import num, output, tag, text
 
 
 
-def _row(label_key: str, body: str, lang: str, extra_class: str = "") -> str:
-    return tag("div", {"class": f"metric {extra_class}".strip()}, text("dt", None, i18n.t(label_key, lang)), tag("dd", None, body))
+def metrics_dl(rows: list[tuple[str, str, str]], lang: str) -> str:
+    """Label key, value markup and an extra class per metric, as the definition list every panel uses."""
+    return tag("dl", {"class": "metrics"}, *(
+        tag("div", {"class": f"metric {cls}".strip()}, text("dt", None, i18n.t(key, lang)), tag("dd", None, body))
+        for key, body, cls in rows))
 
 
 def gauge_svg(testid: str, ratio: float, title: str, subtitle: str, kind: str, lang: str) -> str:
@@ -46,13 +49,13 @@ def gauge_svg(testid: str, ratio: float, title: str, subtitle: str, kind: str, l
 
 def cost_html(m: StepMetrics, lang: str) -> str:
     rows = [
-        _row("cost.step", output("step-time", m.step_ms, i18n.ms(m.step_ms, lang)), lang, "big"),
-        _row("cost.ideal", output("ideal-step-time", m.ideal_step_ms, i18n.ms(m.ideal_step_ms, lang)), lang),
-        _row("cost.efficiency", output("efficiency", m.efficiency, i18n.percent(m.efficiency, lang)), lang),
-        _row("cost.straggler", output("straggler-cost", m.straggler_cost_ms, i18n.ms(m.straggler_cost_ms, lang)), lang,
-             "bad" if m.straggler_cost_ms > 0 else ""),
-        _row("cost.prefetch", output("prefetch-gain", m.prefetch_gain_ms, i18n.ms(m.prefetch_gain_ms, lang)), lang),
-        _row("cost.wait", output("wait-total", m.wait_ms_total, i18n.ms(m.wait_ms_total, lang)), lang),
+        ("cost.step", output("step-time", m.step_ms, i18n.ms(m.step_ms, lang)), "big"),
+        ("cost.ideal", output("ideal-step-time", m.ideal_step_ms, i18n.ms(m.ideal_step_ms, lang)), ""),
+        ("cost.efficiency", output("efficiency", m.efficiency, i18n.percent(m.efficiency, lang)), ""),
+        ("cost.straggler", output("straggler-cost", m.straggler_cost_ms, i18n.ms(m.straggler_cost_ms, lang)),
+         "bad" if m.straggler_cost_ms > 0 else ""),
+        ("cost.prefetch", output("prefetch-gain", m.prefetch_gain_ms, i18n.ms(m.prefetch_gain_ms, lang)), ""),
+        ("cost.wait", output("wait-total", m.wait_ms_total, i18n.ms(m.wait_ms_total, lang)), ""),
     ]
     gauges = tag(
         "div",
@@ -68,7 +71,7 @@ def cost_html(m: StepMetrics, lang: str) -> str:
         {"class": "lesson", "data-testid": "lesson"},
         i18n.t(key, lang, gain=i18n.number(m.prefetch_gain_ms, lang), cost=i18n.number(m.straggler_cost_ms, lang)),
     )
-    return tag("dl", {"class": "metrics"}, *rows) + gauges + lesson
+    return metrics_dl(rows, lang) + gauges + lesson
 
 
 def modes_html(both: dict[str, StepMetrics], lang: str) -> str:

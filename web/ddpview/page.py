@@ -108,6 +108,16 @@ def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
     }
 
 
+PRERENDERED_LANG = "en"
+
+
+def prerendered() -> dict[str, str]:
+    """The default view as the build writes it into index.html; the page's first render skips what is already there."""
+    state = ViewState()
+    return {**regions(state, Frame(), PRERENDERED_LANG),
+            "straggler": straggler_options(state.gpus, state.straggler, PRERENDERED_LANG), "notices": ""}
+
+
 def straggler_options(gpus: int, selected: int, lang: str) -> str:
     return "".join(
         text("option", {"value": r, "selected": r == selected}, i18n.t("gpu", lang, i=r)) for r in range(gpus)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ddpcore.ring import exchange_count
 from ddpcore.schedule import Schedule, exchange_end_ms, exchanges_done_at
 
 SECONDS_PER_MS = 0.09
@@ -42,7 +41,7 @@ def position(schedule: Schedule, elapsed_s: float) -> Position:
     else:
         t = end + (e - before - during) / SECONDS_PER_MS
     t = min(t, step)
-    return Position(t, exchanges_done_at(schedule, t, exchange_count(schedule.config.gpus)), e >= duration_s(schedule))
+    return Position(t, exchanges_done_at(schedule, t), e >= duration_s(schedule))
 
 
 def elapsed_for(schedule: Schedule, t_ms: float) -> float:
@@ -56,4 +55,4 @@ def elapsed_for(schedule: Schedule, t_ms: float) -> float:
 
 
 def playhead_for_exchange(schedule: Schedule, k: int) -> float:
-    return exchange_end_ms(schedule, k, exchange_count(schedule.config.gpus))
+    return exchange_end_ms(schedule, k)

@@ -85,6 +85,22 @@ def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
     return tag("g", {"class": "legend"}, *items)
 
 
+def _lane_head(y: float, label: str, slow: bool) -> list[str]:
+    """The lane's label, and for a straggler a band across the whole lane (marked by shape and text, not color)."""
+    head = [tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4, "class": "straggler-band",
+                         "rx": 4})] if slow else []
+    head.append(text("text", {"x": LEFT - 10, "y": y + LANE / 2 + 4, "text-anchor": "end",
+                              "class": "lane-label straggler-label" if slow else "lane-label"}, label))
+    return head
+
+
+def _bar(phase: str, x0: float, x1: float, y: float, height: float, tooltip: str, hatch_id: str,
+         extra: dict | None = None) -> str:
+    values = {"class": f"bar {phase}", "data-phase": phase, **(extra or {}), "x": x0, "y": y,
+              "width": max(x1 - x0, 0.5), "height": height, "rx": 2, "fill": _fill(phase, hatch_id)}
+    return tag("rect", values, text("title", None, tooltip))
+
+
 def _axis(geo: TimelineGeometry, lang: str) -> str:
     y = geo.lane_y(geo.lanes) + 2
     step = tick_step(geo.axis_max_ms)
@@ -116,27 +132,13 @@ def timeline_svg(
         y = geo.lane_y(lane)
         is_straggler = rank.rank in stragglers
         label = i18n.t("gpu", lang, i=rank.rank)
-        items = [
-            text("text", {"x": LEFT - 10, "y": y + LANE / 2 + 4, "text-anchor": "end",
-                          "class": "lane-label straggler-label" if is_straggler else "lane-label"},
-                 f"{label} ▲ {num(rank.slowdown, 1)}×" if is_straggler else label),
-        ]
-        if is_straggler:
-            items.insert(0, tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4,
-                                         "class": "straggler-band", "rx": 4}))
+        items = _lane_head(y, f"{label} ▲ {num(rank.slowdown, 1)}×" if is_straggler else label, is_straggler)
         for iv in rank.intervals:
             if iv.duration_ms <= 0:
                 continue
-            x0, x1 = geo.x_of(iv.start_ms), geo.x_of(iv.end_ms)
-            items.append(
-                tag(
-                    "rect",
-                    {"class": f"bar {iv.phase}", "data-phase": iv.phase, "data-start": data_value(iv.start_ms),
-                     "data-end": data_value(iv.end_ms), "x": x0, "y": y, "width": max(x1 - x0, 0.5),
-                     "height": LANE, "rx": 2, "fill": _fill(iv.phase, "hatch")},
-                    text("title", None, f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}"),
-                )
-            )
+            items.append(_bar(iv.phase, geo.x_of(iv.start_ms), geo.x_of(iv.end_ms), y, LANE,
+                              f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}", "hatch",
+                              {"data-start": data_value(iv.start_ms), "data-end": data_value(iv.end_ms)}))
         for b in schedule.buckets:
             x0, x1 = geo.x_of(b.start_ms), geo.x_of(b.end_ms)
             items.append(
@@ -192,26 +194,17 @@ def trace_timeline_svg(step: StepSummary, straggler: int | None, lang: str) -> s
         y = geo.lane_y(lane)
         label = i18n.t("rank", lang, r=r.rank)
         slow = r.rank == straggler
-        items = [tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4, "class": "straggler-band",
-                              "rx": 4})] if slow else []
-        items.append(text("text", {"x": LEFT - 10, "y": y + LANE / 2 + 4, "text-anchor": "end",
-                                   "class": "lane-label straggler-label" if slow else "lane-label"},
-                          f"{label} ▲" if slow else label))
+        items = _lane_head(y, f"{label} ▲" if slow else label, slow)
         items.append(tag("rect", {"x": geo.x_of(r.start_ms - origin), "y": y + LANE / 2 - 1,
                                   "width": max(geo.x_of(r.end_ms - origin) - geo.x_of(r.start_ms - origin), 0.5),
                                   "height": 2, "class": "bar idle", "data-phase": "idle"}))
         for sp in r.spans:
-            x0, x1 = geo.x_of(sp.start_ms - origin), geo.x_of(sp.end_ms - origin)
-            items.append(tag("rect", {"class": f"bar {sp.phase}", "data-phase": sp.phase, "x": x0, "y": y,
-                                      "width": max(x1 - x0, 0.5), "height": LANE, "rx": 2},
-                             text("title", None, f"{label} · {i18n.t('phase.' + sp.phase, lang)} · "
-                                                 f"{i18n.ms(sp.end_ms - sp.start_ms, lang)}")))
+            items.append(_bar(sp.phase, geo.x_of(sp.start_ms - origin), geo.x_of(sp.end_ms - origin), y, LANE,
+                              f"{label} · {i18n.t('phase.' + sp.phase, lang)} · {i18n.ms(sp.end_ms - sp.start_ms, lang)}",
+                              "trace-hatch"))
         if r.wait_ms > 0:
-            x0 = geo.x_of(r.start_ms - origin + r.arrival_ms)
-            items.append(tag("rect", {"class": "bar wait", "data-phase": "wait", "x": x0, "y": y + 4,
-                                      "width": max(geo.x_of(latest) - x0, 0.5), "height": LANE - 8,
-                                      "fill": _fill("wait", "trace-hatch")},
-                             text("title", None, f"{label} · {i18n.t('phase.wait', lang)} · {i18n.ms(r.wait_ms, lang)}")))
+            items.append(_bar("wait", geo.x_of(r.start_ms - origin + r.arrival_ms), geo.x_of(latest), y + 4, LANE - 8,
+                              f"{label} · {i18n.t('phase.wait', lang)} · {i18n.ms(r.wait_ms, lang)}", "trace-hatch"))
         lanes.append(tag("g", {"data-testid": "lane", "data-rank": r.rank, "class": "lane straggler" if slow else "lane"},
                          *items))
     bottom = geo.lane_y(len(ranks)) - LANE_GAP

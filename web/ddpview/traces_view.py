@@ -7,6 +7,7 @@ from ddpcore.analysis import DRAW_PHASES, Analysis
 from ddpcore.traces import FileError
 
 from . import i18n
+from .cost_view import metrics_dl
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
@@ -33,16 +34,14 @@ def summary_html(a: Analysis, lang: str) -> str:
     headline = tag("p", {"class": "verdict"},
                    text("output", {"data-testid": "trace-straggler",
                                    "data-value": -1 if a.straggler_rank is None else a.straggler_rank}, who))
-    rows = [
-        ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang))),
-        ("cost.step", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang))),
-        ("traces.ideal", output("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang))),
-        ("cost.straggler", output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang))),
-        ("cost.efficiency", output("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang))),
-        ("cost.wait", output("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang))),
-    ]
-    metrics = tag("dl", {"class": "metrics"}, *(
-        tag("div", {"class": "metric"}, text("dt", None, i18n.t(k, lang)), tag("dd", None, body)) for k, body in rows))
+    metrics = metrics_dl([
+        ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang)), ""),
+        ("cost.step", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang)), ""),
+        ("traces.ideal", output("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang)), ""),
+        ("cost.straggler", output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang)), ""),
+        ("cost.efficiency", output("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang)), ""),
+        ("cost.wait", output("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang)), ""),
+    ], lang)
     warnings = "".join(text("li", {"data-testid": "trace-warning"}, w) for w in a.warnings)
     return headline + metrics + (tag("ul", {"class": "warnings"}, warnings) if warnings else "")
 
