@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .analysis import Analysis
+from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
 from .config import check_number
 
 STEP_METRIC = "ddp_step_seconds"
@@ -14,15 +14,16 @@ def _label(value: str) -> str:
 
 
 def alert_threshold(value: float) -> float:
-    """A gap over the median rank, as a ratio: above 0, at most 10 (1000 %)."""
-    return check_number("threshold", value, 0.0, 10.0, low_open=True)
+    """A gap as a share of the step: above 0, at most MAX_THRESHOLD."""
+    return check_number("threshold", value, 0.0, MAX_THRESHOLD, low_open=True)
 
 
-def alert_rule(threshold: float, job: str = "ddp", duration: str = "5m") -> str:
-    """Alert per rank when its arrival at the collective trails the median rank's by more than `threshold`.
+def alert_rule(threshold: float = DEFAULT_THRESHOLD, job: str = "ddp", duration: str = "5m") -> str:
+    """Alert per rank when its arrival at the collective trails the median rank's by more than `threshold` of a step.
 
     On arrival, not step time: the barrier makes every rank's step equally long, so step time shows that the
-    job slowed but never which rank slowed it."""
+    job slowed but never which rank slowed it. The median here includes the rank itself (PromQL cannot leave it
+    out); with more than a few ranks that changes nothing."""
     threshold = alert_threshold(threshold)
     sel = f'{{job="{_label(job)}"}}'
     return "\n".join([
@@ -31,15 +32,16 @@ def alert_rule(threshold: float, job: str = "ddp", duration: str = "5m") -> str:
         "    rules:",
         "      - alert: DDPStragglerGap",
         "        expr: |",
-        f"          {ARRIVAL_METRIC}{sel}",
-        f"            / on (job) group_left quantile by (job) (0.5, {ARRIVAL_METRIC}{sel})",
-        f"            - 1 > {threshold:g}",
+        f"          ({ARRIVAL_METRIC}{sel}",
+        f"            - on (job) group_left quantile by (job) (0.5, {ARRIVAL_METRIC}{sel}))",
+        f"            / on (job) group_left quantile by (job) (0.5, {STEP_METRIC}{sel})",
+        f"            > {threshold:g}",
         f"        for: {duration}",
         "        labels:",
         "          severity: warning",
         "        annotations:",
-        f'          summary: "Rank {{{{ $labels.rank }}}} reaches the AllReduce {{{{ $value | humanizePercentage }}}} '
-        f'later than the median rank (threshold {threshold:.0%})"',
+        f'          summary: "Rank {{{{ $labels.rank }}}} reaches the gradient collective {{{{ $value | humanizePercentage }}}} '
+        f'of a step later than the median rank (threshold {threshold:.0%})"',
         '          description: "Every other rank waits for it at the barrier: the whole job runs at its pace."',
         "",
     ])

@@ -1,143 +1,336 @@
-"""Measured steps: which rank arrives last at the collective, by how much, and what it costs everyone.
+"""Measured steps: who arrives late at the gradient collective, how often, and what it costs everyone.
 
-Every rank leaves a step's collective together, so every rank's step lasts about as long: "slowest" cannot mean
-the longest step. It means the rank that arrives last at the collective, the longest time from the step's start
-to its first collective. With DDP that first collective is launched during backward, and the other ranks' wait
-hides inside their collectives: arrival, not duration, shows it.
+Every rank leaves a step's gradient collective together, so every rank's step lasts about as long: "slowest" cannot
+mean the longest step. It means arriving late: the time from the step's start to the launch of the step's first
+gradient-synchronising collective in the backward (DDP's bucket AllReduce, FSDP's reduce-scatter). The others wait
+for it inside their collectives.
+
+- A rank's **cost** in a step is its arrival minus the median arrival of the *other* ranks (with two ranks, the whole
+  gap between them); its **gap** is that cost over the step period: the share of the step the barrier costs.
+- A **persistent straggler** is late by at least the threshold in a strict majority of steps (at least two): its
+  median gap is then above the threshold, whether or not it is the very latest rank.
+- **Transient stragglers** are counted as a share of steps: the steps in which some other rank is that late.
+- A step's straggler cost is the latest rank's cost when its gap reaches the threshold (below it, jitter).
+  Headline step, cost and efficiency are means over steps, because the mean is what a job pays: a median hides
+  exactly the rare slow steps that large jobs have most. Medians are given beside them.
+
+>>> round(gap_of(cost_ms=5.0, period_ms=50.0), 3)
+0.1
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .traces import TRACE_PHASES, Event, RankStep, RankTrace
+from .collectives import GRADIENT_KINDS
+from .intervals import Interval, clip, intersection_ms, merge, partition, union_ms
+from .traces import COMPUTE, MEMORY, RankTrace, TraceStep
 
-DEFAULT_MIN_GAP = 0.05
-DRAW_PHASES = (*TRACE_PHASES, "idle")
-
-
-@dataclass(frozen=True)
-class Span:
-    phase: str
-    start_ms: float
-    end_ms: float
-
-
-@dataclass(frozen=True)
-class StepRank:
-    """One rank in one step, on the step's common clock (ranks aligned on the end of the step's collective)."""
-
-    rank: int
-    step_ms: float
-    arrival_ms: float
-    wait_ms: float
-    phases_ms: dict[str, float]
-    spans: tuple[Span, ...]
-    start_ms: float
-    end_ms: float
-
-
-@dataclass(frozen=True)
-class StepSummary:
-    step: int
-    slowest_rank: int
-    median_step_ms: float
-    max_step_ms: float
-    gap: float
-    extra_ms: float
-    ranks: tuple[StepRank, ...]
-
-
-@dataclass(frozen=True)
-class RankSummary:
-    rank: int
-    source: str
-    median_step_ms: float
-    median_phases_ms: dict[str, float]
-    median_arrival_ms: float
-    median_wait_ms: float
-    slowest_count: int
-
-
-@dataclass(frozen=True)
-class Analysis:
-    ranks: tuple[RankSummary, ...]
-    steps: tuple[StepSummary, ...]
-    straggler_rank: int | None
-    median_gap: float
-    step_ms: float
-    straggler_cost_ms: float
-    ideal_step_ms: float
-    efficiency: float
-    wait_ms_total: float
-    warnings: tuple[str, ...]
+DEFAULT_THRESHOLD = 0.1
+"""The gap (share of the step) from which a rank counts as late: for the verdicts, the page and the alert rule."""
+MAX_THRESHOLD = 1.0
+WARMUP_STEP = 0
+PHASE_PRIORITY = ("forward", "backward", "optimizer", "load", "allreduce", "other_comm")
+"""Measured phases overlap (threads, async collectives); each instant goes to the first phase running then, so
+communication shows only where no compute ran: exposed communication and the barrier wait."""
+DRAW_PHASES = (*PHASE_PRIORITY, "idle")
 
 
 class AnalysisError(ValueError):
     """Traces that load but cannot be compared (fewer than two ranks, no common step)."""
 
 
-def union_ms(events: Sequence[Event]) -> float:
-    total, end = 0.0, float("-inf")
-    for e in sorted(events, key=lambda e: e.start_ms):
-        if e.end_ms > end:
-            total += e.end_ms - max(e.start_ms, end)
-            end = e.end_ms
-    return total
+def gap_of(cost_ms: float, period_ms: float) -> float:
+    """The share of the step that a rank's lateness costs."""
+    return cost_ms / period_ms if period_ms > 0 else 0.0
 
 
-def _spans(step: RankStep, shift: float) -> tuple[Span, ...]:
-    """Per phase, merged intervals; the idle gaps between them drawn as idle."""
-    spans = []
-    for phase in TRACE_PHASES:
-        merged: list[list[float]] = []
-        for e in sorted((e for e in step.events if e.phase == phase), key=lambda e: e.start_ms):
-            if merged and e.start_ms <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], e.end_ms)
-            else:
-                merged.append([e.start_ms, e.end_ms])
-        spans.extend(Span(phase, a + shift, b + shift) for a, b in merged)
-    return tuple(sorted(spans, key=lambda s: (s.start_ms, s.phase)))
+@dataclass(frozen=True)
+class DeviceTime:
+    """GPU time in one step of one rank (ms): every kernel, compute kernels, communication kernels, and the part of
+    communication that compute kernels overlapped."""
+
+    busy_ms: float
+    compute_ms: float
+    comm_ms: float
+    overlapped_ms: float
+
+    @property
+    def exposed_comm_ms(self) -> float:
+        """Communication no compute kernel hid."""
+        return self.comm_ms - self.overlapped_ms
 
 
-def _arrival(step: RankStep) -> float:
-    """Time from the step's start to its first collective; without collectives, to the end of backward."""
-    if step.collectives:
-        return min(e.start_ms for e in step.collectives) - step.start_ms
-    backward = [e.end_ms for e in step.events if e.phase == "backward"]
-    return (max(backward) if backward else step.end_ms) - step.start_ms
+@dataclass(frozen=True)
+class RankInStep:
+    """One rank in one analysed step; `spans`, `device_spans`, `start_ms` and `end_ms` are on the step's common
+    clock (ranks aligned on the end of the step's gradient collective), the rest are durations."""
+
+    rank: int
+    period_ms: float
+    arrival_ms: float
+    cost_ms: float
+    gap: float
+    wait_ms: float
+    phases_ms: dict[str, float]
+    spans: tuple[Interval, ...]
+    comm_spans: tuple[Interval, ...]
+    device_spans: tuple[Interval, ...]
+    device: DeviceTime | None
+    start_ms: float
+    end_ms: float
+    followed: bool = True
 
 
-def _anchor(step: RankStep) -> float:
-    """The instant every rank shares: the end of the step's collective (else the step's end)."""
-    return max(e.end_ms for e in step.collectives) if step.collectives else step.end_ms
+@dataclass(frozen=True)
+class StepSummary:
+    """One step across ranks: the latest rank, its cost and gap, and whether that makes a straggler step."""
+
+    step: int
+    slowest_rank: int
+    median_step_ms: float
+    max_step_ms: float
+    gap: float
+    extra_ms: float
+    late_ranks: tuple[int, ...]
+    ranks: tuple[RankInStep, ...]
+
+    @property
+    def has_straggler(self) -> bool:
+        """Some rank was late by at least the threshold."""
+        return bool(self.late_ranks)
 
 
-def _summarise_step(step: int, per_rank: dict[int, RankStep]) -> StepSummary:
-    arrivals = {r: _arrival(s) for r, s in per_rank.items()}
+@dataclass(frozen=True)
+class GpuGauges:
+    """Over a rank's analysed steps: what nvidia-smi would show, what compute kernels filled, and communication."""
+
+    busy: float
+    compute: float
+    comm_overlap: float | None
+    exposed_comm_ms: float
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """One rank over the analysed steps."""
+
+    rank: int
+    source: str
+    median_step_ms: float
+    mean_step_ms: float
+    median_phases_ms: dict[str, float]
+    median_arrival_ms: float
+    median_wait_ms: float
+    median_gap: float
+    median_cost_ms: float
+    late_steps: int
+    slowest_count: int
+    gpu: GpuGauges | None
+
+
+@dataclass(frozen=True)
+class Straggler:
+    """A rank late in a strict majority of steps."""
+
+    rank: int
+    median_gap: float
+    median_cost_ms: float
+    late_steps: int
+
+
+@dataclass(frozen=True)
+class Transient:
+    """Steps in which a rank other than the persistent stragglers was late by at least the threshold."""
+
+    steps: int
+    straggler_steps: int
+    fraction: float
+    mean_cost_ms: float
+    ranks: tuple[int, ...]
+    step_numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The verdict on a run: per rank, per step, the stragglers, and the headline figures (means over steps)."""
+
+    ranks: tuple[RankSummary, ...]
+    steps: tuple[StepSummary, ...]
+    stragglers: tuple[Straggler, ...]
+    transient: Transient
+    threshold: float
+    step_ms: float
+    median_step_ms: float
+    straggler_cost_ms: float
+    median_cost_ms: float
+    ideal_step_ms: float
+    efficiency: float
+    median_gap: float
+    wait_ms_total: float
+    gpu: GpuGauges | None
+    warnings: tuple[str, ...]
+
+    @property
+    def straggler_rank(self) -> int | None:
+        """The worst persistent straggler, or None when no rank is consistently late."""
+        return self.stragglers[0].rank if self.stragglers else None
+
+
+def arrival_ms(step: TraceStep) -> float:
+    """Time from the step's start to the launch of its first gradient collective in the backward.
+
+    Collectives launched before the backward (the buffer broadcast, all_to_all, an AllReduce of the loss) do not
+    count; without any gradient collective, the end of the backward; without a backward, the step's end."""
+    backward = [p for p in step.phases if p.phase == "backward"]
+    forward = [p for p in step.phases if p.phase == "forward"]
+    after = (min(p.start_ms for p in backward) if backward
+             else max(p.end_ms for p in forward) if forward else float("-inf"))
+    launches = [c.start_ms for c in step.collectives if c.phase in GRADIENT_KINDS and c.start_ms >= after]
+    if launches:
+        return min(launches) - step.start_ms
+    if backward:
+        return max(p.end_ms for p in backward) - step.start_ms
+    return step.end_ms - step.start_ms
+
+
+def _is_comm(kernel: Interval) -> bool:
+    return kernel.phase not in (COMPUTE, MEMORY)
+
+
+def _anchor(step: TraceStep) -> float:
+    """The instant every rank shares: the end of the step's gradient collective (on the GPU when it ran there)."""
+    for items in ([k for k in step.device if k.phase in GRADIENT_KINDS], [k for k in step.device if _is_comm(k)],
+                  [c for c in step.collectives if c.phase in GRADIENT_KINDS]):
+        if items:
+            return max(i.end_ms for i in items)
+    return step.end_ms
+
+
+def _comm_phases(step: TraceStep) -> list[Interval]:
+    """Host collectives as phases: the gradient ones are `allreduce`, every other kind `other_comm`."""
+    return [Interval("allreduce" if c.phase in GRADIENT_KINDS else "other_comm", c.start_ms, c.end_ms)
+            for c in step.collectives]
+
+
+def _shifted(pairs: Iterable[tuple[float, float]], phase: str, shift: float) -> list[Interval]:
+    return [Interval(phase, a + shift, b + shift) for a, b in pairs]
+
+
+def _device_time(step: TraceStep) -> DeviceTime:
+    kernels = [k for k in step.device if k.phase != MEMORY]
+    compute = merge(k for k in kernels if not _is_comm(k))
+    comm = merge(k for k in kernels if _is_comm(k))
+    return DeviceTime(union_ms(kernels), sum(b - a for a, b in compute), sum(b - a for a, b in comm),
+                      intersection_ms(comm, compute))
+
+
+def _device_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
+    kernels = [k for k in step.device if k.phase != MEMORY]
+    return (*_shifted(merge(k for k in kernels if not _is_comm(k)), "gpu_compute", shift),
+            *_shifted(merge(k for k in kernels if _is_comm(k)), "gpu_comm", shift))
+
+
+def _comm_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
+    comms = clip(_comm_phases(step), step.start_ms, step.end_ms)
+    return tuple(i for phase in ("allreduce", "other_comm")
+                 for i in _shifted(merge(c for c in comms if c.phase == phase), phase, shift))
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """One rank's recording of one step, with what its neighbours in the trace tell about it."""
+
+    step: TraceStep
+    period_ms: float
+    followed: bool
+    kernels: bool
+
+
+def _summarise_step(number: int, per_rank: dict[int, _Recorded], threshold: float) -> StepSummary:
+    arrivals = {r: arrival_ms(x.step) for r, x in per_rank.items()}
+    costs = {r: a - statistics.median(arrivals[q] for q in arrivals if q != r) for r, a in arrivals.items()}
     latest = max(arrivals.values())
-    slowest = max(sorted(arrivals), key=lambda r: arrivals[r])
-    median_arrival = statistics.median(arrivals.values())
-    lead = max(_anchor(s) - s.start_ms for s in per_rank.values())
+    lead = max(_anchor(x.step) - x.step.start_ms for x in per_rank.values())
     ranks = []
-    for r, s in sorted(per_rank.items()):
+    for r, rec in sorted(per_rank.items()):
+        s, period = rec.step, rec.period_ms
         shift = lead - _anchor(s)
-        phases = {p: union_ms([e for e in s.events if e.phase == p]) for p in TRACE_PHASES}
-        phases["idle"] = max(0.0, (s.end_ms - s.start_ms) - union_ms(s.events))
-        ranks.append(StepRank(r, s.end_ms - s.start_ms, arrivals[r], latest - arrivals[r], phases, _spans(s, shift),
-                              s.start_ms + shift, s.end_ms + shift))
-    durations = [x.step_ms for x in ranks]
-    gap = latest / median_arrival - 1 if median_arrival > 0 else 0.0
-    return StepSummary(step, slowest, statistics.median(durations), max(durations), gap, latest - median_arrival,
-                       tuple(ranks))
+        spans = partition(clip([*s.phases, *_comm_phases(s)], s.start_ms, s.end_ms), PHASE_PRIORITY)
+        phases = {p: sum(i.duration_ms for i in spans if i.phase == p) for p in PHASE_PRIORITY}
+        phases["idle"] = max(0.0, (s.end_ms - s.start_ms) - sum(phases.values()))
+        ranks.append(RankInStep(
+            rank=r, period_ms=period, arrival_ms=arrivals[r], cost_ms=costs[r], gap=gap_of(costs[r], period),
+            wait_ms=latest - arrivals[r], phases_ms=phases,
+            spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in spans),
+            comm_spans=_comm_spans(s, shift), device_spans=_device_spans(s, shift), device=_device_time(s) if rec.kernels else None,
+            start_ms=s.start_ms + shift, end_ms=s.end_ms + shift, followed=rec.followed))
+    slowest = max(ranks, key=lambda x: (x.arrival_ms, -x.rank))
+    periods = [x.period_ms for x in ranks]
+    return StepSummary(number, slowest.rank, statistics.median(periods), max(periods), slowest.gap, slowest.cost_ms,
+                       tuple(x.rank for x in ranks if x.gap >= threshold), tuple(ranks))
 
 
-def analyze(traces: Sequence[RankTrace], min_gap: float = DEFAULT_MIN_GAP) -> Analysis:
-    if len(traces) < 2:
-        raise AnalysisError("need traces of at least two ranks to compare them")
-    warnings = []
+def _recorded(trace: RankTrace) -> dict[int, _Recorded]:
+    """Each step with its period: the next step's start minus its own when the next step was recorded, else its
+    length. A step without a recorded successor is the last of a profiling window, whose GPU work the profiler may
+    have cut short: it stops when the host ends the step, while the GPU still runs what the step launched."""
+    starts = {s.step: s.start_ms for s in trace.steps}
+    out = {}
+    for s in trace.steps:
+        following = starts.get(s.step + 1)
+        followed = following is not None and following > s.start_ms
+        period = following - s.start_ms if following is not None and followed else s.end_ms - s.start_ms
+        out[s.step] = _Recorded(s, period, followed, trace.has_kernels)
+    return out
+
+
+def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges:
+    total = sum(periods)
+    comm = sum(d.comm_ms for d in device)
+    return GpuGauges(
+        busy=min(1.0, sum(d.busy_ms for d in device) / total) if total > 0 else 0.0,
+        compute=min(1.0, sum(d.compute_ms for d in device) / total) if total > 0 else 0.0,
+        comm_overlap=sum(d.overlapped_ms for d in device) / comm if comm > 0 else None,
+        exposed_comm_ms=statistics.fmean(d.exposed_comm_ms for d in device),
+    )
+
+
+def _rank_summary(trace: RankTrace, steps: Sequence[StepSummary], threshold: float) -> RankSummary:
+    mine = [x for s in steps for x in s.ranks if x.rank == trace.rank]
+    measured = [x for x in mine if x.device is not None and x.followed] or [x for x in mine if x.device is not None]
+    return RankSummary(
+        rank=trace.rank,
+        source=trace.source,
+        median_step_ms=statistics.median(x.period_ms for x in mine),
+        mean_step_ms=statistics.fmean(x.period_ms for x in mine),
+        median_phases_ms={p: statistics.median(x.phases_ms[p] for x in mine) for p in DRAW_PHASES},
+        median_arrival_ms=statistics.median(x.arrival_ms for x in mine),
+        median_wait_ms=statistics.median(x.wait_ms for x in mine),
+        median_gap=statistics.median(x.gap for x in mine),
+        median_cost_ms=statistics.median(x.cost_ms for x in mine),
+        late_steps=sum(1 for x in mine if x.gap >= threshold),
+        slowest_count=sum(1 for s in steps if s.slowest_rank == trace.rank),
+        gpu=_gauges([x.device for x in measured if x.device], [x.period_ms for x in measured]) if measured else None,
+    )
+
+
+def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
+    hit = [(s, max(x.cost_ms for x in s.ranks if x.rank in s.late_ranks and x.rank not in persistent))
+           for s in steps if set(s.late_ranks) - persistent]
+    return Transient(
+        steps=len(steps),
+        straggler_steps=len(hit),
+        fraction=len(hit) / len(steps),
+        mean_cost_ms=statistics.fmean(c for _, c in hit) if hit else 0.0,
+        ranks=tuple(sorted({r for s, _ in hit for r in s.late_ranks} - persistent)),
+        step_numbers=tuple(s.step for s, _ in hit),
+    )
+
+
+def _common_steps(traces: Sequence[RankTrace], warnings: list[str]) -> list[int]:
     step_sets = {t.rank: {s.step for s in t.steps} for t in traces}
     common = set.intersection(*step_sets.values())
     if not common:
@@ -146,39 +339,60 @@ def analyze(traces: Sequence[RankTrace], min_gap: float = DEFAULT_MIN_GAP) -> An
         extra = len(step_sets[t.rank] - common)
         if extra:
             warnings.append(f"rank {t.rank} ({t.source}): {extra} step(s) not in every rank's trace, left out")
+    if WARMUP_STEP in common and len(common) > 1:
+        common.discard(WARMUP_STEP)
+        warnings.append(f"step {WARMUP_STEP} left out: a job's first iteration (DDP builds its buckets, kernels and "
+                        "allocators warm up) is not a step like the others")
+    if len(common) == 1:
+        warnings.append("one step only: a straggler cannot be told from a one-off delay")
+    return sorted(common)
+
+
+def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+    """Compare the ranks' common steps: per step the latest rank and its cost, per rank how often it is late."""
+    if len(traces) < 2:
+        raise AnalysisError("need traces of at least two ranks to compare them")
+    warnings: list[str] = []
+    common = _common_steps(traces, warnings)
     worlds = {t.world_size for t in traces if t.world_size}
     if worlds and max(worlds) > len(traces):
-        warnings.append(f"world size {max(worlds)} but {len(traces)} rank(s) loaded: the straggler may be elsewhere")
-    by_rank = {t.rank: {s.step: s for s in t.steps} for t in traces}
-    steps = tuple(_summarise_step(n, {r: by_rank[r][n] for r in by_rank}) for n in sorted(common))
-    ranks = []
-    for t in traces:
-        mine = [x for s in steps for x in s.ranks if x.rank == t.rank]
-        ranks.append(
-            RankSummary(
-                rank=t.rank,
-                source=t.source,
-                median_step_ms=statistics.median(x.step_ms for x in mine),
-                median_phases_ms={p: statistics.median(x.phases_ms[p] for x in mine) for p in DRAW_PHASES},
-                median_arrival_ms=statistics.median(x.arrival_ms for x in mine),
-                median_wait_ms=statistics.median(x.wait_ms for x in mine),
-                slowest_count=sum(1 for s in steps if s.slowest_rank == t.rank),
-            )
-        )
-    median_gap = statistics.median(s.gap for s in steps)
-    top = max(ranks, key=lambda r: (r.slowest_count, -r.rank))
-    stands_out = top.slowest_count * 2 >= len(steps) and median_gap >= min_gap
-    step_ms = statistics.median(s.max_step_ms for s in steps)
-    cost = statistics.median(s.extra_ms for s in steps)
+        warnings.append(f"{len(traces)} of {max(worlds)} ranks loaded: the straggler may be among the others")
+    by_rank = {t.rank: _recorded(t) for t in traces}
+    steps = tuple(_summarise_step(n, {r: recorded[n] for r, recorded in by_rank.items()}, threshold) for n in common)
+    ranks = tuple(_rank_summary(t, steps, threshold) for t in traces)
+    needed = max(2, len(steps) // 2 + 1)
+    stragglers = tuple(sorted(
+        (Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps) for r in ranks if r.late_steps >= needed),
+        key=lambda s: (-s.median_cost_ms, s.rank)))
+    transient = _transient(steps, {s.rank for s in stragglers})
+    counted = [s.extra_ms if s.gap >= threshold else 0.0 for s in steps]
+    step_ms = statistics.fmean(s.median_step_ms for s in steps)
+    cost = statistics.fmean(counted)
+    gauges = [r.gpu for r in ranks if r.gpu is not None]
     return Analysis(
-        ranks=tuple(ranks),
+        ranks=ranks,
         steps=steps,
-        straggler_rank=top.rank if stands_out else None,
-        median_gap=median_gap,
+        stragglers=stragglers,
+        transient=transient,
+        threshold=threshold,
         step_ms=step_ms,
+        median_step_ms=statistics.median(s.median_step_ms for s in steps),
         straggler_cost_ms=cost,
+        median_cost_ms=statistics.median(counted),
         ideal_step_ms=step_ms - cost,
         efficiency=(step_ms - cost) / step_ms if step_ms > 0 else 1.0,
-        wait_ms_total=statistics.median(sum(x.wait_ms for x in s.ranks) for s in steps),
+        median_gap=statistics.median(s.gap for s in steps),
+        wait_ms_total=statistics.fmean(sum(x.wait_ms for x in s.ranks) for s in steps),
+        gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
         warnings=tuple(warnings),
+    )
+
+
+def _mean_gauges(gauges: Sequence[GpuGauges]) -> GpuGauges:
+    overlaps = [g.comm_overlap for g in gauges if g.comm_overlap is not None]
+    return GpuGauges(
+        busy=statistics.fmean(g.busy for g in gauges),
+        compute=statistics.fmean(g.compute for g in gauges),
+        comm_overlap=statistics.fmean(overlaps) if overlaps else None,
+        exposed_comm_ms=statistics.fmean(g.exposed_comm_ms for g in gauges),
     )

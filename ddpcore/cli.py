@@ -23,7 +23,7 @@ from .config import (
     StepConfig,
     default_straggler,
 )
-from .analysis import DEFAULT_MIN_GAP, Analysis, AnalysisError, analyze
+from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError, GpuGauges, analyze
 from .cluster import ALGORITHMS, MAX_CLUSTER_GPUS, ClusterConfig, cluster_step, cluster_sweep
 from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, MB, Link
 from .metrics import step_metrics
@@ -275,61 +275,97 @@ def _cluster_table(rows: list[dict]) -> str:
 def _add_analyze(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "analyze",
-        help="find the straggler in per-rank traces (PyTorch profiler or ddpcore JSONL)",
-        description="Read one trace per rank (.json, .json.gz or .jsonl[.gz]); per step, name the rank that arrives "
-        "last at the collective and measure its gap over the median rank.",
+        help="find the stragglers in per-rank traces (PyTorch profiler or ddpcore JSONL)",
+        description="Read one trace per rank (.json, .json.gz or .jsonl[.gz], told apart by their content); per "
+        "step, measure how late each rank reaches the gradient collective, as a share of the step; name the ranks "
+        "late in most steps (persistent) and count the steps with a late rank (transient).",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
-    p.add_argument("--min-gap", type=float, default=DEFAULT_MIN_GAP,
-                   help=f"median gap under which no straggler is named (default {DEFAULT_MIN_GAP:g})")
+    p.add_argument("--min-gap", type=float, default=DEFAULT_THRESHOLD,
+                   help=f"share of the step from which a rank counts as late, 0-{MAX_THRESHOLD:g} "
+                   f"(default {DEFAULT_THRESHOLD:g})")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_analyze)
 
 
+def _gauges_payload(g: GpuGauges | None) -> dict:
+    keys = ("gpu_busy", "gpu_compute", "comm_overlap", "exposed_comm_ms")
+    return dict(zip(keys, (g.busy, g.compute, g.comm_overlap, g.exposed_comm_ms) if g else (None,) * len(keys)))
+
+
 def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
+    """`analyze --json`: the contract described in docs/traces.md."""
+    t = analysis.transient
     return {
         "ranks": [
-            {"rank": r.rank, "source": r.source, "median_step_ms": r.median_step_ms,
+            {"rank": r.rank, "source": r.source, "median_step_ms": r.median_step_ms, "mean_step_ms": r.mean_step_ms,
              "median_phases_ms": r.median_phases_ms, "median_arrival_ms": r.median_arrival_ms,
-             "median_wait_ms": r.median_wait_ms, "slowest_count": r.slowest_count}
+             "median_wait_ms": r.median_wait_ms, "median_gap": r.median_gap, "median_cost_ms": r.median_cost_ms,
+             "late_steps": r.late_steps, "slowest_count": r.slowest_count, **_gauges_payload(r.gpu)}
             for r in analysis.ranks
         ],
         "steps": [
             {"step": s.step, "slowest_rank": s.slowest_rank, "median_step_ms": s.median_step_ms,
-             "max_step_ms": s.max_step_ms, "gap": s.gap, "extra_ms": s.extra_ms}
+             "max_step_ms": s.max_step_ms, "gap": s.gap, "extra_ms": s.extra_ms, "late_ranks": list(s.late_ranks)}
             for s in analysis.steps
         ],
+        "threshold": analysis.threshold,
         "straggler_rank": analysis.straggler_rank,
+        "stragglers": [asdict(s) for s in analysis.stragglers],
+        "transient": {"steps": t.steps, "straggler_steps": t.straggler_steps, "fraction": t.fraction,
+                      "mean_cost_ms": t.mean_cost_ms, "ranks": list(t.ranks), "step_numbers": list(t.step_numbers)},
         "median_gap": analysis.median_gap,
         "step_ms": analysis.step_ms,
+        "median_step_ms": analysis.median_step_ms,
         "straggler_cost_ms": analysis.straggler_cost_ms,
+        "median_cost_ms": analysis.median_cost_ms,
         "ideal_step_ms": analysis.ideal_step_ms,
         "efficiency": analysis.efficiency,
         "wait_ms_total": analysis.wait_ms_total,
+        **_gauges_payload(analysis.gpu),
         "warnings": list(analysis.warnings),
         "errors": errors,
     }
 
 
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
 def _analysis_text(p: dict) -> str:
-    who = f"rank {p['straggler_rank']}" if p["straggler_rank"] is not None else "no rank stands out"
+    if p["stragglers"]:
+        who = "persistent straggler(s): " + ", ".join(
+            f"rank {s['rank']} (late in {s['late_steps']}/{len(p['steps'])} steps, median gap {s['median_gap']:.1%}, "
+            f"{s['median_cost_ms']:.2f} ms)" for s in p["stragglers"])
+    else:
+        who = "no persistent straggler"
+    t = p["transient"]
     lines = [
-        f"straggler: {who}; median gap {p['median_gap']:.1%}, costing {p['straggler_cost_ms']:.2f} ms of a "
-        f"{p['step_ms']:.2f} ms step (efficiency {p['efficiency']:.3f})",
-        "",
-        f"{'rank':>5} {'median step ms':>15} {'arrival ms':>11} {'wait ms':>9} {'slowest':>8}  source",
+        who,
+        f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
+        f"{p['threshold']:.0%} of the step or more" + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average"
+                                                      if t["straggler_steps"] else ""),
+        f"step {p['step_ms']:.2f} ms mean ({p['median_step_ms']:.2f} median); stragglers cost {p['straggler_cost_ms']:.2f} ms "
+        f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f})",
     ]
-    lines += [f"{r['rank']:>5} {r['median_step_ms']:>15.2f} {r['median_arrival_ms']:>11.2f} {r['median_wait_ms']:>9.2f} "
-              f"{r['slowest_count']:>8}  {r['source']}" for r in p["ranks"]]
-    lines += ["", f"{'step':>6} {'slowest':>8} {'median ms':>10} {'max ms':>8} {'gap':>8}"]
-    lines += [f"{s['step']:>6} {s['slowest_rank']:>8} {s['median_step_ms']:>10.2f} {s['max_step_ms']:>8.2f} {s['gap']:>8.1%}"
-              for s in p["steps"]]
+    if p["gpu_busy"] is not None:
+        lines.append(f"GPU busy as nvidia-smi shows it {p['gpu_busy']:.1%}, compute kernels {p['gpu_compute']:.1%}, "
+                     f"communication overlapped by compute {_percent(p['comm_overlap'])}, exposed communication "
+                     f"{p['exposed_comm_ms']:.2f} ms a step")
+    lines += ["", f"{'rank':>5} {'mean step ms':>13} {'arrival ms':>11} {'median gap':>11} {'late in':>8} "
+              f"{'GPU busy':>9} {'compute':>8}  source"]
+    lines += [f"{r['rank']:>5} {r['mean_step_ms']:>13.2f} {r['median_arrival_ms']:>11.2f} {r['median_gap']:>11.1%} "
+              f"{r['late_steps']:>8} {_percent(r['gpu_busy']):>9} {_percent(r['gpu_compute']):>8}  {r['source']}"
+              for r in p["ranks"]]
+    lines += ["", f"{'step':>6} {'latest':>7} {'step ms':>9} {'gap':>8}  late ranks"]
+    lines += [f"{s['step']:>6} {s['slowest_rank']:>7} {s['median_step_ms']:>9.2f} {s['gap']:>8.1%}  "
+              f"{', '.join(map(str, s['late_ranks'])) or '-'}" for s in p["steps"]]
     lines += [f"warning: {w}" for w in p["warnings"]]
     return "\n".join(lines)
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
-    check_number("min_gap", args.min_gap, 0.0, 10.0)
+    check_number("min_gap", args.min_gap, 0.0, MAX_THRESHOLD, low_open=True)
     files = []
     errors: list[dict] = []
     for name in args.files:

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-PHASES = ("load", "forward", "backward", "allreduce", "optimizer")
+from .traces import JSONL_PHASES as PHASES
 
 
 class Recorder:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .comm import ring_time_ms
 from .config import ConfigError, StepConfig
+from .intervals import Interval
 from .ring import exchange_count
 
 MAX_BUCKETS = 10_000
@@ -14,17 +15,6 @@ PHASES = ("load", "forward", "backward", "wait", "allreduce", "optimizer")
 COMPUTE_PHASES = ("forward", "backward")
 RESIDENT_PHASES = ("forward", "backward", "wait", "allreduce", "optimizer")
 OVERLAP_COMPUTE_PHASES = ("load", "forward", "backward", "wait", "optimizer")
-
-
-@dataclass(frozen=True)
-class Interval:
-    phase: str
-    start_ms: float
-    end_ms: float
-
-    @property
-    def duration_ms(self) -> float:
-        return self.end_ms - self.start_ms
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,15 @@
-"""Screenshot of the real page for the README: python build.py screenshot."""
+"""Screenshots of the real page for the README and docs/: python build.py screenshot.
+
+Writes the One step view (`--out`, docs/screenshot.png) and, beside it, Your traces on two real GPU runs:
+traces-hta.png (two ranks of a 128-rank TorchRec job) and traces-cuda.png (a PyTorch 2.11 H200 trace, and a copy
+of it as a second rank)."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -10,21 +17,51 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import build  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+FIXTURES = build.ROOT / "tests" / "fixtures"
+WIDTH = 1360
+
+
+def cuda_files(folder: Path) -> list[str]:
+    """The one-GPU trace and its twin with distributedInfo.rank = 1, the two ranks the view compares."""
+    source = FIXTURES / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz"
+    twin = json.loads(gzip.decompress(source.read_bytes()))
+    twin["distributedInfo"]["rank"] = 1
+    path = folder / "gpu_rank1.pt.trace.json"
+    path.write_text(json.dumps(twin))
+    return [str(source), str(path)]
+
+
+def shoot_traces(browser, url: str, files: list[str], out: Path, lang: str = "en") -> None:
+    page = browser.new_page(viewport={"width": WIDTH, "height": 1700}, device_scale_factor=1)
+    page.goto(url + f"#view=traces&lang={lang}")
+    page.wait_for_selector("html.ready", timeout=60_000)
+    page.set_input_files("[data-testid=trace-files]", files)
+    page.wait_for_selector("[data-testid=trace-straggler]")
+    page.select_option("[data-testid=trace-step]", "1")
+    box = page.locator("#panel-traces").bounding_box()
+    page.screenshot(path=str(out), clip={"x": 0, "y": box["y"], "width": WIDTH, "height": box["height"]},
+                    full_page=True)
+    page.close()
+    print(f"wrote {out}")
+
 
 def main(dist: Path, out: Path) -> None:
     server, url = build.serve_in_thread(dist)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
         browser = p.chromium.launch(**build.chromium_launch_options())
-        page = browser.new_page(viewport={"width": 1360, "height": 1700}, device_scale_factor=1)
+        page = browser.new_page(viewport={"width": WIDTH, "height": 1700}, device_scale_factor=1)
         page.goto(url + "#gpus=8&straggler=2&slowdown=2&prefetch=0")
         page.wait_for_selector("html.ready", timeout=60_000)
         for _ in range(9):
             page.click("[data-testid=next-step]")
-        page.screenshot(path=str(out), clip={"x": 0, "y": 0, "width": 1360, "height": 1620})
+        page.screenshot(path=str(out), clip={"x": 0, "y": 0, "width": WIDTH, "height": 1620})
+        print(f"wrote {out}")
+        shoot_traces(browser, url, [str(p) for p in sorted((FIXTURES / "hta_torchrec").glob("*.json.gz"))],
+                     out.parent / "traces-hta.png")
+        shoot_traces(browser, url, cuda_files(Path(tmp)), out.parent / "traces-cuda.png")
         browser.close()
     server.shutdown()
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

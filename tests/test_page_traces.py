@@ -38,7 +38,7 @@ def test_example_traces_name_the_straggler(open_page):
     page.select_option("[data-testid=trace-step]", "3")
     assert f"step {expected.steps[3].step}:" in page.inner_text("[data-testid=trace-step]")
     page.fill("[data-testid=alert-threshold]", "0.25")
-    assert "- 1 > 0.25" in page.inner_text("[data-testid=alert-rule]")
+    assert "> 0.25" in page.inner_text("[data-testid=alert-rule]")
     assert 'ddp_step_arrival_seconds{job="ddp",rank="2"}' in page.inner_text("[data-testid=exposition]")
     watch.assert_clean()
 
@@ -99,3 +99,67 @@ def test_copy_buttons_and_dropping_files(browser, site):
     assert page.evaluate("navigator.clipboard.readText()") == page.inner_text("[data-testid=alert-rule]")
     watch.assert_clean()
     context.close()
+
+
+HTA = Path(__file__).parent / "fixtures" / "hta_torchrec"
+CUDA = Path(__file__).parent / "fixtures" / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz"
+
+
+def test_gpu_traces_show_gauges_other_collectives_and_no_false_headline(open_page):
+    paths = sorted(HTA.glob("*.json.gz"))
+    expected = analyze(load([(p.name, p.read_bytes()) for p in paths]).traces)
+    page, watch = open_page("#view=traces")
+    page.set_input_files("[data-testid=trace-files]", [str(p) for p in paths])
+    page.wait_for_selector("[data-testid=trace-gpu-busy]")
+    assert value(page, "trace-straggler") == -1
+    assert "No persistent straggler" in page.inner_text("[data-testid=trace-straggler]")
+    assert value(page, "trace-transient") == pytest.approx(expected.transient.fraction)
+    assert value(page, "trace-gpu-busy") == pytest.approx(expected.gpu.busy, rel=1e-12)
+    assert value(page, "trace-gpu-compute") == pytest.approx(expected.gpu.compute, rel=1e-12)
+    assert value(page, "trace-comm-overlap") == pytest.approx(expected.gpu.comm_overlap, rel=1e-12)
+    assert value(page, "trace-step-time") == pytest.approx(expected.step_ms, rel=1e-12)
+    timeline = "[data-testid=trace-timeline]"
+    assert "other collectives" in page.text_content(f"{timeline} .legend")
+    assert page.locator(f"{timeline} [data-phase=other_comm]").count() > 0
+    assert page.locator(f"{timeline} [data-phase=gpu_comm]").count() > 0
+    assert page.locator(f"{timeline} [data-phase=gpu_compute]").count() > 0
+    assert "2 of 128 ranks" in page.inner_text("[data-testid=trace-warning]")
+    assert page.locator("[data-testid=trace-gpu-none]").count() == 0
+    page.select_option("[data-testid=lang]", "fr")
+    page.wait_for_function("document.querySelector('[data-testid=trace-straggler]').textContent.includes('Aucun')")
+    assert "autres collectives" in page.text_content(f"{timeline} .legend")
+    watch.assert_clean()
+
+
+def test_cuda_trace_step_is_the_host_step(open_page, tmp_path):
+    obj = json.loads(gzip.decompress(CUDA.read_bytes()))
+    host = [e["dur"] / 1000 for e in obj["traceEvents"]
+            if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")]
+    obj["distributedInfo"]["rank"] = 1
+    twin = tmp_path / "gpu_rank1.pt.trace.json"
+    twin.write_text(json.dumps(obj, indent=1))
+    page, watch = open_page("#view=traces")
+    page.set_input_files("[data-testid=trace-files]", [str(CUDA), str(twin)])
+    page.wait_for_selector("[data-testid=trace-gpu-busy]")
+    assert value(page, "trace-step-time") == pytest.approx(sum(host) / len(host), rel=0.1)
+    assert 0 < value(page, "trace-gpu-compute") <= value(page, "trace-gpu-busy") <= 1
+    assert value(page, "trace-comm-overlap") == -1, "no NCCL kernel: no overlap to speak of"
+    lanes = page.locator("[data-testid=trace-timeline] [data-testid=lane]")
+    assert lanes.count() == 2
+    for lane in range(2):
+        for phase in ("forward", "backward", "optimizer"):
+            assert lanes.nth(lane).locator(f"rect.bar.{phase}[data-phase={phase}]").count() >= 1, (lane, phase)
+    watch.assert_clean()
+
+
+def test_cpu_traces_say_why_there_are_no_gauges_and_the_threshold_decides(open_page):
+    page, watch = open_page("#view=traces")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=trace-gpu-none]")
+    assert page.locator("[data-testid=trace-gpu-busy]").count() == 0
+    assert value(page, "trace-straggler") == 2
+    threshold = round(min(value(page, "trace-gap") + 0.1, 1.0), 2)
+    page.fill("[data-testid=alert-threshold]", f"{threshold:g}")
+    page.wait_for_function("document.querySelector('[data-testid=trace-straggler]').dataset.value === '-1'")
+    assert f"> {threshold:g}" in page.inner_text("[data-testid=alert-rule]")
+    watch.assert_clean()

@@ -41,7 +41,7 @@ def test_real_ddp_traces_name_the_slowed_rank(pattern):
     for r in a.ranks:
         if r.rank != SLOW_RANK:
             assert r.median_wait_ms == pytest.approx(SLOW_MS, rel=0.2)
-    assert a.median_gap > 1
+    assert a.median_gap > 0.5, "the sleep is most of the step"
     assert 0 < a.efficiency < 1
 
 
@@ -49,14 +49,15 @@ def test_kineto_metadata_and_phases():
     trace = parse_file("rank2.pt.trace.json.gz", (FIXTURES / "rank2.pt.trace.json.gz").read_bytes())
     assert (trace.rank, trace.world_size, trace.kind) == (2, 4, "kineto")
     assert len(trace.steps) == 6
-    phases = {e.phase for s in trace.steps for e in s.events}
-    assert phases == {"load", "forward", "backward", "allreduce", "optimizer"}
+    assert {p.phase for s in trace.steps for p in s.phases} == {"load", "forward", "backward", "optimizer"}
+    assert {c.phase for s in trace.steps for c in s.collectives} == {"allreduce"}
+    assert not trace.has_kernels
 
 
 def test_steps_are_aligned_on_the_end_of_the_collective():
     a = analyze(load(files("*.jsonl.gz")).traces)
     for step in a.steps:
-        ends = [max(sp.end_ms for sp in r.spans if sp.phase == "allreduce") for r in step.ranks]
+        ends = [max(sp.end_ms for sp in r.comm_spans if sp.phase == "allreduce") for r in step.ranks]
         assert max(ends) - min(ends) < 1e-6
 
 
@@ -75,11 +76,13 @@ def test_recorder_writes_the_jsonl_format():
 
 
 def jsonl(rank: int, steps: int, slow: float = 0.0) -> bytes:
+    """Steps of 60 ms: a 10 ms forward (plus `slow` s), then the AllReduce, which every rank leaves at 50 ms."""
     rows = []
     for s in range(steps):
-        t = s * 1.0
+        t = s * 0.06
         rows.append({"rank": rank, "step": s, "phase": "forward", "start": t, "end": t + 0.01 + slow})
         rows.append({"rank": rank, "step": s, "phase": "allreduce", "start": t + 0.01 + slow, "end": t + 0.05})
+        rows.append({"rank": rank, "step": s, "phase": "optimizer", "start": t + 0.05, "end": t + 0.06})
     return "\n".join(json.dumps(r) for r in rows).encode()
 
 
@@ -117,8 +120,9 @@ def test_two_files_for_one_rank():
 def test_ranks_with_different_step_counts_use_the_common_steps():
     loaded = load([("a.jsonl", jsonl(0, 5)), ("b.jsonl", jsonl(1, 3, slow=0.02))])
     a = analyze(loaded.traces)
-    assert [s.step for s in a.steps] == [0, 1, 2]
+    assert [s.step for s in a.steps] == [1, 2], "step 0, the job's first iteration, is left out"
     assert any("rank 0" in w and "2 step(s)" in w for w in a.warnings)
+    assert any("step 0 left out" in w for w in a.warnings)
     assert a.straggler_rank == 1
 
 
@@ -133,7 +137,6 @@ def test_over_the_size_limit(monkeypatch):
     loaded = load([("big.json.gz", big), ("huge.json", b"x" * 2000)])
     assert [e.source for e in loaded.errors] == ["big.json.gz", "huge.json"]
     assert all("limit" in e.message for e in loaded.errors)
-    assert traces.MAX_FILE_BYTES == 1000 and 200 * 1024 * 1024 == 209715200
 
 
 def test_no_straggler_when_none_stands_out():
@@ -160,9 +163,9 @@ def test_cli_analyze(capsys):
     assert [r["rank"] for r in data["ranks"]] == [0, 1, 2, 3]
     assert {"rank", "median_step_ms", "median_phases_ms", "slowest_count"} <= set(data["ranks"][0])
     assert {"step", "slowest_rank", "median_step_ms", "max_step_ms", "gap"} <= set(data["steps"][0])
-    assert data["median_gap"] > 1
+    assert data["median_gap"] > 0.5
     assert main(["analyze", *paths]) == 0
-    assert "straggler: rank 2" in capsys.readouterr().out
+    assert "persistent straggler(s): rank 2" in capsys.readouterr().out
 
 
 def test_cli_analyze_reports_bad_files(tmp_path, capsys):
@@ -171,8 +174,9 @@ def test_cli_analyze_reports_bad_files(tmp_path, capsys):
     paths = [str(p) for p in sorted(FIXTURES.glob("*.jsonl.gz"))]
     assert main(["analyze", *paths, str(bad), str(tmp_path / "missing.json")]) == 1
     out, err = capsys.readouterr()
-    assert "straggler: rank 2" in out
+    assert "persistent straggler(s): rank 2" in out
     assert "bad.json: invalid JSON" in err and "missing.json" in err
     assert "Traceback" not in err
     assert main(["analyze", str(bad)]) == 1
     assert main(["analyze", *paths, "--min-gap", "-1"]) == 2
+    assert main(["analyze", *paths, "--min-gap", "2"]) == 2

@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.abspath("ddpapp.zip"))
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
+from ddpcore.analysis import DEFAULT_THRESHOLD
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import build_schedule
 from ddpcore.urlstate import apply, decode, encode, texts
@@ -99,9 +100,10 @@ class App:
         self.elements = {}
         self.shown = prerendered()
         self.analysis = None
+        self.trace_inputs = ((), ())
         self.trace_errors = ()
         self.trace_step = 0
-        self.threshold = 0.1
+        self.threshold = DEFAULT_THRESHOLD
 
     def start(self):
         on_control = guarded(self.on_control)
@@ -241,14 +243,15 @@ class App:
         in_background(self.read_files(list(event.target.files)))
 
     async def read_files(self, files):
-        from ddpcore.traces import MAX_FILE_BYTES, FileError
+        from ddpcore.traces import MAX_FILE_BYTES, MB, FileError
 
         by_id("trace-status").textContent = i18n.t("traces.loading", self.lang, n=len(files))
         contents, too_big = [], []
         for f in files:
             name = str(f.name)
             if int(f.size) > MAX_FILE_BYTES:
-                too_big.append(FileError(name, i18n.t("traces.too_big", self.lang, mb=round(int(f.size) / 1e6))))
+                too_big.append(FileError(name, i18n.t("traces.too_big", self.lang, mb=round(int(f.size) / 1e6),
+                                                      limit=MAX_FILE_BYTES // MB)))
                 continue
             buffer = await f.arrayBuffer()
             contents.append((name, buffer.to_bytes()))
@@ -267,21 +270,20 @@ class App:
         self.show_traces(contents, ())
 
     def show_traces(self, contents, errors):
-        from ddpcore.analysis import AnalysisError, analyze
-        from ddpcore.traces import FileError, load
+        from ddpcore.traces import load
 
         loaded = load(contents)
-        errors = errors + loaded.errors
-        try:
-            self.analysis = analyze(loaded.traces)
-        except AnalysisError as exc:
-            self.analysis = None
-            errors = errors + (FileError("—", str(exc)),)
-        self.trace_errors = errors
+        self.trace_inputs = (loaded.traces, errors + loaded.errors)
         self.trace_step = 0
+        by_id("trace-status").textContent = ""
+        self.reanalyse()
+
+    def reanalyse(self):
+        from ddpview.traces_view import analysed
+
+        self.analysis, self.trace_errors = analysed(*self.trace_inputs, self.threshold)
         for button in self.copy_buttons:
             button.disabled = self.analysis is None
-        by_id("trace-status").textContent = ""
         self.render(push_hash=False)
 
     def on_trace_step(self, event):
@@ -295,7 +297,7 @@ class App:
             self.threshold = alert_threshold(float(str(by_id("alert-threshold").value)))
         except ValueError:
             return
-        self.render(push_hash=False)
+        self.reanalyse()
 
     def on_copy(self, event):
         button = event.currentTarget

@@ -7,6 +7,17 @@ import math
 LANGS = ("en", "fr")
 NBSP = "\u202f"
 
+H200_EN = (
+    "On an NVIDIA H200, nvidia-smi read 100 % in all 33 samples while a single block of 32 threads spun on one SM "
+    "of 132 (Nsight Compute: SM busy 0.04 %); it read 100 % for a bf16 matmul too (ddpcore measurement, driver 580, "
+    "2026-11-29, docs/measurements.md)."
+)
+H200_FR = (
+    "Sur une NVIDIA H200, nvidia-smi a lu 100 % sur les 33 échantillons pendant qu'un seul bloc de 32 threads "
+    "tournait à vide sur un SM sur 132 (Nsight Compute : SM occupé à 0,04 %) ; il lisait aussi 100 % pendant un "
+    "produit matriciel bf16 (mesure ddpcore, pilote 580, 29/11/2026, docs/measurements.md)."
+)
+
 TEXT: dict[str, dict[str, str]] = {
     "title": {"en": "One step of data-parallel training", "fr": "Un pas d'entraînement data-parallèle"},
     "subtitle": {
@@ -155,6 +166,9 @@ TEXT: dict[str, dict[str, str]] = {
     "phase.wait": {"en": "wait at barrier", "fr": "attente à la barrière"},
     "phase.allreduce": {"en": "AllReduce", "fr": "AllReduce"},
     "phase.optimizer": {"en": "optimizer", "fr": "optimiseur"},
+    "phase.other_comm": {"en": "other collectives", "fr": "autres collectives"},
+    "phase.gpu_compute": {"en": "GPU compute", "fr": "calcul GPU"},
+    "phase.gpu_comm": {"en": "GPU comm.", "fr": "comm. GPU"},
     "cost.title": {"en": "What it costs", "fr": "Ce que ça coûte"},
     "cost.help": {
         "en": "<b>Notice</b> the two gauges move in opposite directions: as the straggler slows down, displayed "
@@ -212,21 +226,67 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.example": {"en": "Load the example (4 ranks, rank 2 slowed)", "fr": "Charger l'exemple (4 rangs, rang 2 ralenti)"},
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
     "traces.step": {"en": "Step", "fr": "Pas"},
-    "traces.step_option": {"en": "step {n}: slowest rank {r}, gap {gap}", "fr": "pas {n} : rang le plus lent {r}, écart {gap}"},
-    "traces.straggler_is": {"en": "Straggler: rank {r}", "fr": "Retardataire : rang {r}"},
-    "traces.no_straggler": {"en": "No rank stands out as a straggler", "fr": "Aucun rang ne se distingue comme retardataire"},
-    "traces.gap": {"en": "Median gap (last arrival ÷ median − 1)", "fr": "Écart médian (dernière arrivée ÷ médiane − 1)"},
-    "traces.ideal": {"en": "Step if it arrived with the median rank", "fr": "Pas s'il arrivait avec le rang médian"},
+    "traces.step_option": {"en": "step {n}: latest rank {r}, gap {gap}", "fr": "pas {n} : dernier rang {r}, écart {gap}"},
+    "traces.step_option_late": {
+        "en": "step {n}: latest rank {r}, gap {gap} (straggler step)",
+        "fr": "pas {n} : dernier rang {r}, écart {gap} (pas avec retardataire)",
+    },
+    "traces.stragglers_are": {"en": "Persistent straggler: {ranks}", "fr": "Retardataire persistant : {ranks}"},
+    "traces.persistent_line": {
+        "en": "rank {r}: late in {late} of {steps} steps, median gap {gap} of the step, {cost} per step",
+        "fr": "rang {r} : en retard sur {late} pas sur {steps}, écart médian {gap} du pas, {cost} par pas",
+    },
+    "traces.no_straggler": {"en": "No persistent straggler: no rank is late in most steps",
+                            "fr": "Aucun retardataire persistant : aucun rang n'est en retard sur la plupart des pas"},
+    "traces.transient_line": {
+        "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more (ranks {ranks}), "
+        "{cost} each on average.",
+        "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas "
+        "(rangs {ranks}), {cost} chacun en moyenne.",
+    },
+    "traces.transient_none": {
+        "en": "Transient stragglers: no step had a rank late by {threshold} of the step or more.",
+        "fr": "Retardataires passagers : aucun pas n'a eu de rang en retard d'au moins {threshold} du pas.",
+    },
+    "traces.gap": {"en": "Median gap of the latest rank (share of the step)",
+                   "fr": "Écart médian du dernier rang (part du pas)"},
+    "traces.ideal": {"en": "Step if late ranks arrived with the others (mean)",
+                     "fr": "Pas si les rangs en retard arrivaient avec les autres (moyenne)"},
+    "traces.step_mean": {"en": "Step time (mean over steps)", "fr": "Durée du pas (moyenne des pas)"},
+    "traces.step_median": {"en": "Median step", "fr": "Pas médian"},
+    "traces.cost": {"en": "Straggler cost per step (mean)", "fr": "Coût des retardataires par pas (moyenne)"},
+    "traces.gpu_busy": {"en": "GPU busy, as nvidia-smi shows it", "fr": "GPU occupé, comme l'affiche nvidia-smi"},
+    "traces.gpu_busy_sub": {"en": "any kernel running, NCCL included", "fr": "un noyau quelconque actif, NCCL compris"},
+    "traces.gpu_compute": {"en": "Compute kernels", "fr": "Noyaux de calcul"},
+    "traces.gpu_compute_sub": {"en": "non-communication kernels running", "fr": "noyaux hors communication actifs"},
+    "traces.exposed_comm": {"en": "Exposed communication per step (no compute kernel beside it)",
+                            "fr": "Communication exposée par pas (sans noyau de calcul à côté)"},
+    "traces.comm_overlap": {"en": "Communication overlapped by compute", "fr": "Communication recouverte par le calcul"},
+    "traces.gpu_honest": {
+        "en": "From the trace's kernels: time a kernel ran, not how much of the GPU it used. Whether the tensor pipes "
+        "were busy takes DCGM's profiling counters (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE); a trace cannot tell.",
+        "fr": "D'après les noyaux de la trace : le temps où un noyau tournait, pas la part du GPU qu'il occupait. "
+        "Savoir si les tensor cores travaillaient demande les compteurs de profilage de DCGM "
+        "(DCGM_FI_PROF_PIPE_TENSOR_ACTIVE) ; une trace ne peut pas le dire.",
+    },
+    "traces.gpu_none": {
+        "en": "No GPU gauges: these traces hold no GPU kernels (CPU activities only, or ddpcore JSONL).",
+        "fr": "Pas de jauges GPU : ces traces ne contiennent aucun noyau GPU (activités CPU seules, ou JSONL ddpcore).",
+    },
     "traces.last_arrival": {"en": "last arrival", "fr": "dernière arrivée"},
     "traces.timeline_desc": {"en": "Measured step {step}, one lane per rank.", "fr": "Pas mesuré {step}, une ligne par rang."},
     "traces.col_rank": {"en": "Rank", "fr": "Rang"},
-    "traces.col_step": {"en": "Median step", "fr": "Pas médian"},
+    "traces.col_step": {"en": "Mean step", "fr": "Pas moyen"},
+    "traces.col_gap": {"en": "Median gap", "fr": "Écart médian"},
+    "traces.col_late": {"en": "Late in", "fr": "En retard sur"},
+    "traces.col_busy": {"en": "GPU busy", "fr": "GPU occupé"},
+    "traces.col_compute": {"en": "Compute kernels", "fr": "Noyaux de calcul"},
     "traces.col_arrival": {"en": "Arrival at collective", "fr": "Arrivée à la collective"},
     "traces.col_wait": {"en": "Wait", "fr": "Attente"},
-    "traces.col_slowest": {"en": "Slowest in", "fr": "Plus lent sur"},
     "traces.col_file": {"en": "File", "fr": "Fichier"},
     "traces.alert_title": {"en": "Catch it in production", "fr": "L'attraper en production"},
-    "traces.threshold": {"en": "Alert when a rank's gap exceeds", "fr": "Alerter quand l'écart d'un rang dépasse"},
+    "traces.threshold": {"en": "A rank is late, and alerts, when its gap reaches (share of the step)",
+                         "fr": "Un rang est en retard, et alerte, quand son écart atteint (part du pas)"},
     "traces.copy": {"en": "Copy", "fr": "Copier"},
     "traces.copied": {"en": "Copied", "fr": "Copié"},
     "traces.alert_help": {
@@ -238,14 +298,20 @@ TEXT: dict[str, dict[str, str]] = {
         "tous les pas également longs ; la durée dit que le job ralentit, jamais quel rang le ralentit.",
     },
     "traces.help": {
-        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them. The straggler is "
-        "the rank that reaches the collective last; the others wait inside their AllReduce (hatched), which with DDP "
-        "sits inside backward.",
-        "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise. Le retardataire "
-        "est le rang qui arrive le dernier à la collective ; les autres attendent dans leur AllReduce (hachuré), qui "
-        "avec DDP se trouve dans la rétropropagation.",
+        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them. A rank's lateness "
+        "is its arrival at the gradient collective (DDP's AllReduce, FSDP's reduce-scatter, launched in the "
+        "backward) against the median of the others; the others wait for it inside their collective (hatched). "
+        "Collectives of the forward (buffer broadcast, all_to_all) are drawn as other collectives and never count "
+        "as arrival. Under each lane, a thin row shows the collectives as they ran on the host and, for GPU traces, "
+        "one more the kernels.",
+        "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise. Le retard d'un "
+        "rang est son arrivée à la collective des gradients (l'AllReduce de DDP, le reduce-scatter de FSDP, lancés "
+        "pendant la rétropropagation) comparée à la médiane des autres ; les autres l'attendent dans leur collective "
+        "(hachuré). Les collectives du forward (broadcast des buffers, all_to_all) sont dessinées comme autres "
+        "collectives et ne comptent jamais comme arrivée. Sous chaque ligne, une rangée fine montre les collectives "
+        "telles qu'elles ont tourné sur l'hôte et, pour les traces GPU, une autre les noyaux.",
     },
-    "traces.too_big": {"en": "{mb} MB is over the 200 MB limit", "fr": "{mb} Mo dépasse la limite de 200 Mo"},
+    "traces.too_big": {"en": "{mb} MB is over the {limit} MB limit", "fr": "{mb} Mo dépasse la limite de {limit} Mo"},
     "phase.idle": {"en": "idle", "fr": "inactif"},
     "cost.step": {"en": "Step time", "fr": "Durée du pas"},
     "cost.ideal": {"en": "Ideal step (no straggler)", "fr": "Pas idéal (sans retardataire)"},
@@ -256,6 +322,7 @@ TEXT: dict[str, dict[str, str]] = {
     "cost.displayed": {"en": "Displayed GPU utilization", "fr": "Utilisation GPU affichée"},
     "cost.displayed_sub": {"en": "nvidia-smi, DCGM_FI_DEV_GPU_UTIL", "fr": "nvidia-smi, DCGM_FI_DEV_GPU_UTIL"},
     "cost.useful": {"en": "Useful compute", "fr": "Calcul utile"},
+    "cost.h200": {"en": "<b>Measured:</b> " + H200_EN, "fr": "<b>Mesuré :</b> " + H200_FR},
     "cost.useful_sub": {"en": "tensor pipes busy, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "fr": "tensor cores actifs, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"},
     "cost.lesson": {
         "en": "Prefetch saves {gain} ms; the straggler costs {cost} ms. An I/O fix does not cure a synchronisation problem.",
@@ -302,7 +369,8 @@ TEXT: dict[str, dict[str, str]] = {
         "<tr><th scope='row'>Is the GPU really computing?</th><td><code>DCGM_FI_PROF_SM_ACTIVE</code>, "
         "<code>DCGM_FI_PROF_SM_OCCUPANCY</code>, <code>DCGM_FI_PROF_PIPE_TENSOR_ACTIVE</code>.</td>"
         "<td>dcgm-exporter profiling fields. <code>DCGM_FI_DEV_GPU_UTIL</code> (what nvidia-smi shows) only says a "
-        "kernel was resident, an NCCL kernel spinning at the barrier included, so it rises with a straggler.</td></tr>"
+        "kernel was resident, an NCCL kernel spinning at the barrier included, so it rises with a straggler. "
+        + H200_EN + "</td></tr>"
         "<tr><th scope='row'>Where does the step time go?</th><td>Per-phase durations: data loading, forward, "
         "backward, collectives, optimizer.</td><td>PyTorch Profiler or Nsight Systems on a few steps, not "
         "continuously: the overhead and the trace size are not for production.</td></tr>"
@@ -320,7 +388,7 @@ TEXT: dict[str, dict[str, str]] = {
         "<code>DCGM_FI_PROF_SM_OCCUPANCY</code>, <code>DCGM_FI_PROF_PIPE_TENSOR_ACTIVE</code>.</td>"
         "<td>Champs de profilage de dcgm-exporter. <code>DCGM_FI_DEV_GPU_UTIL</code> (ce qu'affiche nvidia-smi) dit "
         "seulement qu'un noyau était résident, y compris un noyau NCCL qui tourne à vide à la barrière : il monte "
-        "avec un retardataire.</td></tr>"
+        "avec un retardataire. " + H200_FR + "</td></tr>"
         "<tr><th scope='row'>Où passe le temps du pas ?</th><td>Durée par phase : chargement, forward, backward, "
         "collectives, optimiseur.</td><td>PyTorch Profiler ou Nsight Systems sur quelques pas, pas en continu : le "
         "surcoût et la taille des traces ne sont pas pour la production.</td></tr>"

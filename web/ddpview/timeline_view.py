@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ddpcore.analysis import StepSummary
+from ddpcore.intervals import Interval
 from ddpcore.schedule import PHASES, Schedule
 
 from . import i18n
@@ -18,7 +19,9 @@ LANE = 24
 LANE_GAP = 6
 COMM_ROW = 11
 AXIS = 44
-TRACE_LEGEND = ("load", "forward", "backward", "allreduce", "optimizer", "wait")
+TRACE_LEGEND = ("load", "forward", "backward", "allreduce", "other_comm", "optimizer", "wait")
+GPU_LEGEND = ("gpu_compute", "gpu_comm")
+LEGEND_ROW = 20
 NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000)
 
 
@@ -28,22 +31,32 @@ class TimelineGeometry:
 
     axis_max_ms: float
     lanes: int
-    comm_rows: bool = False
+    comm_rows: int = 0
+    top: float = TOP
 
     @property
     def pitch(self) -> float:
-        return LANE + LANE_GAP + (COMM_ROW + 2 if self.comm_rows else 0)
+        """Height of one lane: the phase bar, then one thin row per extra row (buckets, collectives, kernels)."""
+        return LANE + LANE_GAP + (COMM_ROW + 2) * self.comm_rows
 
     @property
     def height(self) -> float:
-        return TOP + self.lanes * self.pitch + AXIS
+        return self.top + self.lanes * self.pitch + AXIS
 
     def x_of(self, ms: float) -> float:
         clamped = min(max(ms, 0.0), self.axis_max_ms)
         return LEFT + (WIDTH - LEFT - RIGHT) * clamped / self.axis_max_ms
 
     def lane_y(self, lane: int) -> float:
-        return TOP + lane * self.pitch
+        return self.top + lane * self.pitch
+
+    @property
+    def ms_per_pixel(self) -> float:
+        return self.axis_max_ms / (WIDTH - LEFT - RIGHT)
+
+    def row_y(self, lane: int, row: int) -> float:
+        """Top of thin row `row` (0 = the first under the phase bar) of a lane."""
+        return self.lane_y(lane) + LANE + 2 + row * (COMM_ROW + 2)
 
 
 def tick_step(axis_max_ms: float) -> float:
@@ -68,20 +81,35 @@ def _fill(phase: str, hatch_id: str) -> str | None:
     return f"url(#{hatch_id})" if phase == "wait" else None
 
 
-def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
-    items, x = [], LEFT
+def _legend_places(phases: tuple[str, ...], lang: str) -> list[tuple[str, str, float, int]]:
+    """(phase, label, x, row) of each legend item, wrapped onto a new row where the width runs out."""
+    places, x, row = [], float(LEFT), 0
     for phase in phases:
         label = i18n.t(f"phase.{phase}", lang)
-        items.append(
-            tag(
-                "g",
-                {"class": "legend-item"},
-                tag("rect", {"x": x, "y": 10, "width": 14, "height": 14, "class": f"bar {phase}", "rx": 2,
-                             "fill": _fill(phase, hatch_id)}),
-                text("text", {"x": x + 19, "y": 22, "class": "legend-text"}, label),
-            )
+        width = 30 + 7.2 * len(label)
+        if x + width > WIDTH - RIGHT and x > LEFT:
+            x, row = float(LEFT), row + 1
+        places.append((phase, label, x, row))
+        x += width
+    return places
+
+
+def legend_top(phases: tuple[str, ...], lang: str) -> float:
+    """Where the lanes start below a legend of these phases (it may take several rows)."""
+    return TOP + LEGEND_ROW * max(row for *_, row in _legend_places(phases, lang))
+
+
+def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
+    items = [
+        tag(
+            "g",
+            {"class": "legend-item"},
+            tag("rect", {"x": x, "y": 10 + LEGEND_ROW * row, "width": 14, "height": 14, "class": f"bar {phase}",
+                         "rx": 2, "fill": _fill(phase, hatch_id)}),
+            text("text", {"x": x + 19, "y": 22 + LEGEND_ROW * row, "class": "legend-text"}, label),
         )
-        x += 30 + 7.2 * len(label)
+        for phase, label, x, row in _legend_places(phases, lang)
+    ]
     return tag("g", {"class": "legend"}, *items)
 
 
@@ -125,7 +153,7 @@ def timeline_svg(
     playhead_ms: float | None = None,
 ) -> str:
     n = len(schedule.ranks)
-    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n, bool(schedule.buckets))
+    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n, int(bool(schedule.buckets)), legend_top(PHASES, lang))
     stragglers = set(schedule.config.stragglers) if schedule.config.slowdown > 1.0 else set()
     lanes = []
     for lane, rank in enumerate(schedule.ranks):
@@ -156,20 +184,20 @@ def timeline_svg(
     bottom = geo.lane_y(n) - LANE_GAP
     marks = []
     bx = geo.x_of(schedule.barrier_ms)
-    marks.append(tag("line", {"x1": bx, "y1": TOP - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}))
-    marks.append(text("text", {"x": bx - 3, "y": TOP - 11, "text-anchor": "end", "class": "mark-label"},
+    marks.append(tag("line", {"x1": bx, "y1": geo.top - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}))
+    marks.append(text("text", {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
                       i18n.t("timeline.barrier", lang)))
     step_x = geo.x_of(schedule.step_ms)
-    marks.append(tag("line", {"x1": step_x, "y1": TOP - 8, "x2": step_x, "y2": bottom + 4, "class": "step-line"}))
-    marks.append(text("text", {"x": min(step_x + 3, WIDTH - 2), "y": TOP - 11, "class": "mark-label",
+    marks.append(tag("line", {"x1": step_x, "y1": geo.top - 8, "x2": step_x, "y2": bottom + 4, "class": "step-line"}))
+    marks.append(text("text", {"x": min(step_x + 3, WIDTH - 2), "y": geo.top - 11, "class": "mark-label",
                                "text-anchor": "end" if step_x > WIDTH - 80 else "start"},
                       i18n.ms(schedule.step_ms, lang)))
     if ideal_ms is not None and ideal_ms < schedule.step_ms - 1e-9:
         ix = geo.x_of(ideal_ms)
-        marks.append(tag("line", {"x1": ix, "y1": TOP - 2, "x2": ix, "y2": bottom + 4, "class": "ideal-line"}))
+        marks.append(tag("line", {"x1": ix, "y1": geo.top - 2, "x2": ix, "y2": bottom + 4, "class": "ideal-line"}))
     ph = geo.x_of(playhead_ms if playhead_ms is not None else 0.0)
     marks.append(
-        tag("line", {"x1": ph, "y1": TOP - 4, "x2": ph, "y2": bottom + 6, "data-testid": "playhead",
+        tag("line", {"x1": ph, "y1": geo.top - 4, "x2": ph, "y2": bottom + 6, "data-testid": "playhead",
                      "id": "playhead", "class": "playhead" if playhead_ms is not None else "playhead hidden"})
     )
     return tag(
@@ -182,18 +210,47 @@ def timeline_svg(
     )
 
 
-def trace_timeline_svg(step: StepSummary, straggler: int | None, lang: str) -> str:
-    """A measured step: one lane per rank on the step's common clock, the wait for the last arrival hatched."""
+def coalesce(spans: tuple[Interval, ...], min_gap_ms: float) -> list[Interval]:
+    """Spans of one phase closer than `min_gap_ms` drawn as one: thousands of kernels a pixel apart make one bar."""
+    out: list[Interval] = []
+    for sp in sorted(spans, key=lambda sp: (sp.phase, sp.start_ms)):
+        last = out[-1] if out else None
+        if last is not None and last.phase == sp.phase and sp.start_ms - last.end_ms < min_gap_ms:
+            out[-1] = Interval(sp.phase, last.start_ms, max(last.end_ms, sp.end_ms))
+        else:
+            out.append(sp)
+    return out
+
+
+def _row_bars(spans: tuple[Interval, ...], geo: TimelineGeometry, lane: int, row: int, origin: float, label: str,
+              lang: str) -> list[str]:
+    y = geo.row_y(lane, row)
+    spans = tuple(coalesce(spans, geo.ms_per_pixel))
+    return [tag("rect", {"class": f"bar {sp.phase} thin", "data-phase": sp.phase, "x": geo.x_of(sp.start_ms - origin),
+                         "y": y, "width": max(geo.x_of(sp.end_ms - origin) - geo.x_of(sp.start_ms - origin), 0.5),
+                         "height": COMM_ROW, "rx": 1.5},
+                text("title", None, f"{label} · {i18n.t('phase.' + sp.phase, lang)} · "
+                                    f"{i18n.ms(sp.end_ms - sp.start_ms, lang)}"))
+            for sp in spans]
+
+
+def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str) -> str:
+    """A measured step: one lane per rank on the step's common clock, the wait for the last arrival hatched.
+
+    Under each lane's phases (each instant given to one phase), a thin row shows the host's collectives as they
+    ran, and for GPU traces one more the kernels (compute and communication)."""
     ranks = step.ranks
+    gpu = any(r.device is not None for r in ranks)
+    legend = TRACE_LEGEND + (GPU_LEGEND if gpu else ())
     origin = min(r.start_ms for r in ranks)
-    end = max(r.end_ms for r in ranks) - origin
-    geo = TimelineGeometry(max(end, 1e-6) * 1.02, len(ranks))
+    end = max(max([r.end_ms, *(sp.end_ms for sp in r.device_spans)]) for r in ranks) - origin
+    geo = TimelineGeometry(max(end, 1e-6) * 1.02, len(ranks), 2 if gpu else 1, legend_top(legend, lang))
     latest = max(r.start_ms + r.arrival_ms for r in ranks) - origin
     lanes = []
     for lane, r in enumerate(ranks):
         y = geo.lane_y(lane)
         label = i18n.t("rank", lang, r=r.rank)
-        slow = r.rank == straggler
+        slow = r.rank in stragglers
         items = _lane_head(y, f"{label} ▲" if slow else label, slow)
         items.append(tag("rect", {"x": geo.x_of(r.start_ms - origin), "y": y + LANE / 2 - 1,
                                   "width": max(geo.x_of(r.end_ms - origin) - geo.x_of(r.start_ms - origin), 0.5),
@@ -205,16 +262,18 @@ def trace_timeline_svg(step: StepSummary, straggler: int | None, lang: str) -> s
         if r.wait_ms > 0:
             items.append(_bar("wait", geo.x_of(r.start_ms - origin + r.arrival_ms), geo.x_of(latest), y + 4, LANE - 8,
                               f"{label} · {i18n.t('phase.wait', lang)} · {i18n.ms(r.wait_ms, lang)}", "trace-hatch"))
+        items += _row_bars(r.comm_spans, geo, lane, 0, origin, label, lang)
+        items += _row_bars(r.device_spans, geo, lane, 1, origin, label, lang)
         lanes.append(tag("g", {"data-testid": "lane", "data-rank": r.rank, "class": "lane straggler" if slow else "lane"},
                          *items))
     bottom = geo.lane_y(len(ranks)) - LANE_GAP
     bx = geo.x_of(latest)
-    marks = [tag("line", {"x1": bx, "y1": TOP - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}),
-             text("text", {"x": bx - 3, "y": TOP - 11, "text-anchor": "end", "class": "mark-label"},
+    marks = [tag("line", {"x1": bx, "y1": geo.top - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}),
+             text("text", {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
                   i18n.t("traces.last_arrival", lang))]
     return tag(
         "svg",
         {"viewBox": f"0 0 {WIDTH} {num(geo.height)}", "role": "img", "data-testid": "trace-timeline",
          "aria-label": i18n.t("traces.timeline_desc", lang, step=step.step), "xmlns": "http://www.w3.org/2000/svg"},
-        _defs("trace-hatch"), _legend(lang, "trace-hatch", TRACE_LEGEND), *lanes, _axis(geo, lang), *marks,
+        _defs("trace-hatch"), _legend(lang, "trace-hatch", legend), *lanes, _axis(geo, lang), *marks,
     )

@@ -1,19 +1,28 @@
-"""The "Your traces" view: measured steps drawn like the model, the straggler named, and what to alert on."""
+"""The "Your traces" view: measured steps drawn like the model, the stragglers named, and what to alert on."""
 
 from __future__ import annotations
 
 from ddpcore.alerts import alert_rule, exposition
-from ddpcore.analysis import DRAW_PHASES, Analysis
-from ddpcore.traces import FileError
+from ddpcore.analysis import DRAW_PHASES, Analysis, AnalysisError, GpuGauges, analyze
+from ddpcore.traces import FileError, RankTrace
 
 from . import i18n
-from .cost_view import metrics_dl
+from .cost_view import gauge_svg, metrics_dl
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
 
+def analysed(traces: tuple[RankTrace, ...], errors: tuple[FileError, ...], threshold: float
+             ) -> tuple[Analysis | None, tuple[FileError, ...]]:
+    """The analysis of the loaded traces at this threshold; when they cannot be compared, why, as one more error."""
+    try:
+        return analyze(traces, threshold), errors
+    except AnalysisError as exc:
+        return None, (*errors, FileError("—", str(exc)))
+
 
 def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
+    """One list item per file left out, its name and the reason, both as text."""
     return "".join(
         tag("li", {"data-testid": "trace-error"}, text("strong", None, e.source), " ", text("span", None, e.message))
         for e in errors
@@ -21,64 +30,128 @@ def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
 
 
 def step_options(analysis: Analysis, index: int, lang: str) -> str:
+    """The step picker: each step with its latest rank and gap, straggler steps marked."""
     return "".join(
         text("option", {"value": i, "selected": i == index},
-             i18n.t("traces.step_option", lang, n=s.step, r=s.slowest_rank, gap=i18n.percent(s.gap, lang)))
+             i18n.t("traces.step_option_late" if s.has_straggler else "traces.step_option", lang, n=s.step,
+                    r=s.slowest_rank, gap=i18n.percent(s.gap, lang)))
         for i, s in enumerate(analysis.steps)
     )
 
 
+def verdict_html(a: Analysis, lang: str) -> str:
+    """The headline: the persistent stragglers by lateness, or that none is consistently late; then the transients."""
+    if a.stragglers:
+        names = ", ".join(i18n.t("rank", lang, r=s.rank) for s in a.stragglers)
+        who = i18n.t("traces.stragglers_are", lang, ranks=names, n=len(a.stragglers))
+        details = "".join(
+            text("li", {"data-testid": "trace-persistent", "data-rank": s.rank},
+                 i18n.t("traces.persistent_line", lang, r=s.rank, late=s.late_steps, steps=len(a.steps),
+                        gap=i18n.percent(s.median_gap, lang), cost=i18n.ms(s.median_cost_ms, lang)))
+            for s in a.stragglers)
+    else:
+        who, details = i18n.t("traces.no_straggler", lang), ""
+    t = a.transient
+    transient = i18n.t("traces.transient_line", lang, k=t.straggler_steps, n=t.steps,
+                       threshold=i18n.percent(a.threshold, lang),
+                       ranks=", ".join(str(r) for r in t.ranks) or "–", cost=i18n.ms(t.mean_cost_ms, lang)) \
+        if t.straggler_steps else i18n.t("traces.transient_none", lang, threshold=i18n.percent(a.threshold, lang))
+    return (
+        tag("p", {"class": "verdict"},
+            text("output", {"data-testid": "trace-straggler",
+                            "data-value": -1 if a.straggler_rank is None else a.straggler_rank}, who))
+        + (tag("ul", {"class": "persistent"}, details) if details else "")
+        + tag("p", {"class": "transient"}, text("output", {"data-testid": "trace-transient", "data-value": t.fraction},
+                                                transient))
+    )
+
+
+def gpu_html(gpu: GpuGauges | None, lang: str) -> str:
+    """The gauges a GPU trace gives; without kernels, one line saying why there are none."""
+    if gpu is None:
+        return text("p", {"class": "help", "data-testid": "trace-gpu-none"}, i18n.t("traces.gpu_none", lang))
+    overlap = gpu.comm_overlap
+    rows = metrics_dl([
+        ("traces.exposed_comm", output("trace-exposed-comm", gpu.exposed_comm_ms, i18n.ms(gpu.exposed_comm_ms, lang)), ""),
+        ("traces.comm_overlap", output("trace-comm-overlap", -1 if overlap is None else overlap,
+                                       "–" if overlap is None else i18n.percent(overlap, lang)), ""),
+    ], lang)
+    return tag(
+        "div", {"class": "trace-gpu", "data-testid": "trace-gpu"},
+        tag("div", {"class": "gauges"},
+            gauge_svg("trace-gpu-busy", gpu.busy, i18n.t("traces.gpu_busy", lang),
+                      i18n.t("traces.gpu_busy_sub", lang), "displayed", lang),
+            gauge_svg("trace-gpu-compute", gpu.compute, i18n.t("traces.gpu_compute", lang),
+                      i18n.t("traces.gpu_compute_sub", lang), "useful", lang)),
+        rows,
+        tag("p", {"class": "help"}, i18n.t("traces.gpu_honest", lang)),
+    )
+
+
 def summary_html(a: Analysis, lang: str) -> str:
-    who = (i18n.t("traces.straggler_is", lang, r=a.straggler_rank) if a.straggler_rank is not None
-           else i18n.t("traces.no_straggler", lang))
-    headline = tag("p", {"class": "verdict"},
-                   text("output", {"data-testid": "trace-straggler",
-                                   "data-value": -1 if a.straggler_rank is None else a.straggler_rank}, who))
+    """Verdict, headline figures (means over steps, medians beside), GPU gauges and warnings."""
     metrics = metrics_dl([
-        ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang)), ""),
-        ("cost.step", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang)), ""),
+        ("traces.step_mean", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang)), "big"),
+        ("traces.step_median", output("trace-median-step-time", a.median_step_ms, i18n.ms(a.median_step_ms, lang)), ""),
         ("traces.ideal", output("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang)), ""),
-        ("cost.straggler", output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang)), ""),
+        ("traces.cost", output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang)),
+         "bad" if a.straggler_cost_ms > 0 else ""),
         ("cost.efficiency", output("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang)), ""),
+        ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang)), ""),
         ("cost.wait", output("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang)), ""),
     ], lang)
     warnings = "".join(text("li", {"data-testid": "trace-warning"}, w) for w in a.warnings)
-    return headline + metrics + (tag("ul", {"class": "warnings"}, warnings) if warnings else "")
+    return (verdict_html(a, lang) + metrics + gpu_html(a.gpu, lang)
+            + (tag("ul", {"class": "warnings"}, warnings) if warnings else ""))
+
+
+def _percent_or_dash(value: float | None, lang: str) -> str:
+    return "–" if value is None else i18n.percent(value, lang)
 
 
 def ranks_table(a: Analysis, lang: str) -> str:
-    head = tag("tr", None, *(text("th", {"scope": "col"}, h) for h in (
-        i18n.t("traces.col_rank", lang), i18n.t("traces.col_step", lang), i18n.t("traces.col_arrival", lang),
-        i18n.t("traces.col_wait", lang), i18n.t("traces.col_slowest", lang),
-        *(i18n.t(f"phase.{p}", lang) for p in DRAW_PHASES), i18n.t("traces.col_file", lang))))
+    """Per rank: step, arrival, gap, how often late, GPU gauges and the median time of each phase."""
+    headings = (
+        "traces.col_rank", "traces.col_step", "traces.col_arrival", "traces.col_gap", "traces.col_late",
+        "traces.col_wait", "traces.col_busy", "traces.col_compute")
+    head = tag("tr", None, *(text("th", {"scope": "col"}, i18n.t(h, lang)) for h in headings),
+               *(text("th", {"scope": "col"}, i18n.t(f"phase.{p}", lang)) for p in DRAW_PHASES),
+               text("th", {"scope": "col"}, i18n.t("traces.col_file", lang)))
+    late = {s.rank for s in a.stragglers}
     body = []
     for r in a.ranks:
         cells = [
             text("th", {"scope": "row"}, r.rank),
-            text("td", None, i18n.ms(r.median_step_ms, lang)),
+            text("td", None, i18n.ms(r.mean_step_ms, lang)),
             text("td", None, i18n.ms(r.median_arrival_ms, lang)),
+            text("td", None, i18n.percent(r.median_gap, lang)),
+            text("td", None, f"{r.late_steps}/{len(a.steps)}"),
             text("td", None, i18n.ms(r.median_wait_ms, lang)),
-            text("td", None, f"{r.slowest_count}/{len(a.steps)}"),
+            text("td", None, _percent_or_dash(r.gpu.busy if r.gpu else None, lang)),
+            text("td", None, _percent_or_dash(r.gpu.compute if r.gpu else None, lang)),
             *(text("td", None, i18n.ms(r.median_phases_ms[p], lang)) for p in DRAW_PHASES),
             text("td", {"class": "source"}, r.source),
         ]
-        body.append(tag("tr", {"class": "straggler" if r.rank == a.straggler_rank else None,
-                               "data-testid": "trace-rank"}, *cells))
+        body.append(tag("tr", {"class": "straggler" if r.rank in late else None, "data-testid": "trace-rank"}, *cells))
     return tag("table", {"class": "ranks"}, tag("thead", None, head), tag("tbody", None, *body))
+
+
+TRACE_REGIONS = ("trace-summary", "trace-step", "trace-timeline-view", "trace-ranks", "alert-rule", "exposition")
 
 
 def traces_regions(analysis: Analysis | None, errors: tuple[FileError, ...], step_index: int, threshold: float,
                    lang: str) -> dict[str, str]:
+    """Markup of every region of the view, by element id."""
     out = {"trace-errors": errors_html(errors, lang)}
     if analysis is None:
-        out.update({"trace-summary": "", "trace-step": "", "trace-timeline-view": "", "trace-ranks": "",
-                    "alert-rule": "", "exposition": ""})
+        out.update({region: "" for region in TRACE_REGIONS})
         return out
     index = min(max(step_index, 0), len(analysis.steps) - 1)
     out.update({
         "trace-summary": summary_html(analysis, lang),
         "trace-step": step_options(analysis, index, lang),
-        "trace-timeline-view": trace_timeline_svg(analysis.steps[index], analysis.straggler_rank, lang),
+        "trace-timeline-view": trace_timeline_svg(analysis.steps[index], tuple(s.rank for s in analysis.stragglers),
+                                                  lang),
         "trace-ranks": ranks_table(analysis, lang),
         "alert-rule": text("code", None, alert_rule(threshold)),
         "exposition": text("code", None, exposition(analysis)),

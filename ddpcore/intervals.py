@@ -1,0 +1,109 @@
+"""Named time intervals and the little algebra the traces need: union, intersection, exclusive partition.
+
+One type serves the model's schedule and the measured traces: a phase (or kind) name, a start and an end in ms.
+
+>>> union_ms([Interval("k", 0, 4), Interval("k", 2, 6), Interval("k", 10, 11)])
+7.0
+>>> intersection_ms(merge([Interval("a", 0, 10)]), merge([Interval("b", 5, 20)]))
+5.0
+>>> [(i.phase, i.start_ms, i.end_ms) for i in partition([Interval("backward", 0, 10), Interval("allreduce", 8, 12)],
+...                                                      ("backward", "allreduce"))]
+[('backward', 0, 10), ('allreduce', 10, 12)]
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A named span of time: `phase` is a phase of a step, or the kind of a collective or a kernel."""
+
+    phase: str
+    start_ms: float
+    end_ms: float
+
+    @property
+    def duration_ms(self) -> float:
+        """Length in ms."""
+        return self.end_ms - self.start_ms
+
+
+def merge(intervals: Iterable[Interval]) -> list[tuple[float, float]]:
+    """The union of the intervals as sorted, disjoint (start, end) pairs."""
+    merged: list[list[float]] = []
+    for i in sorted(intervals, key=lambda i: i.start_ms):
+        if merged and i.start_ms <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], i.end_ms)
+        else:
+            merged.append([i.start_ms, i.end_ms])
+    return [(a, b) for a, b in merged]
+
+
+def union_ms(intervals: Iterable[Interval]) -> float:
+    """Time covered by at least one interval (overlaps counted once)."""
+    return float(sum(b - a for a, b in merge(intervals)))
+
+
+def intersection_ms(a: Sequence[tuple[float, float]], b: Sequence[tuple[float, float]]) -> float:
+    """Time covered by both of two merged unions (as `merge` returns them)."""
+    total, i, j = 0.0, 0, 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if hi > lo:
+            total += hi - lo
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def clip(intervals: Iterable[Interval], start_ms: float, end_ms: float) -> list[Interval]:
+    """The parts of the intervals inside [start_ms, end_ms)."""
+    out = []
+    for i in intervals:
+        a, b = max(i.start_ms, start_ms), min(i.end_ms, end_ms)
+        if b > a:
+            out.append(Interval(i.phase, a, b))
+    return out
+
+
+def partition(intervals: Iterable[Interval], priority: Sequence[str]) -> list[Interval]:
+    """Each instant goes to one phase: the first in `priority` among those running then; others are dropped.
+
+    Measured phases overlap (DDP launches its AllReduce while backward still runs, on another thread); an exclusive
+    partition makes a rank's phases add up to at most its step, and shows communication only where nothing else ran.
+    """
+    rank_of = {p: n for n, p in enumerate(priority)}
+    events: list[tuple[float, int, int]] = []
+    for i in intervals:
+        if i.phase in rank_of and i.end_ms > i.start_ms:
+            events.append((i.start_ms, 1, rank_of[i.phase]))
+            events.append((i.end_ms, 0, rank_of[i.phase]))
+    events.sort()
+    active = [0] * len(priority)
+    heap: list[int] = []
+    out: list[Interval] = []
+    current: int | None = None
+    since = 0.0
+    for t, opening, r in events:
+        if opening:
+            active[r] += 1
+            heapq.heappush(heap, r)
+        else:
+            active[r] -= 1
+        while heap and active[heap[0]] == 0:
+            heapq.heappop(heap)
+        top = heap[0] if heap else None
+        if top != current:
+            if current is not None and t > since:
+                if out and out[-1].phase == priority[current] and out[-1].end_ms == since:
+                    out[-1] = Interval(out[-1].phase, out[-1].start_ms, t)
+                else:
+                    out.append(Interval(priority[current], since, t))
+            current, since = top, t
+    return out

@@ -1,0 +1,24 @@
+"""The formulas' examples in ddpcore's docstrings are run, so they cannot drift from the code."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import ddpcore
+
+MODULES = sorted(m.name for m in pkgutil.iter_modules(ddpcore.__path__, "ddpcore.") if m.name != "ddpcore.__main__")
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_the_examples_exist():
+    counts = {name: doctest.testmod(importlib.import_module(name)).attempted for name in MODULES}
+    assert all(counts[m] > 0 for m in ("ddpcore.intervals", "ddpcore.collectives", "ddpcore.traces", "ddpcore.analysis"))

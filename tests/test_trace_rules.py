@@ -1,0 +1,176 @@
+"""The statistics' rules on synthetic runs where the answer is known, and every kind of hostile input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import tracemalloc
+import zlib
+from pathlib import Path
+
+import pytest
+
+from ddpcore import traces
+from ddpcore.analysis import analyze
+from ddpcore.traces import MAX_JSON_DEPTH, decode, inflate, load, parse_file
+
+FIXTURES = Path(__file__).parent / "fixtures"
+STEP_S = 0.1
+
+
+def run(arrivals: list[list[float]]) -> list[tuple[str, bytes]]:
+    """JSONL files, one per rank, from each step's arrival (s from the step's start) per rank; every rank leaves the
+    AllReduce at 80 % of a 100 ms step, as a barrier makes them. Steps are numbered from 1 (no warm-up step)."""
+    out = []
+    for rank in range(len(arrivals[0])):
+        rows = []
+        for n, row in enumerate(arrivals, start=1):
+            t = n * STEP_S
+            a = row[rank]
+            rows += [
+                {"rank": rank, "step": n, "phase": "forward", "start": t, "end": t + a / 2},
+                {"rank": rank, "step": n, "phase": "backward", "start": t + a / 2, "end": t + a + 0.001},
+                {"rank": rank, "step": n, "phase": "allreduce", "start": t + a, "end": t + 0.08},
+                {"rank": rank, "step": n, "phase": "optimizer", "start": t + 0.08, "end": t + STEP_S},
+            ]
+        out.append((f"rank{rank}.jsonl", "\n".join(json.dumps(r) for r in rows).encode()))
+    return out
+
+
+def test_two_ranks_the_cost_is_the_whole_gap():
+    a = analyze(load(run([[0.02, 0.05]] * 5)).traces)
+    assert [s.rank for s in a.stragglers] == [1]
+    assert a.stragglers[0].median_cost_ms == pytest.approx(30.0)
+    assert a.straggler_cost_ms == pytest.approx(30.0)
+    assert a.stragglers[0].median_gap == pytest.approx(0.3)
+
+
+def test_a_consistently_late_rank_is_named_though_never_the_latest():
+    """At scale a 1.3x rank is rarely the very latest (transients are), yet it sets the pace of most steps."""
+    rng = random.Random(7)
+    steps = []
+    for n in range(40):
+        row = [0.03 + rng.gauss(0, 0.0005) for _ in range(16)]
+        row[5] = 0.045
+        row[n % 16 if n % 16 != 5 else 0] = 0.07
+        steps.append(row)
+    a = analyze(load(run(steps)).traces)
+    assert all(s.slowest_rank != 5 for s in a.steps)
+    assert [s.rank for s in a.stragglers] == [5]
+    assert a.transient.fraction == 1.0 and 5 not in a.transient.ranks
+
+
+def test_late_in_half_the_steps_is_not_persistent():
+    steps = [[0.03, 0.03, 0.03, 0.06] if n % 2 else [0.03] * 4 for n in range(6)]
+    a = analyze(load(run(steps)).traces)
+    assert a.stragglers == ()
+    assert a.transient.straggler_steps == 3 and a.transient.ranks == (3,)
+
+
+def test_threshold_decides_what_is_late():
+    steps = [[0.03, 0.03, 0.03, 0.038]] * 4
+    assert analyze(load(run(steps)).traces, threshold=0.1).stragglers == ()
+    assert [s.rank for s in analyze(load(run(steps)).traces, threshold=0.05).stragglers] == [3]
+
+
+def test_several_persistent_stragglers_worst_first():
+    a = analyze(load(run([[0.03, 0.05, 0.03, 0.07, 0.03]] * 4)).traces)
+    assert [s.rank for s in a.stragglers] == [3, 1]
+
+
+def test_phases_never_add_up_to_more_than_the_step():
+    a = analyze(load(run([[0.03, 0.05, 0.04]] * 3)).traces)
+    for s in a.steps:
+        for x in s.ranks:
+            assert sum(v for k, v in x.phases_ms.items() if k != "idle") <= x.period_ms + 1e-9
+
+
+def test_the_buffer_broadcast_and_all_to_all_are_not_arrival():
+    def kineto(rank: int, forward_collective_at: float, allreduce_at: float) -> bytes:
+        events = [
+            {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "ts": 0, "dur": 100_000},
+            {"ph": "X", "cat": "cpu_op", "name": "c10d::broadcast_", "ts": 1_000, "dur": 100},
+            {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "ts": 500, "dur": 40_000},
+            {"ph": "X", "cat": "cpu_op", "name": "c10d::alltoall_base_", "ts": forward_collective_at, "dur": 100},
+            {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "ts": 41_000, "dur": 40_000},
+            {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "ts": allreduce_at, "dur": 100,
+             "args": {"Collective name": "allreduce"}},
+            {"ph": "X", "cat": "user_annotation", "name": "## optimizer ##", "ts": 85_000, "dur": 10_000},
+        ]
+        return json.dumps({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": events}).encode()
+
+    a = analyze(load([("a.json", kineto(0, 2_000, 50_000)), ("b.json", kineto(1, 30_000, 50_000))]).traces)
+    assert [x.arrival_ms for x in a.steps[0].ranks] == [pytest.approx(50.0), pytest.approx(50.0)]
+    assert a.stragglers == ()
+
+
+# --- hostile input: one line per bad file, never a traceback; the other files still load -----------------------
+
+GOOD = run([[0.03, 0.03]] * 3)
+
+
+def kineto_with(event: dict) -> bytes:
+    return json.dumps({"distributedInfo": {"rank": 5}, "traceEvents": [event]}).encode()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "message"),
+    [
+        ("deep.json", b'{"traceEvents": ' + b"[" * 990 + b"]" * 990 + b"}", f"deeper than {MAX_JSON_DEPTH}"),
+        ("deep.jsonl", b'{"rank": 0, "x": ' + b"[" * 990 + b"]" * 990 + b"}\n", f"deeper than {MAX_JSON_DEPTH}"),
+        ("digits.json", b'{"traceEvents": [], "n": ' + b"1" * 5000 + b"}", "number too long"),
+        ("digits.jsonl", b'{"rank": 0, "step": ' + b"1" * 5000 + b"}\n{}", "number too long"),
+        ("ts.json", kineto_with({"ph": "X", "name": "ProfilerStep#1", "ts": int("9" * 400), "dur": 1}), "'ts'"),
+        ("inf.json", kineto_with({"ph": "X", "name": "ProfilerStep#1", "ts": 1, "dur": 1e308 * 10}), "'dur'"),
+        ("step.json", kineto_with({"ph": "X", "name": "ProfilerStep#" + "7" * 5000, "ts": 1, "dur": 1}), "ProfilerStep"),
+        ("jstep.jsonl", b'{"rank": 0, "step": ' + b"9" * 400 + b', "phase": "load", "start": 0, "end": 1}', "'step'"),
+        ("rank.json", json.dumps({"distributedInfo": {"rank": 10**30}, "traceEvents": []}).encode(), "rank"),
+        ("tail.json", b'{"traceEvents": []} {"more": 1}', "extra data"),
+    ],
+)
+def test_hostile_files_get_one_line(name, data, message):
+    loaded = load([GOOD[0], (name, data), GOOD[1]])
+    assert [t.rank for t in loaded.traces] == [0, 1]
+    assert len(loaded.errors) == 1
+    error = loaded.errors[0]
+    assert error.source == name and message in error.message, error.message
+    assert "\n" not in error.message and "Traceback" not in error.message
+
+
+def test_a_gzip_bomb_stops_while_inflating(monkeypatch):
+    """1 GB of zeros in about 1 MB of gzip: reading stops at the limit, having held little more than the limit."""
+    monkeypatch.setattr(traces, "MAX_FILE_BYTES", 4 * traces.MB)
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(16 * traces.MB)
+    bomb = b"".join(packer.compress(block) for _ in range(64)) + packer.flush()
+    assert len(bomb) < 2 * traces.MB
+    tracemalloc.start()
+    try:
+        loaded = load([("bomb.json.gz", bomb)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "once decompressed" in loaded.errors[0].message
+    assert peak < 4 * traces.MAX_FILE_BYTES
+
+
+def test_multi_member_gzip_and_truncated_gzip():
+    assert inflate(gzip.compress(b"ab") + gzip.compress(b"cd")) == b"abcd"
+    loaded = load([("cut.json.gz", gzip.compress(b'{"traceEvents": []}')[:-12])])
+    assert "gzip" in loaded.errors[0].message
+
+
+def test_format_is_told_by_content_whatever_the_indentation():
+    path = FIXTURES / "ddp4" / "rank1.pt.trace.json.gz"
+    obj = json.loads(gzip.decompress(path.read_bytes()))
+    compact = parse_file("a.json", path.read_bytes())
+    for text in (json.dumps(obj, indent=2), json.dumps(obj, indent=0), "\n\n" + json.dumps(obj, indent="\t")):
+        again = parse_file("b.jsonl", text.encode())
+        assert again.kind == "kineto" and again.steps == compact.steps
+
+
+def test_a_utf8_bom_is_accepted():
+    data = "\ufeff".encode() + gzip.decompress((FIXTURES / "ddp4" / "rank0.jsonl.gz").read_bytes())
+    assert parse_file("bom.jsonl", data).rank == 0
+    assert decode(b"\xef\xbb\xbf{}") == "{}"

@@ -1,0 +1,77 @@
+"""The Your traces view drawn natively from real traces: well-formed, finite, both languages, honest labels."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from ddpcore.analysis import DEFAULT_THRESHOLD
+from ddpcore.traces import load
+from ddpview.i18n import LANGS
+from ddpview.traces_view import analysed, traces_regions
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def cuda_pair() -> list[tuple[str, bytes]]:
+    raw = gzip.decompress((FIXTURES / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz").read_bytes())
+    twin = json.loads(raw)
+    twin["distributedInfo"]["rank"] = 1
+    return [("rank0.json", raw), ("rank1.json", json.dumps(twin).encode())]
+
+
+RUNS = {
+    "hta": lambda: [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "hta_torchrec").glob("*.json.gz"))],
+    "cuda": cuda_pair,
+    "ddp4": lambda: [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))],
+}
+
+
+def regions_of(run: str, lang: str, step: int = 0) -> dict[str, str]:
+    loaded = load(RUNS[run]())
+    analysis, errors = analysed(loaded.traces, loaded.errors, DEFAULT_THRESHOLD)
+    assert analysis is not None and errors == ()
+    return traces_regions(analysis, errors, step, DEFAULT_THRESHOLD, lang)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_every_region_is_well_formed_and_finite(run, lang):
+    for region, markup in regions_of(run, lang).items():
+        if region == "trace-step":
+            markup = "<select>" + markup.replace(" selected>", ' selected="selected">') + "</select>"
+        ElementTree.fromstring(f"<div>{markup}</div>")
+        assert "nan" not in re.findall(r'="(nan|inf|-inf)"', markup)
+        for value in re.findall(r'data-value="([^"]*)"', markup):
+            assert value not in ("nan", "inf", "-inf")
+
+
+def test_gpu_run_draws_kernels_and_other_collectives():
+    out = regions_of("hta", "en", step=1)
+    svg = out["trace-timeline-view"]
+    for phase in ("other_comm", "gpu_compute", "gpu_comm"):
+        assert f'data-phase="{phase}"' in svg, phase
+    assert 'data-testid="trace-gpu-busy"' in out["trace-summary"]
+    assert 'data-testid="trace-straggler" data-value="-1"' in out["trace-summary"]
+    assert "2 of 128 ranks" in out["trace-summary"]
+
+
+def test_cpu_run_says_why_there_are_no_gauges():
+    out = regions_of("ddp4", "fr")
+    assert 'data-testid="trace-gpu-none"' in out["trace-summary"]
+    assert "Pas de jauges GPU" in out["trace-summary"]
+    assert 'data-phase="gpu_compute"' not in out["trace-timeline-view"]
+    assert 'data-value="2"' in out["trace-summary"]
+
+
+def test_unreadable_input_is_one_error_and_no_analysis():
+    loaded = load([("only.jsonl", RUNS["ddp4"]()[0][1])])
+    analysis, errors = analysed(loaded.traces, loaded.errors, DEFAULT_THRESHOLD)
+    assert analysis is None and len(errors) == 1 and "two ranks" in errors[0].message
+    out = traces_regions(analysis, errors, 0, DEFAULT_THRESHOLD, "en")
+    assert out["trace-summary"] == "" and "two ranks" in out["trace-errors"]
