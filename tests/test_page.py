@@ -196,7 +196,7 @@ def test_python_errors_appear_in_the_page(open_page):
 
 def test_the_measured_h200_fact_beside_the_gauges_and_in_the_measure_table(open_page):
     page, watch = open_page()
-    for lang, words in (("en", ("H200", "100 %", "33 samples", "0.04 %")), ("fr", ("H200", "100 %", "33 échantillons", "0,04 %"))):
+    for lang, words in (("en", ("H200", "100%", "33 samples", "0.04%")), ("fr", ("H200", "33 échantillons", "0,04"))):
         page.select_option("[data-testid=lang]", lang)
         page.wait_for_function("l => document.documentElement.lang === l", arg=lang)
         fact = page.inner_text("[data-testid=h200-fact]")

@@ -4,19 +4,48 @@ from __future__ import annotations
 
 import math
 
+from .facts import H200_PROBE
+
 LANGS = ("en", "fr")
 NBSP = "\u202f"
 
-H200_EN = (
-    "On an NVIDIA H200, nvidia-smi read 100 % in all 33 samples while a single block of 32 threads spun on one SM "
-    "of 132 (Nsight Compute: SM busy 0.04 %); it read 100 % for a bf16 matmul too (ddpcore measurement, driver 580, "
-    "2026-11-29, docs/measurements.md)."
-)
-H200_FR = (
-    "Sur une NVIDIA H200, nvidia-smi a lu 100 % sur les 33 échantillons pendant qu'un seul bloc de 32 threads "
-    "tournait à vide sur un SM sur 132 (Nsight Compute : SM occupé à 0,04 %) ; il lisait aussi 100 % pendant un "
-    "produit matriciel bf16 (mesure ddpcore, pilote 580, 29/11/2026, docs/measurements.md)."
-)
+def number(value: float, lang: str, digits: int = 1) -> str:
+    """Locale-formatted number: '57', '0,772', '1 000'. Non-finite values print as a dash, never 'nan'."""
+    if not math.isfinite(value):
+        return "–"
+    text = f"{value:,.{digits}f}"
+    if digits:
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+    if lang == "fr":
+        text = text.replace(",", NBSP).replace(".", ",")
+    return text
+
+
+def ms(value: float, lang: str) -> str:
+    return f"{number(value, lang, 1)}{NBSP if lang == 'fr' else ' '}ms"
+
+
+def percent(ratio: float, lang: str, digits: int = 1) -> str:
+    """A 0..1 ratio as a percentage with up to `digits` decimals, in the language's typography."""
+    if not math.isfinite(ratio):
+        return "–"
+    return f"{number(ratio * 100, lang, digits)}{NBSP if lang == 'fr' else ''}%"
+
+
+def _h200(lang: str) -> str:
+    p = H200_PROBE
+    if lang == "fr":
+        return (f"Sur une {p.gpu}, nvidia-smi a lu {percent(p.spin_util, lang)} sur les {p.spin_samples} échantillons "
+                f"pendant qu'un seul bloc de 32 threads tournait à vide sur un SM sur {p.sms} (Nsight Compute : SM "
+                f"occupé à {percent(p.spin_sm_busy, lang, 2)}) ; il lisait aussi {percent(p.spin_util, lang)} pendant un "
+                f"produit matriciel bf16 (mesure ddpcore, pilote {p.driver}, {p.date}, docs/measurements.md).")
+    return (f"On an {p.gpu}, nvidia-smi read {percent(p.spin_util, lang)} in all {p.spin_samples} samples while a "
+            f"single block of 32 threads spun on one SM of {p.sms} (Nsight Compute: SM busy "
+            f"{percent(p.spin_sm_busy, lang, 2)}); it read {percent(p.spin_util, lang)} for a bf16 matmul too (ddpcore "
+            f"measurement, driver {p.driver}, {p.date}, docs/measurements.md).")
+
+
+H200_EN, H200_FR = _h200("en"), _h200("fr")
 
 TEXT: dict[str, dict[str, str]] = {
     "title": {"en": "One step of data-parallel training", "fr": "Un pas d'entraînement data-parallèle"},
@@ -415,25 +444,3 @@ def t(key: str, lang: str, **values: object) -> str:
     entry = TEXT[key]
     template = entry.get(lang) or entry["en"]
     return template.format(**values) if values else template
-
-
-def number(value: float, lang: str, digits: int = 1) -> str:
-    """Locale-formatted number: '57', '0,772', '1 000'. Non-finite values print as a dash, never 'nan'."""
-    if not math.isfinite(value):
-        return "–"
-    text = f"{value:,.{digits}f}"
-    if digits:
-        text = text.rstrip("0").rstrip(".") if "." in text else text
-    if lang == "fr":
-        text = text.replace(",", NBSP).replace(".", ",")
-    return text
-
-
-def ms(value: float, lang: str) -> str:
-    return f"{number(value, lang, 1)}{NBSP if lang == 'fr' else ' '}ms"
-
-
-def percent(ratio: float, lang: str) -> str:
-    if not math.isfinite(ratio):
-        return "–"
-    return f"{number(ratio * 100, lang, 1)}{NBSP if lang == 'fr' else ''}%"
