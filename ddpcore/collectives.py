@@ -58,8 +58,9 @@ def collective_kind(name: str) -> str | None:
 
 
 def kernel_kind(name: str) -> str | None:
-    """The kind of a communication kernel (any kernel whose name says NCCL), or None for other kernels."""
+    """The kind of a communication kernel (any kernel whose name says NCCL, or AMD's RCCL), or None otherwise."""
     for prefix in KERNEL_PREFIXES:
         if name.startswith(prefix):
             return kind_of_op(name[len(prefix):])
-    return UNKNOWN_KIND if "nccl" in name.lower() else None
+    lowered = name.lower()
+    return UNKNOWN_KIND if "nccl" in lowered or "rccl" in lowered else None

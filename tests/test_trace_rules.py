@@ -5,14 +5,17 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import statistics
 import tracemalloc
 import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ddpcore import traces
-from ddpcore.analysis import analyze
+from ddpcore.analysis import analyze, medians_of_others
 from ddpcore.traces import MAX_JSON_DEPTH, decode, inflate, load, parse_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -174,3 +177,45 @@ def test_a_utf8_bom_is_accepted():
     data = "\ufeff".encode() + gzip.decompress((FIXTURES / "ddp4" / "rank0.jsonl.gz").read_bytes())
     assert parse_file("bom.jsonl", data).rank == 0
     assert decode(b"\xef\xbb\xbf{}") == "{}"
+
+
+@given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=40))
+def test_medians_of_others_against_the_definition(values):
+    expected = [statistics.median(values[:i] + values[i + 1:]) for i in range(len(values))]
+    assert medians_of_others(values) == pytest.approx(expected)
+
+
+@given(st.binary(max_size=400))
+def test_any_bytes_load_or_get_one_line(data):
+    loaded = load([("f.json", data), ("g.json.gz", gzip.compress(data))])
+    assert all("\n" not in e.message for e in loaded.errors)
+
+
+NAMES = st.sampled_from(["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#x", "c10d::allreduce_", "nccl:all_to_all",
+                         "record_param_comms", "## forward ##", "## backward ##", "DistributedDataParallel.forward",
+                         "autograd::engine::evaluate_function: AddBackward0", "Optimizer.step#SGD.step",
+                         "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "void gemm<float>", "cudaLaunchKernel"])
+NUMBERS = st.one_of(st.integers(-10**20, 10**20), st.floats(allow_nan=True, allow_infinity=True), st.none(),
+                    st.text(max_size=3))
+EVENTS = st.fixed_dictionaries({
+    "ph": st.sampled_from(["X", "X", "X", "s", "f", "M", 1]),
+    "name": st.one_of(NAMES, st.integers()),
+    "cat": st.sampled_from(["cpu_op", "user_annotation", "gpu_user_annotation", "kernel", "cuda_runtime", "ac2g"]),
+    "ts": NUMBERS, "dur": NUMBERS, "id": NUMBERS,
+    "args": st.one_of(st.none(), st.fixed_dictionaries({"correlation": NUMBERS, "Collective name": NUMBERS})),
+})
+
+
+@given(st.lists(st.lists(EVENTS, max_size=12), min_size=2, max_size=3), st.sampled_from([0.01, 0.1, 1.0]))
+def test_arbitrary_kineto_events_never_traceback(per_rank, threshold):
+    files = [(f"r{r}.json", json.dumps({"distributedInfo": {"rank": r, "world_size": 4}, "traceEvents": events},
+                                        allow_nan=True).encode()) for r, events in enumerate(per_rank)]
+    loaded = load(files)
+    assert all("\n" not in e.message for e in loaded.errors)
+    if len(loaded.traces) >= 2:
+        try:
+            a = analyze(loaded.traces, threshold)
+        except ValueError as exc:
+            assert "step" in str(exc)
+        else:
+            assert all(0 <= r.gpu.busy <= 1 for r in a.ranks if r.gpu)
