@@ -69,6 +69,8 @@ def ensure_node_modules() -> None:
 
 
 BUNDLE = "ddpapp.zip"
+EXAMPLES = {"cpu": ("ddp4", "*.pt.trace.json.gz"), "gpu": ("hta_torchrec", "*")}
+"""The page's example runs: name -> (folder of tests/fixtures, files to copy; a licence file travels with its data)."""
 
 
 def python_bundle(target: Path, skip: set[str] = WEB_SKIP) -> Path:
@@ -119,11 +121,13 @@ def build(out: Path = DIST) -> Path:
     precompiled(python_bundle(out / "py" / BUNDLE))
     for name in ("main.py", "style.css", "boot.js"):
         shutil.copy2(WEB / name, out / name)
-    examples = sorted((ROOT / "tests" / "fixtures" / "ddp4").glob("*.pt.trace.json.gz"))
-    (out / "examples").mkdir()
-    for path in examples:
-        shutil.copy2(path, out / "examples" / path.name)
-    (out / "examples" / "index.json").write_text(json.dumps([p.name for p in examples]))
+    index = {}
+    for name, (folder, pattern) in EXAMPLES.items():
+        (out / "examples" / name).mkdir(parents=True)
+        for path in sorted((ROOT / "tests" / "fixtures" / folder).glob(pattern)):
+            shutil.copy2(path, out / "examples" / name / path.name)
+        index[name] = sorted(p.name for p in (out / "examples" / name).iterdir() if p.name.endswith(".gz"))
+    (out / "examples" / "index.json").write_text(json.dumps(index))
     config = {"interpreter": "./pyscript/pyodide/pyodide.mjs", "files": {f"./py/{BUNDLE}": f"./{BUNDLE}"},
               "plugins": PYSCRIPT_PLUGINS_OFF}
     (out / "config.json").write_text(json.dumps(config, indent=1))

@@ -109,8 +109,10 @@ def test_gpu_traces_show_gauges_other_collectives_and_no_false_headline(open_pag
     paths = sorted(HTA.glob("*.json.gz"))
     expected = analyze(load([(p.name, p.read_bytes()) for p in paths]).traces)
     page, watch = open_page("#view=traces")
-    page.set_input_files("[data-testid=trace-files]", [str(p) for p in paths])
+    page.click("[data-testid=trace-example-gpu]")
     page.wait_for_selector("[data-testid=trace-gpu-busy]")
+    licence = page.evaluate("fetch('./examples/gpu/LICENSE-HTA').then(r => r.text())")
+    assert "MIT License" in licence, "the third-party example travels with its licence"
     assert value(page, "trace-straggler") == -1
     assert "No persistent straggler" in page.inner_text("[data-testid=trace-straggler]")
     assert value(page, "trace-transient") == pytest.approx(expected.transient.fraction)

@@ -217,7 +217,9 @@ class App:
 
     def start_traces(self):
         by_id("trace-files").addEventListener("change", guarded(self.on_trace_files))
-        by_id("trace-example").addEventListener("click", guarded(self.on_trace_example))
+        on_example = guarded(self.on_trace_example)
+        for name in ("trace-example", "trace-example-gpu"):
+            by_id(name).addEventListener("click", on_example)
         by_id("trace-step").addEventListener("change", guarded(self.on_trace_step))
         by_id("alert-threshold").addEventListener("input", guarded(self.on_threshold))
         drop = by_id("trace-drop")
@@ -227,7 +229,7 @@ class App:
         on_copy = guarded(self.on_copy)
         for button in self.copy_buttons:
             button.addEventListener("click", on_copy)
-        for name in ("trace-files", "trace-example", "trace-step", "alert-threshold"):
+        for name in ("trace-files", "trace-example", "trace-example-gpu", "trace-step", "alert-threshold"):
             by_id(name).disabled = False
 
     def on_drag_over(self, event):
@@ -258,15 +260,15 @@ class App:
         self.show_traces(contents, tuple(too_big))
 
     def on_trace_example(self, event):
-        in_background(self.load_example())
+        in_background(self.load_example(str(event.currentTarget.getAttribute("data-example"))))
 
-    async def load_example(self):
-        by_id("trace-status").textContent = i18n.t("traces.loading", self.lang, n=4)
-        index = await (await window.fetch("./examples/index.json")).json()
+    async def load_example(self, name):
+        index = (await (await window.fetch("./examples/index.json")).json()).to_py()
+        by_id("trace-status").textContent = i18n.t("traces.loading", self.lang, n=len(index[name]))
         contents = []
-        for name in index.to_py():
-            response = await window.fetch(f"./examples/{name}")
-            contents.append((name, (await response.arrayBuffer()).to_bytes()))
+        for file in index[name]:
+            response = await window.fetch(f"./examples/{name}/{file}")
+            contents.append((file, (await response.arrayBuffer()).to_bytes()))
         self.show_traces(contents, ())
 
     def show_traces(self, contents, errors):

@@ -253,6 +253,8 @@ TEXT: dict[str, dict[str, str]] = {
         "rang. Ils sont lus dans votre navigateur et envoyés nulle part.",
     },
     "traces.example": {"en": "Load the example (4 ranks, rank 2 slowed)", "fr": "Charger l'exemple (4 rangs, rang 2 ralenti)"},
+    "traces.example_gpu": {"en": "Load a GPU example (2 of 128 ranks, TorchRec + DDP, NCCL)",
+                           "fr": "Charger un exemple GPU (2 rangs sur 128, TorchRec + DDP, NCCL)"},
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
     "traces.step": {"en": "Step", "fr": "Pas"},
     "traces.step_option": {"en": "step {n}: latest rank {r}, gap {gap}", "fr": "pas {n} : dernier rang {r}, écart {gap}"},
