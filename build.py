@@ -1,4 +1,6 @@
-"""Build, serve and test the ddpcore site. Standard library only: it runs before any venv exists.
+"""Build and serve the ddpcore site. Standard library only: it runs before any venv exists.
+
+The other commands set up what they need and run code of scripts/ (scripts/tasks.py).
 
     python build.py serve [--port 8000]   build dist/ and serve it on 127.0.0.1
     python build.py test [pytest args]    install what tests need, build, run every test
@@ -10,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import hashlib
 import http.server
@@ -25,19 +28,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 DIST = ROOT / "dist"
 WEB = ROOT / "web"
-VENV = ROOT / ".venv"
 NODE_MODULES = ROOT / "node_modules"
 PYSCRIPT_DIST = NODE_MODULES / "@pyscript" / "core" / "dist"
 PYODIDE_DIR = NODE_MODULES / "pyodide"
 PYSCRIPT_PATTERNS = ("core.js", "core-*.js", "core.css", "error-*.js")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-game", "!py-terminal"]
-WEB_SKIP = {"__main__.py", "cli.py", "benchmark.py"}
-CHROMIUM_DEFAULT = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-quic"]
-MIME = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json",
-        ".py": "text/plain; charset=utf-8", ".zip": "application/zip", ".css": "text/css", ".svg": "image/svg+xml"}
+WEB_SKIP = {"__main__.py", "cli.py"}
+MIME = {
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".wasm": "application/wasm",
+    ".json": "application/json",
+    ".py": "text/plain; charset=utf-8",
+    ".zip": "application/zip",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+}
 
 
 def log(message: str) -> None:
@@ -89,8 +96,12 @@ def python_bundle(target: Path, skip: set[str] = WEB_SKIP) -> Path:
 def precompiled(bundle: Path) -> Path:
     """Replace the bundle by one with bytecode, compiled by the vendored Pyodide (sources kept for tracebacks)."""
     compiled = bundle.with_suffix(".pyc.zip")
-    result = subprocess.run(["node", str(ROOT / "scripts" / "precompile.mjs"), str(bundle), str(compiled)], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        ["node", str(ROOT / "scripts" / "precompile.mjs"), str(bundle), str(compiled)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0 or not compiled.exists():
         log("bytecode precompile failed, shipping sources only: " + (result.stderr.strip().splitlines() or ["?"])[-1])
         return bundle
@@ -99,10 +110,16 @@ def precompiled(bundle: Path) -> Path:
 
 
 def prerender(template: str) -> str:
-    sys.path[:0] = [str(ROOT), str(WEB)]
-    from ddpview.page import PRERENDERED_LANG, fill_template, prerendered
-
-    return fill_template(template, prerendered(), PRERENDERED_LANG)
+    """The page with the default view drawn by the same Python that draws it live (web/ddpview/prerender.py)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(WEB)])}
+    result = subprocess.run(
+        [sys.executable, "-m", "ddpview.prerender"],
+        input=template.encode("utf-8"),
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    return result.stdout.decode("utf-8")
 
 
 def build(out: Path = DIST) -> Path:
@@ -128,10 +145,15 @@ def build(out: Path = DIST) -> Path:
             shutil.copy2(path, out / "examples" / name / path.name)
         index[name] = sorted(p.name for p in (out / "examples" / name).iterdir() if p.name.endswith(".gz"))
     (out / "examples" / "index.json").write_text(json.dumps(index))
-    config = {"interpreter": "./pyscript/pyodide/pyodide.mjs", "files": {f"./py/{BUNDLE}": f"./{BUNDLE}"},
-              "plugins": PYSCRIPT_PLUGINS_OFF}
+    config = {
+        "interpreter": "./pyscript/pyodide/pyodide.mjs",
+        "files": {f"./py/{BUNDLE}": f"./{BUNDLE}"},
+        "plugins": PYSCRIPT_PLUGINS_OFF,
+    }
     (out / "config.json").write_text(json.dumps(config, indent=1))
-    template = (WEB / "index.html").read_text(encoding="utf-8").replace("@PLUGINS_OFF@", json.dumps(PYSCRIPT_PLUGINS_OFF))
+    template = (
+        (WEB / "index.html").read_text(encoding="utf-8").replace("@PLUGINS_OFF@", json.dumps(PYSCRIPT_PLUGINS_OFF))
+    )
     (out / "index.html").write_text(prerender(template), encoding="utf-8")
     content = hashlib.sha256()
     files = sorted(p for p in out.rglob("*") if p.is_file())
@@ -140,37 +162,22 @@ def build(out: Path = DIST) -> Path:
         content.update(path.read_bytes())
     build_hash = content.hexdigest()[:16]
     (out / "build.json").write_text(json.dumps({"hash": build_hash}))
-    write_service_worker(out, build_hash, ["./", *(f"./{p.relative_to(out).as_posix()}" for p in files), "./build.json"])
+    write_service_worker(
+        out,
+        build_hash,
+        ["./", *(f"./{p.relative_to(out).as_posix()}" for p in files), "./build.json", "./precache.json"],
+    )
     log(f"built {out} ({sum(p.stat().st_size for p in out.rglob('*') if p.is_file()) / 1e6:.1f} MB)")
     return out
 
 
-SERVICE_WORKER = """// Generated by build.py: precaches this build, named by its content hash, so the site works offline after a visit.
-const CACHE = "ddpcore-%(hash)s";
-const FILES = %(files)s;
-self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));
-});
-self.addEventListener("activate", (event) => {
-  event.waitUntil(
-    caches.keys()
-      .then((keys) => Promise.all(keys.filter((k) => k.startsWith("ddpcore-") && k !== CACHE).map((k) => caches.delete(k))))
-      .then(() => self.clients.claim()),
-  );
-});
-self.addEventListener("fetch", (event) => {
-  if (event.request.method !== "GET" || new URL(event.request.url).origin !== location.origin) return;
-  event.respondWith(
-    caches.open(CACHE)
-      .then((cache) => cache.match(event.request, { ignoreSearch: true }))
-      .then((hit) => hit || fetch(event.request)),
-  );
-});
-"""
+BUILD_HASH_MARK = "@BUILD_HASH@"
 
 
 def write_service_worker(out: Path, build_hash: str, files: list[str]) -> None:
-    (out / "sw.js").write_text(SERVICE_WORKER % {"hash": build_hash, "files": json.dumps(files, indent=1)})
+    """web/sw.js with this build's hash, and the list of files it precaches (precache.json)."""
+    (out / "precache.json").write_text(json.dumps(files, indent=1))
+    (out / "sw.js").write_text((WEB / "sw.js").read_text().replace(BUILD_HASH_MARK, build_hash))
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -203,84 +210,14 @@ def serve(port: int) -> None:
     build()
     server = make_server(DIST, port)
     print(f"Serving ddpcore at http://127.0.0.1:{server.server_address[1]}/  (Ctrl+C to stop)", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-
-
-def venv_python() -> Path:
-    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def ensure_venv() -> Path:
-    """A venv with the project and its test extra, reinstalled when pyproject.toml changes."""
-    python = venv_python()
-    stamp = VENV / ".ddpcore-digest"
-    wanted = digest(ROOT / "pyproject.toml")
-    if not python.exists():
-        run([sys.executable, "-m", "venv", str(VENV)])
-    if not stamp.exists() or stamp.read_text() != wanted:
-        run([str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-        run([str(python), "-m", "pip", "install", "--quiet", "-e", ".[test]"])
-        stamp.write_text(wanted)
-    return python
-
-
-def chromium_path() -> str | None:
-    """The system Chromium (CHROMIUM_PATH or /usr/bin/chromium), installed with apt when we are root and it is missing."""
-    explicit = os.environ.get("CHROMIUM_PATH")
-    if explicit:
-        return explicit
-    if Path(CHROMIUM_DEFAULT).exists():
-        return CHROMIUM_DEFAULT
-    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        run(["apt-get", "update", "-qq"], env=env)
-        run(["apt-get", "install", "-y", "-qq", "chromium"], env=env)
-        return CHROMIUM_DEFAULT
-    log("no system Chromium: the browser tests will use Playwright's own (python -m playwright install chromium)")
-    return None
-
-
-def chromium_launch_options() -> dict:
-    """Playwright launch options: the system Chromium when there is one, else Playwright's own browser."""
-    path = os.environ.get("CHROMIUM_PATH") or (CHROMIUM_DEFAULT if Path(CHROMIUM_DEFAULT).exists() else None)
-    options: dict = {"args": CHROMIUM_ARGS}
-    if path:
-        options["executable_path"] = path
-    return options
-
-
-def test(pytest_args: list[str]) -> int:
-    python = ensure_venv()
-    env = dict(os.environ)
-    browser = chromium_path()
-    if browser:
-        env["CHROMIUM_PATH"] = browser
-    build()
-    env["DDPCORE_DIST"] = str(DIST)
-    code = subprocess.run([str(python), "-m", "pytest", *pytest_args], cwd=ROOT, env=env).returncode
-    if code == 5:
-        log("pytest collected no tests: that is a failure here")
-        return 1
-    return code
-
-
-def run_with_browser(script: str, *args: str) -> None:
-    """Build, then run a script of scripts/ in the venv with the browser the tests use."""
-    python = ensure_venv()
-    env = dict(os.environ)
-    browser = chromium_path()
-    if browser:
-        env["CHROMIUM_PATH"] = browser
-    build()
-    run([str(python), str(ROOT / "scripts" / script), str(DIST), *args], env=env)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python build.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python build.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("build", help="build dist/")
     p_serve = sub.add_parser("serve", help="build and serve dist/ on 127.0.0.1")
@@ -298,11 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "serve":
         serve(args.port)
     elif args.command == "test":
-        return test(rest)
-    elif args.command == "screenshot":
-        run_with_browser("screenshot.py", str(args.out))
-    elif args.command == "bench":
-        run_with_browser("bench.py", str(args.out))
+        from scripts import tasks
+
+        return tasks.test(rest)
+    elif args.command in ("screenshot", "bench"):
+        from scripts import tasks
+
+        tasks.run_with_browser(args.command, str(args.out))
     return 0
 
 

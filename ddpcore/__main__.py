@@ -1,3 +1,5 @@
+"""`python -m ddpcore`: see ddpcore/cli.py."""
+
 import sys
 
 from .cli import main

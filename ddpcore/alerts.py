@@ -26,25 +26,28 @@ def alert_rule(threshold: float = DEFAULT_THRESHOLD, job: str = "ddp", duration:
     out); with more than a few ranks that changes nothing."""
     threshold = alert_threshold(threshold)
     sel = f'{{job="{_label(job)}"}}'
-    return "\n".join([
-        "groups:",
-        "  - name: ddp-stragglers",
-        "    rules:",
-        "      - alert: DDPStragglerGap",
-        "        expr: |",
-        f"          ({ARRIVAL_METRIC}{sel}",
-        f"            - on (job) group_left quantile by (job) (0.5, {ARRIVAL_METRIC}{sel}))",
-        f"            / on (job) group_left quantile by (job) (0.5, {STEP_METRIC}{sel})",
-        f"            > {threshold:g}",
-        f"        for: {duration}",
-        "        labels:",
-        "          severity: warning",
-        "        annotations:",
-        f'          summary: "Rank {{{{ $labels.rank }}}} reaches the gradient collective {{{{ $value | humanizePercentage }}}} '
-        f'of a step later than the median rank (threshold {threshold:.0%})"',
-        '          description: "Every other rank waits for it at the barrier: the whole job runs at its pace."',
-        "",
-    ])
+    return "\n".join(
+        [
+            "groups:",
+            "  - name: ddp-stragglers",
+            "    rules:",
+            "      - alert: DDPStragglerGap",
+            "        expr: |",
+            f"          ({ARRIVAL_METRIC}{sel}",
+            f"            - on (job) group_left quantile by (job) (0.5, {ARRIVAL_METRIC}{sel}))",
+            f"            / on (job) group_left quantile by (job) (0.5, {STEP_METRIC}{sel})",
+            f"            > {threshold:g}",
+            f"        for: {duration}",
+            "        labels:",
+            "          severity: warning",
+            "        annotations:",
+            f'          summary: "Rank {{{{ $labels.rank }}}} reaches the gradient collective '
+            f'{{{{ $value | humanizePercentage }}}} '
+            f'of a step later than the median rank (threshold {threshold:.0%})"',
+            '          description: "Every other rank waits for it at the barrier: the whole job runs at its pace."',
+            "",
+        ]
+    )
 
 
 def exposition(analysis: Analysis, job: str = "ddp") -> str:
@@ -53,11 +56,15 @@ def exposition(analysis: Analysis, job: str = "ddp") -> str:
         f"# HELP {STEP_METRIC} Wall time of a training step on this rank (median over the traced steps).",
         f"# TYPE {STEP_METRIC} gauge",
     ]
-    lines += [f'{STEP_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_step_ms / 1000:.6f}' for r in analysis.ranks]
+    lines += [
+        f'{STEP_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_step_ms / 1000:.6f}' for r in analysis.ranks
+    ]
     lines += [
         f"# HELP {ARRIVAL_METRIC} Time from the step's start to this rank's first collective (median).",
         f"# TYPE {ARRIVAL_METRIC} gauge",
     ]
-    lines += [f'{ARRIVAL_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_arrival_ms / 1000:.6f}'
-              for r in analysis.ranks]
+    lines += [
+        f'{ARRIVAL_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_arrival_ms / 1000:.6f}'
+        for r in analysis.ranks
+    ]
     return "\n".join(lines) + "\n"

@@ -206,8 +206,9 @@ def arrival_ms(step: TraceStep) -> float:
     count; without any gradient collective, the end of the backward; without a backward, the step's end."""
     backward = [p for p in step.phases if p.phase == "backward"]
     forward = [p for p in step.phases if p.phase == "forward"]
-    after = (min(p.start_ms for p in backward) if backward
-             else max(p.end_ms for p in forward) if forward else float("-inf"))
+    after = (
+        min(p.start_ms for p in backward) if backward else max(p.end_ms for p in forward) if forward else float("-inf")
+    )
     launches = [c.start_ms for c in step.collectives if c.phase in GRADIENT_KINDS and c.start_ms >= after]
     if launches:
         return min(launches) - step.start_ms
@@ -222,8 +223,11 @@ def _is_comm(kernel: Interval) -> bool:
 
 def _anchor(step: TraceStep) -> float:
     """The instant every rank shares: the end of the step's gradient collective (on the GPU when it ran there)."""
-    for items in ([k for k in step.device if k.phase in GRADIENT_KINDS], [k for k in step.device if _is_comm(k)],
-                  [c for c in step.collectives if c.phase in GRADIENT_KINDS]):
+    for items in (
+        [k for k in step.device if k.phase in GRADIENT_KINDS],
+        [k for k in step.device if _is_comm(k)],
+        [c for c in step.collectives if c.phase in GRADIENT_KINDS],
+    ):
         if items:
             return max(i.end_ms for i in items)
     return step.end_ms
@@ -231,8 +235,10 @@ def _anchor(step: TraceStep) -> float:
 
 def _comm_phases(step: TraceStep) -> list[Interval]:
     """Host collectives as phases: the gradient ones are `allreduce`, every other kind `other_comm`."""
-    return [Interval("allreduce" if c.phase in GRADIENT_KINDS else "other_comm", c.start_ms, c.end_ms)
-            for c in step.collectives]
+    return [
+        Interval("allreduce" if c.phase in GRADIENT_KINDS else "other_comm", c.start_ms, c.end_ms)
+        for c in step.collectives
+    ]
 
 
 def _shifted(pairs: Iterable[tuple[float, float]], phase: str, shift: float) -> list[Interval]:
@@ -243,20 +249,26 @@ def _device_time(step: TraceStep) -> DeviceTime:
     kernels = [k for k in step.device if k.phase != MEMORY]
     compute = merge(k for k in kernels if not _is_comm(k))
     comm = merge(k for k in kernels if _is_comm(k))
-    return DeviceTime(union_ms(kernels), sum(b - a for a, b in compute), sum(b - a for a, b in comm),
-                      intersection_ms(comm, compute))
+    return DeviceTime(
+        union_ms(kernels), sum(b - a for a, b in compute), sum(b - a for a, b in comm), intersection_ms(comm, compute)
+    )
 
 
 def _device_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
     kernels = [k for k in step.device if k.phase != MEMORY]
-    return (*_shifted(merge(k for k in kernels if not _is_comm(k)), "gpu_compute", shift),
-            *_shifted(merge(k for k in kernels if _is_comm(k)), "gpu_comm", shift))
+    return (
+        *_shifted(merge(k for k in kernels if not _is_comm(k)), "gpu_compute", shift),
+        *_shifted(merge(k for k in kernels if _is_comm(k)), "gpu_comm", shift),
+    )
 
 
 def _comm_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
     comms = clip(_comm_phases(step), step.start_ms, step.end_ms)
-    return tuple(i for phase in ("allreduce", "other_comm")
-                 for i in _shifted(merge(c for c in comms if c.phase == phase), phase, shift))
+    return tuple(
+        i
+        for phase in ("allreduce", "other_comm")
+        for i in _shifted(merge(c for c in comms if c.phase == phase), phase, shift)
+    )
 
 
 @dataclass(frozen=True)
@@ -279,20 +291,41 @@ def _summarise_step(number: int, per_rank: dict[int, _Recorded], threshold: floa
     for r, rec in sorted(per_rank.items()):
         s, period = rec.step, rec.period_ms
         shift = lead - _anchor(s)
-        spans = partition(clip([*s.phases, *_comm_phases(s)], s.start_ms, min(s.end_ms, s.start_ms + period)),
-                          PHASE_PRIORITY)
+        spans = partition(
+            clip([*s.phases, *_comm_phases(s)], s.start_ms, min(s.end_ms, s.start_ms + period)), PHASE_PRIORITY
+        )
         phases = {p: sum(i.duration_ms for i in spans if i.phase == p) for p in PHASE_PRIORITY}
         phases["idle"] = max(0.0, (s.end_ms - s.start_ms) - sum(phases.values()))
-        ranks.append(RankInStep(
-            rank=r, period_ms=period, arrival_ms=arrivals[r], cost_ms=costs[r], gap=gap_of(costs[r], period),
-            wait_ms=latest - arrivals[r], phases_ms=phases,
-            spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in spans),
-            comm_spans=_comm_spans(s, shift), device_spans=_device_spans(s, shift), device=_device_time(s) if rec.kernels else None,
-            start_ms=s.start_ms + shift, end_ms=s.end_ms + shift, followed=rec.followed))
+        ranks.append(
+            RankInStep(
+                rank=r,
+                period_ms=period,
+                arrival_ms=arrivals[r],
+                cost_ms=costs[r],
+                gap=gap_of(costs[r], period),
+                wait_ms=latest - arrivals[r],
+                phases_ms=phases,
+                spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in spans),
+                comm_spans=_comm_spans(s, shift),
+                device_spans=_device_spans(s, shift),
+                device=_device_time(s) if rec.kernels else None,
+                start_ms=s.start_ms + shift,
+                end_ms=s.end_ms + shift,
+                followed=rec.followed,
+            )
+        )
     slowest = max(ranks, key=lambda x: (x.arrival_ms, -x.rank))
     periods = [x.period_ms for x in ranks]
-    return StepSummary(number, slowest.rank, statistics.median(periods), max(periods), slowest.gap, slowest.cost_ms,
-                       tuple(x.rank for x in ranks if x.gap >= threshold), tuple(ranks))
+    return StepSummary(
+        number,
+        slowest.rank,
+        statistics.median(periods),
+        max(periods),
+        slowest.gap,
+        slowest.cost_ms,
+        tuple(x.rank for x in ranks if x.gap >= threshold),
+        tuple(ranks),
+    )
 
 
 def _recorded(trace: RankTrace) -> dict[int, _Recorded]:
@@ -340,8 +373,11 @@ def _rank_summary(trace: RankTrace, steps: Sequence[StepSummary], threshold: flo
 
 
 def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
-    hit = [(s, max(x.cost_ms for x in s.ranks if x.rank in s.late_ranks and x.rank not in persistent))
-           for s in steps if set(s.late_ranks) - persistent]
+    hit = [
+        (s, max(x.cost_ms for x in s.ranks if x.rank in s.late_ranks and x.rank not in persistent))
+        for s in steps
+        if set(s.late_ranks) - persistent
+    ]
     return Transient(
         steps=len(steps),
         straggler_steps=len(hit),
@@ -363,8 +399,10 @@ def _common_steps(traces: Sequence[RankTrace], warnings: list[str]) -> list[int]
             warnings.append(f"rank {t.rank} ({t.source}): {extra} step(s) not in every rank's trace, left out")
     if WARMUP_STEP in common and len(common) > 1:
         common.discard(WARMUP_STEP)
-        warnings.append(f"step {WARMUP_STEP} left out: a job's first iteration (DDP builds its buckets, kernels and "
-                        "allocators warm up) is not a step like the others")
+        warnings.append(
+            f"step {WARMUP_STEP} left out: a job's first iteration (DDP builds its buckets, kernels and "
+            "allocators warm up) is not a step like the others"
+        )
     if len(common) == 1:
         warnings.append("one step only: a straggler cannot be told from a one-off delay")
     return sorted(common)
@@ -384,9 +422,12 @@ def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -
     steps = tuple(_summarise_step(n, {r: recorded[n] for r, recorded in by_rank.items()}, threshold) for n in common)
     ranks = tuple(_rank_summary(t, steps, threshold) for t in traces)
     needed = max(2, len(steps) // 2 + 1)
-    stragglers = tuple(sorted(
-        (Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps) for r in ranks if r.late_steps >= needed),
-        key=lambda s: (-s.median_cost_ms, s.rank)))
+    stragglers = tuple(
+        sorted(
+            (Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps) for r in ranks if r.late_steps >= needed),
+            key=lambda s: (-s.median_cost_ms, s.rank),
+        )
+    )
     transient = _transient(steps, {s.rank for s in stragglers})
     counted = [s.extra_ms if s.gap >= threshold else 0.0 for s in steps]
     step_ms = statistics.fmean(s.median_step_ms for s in steps)

@@ -1,4 +1,4 @@
-"""`python -m ddpcore`: the model from a shell, as text or JSON (SPEC section 4)."""
+"""`python -m ddpcore`: the model from a shell, as text or JSON (docs/contracts.md)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import NoReturn
 
+from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError, GpuGauges, analyze
+from .cluster import ALGORITHMS, MAX_CLUSTER_GPUS, ClusterConfig, cluster_step, cluster_sweep
+from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, MB, Link
 from .config import (
     DEFAULT_BUCKET_MB,
     DEFAULT_FIRST_BUCKET_MB,
@@ -19,13 +22,10 @@ from .config import (
     MODES,
     ConfigError,
     Phases,
-    check_number,
     StepConfig,
+    check_number,
     default_straggler,
 )
-from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError, GpuGauges, analyze
-from .cluster import ALGORITHMS, MAX_CLUSTER_GPUS, ClusterConfig, cluster_step, cluster_sweep
-from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, MB, Link
 from .metrics import step_metrics
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
@@ -55,7 +55,10 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised (one line, exit 2) instead of printed with the usage."""
+
     def error(self, message: str) -> NoReturn:
+        """Raise the error for `main` to print on one line."""
         raise UsageError(f"{self.prog}: error: {message}")
 
 
@@ -68,6 +71,7 @@ def _emit(payload: dict, as_json: bool, text: Callable[[dict], str]) -> None:
 
 
 def step_payload(config: StepConfig) -> dict:
+    """`step --json`: the metrics, the buckets and every rank's phases."""
     schedule = build_schedule(config)
     payload = asdict(step_metrics(config, schedule))
     payload["stragglers"] = list(config.stragglers)
@@ -100,8 +104,12 @@ def _step_text(p: dict) -> str:
         f"  useful compute     {p['useful_compute']:8.3f}   (tensor pipes busy)",
         f"  barrier wait total {p['wait_ms_total']:8.2f} GPU-ms",
         f"  ring traffic       {p['ring_traffic_factor']:8.3f} x gradient size per GPU",
-        f"  exposed comm       {p['exposed_comm_ms']:8.2f} ms   (algbw {p['algbw_gbps']:.1f} GB/s, busbw {p['busbw_gbps']:.1f} GB/s)",
-        *(f"  bucket {b['index']:>3}  {b['bytes'] / MB:8.2f} MB  {b['start_ms']:8.2f} -> {b['end_ms']:8.2f} ms" for b in p["buckets"]),
+        f"  exposed comm       {p['exposed_comm_ms']:8.2f} ms   (algbw {p['algbw_gbps']:.1f} GB/s, busbw "
+        f"{p['busbw_gbps']:.1f} GB/s)",
+        *(
+            f"  bucket {b['index']:>3}  {b['bytes'] / MB:8.2f} MB  {b['start_ms']:8.2f} -> {b['end_ms']:8.2f} ms"
+            for b in p["buckets"]
+        ),
         "",
         "  rank  " + "  ".join(f"{name:>9}" for name in (ph["phase"] for ph in p["ranks"][0]["phases"])),
     ]
@@ -112,6 +120,7 @@ def _step_text(p: dict) -> str:
 
 
 def ring_payload(gpus: int) -> dict:
+    """`ring --json`: the exchanges and every transfer of each."""
     steps = exchanges(gpus)
     return {
         "gpus": gpus,
@@ -149,20 +158,43 @@ def _add_step(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, {MIN_GPUS}-{MAX_GPUS} (default 8)")
     p.add_argument(
-        "--straggler", type=int, nargs="+", action="extend", metavar="R",
+        "--straggler",
+        type=int,
+        nargs="+",
+        action="extend",
+        metavar="R",
         help="rank(s) of the slow GPU(s), 0-based (default 2)",
     )
-    p.add_argument("--slowdown", type=float, default=1.0, help=f"straggler slowdown, 1.0-{MAX_SLOWDOWN:g} (default 1.0)")
+    p.add_argument(
+        "--slowdown", type=float, default=1.0, help=f"straggler slowdown, 1.0-{MAX_SLOWDOWN:g} (default 1.0)"
+    )
     p.add_argument("--prefetch", action="store_true", help="prefetch input data (hides loading but a residual copy)")
     p.add_argument("--prefetch-residual-ms", type=float, default=1.0, help="load time prefetch cannot hide (default 1)")
     p.add_argument("--tensor-activity", type=float, default=0.5, help="tensor-pipe busy share of compute kernels, 0-1")
-    p.add_argument("--mode", choices=MODES, default="sequential",
-                   help="sequential (SPEC's reference) or overlap (DDP gradient buckets on a comm stream)")
-    p.add_argument("--allreduce-ms", type=float, default=None,
-                   help="AllReduce duration given directly (default 10); otherwise derived from the link flags")
-    p.add_argument("--bucket-mb", type=float, default=DEFAULT_BUCKET_MB, help=f"DDP bucket cap in MB (default {DEFAULT_BUCKET_MB:g})")
-    p.add_argument("--first-bucket-mb", type=float, default=DEFAULT_FIRST_BUCKET_MB,
-                   help=f"DDP first bucket in MB (default {DEFAULT_FIRST_BUCKET_MB:g})")
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default="sequential",
+        help="sequential (the reference model) or overlap (DDP gradient buckets on a comm stream)",
+    )
+    p.add_argument(
+        "--allreduce-ms",
+        type=float,
+        default=None,
+        help="AllReduce duration given directly (default 10); otherwise derived from the link flags",
+    )
+    p.add_argument(
+        "--bucket-mb",
+        type=float,
+        default=DEFAULT_BUCKET_MB,
+        help=f"DDP bucket cap in MB (default {DEFAULT_BUCKET_MB:g})",
+    )
+    p.add_argument(
+        "--first-bucket-mb",
+        type=float,
+        default=DEFAULT_FIRST_BUCKET_MB,
+        help=f"DDP first bucket in MB (default {DEFAULT_FIRST_BUCKET_MB:g})",
+    )
     _add_link_args(p, default=None)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_step)
@@ -176,8 +208,10 @@ def _link_of(args: argparse.Namespace, always: bool) -> Link | None:
 def _run_step(args: argparse.Namespace) -> None:
     link = _link_of(args, always=False)
     if args.allreduce_ms is not None and link is not None:
-        raise UsageError("python -m ddpcore step: error: argument --allreduce-ms: not allowed with --grad-mb, "
-                         "--bandwidth-gbps or --latency-us (give the AllReduce either in ms or from the link)")
+        raise UsageError(
+            "python -m ddpcore step: error: argument --allreduce-ms: not allowed with --grad-mb, "
+            "--bandwidth-gbps or --latency-us (give the AllReduce either in ms or from the link)"
+        )
     config = StepConfig(
         phases=Phases(allreduce=args.allreduce_ms) if args.allreduce_ms is not None else Phases(),
         mode=args.mode,
@@ -215,12 +249,24 @@ def _add_link_args(p: argparse.ArgumentParser, default: object = "defaults") -> 
     def value(v: float) -> float | None:
         return v if default == "defaults" else None
 
-    p.add_argument("--grad-mb", type=float, default=value(DEFAULT_GRAD_MB),
-                   help=f"gradient size in MB (default {DEFAULT_GRAD_MB:g})")
-    p.add_argument("--bandwidth-gbps", type=float, default=value(DEFAULT_BANDWIDTH_GBPS),
-                   help=f"link bandwidth in GB/s (default {DEFAULT_BANDWIDTH_GBPS:g})")
-    p.add_argument("--latency-us", type=float, default=value(DEFAULT_LATENCY_US),
-                   help=f"per-hop latency in microseconds (default {DEFAULT_LATENCY_US:g})")
+    p.add_argument(
+        "--grad-mb",
+        type=float,
+        default=value(DEFAULT_GRAD_MB),
+        help=f"gradient size in MB (default {DEFAULT_GRAD_MB:g})",
+    )
+    p.add_argument(
+        "--bandwidth-gbps",
+        type=float,
+        default=value(DEFAULT_BANDWIDTH_GBPS),
+        help=f"link bandwidth in GB/s (default {DEFAULT_BANDWIDTH_GBPS:g})",
+    )
+    p.add_argument(
+        "--latency-us",
+        type=float,
+        default=value(DEFAULT_LATENCY_US),
+        help=f"per-hop latency in microseconds (default {DEFAULT_LATENCY_US:g})",
+    )
 
 
 def _add_cluster(sub: argparse._SubParsersAction) -> None:
@@ -231,8 +277,12 @@ def _add_cluster(sub: argparse._SubParsersAction) -> None:
         "waits for the slowest rank, whose distribution is computed exactly (no sampling).",
     )
     p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, 2-{MAX_CLUSTER_GPUS:,} (default 8)")
-    p.add_argument("--jitter-cv", type=float, default=0.02, help="coefficient of variation of per-rank jitter, 0-1 (default 0.02)")
-    p.add_argument("--straggler-prob", type=float, default=1e-4, help="probability a rank straggles in a step, 0-1 (default 1e-4)")
+    p.add_argument(
+        "--jitter-cv", type=float, default=0.02, help="coefficient of variation of per-rank jitter, 0-1 (default 0.02)"
+    )
+    p.add_argument(
+        "--straggler-prob", type=float, default=1e-4, help="probability a rank straggles in a step, 0-1 (default 1e-4)"
+    )
     p.add_argument("--slowdown", type=float, default=2.0, help="transient straggler slowdown, 1-10 (default 2)")
     p.add_argument("--persistent", type=int, default=0, help="number of persistently slow ranks (default 0)")
     p.add_argument("--persistent-slowdown", type=float, default=2.0, help="their slowdown, 1-10 (default 2)")
@@ -262,7 +312,10 @@ def _run_cluster(args: argparse.Namespace) -> None:
 
 
 def _cluster_table(rows: list[dict]) -> str:
-    head = f"{'gpus':>9} {'E[step] ms':>11} {'p50 ms':>9} {'p99 ms':>9} {'efficiency':>10} {'P(any slow)':>11} {'GPU-h lost/day':>15}"
+    head = (
+        f"{'gpus':>9} {'E[step] ms':>11} {'p50 ms':>9} {'p99 ms':>9} {'efficiency':>10} {'P(any slow)':>11} "
+        f"{'GPU-h lost/day':>15}"
+    )
     lines = [head]
     for r in rows:
         lines.append(
@@ -281,9 +334,12 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         "late in most steps (persistent) and count the steps with a late rank (transient).",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
-    p.add_argument("--min-gap", type=float, default=DEFAULT_THRESHOLD,
-                   help=f"share of the step from which a rank counts as late, 0-{MAX_THRESHOLD:g} "
-                   f"(default {DEFAULT_THRESHOLD:g})")
+    p.add_argument(
+        "--min-gap",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"share of the step from which a rank counts as late, 0-{MAX_THRESHOLD:g} (default {DEFAULT_THRESHOLD:g})",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_analyze)
 
@@ -298,22 +354,45 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
     t = analysis.transient
     return {
         "ranks": [
-            {"rank": r.rank, "source": r.source, "median_step_ms": r.median_step_ms, "mean_step_ms": r.mean_step_ms,
-             "median_phases_ms": r.median_phases_ms, "median_arrival_ms": r.median_arrival_ms,
-             "median_wait_ms": r.median_wait_ms, "median_gap": r.median_gap, "median_cost_ms": r.median_cost_ms,
-             "late_steps": r.late_steps, "slowest_count": r.slowest_count, **_gauges_payload(r.gpu)}
+            {
+                "rank": r.rank,
+                "source": r.source,
+                "median_step_ms": r.median_step_ms,
+                "mean_step_ms": r.mean_step_ms,
+                "median_phases_ms": r.median_phases_ms,
+                "median_arrival_ms": r.median_arrival_ms,
+                "median_wait_ms": r.median_wait_ms,
+                "median_gap": r.median_gap,
+                "median_cost_ms": r.median_cost_ms,
+                "late_steps": r.late_steps,
+                "slowest_count": r.slowest_count,
+                **_gauges_payload(r.gpu),
+            }
             for r in analysis.ranks
         ],
         "steps": [
-            {"step": s.step, "slowest_rank": s.slowest_rank, "median_step_ms": s.median_step_ms,
-             "max_step_ms": s.max_step_ms, "gap": s.gap, "extra_ms": s.extra_ms, "late_ranks": list(s.late_ranks)}
+            {
+                "step": s.step,
+                "slowest_rank": s.slowest_rank,
+                "median_step_ms": s.median_step_ms,
+                "max_step_ms": s.max_step_ms,
+                "gap": s.gap,
+                "extra_ms": s.extra_ms,
+                "late_ranks": list(s.late_ranks),
+            }
             for s in analysis.steps
         ],
         "threshold": analysis.threshold,
         "straggler_rank": analysis.straggler_rank,
         "stragglers": [asdict(s) for s in analysis.stragglers],
-        "transient": {"steps": t.steps, "straggler_steps": t.straggler_steps, "fraction": t.fraction,
-                      "mean_cost_ms": t.mean_cost_ms, "ranks": list(t.ranks), "step_numbers": list(t.step_numbers)},
+        "transient": {
+            "steps": t.steps,
+            "straggler_steps": t.straggler_steps,
+            "fraction": t.fraction,
+            "mean_cost_ms": t.mean_cost_ms,
+            "ranks": list(t.ranks),
+            "step_numbers": list(t.step_numbers),
+        },
         "median_gap": analysis.median_gap,
         "step_ms": analysis.step_ms,
         "median_step_ms": analysis.median_step_ms,
@@ -336,30 +415,43 @@ def _analysis_text(p: dict) -> str:
     if p["stragglers"]:
         who = "persistent straggler(s): " + ", ".join(
             f"rank {s['rank']} (late in {s['late_steps']}/{len(p['steps'])} steps, median gap {s['median_gap']:.1%}, "
-            f"{s['median_cost_ms']:.2f} ms)" for s in p["stragglers"])
+            f"{s['median_cost_ms']:.2f} ms)"
+            for s in p["stragglers"]
+        )
     else:
         who = "no persistent straggler"
     t = p["transient"]
     lines = [
         who,
         f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
-        f"{p['threshold']:.0%} of the step or more" + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average"
-                                                      if t["straggler_steps"] else ""),
-        f"step {p['step_ms']:.2f} ms mean ({p['median_step_ms']:.2f} median); stragglers cost {p['straggler_cost_ms']:.2f} ms "
+        f"{p['threshold']:.0%} of the step or more"
+        + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average" if t["straggler_steps"] else ""),
+        f"step {p['step_ms']:.2f} ms mean ({p['median_step_ms']:.2f} median); stragglers cost "
+        f"{p['straggler_cost_ms']:.2f} ms "
         f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f})",
     ]
     if p["gpu_busy"] is not None:
-        lines.append(f"GPU busy as nvidia-smi shows it {p['gpu_busy']:.1%}, compute kernels {p['gpu_compute']:.1%}, "
-                     f"communication overlapped by compute {_percent(p['comm_overlap'])}, exposed communication "
-                     f"{p['exposed_comm_ms']:.2f} ms a step")
-    lines += ["", f"{'rank':>5} {'mean step ms':>13} {'arrival ms':>11} {'median gap':>11} {'late in':>8} "
-              f"{'GPU busy':>9} {'compute':>8}  source"]
-    lines += [f"{r['rank']:>5} {r['mean_step_ms']:>13.2f} {r['median_arrival_ms']:>11.2f} {r['median_gap']:>11.1%} "
-              f"{r['late_steps']:>8} {_percent(r['gpu_busy']):>9} {_percent(r['gpu_compute']):>8}  {r['source']}"
-              for r in p["ranks"]]
+        lines.append(
+            f"GPU busy as nvidia-smi shows it {p['gpu_busy']:.1%}, compute kernels {p['gpu_compute']:.1%}, "
+            f"communication overlapped by compute {_percent(p['comm_overlap'])}, exposed communication "
+            f"{p['exposed_comm_ms']:.2f} ms a step"
+        )
+    lines += [
+        "",
+        f"{'rank':>5} {'mean step ms':>13} {'arrival ms':>11} {'median gap':>11} {'late in':>8} "
+        f"{'GPU busy':>9} {'compute':>8}  source",
+    ]
+    lines += [
+        f"{r['rank']:>5} {r['mean_step_ms']:>13.2f} {r['median_arrival_ms']:>11.2f} {r['median_gap']:>11.1%} "
+        f"{r['late_steps']:>8} {_percent(r['gpu_busy']):>9} {_percent(r['gpu_compute']):>8}  {r['source']}"
+        for r in p["ranks"]
+    ]
     lines += ["", f"{'step':>6} {'latest':>7} {'step ms':>9} {'gap':>8}  late ranks"]
-    lines += [f"{s['step']:>6} {s['slowest_rank']:>7} {s['median_step_ms']:>9.2f} {s['gap']:>8.1%}  "
-              f"{', '.join(map(str, s['late_ranks'])) or '-'}" for s in p["steps"]]
+    lines += [
+        f"{s['step']:>6} {s['slowest_rank']:>7} {s['median_step_ms']:>9.2f} {s['gap']:>8.1%}  "
+        f"{', '.join(map(str, s['late_ranks'])) or '-'}"
+        for s in p["steps"]
+    ]
     lines += [f"warning: {w}" for w in p["warnings"]]
     return "\n".join(lines)
 
@@ -391,6 +483,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_step, _add_
 
 
 def build_parser() -> Parser:
+    """The `python -m ddpcore` parser with every subcommand."""
     parser = Parser(
         prog="python -m ddpcore",
         description="Model one step of data-parallel GPU training: ring AllReduce, barrier cost of a "
@@ -403,6 +496,7 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; bad arguments print one line on stderr and return 2."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -414,7 +508,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except ConfigError as exc:
-        print(f"{parser.prog} {args.command}: error: argument {_flag(exc.field)}: got {exc.value!r}, allowed {exc.allowed}",
-              file=sys.stderr)
+        print(
+            f"{parser.prog} {args.command}: error: argument {_flag(exc.field)}: got {exc.value!r}, allowed "
+            f"{exc.allowed}",
+            file=sys.stderr,
+        )
         return 2
     return status or 0

@@ -29,6 +29,9 @@ HOURS_PER_DAY = 24.0
 
 @dataclass(frozen=True)
 class ClusterConfig:
+    """A cluster's straggler model: N ranks, lognormal jitter, transient slowdowns with probability p per rank-step,
+    k persistently slow ranks, and the AllReduce algorithm and link."""
+
     gpus: int = 8
     phases: Phases = field(default_factory=Phases)
     jitter_cv: float = 0.02
@@ -59,6 +62,8 @@ class ClusterConfig:
 
 @dataclass(frozen=True)
 class ClusterResult:
+    """One cluster size's step: expected, median and 99th percentile, against the step with no straggler."""
+
     gpus: int
     expected_step_ms: float
     p50_step_ms: float
@@ -96,12 +101,13 @@ class SlowestRank:
 
     @cached_property
     def sigma(self) -> float:
+        """The lognormal's sigma for the jitter's coefficient of variation: cv² = e^(σ²) − 1 (floored)."""
         return max(math.sqrt(math.log1p(self.jitter_cv**2)), SIGMA_FLOOR)
 
     @cached_property
     def mu(self) -> float:
         """Jitter has mean 1: a noisy rank is not slower on average."""
-        return -self.sigma**2 / 2
+        return -(self.sigma**2) / 2
 
     def _mixture(self, base: float) -> tuple[tuple[float, float], ...]:
         p = self.straggler_prob
@@ -110,10 +116,12 @@ class SlowestRank:
 
     @cached_property
     def normal(self) -> tuple[tuple[float, float], ...]:
+        """(weight, log-centre) of an ordinary rank's mixture: nominal, or slowed with probability p."""
         return self._mixture(1.0)
 
     @cached_property
     def persistent(self) -> tuple[tuple[float, float], ...]:
+        """The same mixture for a persistently slow rank."""
         return self._mixture(self.persistent_slowdown)
 
     @cached_property
@@ -135,6 +143,17 @@ class SlowestRank:
         return xs, normal, persistent
 
     def log_cdf_max(self, x: float, n_normal: int, n_persistent: int) -> float:
+        """log P(slowest ≤ x) = n·log F(x) + k·log G(x): independent ranks, so the max's CDF is F^n·G^k.
+
+        With no jitter and no stragglers every rank takes the nominal time: the max is below 1.1x surely, below 0.9x
+        never.
+
+        >>> m = SlowestRank(nominal_ms=26.0, jitter_cv=0.0, straggler_prob=0.0, slowdown=2.0, persistent_slowdown=2.0)
+        >>> round(math.exp(m.log_cdf_max(26.0 * 1.1, 1000, 0)), 6), m.log_cdf_max(26.0 * 0.9, 1000, 0) < -100
+        (1.0, True)
+        >>> round(math.exp(m.log_cdf_max(26.0 * 1.5, 999, 1)), 6)
+        0.0
+        """
         y = math.log(x)
         total = 0.0
         if n_normal:
@@ -172,12 +191,14 @@ class SlowestRank:
 
 
 def allreduce_ms(config: ClusterConfig, gpus: int | None = None) -> float:
+    """The configured algorithm's AllReduce time at `gpus` (default: the configured N)."""
     n = config.gpus if gpus is None else gpus
     time = ring_time_ms if config.allreduce == "ring" else tree_time_ms
     return time(n, config.link)
 
 
 def slowest_rank(config: ClusterConfig) -> SlowestRank:
+    """The distribution of one rank's compute time that the cluster's configuration implies."""
     return SlowestRank(
         nominal_ms=config.phases.forward + config.phases.backward,
         jitter_cv=config.jitter_cv,
@@ -197,6 +218,7 @@ class ComputeStats:
 
 
 def compute_stats(model: SlowestRank, gpus: int, persistent: int) -> ComputeStats:
+    """Expected, median and p99 of the slowest of `gpus` ranks' compute, `persistent` of them always slow."""
     k = min(persistent, gpus)
     return ComputeStats(
         model.expected_max(gpus - k, k), model.quantile_max(0.5, gpus - k, k), model.quantile_max(0.99, gpus - k, k)
@@ -224,12 +246,18 @@ def _result(config: ClusterConfig, model: SlowestRank, n: int, stats: ComputeSta
 
 
 def cluster_step(config: ClusterConfig, model: SlowestRank | None = None, gpus: int | None = None) -> ClusterResult:
+    """The step at one cluster size, computed exactly from the slowest rank's distribution (no sampling)."""
     n = config.gpus if gpus is None else gpus
     model = model or slowest_rank(config)
     return _result(config, model, n, compute_stats(model, n, config.persistent))
 
 
 def sweep_sizes(low: int = SWEEP_MIN, high: int = SWEEP_MAX, points: int = SWEEP_POINTS) -> list[int]:
+    """Log-spaced cluster sizes from `low` to `high`.
+
+    >>> sweep_sizes(8, 8000, 4)
+    [8, 80, 800, 8000]
+    """
     ratio = high / low
     return sorted({int(round(low * ratio ** (i / (points - 1)))) for i in range(points)})
 

@@ -15,8 +15,18 @@ present, names it). Device side, NCCL kernels carry the kind in their name (`ncc
 
 from __future__ import annotations
 
-KINDS = ("allreduce", "reduce_scatter", "all_gather", "broadcast", "all_to_all", "barrier", "send_recv", "reduce",
-         "gather", "scatter")
+KINDS = (
+    "allreduce",
+    "reduce_scatter",
+    "all_gather",
+    "broadcast",
+    "all_to_all",
+    "barrier",
+    "send_recv",
+    "reduce",
+    "gather",
+    "scatter",
+)
 GRADIENT_KINDS = frozenset({"allreduce", "reduce_scatter"})
 """What a data-parallel backward launches to average gradients: DDP's bucket AllReduce, FSDP's reduce-scatter.
 Everything else (the buffer broadcast at forward start, TorchRec's all_to_all, FSDP's all_gather) is other_comm."""
@@ -52,7 +62,7 @@ def collective_kind(name: str) -> str | None:
     """The kind of a host event that launches a collective, or None when the event is not one."""
     for prefix in HOST_PREFIXES:
         if name.startswith(prefix):
-            kind = kind_of_op(name[len(prefix):])
+            kind = kind_of_op(name[len(prefix) :])
             return kind if kind != UNKNOWN_KIND or prefix != "c10d::" else None
     return None
 
@@ -61,6 +71,6 @@ def kernel_kind(name: str) -> str | None:
     """The kind of a communication kernel (any kernel whose name says NCCL, or AMD's RCCL), or None otherwise."""
     for prefix in KERNEL_PREFIXES:
         if name.startswith(prefix):
-            return kind_of_op(name[len(prefix):])
+            return kind_of_op(name[len(prefix) :])
     lowered = name.lower()
     return UNKNOWN_KIND if "nccl" in lowered or "rccl" in lowered else None

@@ -1,4 +1,4 @@
-"""AllReduce time from gradient size, link bandwidth and per-hop latency (SPEC section 3)."""
+"""AllReduce time from gradient size, link bandwidth and per-hop latency (docs/model.md)."""
 
 from __future__ import annotations
 
@@ -35,5 +35,13 @@ def busbw_gbps(gpus: int, grad_mb: float, time_ms: float) -> float:
     return algbw_gbps(grad_mb, time_ms) * traffic_factor(gpus)
 
 
-__all__ = ["DEFAULT_BANDWIDTH_GBPS", "DEFAULT_GRAD_MB", "DEFAULT_LATENCY_US", "Link", "algbw_gbps", "busbw_gbps",
-           "ring_time_ms", "tree_time_ms"]
+__all__ = [
+    "DEFAULT_BANDWIDTH_GBPS",
+    "DEFAULT_GRAD_MB",
+    "DEFAULT_LATENCY_US",
+    "Link",
+    "algbw_gbps",
+    "busbw_gbps",
+    "ring_time_ms",
+    "tree_time_ms",
+]

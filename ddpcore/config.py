@@ -54,7 +54,7 @@ def check_int(name: str, value: object, low: int, high: int) -> int:
 
 @dataclass(frozen=True)
 class Phases:
-    """Nominal per-GPU phase durations in ms (SPEC section 2)."""
+    """Nominal per-GPU phase durations in ms (docs/model.md)."""
 
     load: float = 6.0
     forward: float = 10.0
@@ -141,12 +141,15 @@ class StepConfig:
         return self.phases.load
 
     def slowdown_of(self, rank: int) -> float:
+        """The factor by which this rank's compute is slowed."""
         return self.slowdown if rank in self.stragglers else 1.0
 
     def without_stragglers(self) -> StepConfig:
+        """The same step with nobody slowed: the ideal the straggler cost is measured against."""
         return replace(self, slowdown=1.0)
 
     def with_prefetch(self, on: bool) -> StepConfig:
+        """The same step with input prefetch on or off."""
         return replace(self, prefetch=on)
 
     @property

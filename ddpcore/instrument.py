@@ -29,24 +29,33 @@ from .traces import JSONL_PHASES as PHASES
 
 
 class Recorder:
+    """Writes one rank's steps and phases as JSONL to a path (which it then owns and closes) or an open text file."""
+
     def __init__(self, path: str | Path | IO[str], rank: int, clock: Callable[[], float] = time.time) -> None:
         self.rank = rank
         self.step = 0
         self._clock = clock
         self._lock = threading.Lock()
-        self._own = not hasattr(path, "write")
-        self._out: IO[str] = open(path, "w", encoding="utf-8") if self._own else path  # type: ignore[arg-type]
+        self._own = isinstance(path, (str, Path))
+        self._out: IO[str] = open(path, "w", encoding="utf-8") if isinstance(path, (str, Path)) else path  # noqa: SIM115
 
     def record(self, phase: str, start: float, end: float, step: int | None = None) -> None:
+        """Write one phase of one step (default: the current step), times in seconds."""
         if phase not in PHASES:
             raise ValueError(f"phase: got {phase!r}, allowed {', '.join(PHASES)}")
-        line = {"rank": self.rank, "step": self.step if step is None else step, "phase": phase,
-                "start": start, "end": end}
+        line = {
+            "rank": self.rank,
+            "step": self.step if step is None else step,
+            "phase": phase,
+            "start": start,
+            "end": end,
+        }
         with self._lock:
             self._out.write(json.dumps(line) + "\n")
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
+        """Time the enclosed block as `name` in the current step."""
         start = self._clock()
         try:
             yield
@@ -69,7 +78,8 @@ class Recorder:
     def comm_hook(self, inner: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         """Wrap a DDP communication hook: record each bucket's AllReduce from launch to completion."""
 
-        def hook(state, bucket):  # noqa: ANN001, ANN202 - DDP rejects annotations other than its own types
+        # Unannotated on purpose: DDP's register_comm_hook rejects annotations other than its own types.
+        def hook(state, bucket):  # type: ignore[no-untyped-def]
             step, start = self.step, self._clock()
             future = inner(state, bucket)
 
@@ -82,6 +92,7 @@ class Recorder:
         return hook
 
     def close(self) -> None:
+        """Flush, and close the file if the recorder opened it."""
         with self._lock:
             self._out.flush()
             if self._own:

@@ -1,4 +1,4 @@
-"""Ring AllReduce, exchange by exchange (SPEC section 3)."""
+"""Ring AllReduce, exchange by exchange (docs/model.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ MAX_RING_GPUS = 10_000_000
 
 @dataclass(frozen=True)
 class Transfer:
+    """One GPU sending one chunk to its right neighbour."""
+
     src: int
     dst: int
     chunk: int
@@ -42,11 +44,20 @@ class ChunkState:
 
 
 def exchange_count(gpus: int) -> int:
+    """N−1 reduce-scatter exchanges, then N−1 all-gather exchanges.
+
+    >>> exchange_count(8)
+    14
+    """
     return 2 * (check_int("gpus", gpus, MIN_GPUS, MAX_RING_GPUS) - 1)
 
 
 def traffic_factor(gpus: int) -> float:
-    """Bytes each GPU sends per byte of gradients: one chunk (1/N) per exchange."""
+    """Bytes each GPU sends per byte of gradients: one chunk (1/N) per exchange, 2(N−1)/N in all.
+
+    >>> traffic_factor(8), traffic_factor(2)
+    (1.75, 1.0)
+    """
     return exchange_count(gpus) / gpus
 
 
@@ -69,6 +80,7 @@ def exchange(gpus: int, index: int) -> Exchange:
 
 
 def exchanges(gpus: int) -> tuple[Exchange, ...]:
+    """Every exchange of a ring AllReduce over `gpus` GPUs, in order."""
     return tuple(exchange(gpus, e) for e in range(1, exchange_count(gpus) + 1))
 
 

@@ -1,4 +1,4 @@
-"""Step schedules: per rank, contiguous phase intervals; sequential (SPEC section 2) or DDP overlap."""
+"""Step schedules: per rank, contiguous phase intervals; sequential (docs/model.md) or DDP overlap."""
 
 from __future__ import annotations
 
@@ -19,14 +19,18 @@ OVERLAP_COMPUTE_PHASES = ("load", "forward", "backward", "wait", "optimizer")
 
 @dataclass(frozen=True)
 class RankSchedule:
+    """One GPU's contiguous phase intervals in a step."""
+
     rank: int
     slowdown: float
     intervals: tuple[Interval, ...]
 
     def duration_of(self, phase: str) -> float:
+        """Time this GPU spends in `phase` (ms)."""
         return sum(i.duration_ms for i in self.intervals if i.phase == phase)
 
     def interval(self, phase: str) -> Interval:
+        """The (first) interval of `phase`."""
         return next(i for i in self.intervals if i.phase == phase)
 
 
@@ -43,6 +47,8 @@ class Bucket:
 
 @dataclass(frozen=True)
 class Schedule:
+    """Every GPU's phases in one step, the barrier, and in overlap mode the gradient buckets."""
+
     config: StepConfig
     ranks: tuple[RankSchedule, ...]
     barrier_ms: float
@@ -50,9 +56,11 @@ class Schedule:
 
     @property
     def step_ms(self) -> float:
+        """The step ends when the optimizer does, the same instant on every GPU."""
         return self.ranks[0].intervals[-1].end_ms
 
     def total(self, phases: tuple[str, ...]) -> float:
+        """GPU-ms spent in these phases, summed over GPUs."""
         return sum(r.duration_of(p) for r in self.ranks for p in phases)
 
     @property
@@ -65,6 +73,7 @@ class Schedule:
 
     @property
     def comm_busy_ms(self) -> float:
+        """Time gradients are on the wire: the AllReduce, or the buckets' AllReduces added up."""
         if self.buckets:
             return sum(b.end_ms - b.start_ms for b in self.buckets)
         return self.ranks[0].duration_of("allreduce")
@@ -85,7 +94,7 @@ class Schedule:
 
 
 def allreduce_ms(config: StepConfig) -> float:
-    """Given directly in ms (SPEC section 2), or derived from the link as one ring AllReduce of all gradients."""
+    """Given directly in ms (docs/model.md), or derived from the link as one ring AllReduce of all gradients."""
     return ring_time_ms(config.gpus, config.link) if config.link else config.phases.allreduce
 
 
@@ -104,6 +113,7 @@ def _intervals(boundaries: list[float], phases: tuple[str, ...] = PHASES) -> tup
 
 
 def build_schedule(config: StepConfig) -> Schedule:
+    """The step's schedule in the configured mode (sequential, or DDP overlap with buckets)."""
     return build_overlap(config) if config.mode == "overlap" else build_sequential(config)
 
 
@@ -120,9 +130,7 @@ def build_sequential(config: StepConfig) -> Schedule:
         RankSchedule(
             rank=r,
             slowdown=s,
-            intervals=_intervals(
-                [0.0, load, load + s * p.forward, compute_end[r], barrier, allreduce_end, step]
-            ),
+            intervals=_intervals([0.0, load, load + s * p.forward, compute_end[r], barrier, allreduce_end, step]),
         )
         for r, s in enumerate(slowdowns)
     )
@@ -154,8 +162,9 @@ def build_overlap(config: StepConfig) -> Schedule:
         RankSchedule(
             rank=r,
             slowdown=s,
-            intervals=_intervals([0.0, load, backward_start[r], compute_end[r], comm_end, step],
-                                 OVERLAP_COMPUTE_PHASES),
+            intervals=_intervals(
+                [0.0, load, backward_start[r], compute_end[r], comm_end, step], OVERLAP_COMPUTE_PHASES
+            ),
         )
         for r, s in enumerate(slowdowns)
     )

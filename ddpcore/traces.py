@@ -39,10 +39,21 @@ COMPUTE, MEMORY = "compute", "memory"
 STEP_NAME = re.compile(r"ProfilerStep#(\d+)$")
 USER_ANNOTATION = re.compile(r"##\s*(.*?)\s*##$")
 USER_PHASES = {
-    "data_load": "load", "dataload": "load", "data_loading": "load", "dataloader": "load", "load": "load",
-    "forward": "forward", "fwd": "forward", "model_forward": "forward",
-    "backward": "backward", "bwd": "backward", "model_backward": "backward",
-    "optimizer": "optimizer", "optimizer_step": "optimizer", "optim": "optimizer", "opt_step": "optimizer",
+    "data_load": "load",
+    "dataload": "load",
+    "data_loading": "load",
+    "dataloader": "load",
+    "load": "load",
+    "forward": "forward",
+    "fwd": "forward",
+    "model_forward": "forward",
+    "backward": "backward",
+    "bwd": "backward",
+    "model_backward": "backward",
+    "optimizer": "optimizer",
+    "optimizer_step": "optimizer",
+    "optim": "optimizer",
+    "opt_step": "optimizer",
 }
 """TorchRec-style `## name ##` annotations that name a phase; any other annotation is left alone."""
 
@@ -191,7 +202,8 @@ def host_phase(name: str) -> str | None:
     if name.startswith("enumerate(DataLoader)"):
         return "load"
     if name in ("DistributedDataParallel.forward", "FullyShardedDataParallel.forward") or name.startswith(
-            ("nn.Module: DistributedDataParallel", "nn.Module: FullyShardedDataParallel")):
+        ("nn.Module: DistributedDataParallel", "nn.Module: FullyShardedDataParallel")
+    ):
         return "forward"
     if name.startswith("autograd::engine::evaluate_function:"):
         return "backward"
@@ -201,6 +213,11 @@ def host_phase(name: str) -> str | None:
     if match:
         return USER_PHASES.get(re.sub(r"[\s\-:]+", "_", match.group(1).lower()))
     return None
+
+
+def _mapping(value: object) -> dict:
+    """A JSON object, or an empty one for anything else (a file may put a list or a number where a dict belongs)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _rpc_kind(args: dict) -> str | None:
@@ -241,7 +258,7 @@ def _scan_kineto(events: list) -> _KinetoScan:
             continue
         start, end = ts / 1000.0, (ts + dur) / 1000.0
         cat = str(e.get("cat", "")).lower()
-        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        args = _mapping(e.get("args"))
         correlation = args.get("correlation")
         correlation = correlation if isinstance(correlation, int) and not isinstance(correlation, bool) else None
         if cat in DEVICE_CATEGORIES:
@@ -260,9 +277,9 @@ def _scan_kineto(events: list) -> _KinetoScan:
         if phase:
             scan.phases.append(Interval(phase, start, end))
             continue
-        kind = collective_kind(name)
-        if kind:
-            scan.collectives.append(Interval(kind, start, end))
+        host_kind = collective_kind(name)
+        if host_kind:
+            scan.collectives.append(Interval(host_kind, start, end))
         elif name == RECORD_PARAM_COMMS:
             named = _rpc_kind(args)
             (scan.collectives if named else scan.unnamed_comms).append(Interval(named or UNKNOWN_KIND, start, end))
@@ -278,7 +295,7 @@ def _unnamed(unnamed: list[Interval], named: list[Interval]) -> list[Interval]:
     out = []
     for u in unnamed:
         i = bisect.bisect_right(starts, u.end_ms)
-        if not any(b >= u.start_ms for _, b in spans[max(0, i - 64):i]):
+        if not any(b >= u.start_ms for _, b in spans[max(0, i - 64) : i]):
             out.append(u)
     return out
 
@@ -298,7 +315,7 @@ def parse_kineto(obj: dict, source: str) -> RankTrace:
     events = obj.get("traceEvents")
     if not isinstance(events, list):
         raise TraceError("JSON without a 'traceEvents' list: not a PyTorch profiler trace")
-    info = obj.get("distributedInfo") if isinstance(obj.get("distributedInfo"), dict) else {}
+    info = _mapping(obj.get("distributedInfo"))
     if info.get("rank") is None:
         raise TraceError("no distributedInfo.rank: record with torch.distributed initialised")
     rank = _whole(info.get("rank"), "distributedInfo.rank", 0, MAX_RANK)
@@ -378,8 +395,11 @@ def parse_jsonl(text: str, source: str) -> RankTrace:
     for n, items in sorted(by_step.items()):
         items.sort(key=lambda i: i.start_ms)
         phases = tuple(i for i in items if i.phase in HOST_PHASES)
-        comms = tuple(Interval("allreduce" if i.phase == "allreduce" else UNKNOWN_KIND, i.start_ms, i.end_ms)
-                      for i in items if i.phase not in HOST_PHASES)
+        comms = tuple(
+            Interval("allreduce" if i.phase == "allreduce" else UNKNOWN_KIND, i.start_ms, i.end_ms)
+            for i in items
+            if i.phase not in HOST_PHASES
+        )
         steps.append(TraceStep(n, items[0].start_ms, max(i.end_ms for i in items), phases, comms))
     return RankTrace(rank, None, source, "jsonl", tuple(steps))
 
@@ -428,7 +448,9 @@ def load(files: Iterable[tuple[str, bytes]]) -> Loaded:
             errors.append(FileError(source, f"could not be read ({type(exc).__name__})"))
             continue
         if trace.rank in traces:
-            errors.append(FileError(source, f"a second file for rank {trace.rank} (first: {traces[trace.rank].source})"))
+            errors.append(
+                FileError(source, f"a second file for rank {trace.rank} (first: {traces[trace.rank].source})")
+            )
             continue
         traces[trace.rank] = trace
     return Loaded(tuple(traces[r] for r in sorted(traces)), tuple(errors))

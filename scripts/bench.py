@@ -11,17 +11,24 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import build
+from scripts import core_timings
+from scripts.browser import launch_options
 
-import build  # noqa: E402
-from ddpcore import benchmark  # noqa: E402
+ROOT = build.ROOT
 
 BUDGETS = {
     # name: (figure path, limit, unit)
     "input latency p95, 8 GPUs": (("page", "input_latency_ms", "gpus_8", "p95"), 16.0, "ms"),
     "long tasks (> 50 ms) during 10 s of play": (("page", "play", "long_tasks"), 0, ""),
-    "JS heap growth, 60 s vs 5 s of play": (("page", "heap_growth_mb",), 5.0, "MB"),
+    "JS heap growth, 60 s vs 5 s of play": (
+        (
+            "page",
+            "heap_growth_mb",
+        ),
+        5.0,
+        "MB",
+    ),
     "ready vs bare PyScript page, cold": (("page", "ready_ratio_cold"), 1.15, "x"),
     "ready vs bare PyScript page, warm": (("page", "ready_ratio_warm"), 1.15, "x"),
     "first paint (pre-rendered diagram), cold": (("page", "first_paint_ms", "cold"), 300.0, "ms"),
@@ -37,8 +44,8 @@ BENCH_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>ddpcore 
 import json, os, sys
 sys.path.insert(0, os.path.abspath("bench.zip"))
 from pyscript import document
-from ddpcore import benchmark
-document.getElementById("result").textContent = json.dumps(benchmark.run())
+import core_timings
+document.getElementById("result").textContent = json.dumps(core_timings.run())
 </script></body></html>"""
 
 
@@ -50,13 +57,14 @@ def pyodide_timings(dist: Path) -> dict:
         shutil.copytree(dist, site)
         config = json.loads((dist / "config.json").read_text())
         build.python_bundle(site / "py" / "bench.zip", skip={"__main__.py", "cli.py"})
-        config["files"] = {"./py/bench.zip": "./bench.zip"}
+        shutil.copy2(Path(__file__).with_name("core_timings.py"), site / "core_timings.py")
+        config["files"] = {"./py/bench.zip": "./bench.zip", "./core_timings.py": "./core_timings.py"}
         (site / "bench-config.json").write_text(json.dumps(config))
         (site / "bench.html").write_text(BENCH_PAGE % json.dumps(build.PYSCRIPT_PLUGINS_OFF))
         server, url = build.serve_in_thread(site)
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(**build.chromium_launch_options())
+                browser = p.chromium.launch(**launch_options())
                 page = browser.new_page()
                 page.goto(url + "bench.html")
                 page.wait_for_function("document.getElementById('result').textContent.length > 0", timeout=120_000)
@@ -126,7 +134,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-OFFLINE_READY = "!('serviceWorker' in navigator) || !document.querySelector('script[src=\"./boot.js\"]') || navigator.serviceWorker.controller !== null"
+OFFLINE_READY = (
+    "!('serviceWorker' in navigator) || !document.querySelector('script[src=\"./boot.js\"]') || "
+    "navigator.serviceWorker.controller !== null"
+)
 
 
 def load_once(context, url: str) -> dict:
@@ -139,8 +150,10 @@ def load_once(context, url: str) -> dict:
         figures[phase] = {
             "paint": page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime"),
             "ready": page.evaluate("window.__ready_ms"),
-            "transfer": page.evaluate("performance.getEntriesByType('navigation').concat("
-                                      "performance.getEntriesByType('resource')).reduce((s, e) => s + (e.transferSize || 0), 0)"),
+            "transfer": page.evaluate(
+                "performance.getEntriesByType('navigation').concat("
+                "performance.getEntriesByType('resource')).reduce((s, e) => s + (e.transferSize || 0), 0)"
+            ),
         }
         page.wait_for_function(OFFLINE_READY, timeout=60_000)
         page.wait_for_timeout(500)
@@ -175,11 +188,12 @@ def page_figures(dist: Path, quick: bool) -> dict:
         site = Path(tmp) / "site"
         shutil.copytree(dist, site)
         config = json.loads((dist / "config.json").read_text())
-        (site / "bare-config.json").write_text(json.dumps({"interpreter": config["interpreter"],
-                                                            "plugins": config["plugins"]}))
+        (site / "bare-config.json").write_text(
+            json.dumps({"interpreter": config["interpreter"], "plugins": config["plugins"]})
+        )
         (site / "bare.html").write_text(BARE_PAGE % json.dumps(build.PYSCRIPT_PLUGINS_OFF))
         server, url = build.serve_in_thread(site)
-        options = build.chromium_launch_options()
+        options = launch_options()
         options["args"] = [*options["args"], "--enable-precise-memory-info", "--js-flags=--expose-gc"]
         try:
             with sync_playwright() as p:
@@ -220,11 +234,15 @@ def page_figures(dist: Path, quick: bool) -> dict:
         "ready_ratio_cold": ours["ready_ms"]["cold"] / bare["ready_ms"]["cold"],
         "ready_ratio_warm": ours["ready_ms"]["warm"] / bare["ready_ms"]["warm"],
         "transfer_bytes": ours["transfer_bytes"],
-        "input_latency_ms": {k: {"p50": percentile(v, 0.5), "p95": percentile(v, 0.95), "n": len(v)}
-                             for k, v in latency.items()},
-        "play": {"seconds": 10, "frame_interval_ms": {"p50": percentile(play["frames"], 0.5),
-                                                       "p95": percentile(play["frames"], 0.95)},
-                 "long_tasks": len(play["long_tasks"]), "long_task_ms": play["long_tasks"]},
+        "input_latency_ms": {
+            k: {"p50": percentile(v, 0.5), "p95": percentile(v, 0.95), "n": len(v)} for k, v in latency.items()
+        },
+        "play": {
+            "seconds": 10,
+            "frame_interval_ms": {"p50": percentile(play["frames"], 0.5), "p95": percentile(play["frames"], 0.95)},
+            "long_tasks": len(play["long_tasks"]),
+            "long_task_ms": play["long_tasks"],
+        },
         "heap_mb": {"after_5s": heap[0], "after_60s": heap[1]},
         "heap_growth_mb": heap[1] - heap[0],
     }
@@ -252,13 +270,16 @@ def write_report(results: dict, out: Path) -> None:
     for name, (path, limit, unit) in BUDGETS.items():
         figure = lookup(results, path)
         shown = f"{figure:.0f}" if not unit else f"{figure:.2f} {unit}"
-        lines.append(f"| {name} | {shown} | ≤ {limit:g} {unit} | {'pass' if figure <= limit else 'FAIL'} |".replace(" |", " |"))
+        lines.append(
+            f"| {name} | {shown} | ≤ {limit:g} {unit} | {'pass' if figure <= limit else 'FAIL'} |".replace(" |", " |")
+        )
     page = results["page"]
     lines += [
         "",
         "| page figure | ours | bare PyScript page |",
         "|---|---|---|",
-        f"| first paint, cold / warm (ms) | {page['first_paint_ms']['cold']:.0f} / {page['first_paint_ms']['warm']:.0f} | "
+        f"| first paint, cold / warm (ms) | {page['first_paint_ms']['cold']:.0f} / "
+        f"{page['first_paint_ms']['warm']:.0f} | "
         f"{page['bare']['first_paint_ms']['cold']:.0f} / {page['bare']['first_paint_ms']['warm']:.0f} |",
         f"| ready (html.ready), cold / warm (ms) | {page['ready_ms']['cold']:.0f} / {page['ready_ms']['warm']:.0f} | "
         f"{page['bare']['ready_ms']['cold']:.0f} / {page['bare']['ready_ms']['warm']:.0f} |",
@@ -270,17 +291,21 @@ def write_report(results: dict, out: Path) -> None:
         f"| frame interval during play | {page['play']['frame_interval_ms']['p50']:.1f} | "
         f"{page['play']['frame_interval_ms']['p95']:.1f} |",
         "",
-        f"Heap: {page['heap_mb']['after_5s']:.1f} MB after 5 s of play, {page['heap_mb']['after_60s']:.1f} MB after 60 s.",
+        f"Heap: {page['heap_mb']['after_5s']:.1f} MB after 5 s of play, {page['heap_mb']['after_60s']:.1f} MB "
+        f"after 60 s.",
     ]
     lines += ["", "| core timing | native median (ms) | Pyodide median (ms) |", "|---|---|---|"]
     for key in results["native"]:
-        lines.append(f"| {key} | {results['native'][key]['median_ms']:.3f} | {results['pyodide'][key]['median_ms']:.3f} |")
+        lines.append(
+            f"| {key} | {results['native'][key]['median_ms']:.3f} | {results['pyodide'][key]['median_ms']:.3f} |"
+        )
     lines += [
         "",
         "## Causes found and fixed when budgets failed",
         "",
         "- *Ready 1.18-1.21x the bare page*: every stdlib and app module was compiled from source in wasm at start "
-        "(Pyodide ships its stdlib as .py): ~170 ms. The build now compiles the app and the stdlib modules it imports to "
+        "(Pyodide ships its stdlib as .py): ~170 ms. The build now compiles the app and the stdlib modules it "
+        "imports to "
         "bytecode with the vendored Pyodide itself (`scripts/precompile.mjs`), in one zip: one request instead of 20. "
         "The offline cache's 14 MB precache competed with the first start: it now starts once the page is ready.",
         "- *Input p95 noisy, 10 to 20 ms*: it was measured while the first visit's 14 MB offline precache was still "
@@ -296,9 +321,11 @@ def write_report(results: dict, out: Path) -> None:
 def main(dist: Path, out: Path, quick: bool = False) -> int:
     results = {
         "page": page_figures(dist, quick),
-        "meta": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                 "machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"},
-        "native": benchmark.run(),
+        "meta": {
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
+        },
+        "native": core_timings.run(),
         "pyodide": pyodide_timings(dist),
     }
     write_report(results, out)

@@ -12,10 +12,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from playwright.sync_api import sync_playwright
 
-import build  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+import build
+from scripts.browser import launch_options
 
 FIXTURES = build.ROOT / "tests" / "fixtures"
 WIDTH = 1360
@@ -39,8 +39,9 @@ def shoot_traces(browser, url: str, files: list[str], out: Path, lang: str = "en
     page.wait_for_selector("[data-testid=trace-straggler]")
     page.select_option("[data-testid=trace-step]", "1")
     box = page.locator("#panel-traces").bounding_box()
-    page.screenshot(path=str(out), clip={"x": 0, "y": box["y"], "width": WIDTH, "height": box["height"]},
-                    full_page=True)
+    page.screenshot(
+        path=str(out), clip={"x": 0, "y": box["y"], "width": WIDTH, "height": box["height"]}, full_page=True
+    )
     page.close()
     print(f"wrote {out}")
 
@@ -49,7 +50,7 @@ def main(dist: Path, out: Path) -> None:
     server, url = build.serve_in_thread(dist)
     out.parent.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p, tempfile.TemporaryDirectory() as tmp:
-        browser = p.chromium.launch(**build.chromium_launch_options())
+        browser = p.chromium.launch(**launch_options())
         page = browser.new_page(viewport={"width": WIDTH, "height": 1700}, device_scale_factor=1)
         page.goto(url + "#gpus=8&straggler=2&slowdown=2&prefetch=0")
         page.wait_for_selector("html.ready", timeout=60_000)
@@ -57,8 +58,12 @@ def main(dist: Path, out: Path) -> None:
             page.click("[data-testid=next-step]")
         page.screenshot(path=str(out), clip={"x": 0, "y": 0, "width": WIDTH, "height": 1620})
         print(f"wrote {out}")
-        shoot_traces(browser, url, [str(p) for p in sorted((FIXTURES / "hta_torchrec").glob("*.json.gz"))],
-                     out.parent / "traces-hta.png")
+        shoot_traces(
+            browser,
+            url,
+            [str(p) for p in sorted((FIXTURES / "hta_torchrec").glob("*.json.gz"))],
+            out.parent / "traces-hta.png",
+        )
         shoot_traces(browser, url, cuda_files(Path(tmp)), out.parent / "traces-cuda.png")
         browser.close()
     server.shutdown()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import build
-
+from scripts.browser import launch_options
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +32,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(**build.chromium_launch_options())
+        b = p.chromium.launch(**launch_options())
         yield b
         b.close()
 

@@ -3,7 +3,7 @@
 Regenerate (not part of the tests; needs torch, which the tests do not):
 
     python -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch==2.13.0   # the CPU wheel on this machine
-    /tmp/torchvenv/bin/python tests/make_traces.py tests/fixtures/ddp4
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/ddp4      # from the repository's root
 
 It writes, per rank, a PyTorch profiler Chrome trace (rank{r}.pt.trace.json.gz) and the project's JSONL
 (rank{r}.jsonl.gz, from ddpcore.instrument). Rank SLOW_RANK sleeps SLOW_MS in every forward pass: the analysis
@@ -19,9 +19,6 @@ import shutil
 import sys
 import time
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 WORLD = 4
 SLOW_RANK = 2
@@ -48,7 +45,10 @@ def worker(rank: int, out: str) -> None:
         def __init__(self) -> None:
             super().__init__()
             self.layers = torch.nn.Sequential(
-                torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512), torch.nn.ReLU(),
+                torch.nn.Linear(256, 512),
+                torch.nn.ReLU(),
+                torch.nn.Linear(512, 512),
+                torch.nn.ReLU(),
                 torch.nn.Linear(512, 10),
             )
 
@@ -64,8 +64,10 @@ def worker(rank: int, out: str) -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     data = [(torch.randn(64, 256), torch.randint(0, 10, (64,))) for _ in range(STEPS)]
     loader = torch.utils.data.DataLoader(data, batch_size=None)
-    with profile(activities=[ProfilerActivity.CPU], schedule=schedule(wait=PROFILE_WAIT, warmup=PROFILE_WARMUP,
-                 active=PROFILE_ACTIVE, repeat=1)) as prof:
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        schedule=schedule(wait=PROFILE_WAIT, warmup=PROFILE_WARMUP, active=PROFILE_ACTIVE, repeat=1),
+    ) as prof:
         for x, y in rec.steps(loader):
             with rec.phase("forward"):
                 loss = torch.nn.functional.cross_entropy(model(x), y)
@@ -97,4 +99,4 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "tests" / "fixtures" / "ddp4"))
+    main(sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parent / "fixtures" / "ddp4"))

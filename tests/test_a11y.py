@@ -15,7 +15,10 @@ UNLABELLED = """() => [...document.querySelectorAll('input, select, button, [rol
 
 LOW_CONTRAST = """() => {
   const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => [r, g, b].map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+  const lum = ([r, g, b]) => [r, g, b].map(v => {
+    v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  })
     .reduce((acc, v, i) => acc + v * [0.2126, 0.7152, 0.0722][i], 0);
   const background = el => {
     for (let e = el; e; e = e.parentElement) {
@@ -30,12 +33,14 @@ LOW_CONTRAST = """() => {
     const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
     if (!own || !el.getClientRects().length) continue;
     const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || parseFloat(style.opacity) < 1 || el.closest('[disabled], .skip, .visually-hidden')) continue;
+    if (style.visibility === 'hidden' || parseFloat(style.opacity) < 1) continue;
+    if (el.closest('[disabled], .skip, .visually-hidden')) continue;
     const fg = rgb(el instanceof SVGElement ? style.fill : style.color).slice(0, 3);
     const [a, b] = [lum(fg), lum(background(el))];
     const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
     const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && +style.fontWeight >= 700);
-    if (ratio < (large ? 3 : 4.5)) bad.push(`${el.tagName}.${el.getAttribute('class') || ''} "${el.textContent.trim().slice(0, 30)}" ${ratio.toFixed(2)}`);
+    const what = `${el.tagName}.${el.getAttribute('class') || ''} "${el.textContent.trim().slice(0, 30)}"`;
+    if (ratio < (large ? 3 : 4.5)) bad.push(`${what} ${ratio.toFixed(2)}`);
   }
   return bad;
 }"""

@@ -28,7 +28,9 @@ def monte_carlo(config: ClusterConfig, trials: int, seed: int) -> np.ndarray:
     slow[: config.persistent] = config.persistent_slowdown
     for start in range(0, trials, chunk):
         n = min(chunk, trials - start)
-        jitter = rng.lognormal(-sigma**2 / 2, sigma, size=(n, config.gpus)) if sigma > 0 else np.ones((n, config.gpus))
+        jitter = (
+            rng.lognormal(-(sigma**2) / 2, sigma, size=(n, config.gpus)) if sigma > 0 else np.ones((n, config.gpus))
+        )
         transient = np.where(rng.random((n, config.gpus)) < config.straggler_prob, config.slowdown, 1.0)
         out[start : start + n] = (nominal * jitter * transient * slow).max(axis=1)
     return out
@@ -73,7 +75,12 @@ def test_non_decreasing_in_n():
 @settings(max_examples=25, deadline=None)
 @given(
     st.sampled_from([8, 100, 5000, 1_000_000]),
-    st.floats(0, 0.2), st.floats(0, 0.2), st.floats(0, 0.01), st.floats(0, 0.01), st.floats(1, 5), st.floats(1, 5),
+    st.floats(0, 0.2),
+    st.floats(0, 0.2),
+    st.floats(0, 0.01),
+    st.floats(0, 0.01),
+    st.floats(1, 5),
+    st.floats(1, 5),
 )
 def test_non_decreasing_in_p_s_and_cv(n, cv_a, cv_b, p_a, p_b, s_a, s_b):
     base = ClusterConfig(gpus=n, allreduce="tree")
@@ -120,8 +127,14 @@ def test_sweep_sizes_are_log_spaced():
 
 @pytest.mark.parametrize(
     ("kwargs", "field"),
-    [({"gpus": 1}, "gpus"), ({"jitter_cv": 2}, "jitter_cv"), ({"straggler_prob": -0.1}, "straggler_prob"),
-     ({"persistent": 9}, "persistent"), ({"allreduce": "mesh"}, "allreduce"), ({"slowdown": math.nan}, "slowdown")],
+    [
+        ({"gpus": 1}, "gpus"),
+        ({"jitter_cv": 2}, "jitter_cv"),
+        ({"straggler_prob": -0.1}, "straggler_prob"),
+        ({"persistent": 9}, "persistent"),
+        ({"allreduce": "mesh"}, "allreduce"),
+        ({"slowdown": math.nan}, "slowdown"),
+    ],
 )
 def test_invalid_cluster_config(kwargs, field):
     from ddpcore import ConfigError
@@ -134,8 +147,15 @@ def test_invalid_cluster_config(kwargs, field):
 def test_cli_cluster_json(capsys):
     assert main(["cluster", "--gpus", "1000000", "--allreduce", "tree", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    for key in ("gpus", "expected_step_ms", "p50_step_ms", "p99_step_ms", "efficiency", "p_any_straggler",
-                "gpu_hours_lost_per_day"):
+    for key in (
+        "gpus",
+        "expected_step_ms",
+        "p50_step_ms",
+        "p99_step_ms",
+        "efficiency",
+        "p_any_straggler",
+        "gpu_hours_lost_per_day",
+    ):
         assert key in data
     assert data["gpus"] == 1_000_000
     assert data["p_any_straggler"] == pytest.approx(1 - (1 - 1e-4) ** 1_000_000)
@@ -150,8 +170,15 @@ def test_cli_cluster_sweep(capsys):
     assert "1,000,000" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [["cluster", "--straggler-prob", "2"], ["cluster", "--allreduce", "mesh"],
-                                  ["cluster", "--gpus", "0"], ["cluster", "--latency-us", "nan"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["cluster", "--straggler-prob", "2"],
+        ["cluster", "--allreduce", "mesh"],
+        ["cluster", "--gpus", "0"],
+        ["cluster", "--latency-us", "nan"],
+    ],
+)
 def test_cli_cluster_bad_args(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -21,4 +21,6 @@ def test_docstring_examples(name):
 
 def test_the_examples_exist():
     counts = {name: doctest.testmod(importlib.import_module(name)).attempted for name in MODULES}
-    assert all(counts[m] > 0 for m in ("ddpcore.intervals", "ddpcore.collectives", "ddpcore.traces", "ddpcore.analysis"))
+    assert all(
+        counts[m] > 0 for m in ("ddpcore.intervals", "ddpcore.collectives", "ddpcore.traces", "ddpcore.analysis")
+    )

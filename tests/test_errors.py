@@ -83,13 +83,23 @@ def test_bad_cli_argument_exits_2_with_one_line(argv, flag, capsys):
 def test_cli_subprocess_reference():
     out = subprocess.run(
         [sys.executable, "-m", "ddpcore", "step", "--straggler", "2", "--slowdown", "1.5", "--json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     data = json.loads(out)
     assert data["step_ms"] == 57
     assert data["efficiency"] == pytest.approx(44 / 57, abs=1e-9)
-    for key in ("gpus", "ideal_step_ms", "straggler_cost_ms", "prefetch_gain_ms", "displayed_util",
-                "useful_compute", "wait_ms_total", "ring_traffic_factor"):
+    for key in (
+        "gpus",
+        "ideal_step_ms",
+        "straggler_cost_ms",
+        "prefetch_gain_ms",
+        "displayed_util",
+        "useful_compute",
+        "wait_ms_total",
+        "ring_traffic_factor",
+    ):
         assert key in data
     assert len(data["ranks"]) == 8
     phases = data["ranks"][2]["phases"]

@@ -5,22 +5,74 @@ from __future__ import annotations
 import contextlib
 import io
 
+from ddpview.urlstate import ViewState, decode, encode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddpcore.cli import main
-from ddpcore.urlstate import ViewState, decode, encode
 
-NASTY = st.sampled_from(["", "-1", "0", "1e308", "1e400", "-1e400", "nan", "NaN", "inf", "-inf", "Infinity", "1.5",
-                         "9" * 400, "0x10", "1_000", " 2 ", "é", "🚀", "\x00", "%00", "true", "[]", "{}", "--json"])
-VALUES = st.one_of(NASTY, st.text(max_size=30), st.integers(-10**20, 10**20).map(str),
-                   st.floats(allow_nan=True, allow_infinity=True).map(repr))
+NASTY = st.sampled_from(
+    [
+        "",
+        "-1",
+        "0",
+        "1e308",
+        "1e400",
+        "-1e400",
+        "nan",
+        "NaN",
+        "inf",
+        "-inf",
+        "Infinity",
+        "1.5",
+        "9" * 400,
+        "0x10",
+        "1_000",
+        " 2 ",
+        "é",
+        "🚀",
+        "\x00",
+        "%00",
+        "true",
+        "[]",
+        "{}",
+        "--json",
+    ]
+)
+VALUES = st.one_of(
+    NASTY,
+    st.text(max_size=30),
+    st.integers(-(10**20), 10**20).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+)
 FLAGS = {
-    "step": ["--gpus", "--straggler", "--slowdown", "--prefetch-residual-ms", "--tensor-activity", "--mode",
-             "--allreduce-ms", "--bucket-mb", "--first-bucket-mb", "--grad-mb", "--bandwidth-gbps", "--latency-us"],
+    "step": [
+        "--gpus",
+        "--straggler",
+        "--slowdown",
+        "--prefetch-residual-ms",
+        "--tensor-activity",
+        "--mode",
+        "--allreduce-ms",
+        "--bucket-mb",
+        "--first-bucket-mb",
+        "--grad-mb",
+        "--bandwidth-gbps",
+        "--latency-us",
+    ],
     "ring": ["--gpus"],
-    "cluster": ["--gpus", "--jitter-cv", "--straggler-prob", "--slowdown", "--persistent", "--persistent-slowdown",
-                "--allreduce", "--grad-mb", "--bandwidth-gbps", "--latency-us"],
+    "cluster": [
+        "--gpus",
+        "--jitter-cv",
+        "--straggler-prob",
+        "--slowdown",
+        "--persistent",
+        "--persistent-slowdown",
+        "--allreduce",
+        "--grad-mb",
+        "--bandwidth-gbps",
+        "--latency-us",
+    ],
 }
 
 
@@ -56,8 +108,35 @@ def test_cli_never_tracebacks(argv):
     assert "Traceback" not in err.getvalue()
 
 
-@given(st.lists(st.tuples(st.sampled_from(["gpus", "straggler", "slowdown", "prefetch", "mode", "bw", "n", "cv", "p",
-                                            "s", "k", "ks", "ar", "lang", "view", "x", ""]), VALUES), max_size=8))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                [
+                    "gpus",
+                    "straggler",
+                    "slowdown",
+                    "prefetch",
+                    "mode",
+                    "bw",
+                    "n",
+                    "cv",
+                    "p",
+                    "s",
+                    "k",
+                    "ks",
+                    "ar",
+                    "lang",
+                    "view",
+                    "x",
+                    "",
+                ]
+            ),
+            VALUES,
+        ),
+        max_size=8,
+    )
+)
 def test_any_hash_with_repeated_keys_decodes(pairs):
     fragment = "#" + "&".join(f"{k}={v}" for k, v in pairs)
     state, notices = decode(fragment)

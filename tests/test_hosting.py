@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from conftest import PageWatch
 
 import build
-from conftest import PageWatch
 
 pytestmark = pytest.mark.browser
 
-CSP_PROBE = "window.__csp = []; addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective));"
+CSP_PROBE = (
+    "window.__csp = []; addEventListener('securitypolicyviolation', e => window.__csp.push(e.violatedDirective));"
+)
 
 
 def test_page_runs_under_its_csp_without_violation(browser, site):

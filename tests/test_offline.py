@@ -6,9 +6,9 @@ import json
 import shutil
 
 import pytest
+from conftest import PageWatch
 
 import build
-from conftest import PageWatch
 
 pytestmark = pytest.mark.browser
 
@@ -45,16 +45,17 @@ def test_a_new_build_replaces_the_old_cache(browser, dist, tmp_path):
         page.wait_for_function(CONTROLLED, timeout=60_000)
         old = json.loads((site_dir / "build.json").read_text())["hash"]
         assert page.evaluate("caches.keys()") == [f"ddpcore-{old}"]
-        files = json.loads((site_dir / "sw.js").read_text().split("const FILES = ", 1)[1].split(";\n", 1)[0])
+        files = json.loads((site_dir / "precache.json").read_text())
         build.write_service_worker(site_dir, "0123456789abcdef", files)
         page.evaluate("navigator.serviceWorker.getRegistration().then(r => r.update())")
-        keys = []
-        for _ in range(300):
-            keys = page.evaluate("caches.keys()")
-            if keys == ["ddpcore-0123456789abcdef"]:
-                break
-            page.wait_for_timeout(200)
-        assert keys == ["ddpcore-0123456789abcdef"]
+        page.wait_for_function(
+            "want => { caches.keys().then(k => { window.__cacheKeys = k.join(); }); "
+            "return window.__cacheKeys === want; }",
+            arg="ddpcore-0123456789abcdef",
+            polling=100,
+            timeout=60_000,
+        )
+        assert page.evaluate("caches.keys()") == ["ddpcore-0123456789abcdef"]
         context.close()
     finally:
         server.shutdown()

@@ -47,12 +47,17 @@ def test_bucket_sizes_add_up(grad, cap, first):
 @st.composite
 def overlap_configs(draw):
     gpus = draw(st.integers(2, 64))
-    link = Link(grad_mb=draw(st.floats(1, 2000)), bandwidth_gbps=draw(st.floats(1, 500)),
-                latency_us=draw(st.floats(0, 50)))
+    link = Link(
+        grad_mb=draw(st.floats(1, 2000)), bandwidth_gbps=draw(st.floats(1, 500)), latency_us=draw(st.floats(0, 50))
+    )
     return StepConfig(
         gpus=gpus,
-        phases=Phases(load=draw(st.floats(0, 50)), forward=draw(st.floats(0.5, 200)), backward=draw(st.floats(1, 400)),
-                      optimizer=draw(st.floats(0.1, 20))),
+        phases=Phases(
+            load=draw(st.floats(0, 50)),
+            forward=draw(st.floats(0.5, 200)),
+            backward=draw(st.floats(1, 400)),
+            optimizer=draw(st.floats(0.1, 20)),
+        ),
         stragglers=(draw(st.integers(0, gpus - 1)),),
         slowdown=draw(st.floats(1, 10)),
         prefetch=draw(st.booleans()),
@@ -128,8 +133,27 @@ def test_overlap_schedule_shape(config):
 
 
 def test_cli_overlap_json(capsys):
-    assert main(["step", "--mode", "overlap", "--grad-mb", "100", "--bucket-mb", "25", "--first-bucket-mb", "1",
-                 "--bandwidth-gbps", "50", "--latency-us", "10", "--json"]) == 0
+    assert (
+        main(
+            [
+                "step",
+                "--mode",
+                "overlap",
+                "--grad-mb",
+                "100",
+                "--bucket-mb",
+                "25",
+                "--first-bucket-mb",
+                "1",
+                "--bandwidth-gbps",
+                "50",
+                "--latency-us",
+                "10",
+                "--json",
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["mode"] == "overlap"
     for key in ("exposed_comm_ms", "algbw_gbps", "busbw_gbps"):
@@ -146,9 +170,15 @@ def test_cli_sequential_keeps_the_reference(capsys):
     assert data["exposed_comm_ms"] == 10
 
 
-@pytest.mark.parametrize("argv", [["step", "--mode", "pipelined"], ["step", "--bucket-mb", "0"],
-                                  ["step", "--allreduce-ms", "5", "--latency-us", "3"],
-                                  ["step", "--bandwidth-gbps", "-1"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["step", "--mode", "pipelined"],
+        ["step", "--bucket-mb", "0"],
+        ["step", "--allreduce-ms", "5", "--latency-us", "3"],
+        ["step", "--bandwidth-gbps", "-1"],
+    ],
+)
 def test_cli_overlap_bad_args(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -151,8 +151,9 @@ def test_play_sweeps_the_playhead_and_runs_the_ring(open_page):
     page, watch = open_page()
     page.click("[data-testid=play]")
     assert page.get_attribute("[data-testid=play]", "aria-pressed") == "true"
-    page.wait_for_function("Number(document.querySelector('[data-testid=exchange]').dataset.value) >= 2",
-                           timeout=15_000)
+    page.wait_for_function(
+        "Number(document.querySelector('[data-testid=exchange]').dataset.value) >= 2", timeout=15_000
+    )
     x = float(page.get_attribute("[data-testid=playhead]", "x1"))
     assert x > 118
     page.click("[data-testid=play]")

@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import PageWatch
 
 from ddpcore.analysis import analyze
 from ddpcore.traces import load
-
-from conftest import PageWatch
 
 pytestmark = pytest.mark.browser
 
@@ -84,12 +83,15 @@ def test_copy_buttons_and_dropping_files(browser, site):
     page.wait_for_selector("html.ready", timeout=60_000)
     names = [p.name for p in sorted(FIXTURES.glob("*.jsonl.gz"))]
     payloads = [list((FIXTURES / n).read_bytes()) for n in names]
-    prevented = page.evaluate("""([names, payloads]) => {
+    prevented = page.evaluate(
+        """([names, payloads]) => {
         const data = new DataTransfer();
         names.forEach((n, i) => data.items.add(new File([new Uint8Array(payloads[i])], n)));
         const event = new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true });
         document.querySelector("[data-testid=trace-drop]").dispatchEvent(event);
-        return event.defaultPrevented; }""", [names, payloads])
+        return event.defaultPrevented; }""",
+        [names, payloads],
+    )
     assert prevented, "a drop must not let the browser open the file"
     page.wait_for_selector("[data-testid=trace-straggler]")
     assert value(page, "trace-straggler") == 2
@@ -135,8 +137,11 @@ def test_gpu_traces_show_gauges_other_collectives_and_no_false_headline(open_pag
 
 def test_cuda_trace_step_is_the_host_step(open_page, tmp_path):
     obj = json.loads(gzip.decompress(CUDA.read_bytes()))
-    host = [e["dur"] / 1000 for e in obj["traceEvents"]
-            if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")]
+    host = [
+        e["dur"] / 1000
+        for e in obj["traceEvents"]
+        if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")
+    ]
     obj["distributedInfo"]["rank"] = 1
     twin = tmp_path / "gpu_rank1.pt.trace.json"
     twin.write_text(json.dumps(obj, indent=1))

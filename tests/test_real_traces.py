@@ -33,12 +33,15 @@ def analysed(folder: Path, pattern: str):
 
 # --- a real 8-rank job with a measured straggler cost ---------------------------------------------------------------
 
+
 def true_cost_ms(run: str) -> float:
     """Median over ranks of each rank's median wall-time step (steps 10-39), against the same run at s = 1.0."""
 
     def typical(name: str) -> float:
-        return statistics.median(statistics.median(gz_json(p)["step_ms"][10:40])
-                                 for p in sorted((FIXTURES / "ddp8" / name).glob("rank*.summary.json.gz")))
+        return statistics.median(
+            statistics.median(gz_json(p)["step_ms"][10:40])
+            for p in sorted((FIXTURES / "ddp8" / name).glob("rank*.summary.json.gz"))
+        )
 
     return typical(run) - typical("s1.0")
 
@@ -111,8 +114,11 @@ def cuda_pair() -> list[tuple[str, bytes]]:
 
 def test_cuda_trace_steps_come_from_the_host():
     obj = gz_json(CUDA)
-    host = {e["name"]: e["dur"] / 1000 for e in obj["traceEvents"]
-            if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")}
+    host = {
+        e["name"]: e["dur"] / 1000
+        for e in obj["traceEvents"]
+        if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")
+    }
     trace = parse_file("gpu.json.gz", CUDA.read_bytes())
     assert trace.has_kernels
     assert {f"ProfilerStep#{s.step}": pytest.approx(s.end_ms - s.start_ms) for s in trace.steps} == host
@@ -121,8 +127,11 @@ def test_cuda_trace_steps_come_from_the_host():
 
 def test_cuda_trace_step_phases_and_gauges():
     obj = gz_json(CUDA)
-    host_ms = [e["dur"] / 1000 for e in obj["traceEvents"]
-               if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")]
+    host_ms = [
+        e["dur"] / 1000
+        for e in obj["traceEvents"]
+        if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")
+    ]
     a = analyze(load(cuda_pair()).traces)
     assert a.step_ms == pytest.approx(statistics.fmean(host_ms), rel=0.1)
     for r in a.ranks:
@@ -154,8 +163,12 @@ def test_hta_arrival_is_ddp_allreduce_not_all_to_all():
     a = analyze(traces)
     assert all(x.arrival_ms > 150 for s in a.steps for x in s.ranks)
     assert any(sp.phase == "other_comm" for s in a.steps for x in s.ranks for sp in x.comm_spans)
-    assert not any(sp.phase == "allreduce" and sp.start_ms - x.start_ms < 150
-                   for s in a.steps for x in s.ranks for sp in x.comm_spans)
+    assert not any(
+        sp.phase == "allreduce" and sp.start_ms - x.start_ms < 150
+        for s in a.steps
+        for x in s.ranks
+        for sp in x.comm_spans
+    )
     assert a.stragglers == () and a.straggler_rank is None
     assert any("2 of 128 ranks" in w for w in a.warnings)
 
@@ -191,4 +204,3 @@ def test_cpu_traces_have_no_gpu_gauges(capsys):
     assert data["ranks"][0]["gpu_busy"] is None and data["ranks"][0]["comm_overlap"] is None
     assert data["stragglers"][0]["rank"] == 2 and data["straggler_rank"] == 2
     assert set(data["stragglers"][0]) == {"rank", "median_gap", "median_cost_ms", "late_steps"}
-

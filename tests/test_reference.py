@@ -1,4 +1,4 @@
-"""SPEC section 2's reference scenarios, exact."""
+"""The reference scenarios of docs/model.md, exact."""
 
 import pytest
 

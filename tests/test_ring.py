@@ -54,7 +54,11 @@ def test_transfers_follow_the_spec_formulas(n):
         ag = exchange(n, n + k)
         for i in range(n):
             assert (rs.transfers[i].src, rs.transfers[i].dst, rs.transfers[i].chunk) == (i, (i + 1) % n, (i - k) % n)
-            assert (ag.transfers[i].src, ag.transfers[i].dst, ag.transfers[i].chunk) == (i, (i + 1) % n, (i + 1 - k) % n)
+            assert (ag.transfers[i].src, ag.transfers[i].dst, ag.transfers[i].chunk) == (
+                i,
+                (i + 1) % n,
+                (i + 1 - k) % n,
+            )
 
 
 @pytest.mark.parametrize("n", [2, 4, 8, 16])

@@ -97,8 +97,14 @@ def test_the_buffer_broadcast_and_all_to_all_are_not_arrival():
             {"ph": "X", "cat": "user_annotation", "name": "## forward ##", "ts": 500, "dur": 40_000},
             {"ph": "X", "cat": "cpu_op", "name": "c10d::alltoall_base_", "ts": forward_collective_at, "dur": 100},
             {"ph": "X", "cat": "user_annotation", "name": "## backward ##", "ts": 41_000, "dur": 40_000},
-            {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "ts": allreduce_at, "dur": 100,
-             "args": {"Collective name": "allreduce"}},
+            {
+                "ph": "X",
+                "cat": "cpu_op",
+                "name": "record_param_comms",
+                "ts": allreduce_at,
+                "dur": 100,
+                "args": {"Collective name": "allreduce"},
+            },
             {"ph": "X", "cat": "user_annotation", "name": "## optimizer ##", "ts": 85_000, "dur": 10_000},
         ]
         return json.dumps({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": events}).encode()
@@ -126,7 +132,11 @@ def kineto_with(event: dict) -> bytes:
         ("digits.jsonl", b'{"rank": 0, "step": ' + b"1" * 5000 + b"}\n{}", "number too long"),
         ("ts.json", kineto_with({"ph": "X", "name": "ProfilerStep#1", "ts": int("9" * 400), "dur": 1}), "'ts'"),
         ("inf.json", kineto_with({"ph": "X", "name": "ProfilerStep#1", "ts": 1, "dur": 1e308 * 10}), "'dur'"),
-        ("step.json", kineto_with({"ph": "X", "name": "ProfilerStep#" + "7" * 5000, "ts": 1, "dur": 1}), "ProfilerStep"),
+        (
+            "step.json",
+            kineto_with({"ph": "X", "name": "ProfilerStep#" + "7" * 5000, "ts": 1, "dur": 1}),
+            "ProfilerStep",
+        ),
         ("jstep.jsonl", b'{"rank": 0, "step": ' + b"9" * 400 + b', "phase": "load", "start": 0, "end": 1}', "'step'"),
         ("rank.json", json.dumps({"distributedInfo": {"rank": 10**30}, "traceEvents": []}).encode(), "rank"),
         ("tail.json", b'{"traceEvents": []} {"more": 1}', "extra data"),
@@ -181,7 +191,7 @@ def test_a_utf8_bom_is_accepted():
 
 @given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=40))
 def test_medians_of_others_against_the_definition(values):
-    expected = [statistics.median(values[:i] + values[i + 1:]) for i in range(len(values))]
+    expected = [statistics.median(values[:i] + values[i + 1 :]) for i in range(len(values))]
     assert medians_of_others(values) == pytest.approx(expected)
 
 
@@ -191,25 +201,51 @@ def test_any_bytes_load_or_get_one_line(data):
     assert all("\n" not in e.message for e in loaded.errors)
 
 
-NAMES = st.sampled_from(["ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#x", "c10d::allreduce_", "nccl:all_to_all",
-                         "record_param_comms", "## forward ##", "## backward ##", "DistributedDataParallel.forward",
-                         "autograd::engine::evaluate_function: AddBackward0", "Optimizer.step#SGD.step",
-                         "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "void gemm<float>", "cudaLaunchKernel"])
-NUMBERS = st.one_of(st.integers(-10**20, 10**20), st.floats(allow_nan=True, allow_infinity=True), st.none(),
-                    st.text(max_size=3))
-EVENTS = st.fixed_dictionaries({
-    "ph": st.sampled_from(["X", "X", "X", "s", "f", "M", 1]),
-    "name": st.one_of(NAMES, st.integers()),
-    "cat": st.sampled_from(["cpu_op", "user_annotation", "gpu_user_annotation", "kernel", "cuda_runtime", "ac2g"]),
-    "ts": NUMBERS, "dur": NUMBERS, "id": NUMBERS,
-    "args": st.one_of(st.none(), st.fixed_dictionaries({"correlation": NUMBERS, "Collective name": NUMBERS})),
-})
+NAMES = st.sampled_from(
+    [
+        "ProfilerStep#1",
+        "ProfilerStep#2",
+        "ProfilerStep#x",
+        "c10d::allreduce_",
+        "nccl:all_to_all",
+        "record_param_comms",
+        "## forward ##",
+        "## backward ##",
+        "DistributedDataParallel.forward",
+        "autograd::engine::evaluate_function: AddBackward0",
+        "Optimizer.step#SGD.step",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+        "void gemm<float>",
+        "cudaLaunchKernel",
+    ]
+)
+NUMBERS = st.one_of(
+    st.integers(-(10**20), 10**20), st.floats(allow_nan=True, allow_infinity=True), st.none(), st.text(max_size=3)
+)
+EVENTS = st.fixed_dictionaries(
+    {
+        "ph": st.sampled_from(["X", "X", "X", "s", "f", "M", 1]),
+        "name": st.one_of(NAMES, st.integers()),
+        "cat": st.sampled_from(["cpu_op", "user_annotation", "gpu_user_annotation", "kernel", "cuda_runtime", "ac2g"]),
+        "ts": NUMBERS,
+        "dur": NUMBERS,
+        "id": NUMBERS,
+        "args": st.one_of(st.none(), st.fixed_dictionaries({"correlation": NUMBERS, "Collective name": NUMBERS})),
+    }
+)
 
 
 @given(st.lists(st.lists(EVENTS, max_size=12), min_size=2, max_size=3), st.sampled_from([0.01, 0.1, 1.0]))
 def test_arbitrary_kineto_events_never_traceback(per_rank, threshold):
-    files = [(f"r{r}.json", json.dumps({"distributedInfo": {"rank": r, "world_size": 4}, "traceEvents": events},
-                                        allow_nan=True).encode()) for r, events in enumerate(per_rank)]
+    files = [
+        (
+            f"r{r}.json",
+            json.dumps(
+                {"distributedInfo": {"rank": r, "world_size": 4}, "traceEvents": events}, allow_nan=True
+            ).encode(),
+        )
+        for r, events in enumerate(per_rank)
+    ]
     loaded = load(files)
     assert all("\n" not in e.message for e in loaded.errors)
     if len(loaded.traces) >= 2:

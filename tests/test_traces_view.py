@@ -9,11 +9,11 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from ddpview.i18n import LANGS
+from ddpview.traces_view import analysed, traces_regions
 
 from ddpcore.analysis import DEFAULT_THRESHOLD
 from ddpcore.traces import load
-from ddpview.i18n import LANGS
-from ddpview.traces_view import analysed, traces_regions
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -1,11 +1,10 @@
 """URL hash state: round trip, clamping with notices, never an exception."""
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from dataclasses import fields
 
-from ddpcore.urlstate import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, encode
+from ddpview.urlstate import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, encode
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def test_defaults_and_round_trip():
@@ -40,8 +39,12 @@ def test_any_hash_decodes_to_a_valid_state(fragment):
     assert decode(encode(state))[0] == state
 
 
-@given(st.dictionaries(st.sampled_from(["gpus", "straggler", "slowdown", "prefetch", "lang", "x"]),
-                       st.one_of(st.text(max_size=20), st.floats().map(repr), st.integers().map(str))))
+@given(
+    st.dictionaries(
+        st.sampled_from(["gpus", "straggler", "slowdown", "prefetch", "lang", "x"]),
+        st.one_of(st.text(max_size=20), st.floats().map(repr), st.integers().map(str)),
+    )
+)
 def test_any_values_decode(values):
     fragment = "#" + "&".join(f"{k}={v}" for k, v in values.items())
     state, _ = decode(fragment)
@@ -65,6 +68,14 @@ def test_apply_clamps_like_a_link():
 
 
 def test_cluster_keys_round_trip():
-    state = ViewState(view="cluster", cluster_gpus=65536, jitter_cv=0.05, straggler_prob=0.001, cluster_slowdown=3.0,
-                      persistent=4, persistent_slowdown=1.5, allreduce="tree")
+    state = ViewState(
+        view="cluster",
+        cluster_gpus=65536,
+        jitter_cv=0.05,
+        straggler_prob=0.001,
+        cluster_slowdown=3.0,
+        persistent=4,
+        persistent_slowdown=1.5,
+        allreduce="tree",
+    )
     assert decode(encode(state)) == (state, ())

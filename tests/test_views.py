@@ -7,11 +7,6 @@ import re
 from xml.etree import ElementTree
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-from ddpcore import StepConfig, build_schedule, step_metrics
-from ddpcore.urlstate import Notice, ViewState
 from ddpview import i18n
 from ddpview.cost_view import cost_html
 from ddpview.page import Frame, axis_max_ms, fill_template, notices_html, regions, straggler_options
@@ -19,6 +14,11 @@ from ddpview.playback import duration_s, elapsed_for, playhead_for_exchange, pos
 from ddpview.ring_view import ring_svg, shade
 from ddpview.svg import attrs, num, tag, text
 from ddpview.timeline_view import TimelineGeometry, timeline_svg
+from ddpview.urlstate import Notice, ViewState
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ddpcore import StepConfig, build_schedule, step_metrics
 
 
 def parse(markup: str) -> ElementTree.Element:
@@ -168,9 +168,10 @@ def test_playback_is_monotonic(elapsed):
 
 
 def test_cluster_plot_and_values():
-    from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
     from ddpview.cluster_view import cluster_plot_svg, cluster_values_html
     from ddpview.sliders import n_from_slider, slider_from_n
+
+    from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
 
     config = ClusterConfig(gpus=5000)
     current = cluster_step(config)

@@ -9,15 +9,7 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.abspath("ddpapp.zip"))
 
-from pyscript import document, window
-from pyscript.ffi import create_proxy
-
-from ddpcore.analysis import DEFAULT_THRESHOLD
-from ddpcore.ring import exchange_count
-from ddpcore.schedule import build_schedule
-from ddpcore.urlstate import apply, decode, encode, texts
 from ddpview import i18n, playback
-from ddpview.sliders import n_from_slider, slider_from_n
 from ddpview.page import (
     PRERENDERED_LANG,
     Frame,
@@ -28,7 +20,15 @@ from ddpview.page import (
     regions,
     straggler_options,
 )
+from ddpview.sliders import n_from_slider, slider_from_n
 from ddpview.timeline_view import TimelineGeometry
+from ddpview.urlstate import apply, decode, encode, texts
+from pyscript import document, window
+from pyscript.ffi import create_proxy
+
+from ddpcore.analysis import DEFAULT_THRESHOLD
+from ddpcore.ring import exchange_count
+from ddpcore.schedule import build_schedule
 
 
 def by_id(name):
@@ -48,6 +48,10 @@ def show_error(message):
     box.hidden = False
 
 
+BACKGROUND = set()
+"""Tasks under way: held here so that the event loop's weak references do not let them be collected mid-run."""
+
+
 def in_background(coroutine):
     """Run a coroutine after the event: what the event carries must be read before, while it is dispatched."""
 
@@ -57,7 +61,9 @@ def in_background(coroutine):
         except Exception:
             show_error(traceback.format_exc())
 
-    asyncio.ensure_future(run())
+    task = asyncio.ensure_future(run())
+    BACKGROUND.add(task)
+    task.add_done_callback(BACKGROUND.discard)
 
 
 def guarded(handler):
@@ -87,14 +93,22 @@ class App:
         self.hash_proxy = create_proxy(self.write_hash)
         self.hash_pending = False
         self.controls = [
-            (element, str(element.getAttribute("data-key")), str(element.getAttribute("data-scale") or ""),
-             str(element.type) == "checkbox")
+            (
+                element,
+                str(element.getAttribute("data-key")),
+                str(element.getAttribute("data-scale") or ""),
+                str(element.type) == "checkbox",
+            )
             for element in document.querySelectorAll("[data-key]")
         ]
         self.control_values = {}
         self.tabs = list(document.querySelectorAll("[role=tab]"))
-        self.panels = [(p, str(p.getAttribute("data-view-panel"))) for p in document.querySelectorAll("[data-view-panel]")]
-        self.mode_parts = [(e, str(e.getAttribute("data-show-mode"))) for e in document.querySelectorAll("[data-show-mode]")]
+        self.panels = [
+            (p, str(p.getAttribute("data-view-panel"))) for p in document.querySelectorAll("[data-view-panel]")
+        ]
+        self.mode_parts = [
+            (e, str(e.getAttribute("data-show-mode"))) for e in document.querySelectorAll("[data-show-mode]")
+        ]
         self.copy_buttons = list(document.querySelectorAll("[data-copy]"))
         self.shown_view = None
         self.elements = {}
@@ -111,8 +125,12 @@ class App:
             element.addEventListener("input", on_control)
             element.addEventListener("change", on_control)
             element.disabled = False
-        for name, handler in (("play", self.on_play), ("next-step", self.on_next), ("reset", self.on_reset),
-                              ("lang", self.on_lang)):
+        for name, handler in (
+            ("play", self.on_play),
+            ("next-step", self.on_next),
+            ("reset", self.on_reset),
+            ("lang", self.on_lang),
+        ):
             by_id(name).addEventListener("change" if name == "lang" else "click", guarded(handler))
             by_id(name).disabled = False
         on_tab, on_tab_key = guarded(self.on_tab), guarded(self.on_tab_key)
@@ -252,8 +270,12 @@ class App:
         for f in files:
             name = str(f.name)
             if int(f.size) > MAX_FILE_BYTES:
-                too_big.append(FileError(name, i18n.t("traces.too_big", self.lang, mb=round(int(f.size) / 1e6),
-                                                      limit=MAX_FILE_BYTES // MB)))
+                too_big.append(
+                    FileError(
+                        name,
+                        i18n.t("traces.too_big", self.lang, mb=round(int(f.size) / 1e6), limit=MAX_FILE_BYTES // MB),
+                    )
+                )
                 continue
             buffer = await f.arrayBuffer()
             contents.append((name, buffer.to_bytes()))

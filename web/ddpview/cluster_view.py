@@ -57,19 +57,30 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
         n = 10**exponent
         x = _x(n)
         grid.append(tag("line", {"x1": x, "y1": TOP, "x2": x, "y2": bottom, "class": "grid"}))
-        grid.append(text("text", {"x": x, "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, _short_n(n, lang)))
+        grid.append(
+            text("text", {"x": x, "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, _short_n(n, lang))
+        )
     grid.append(text("text", {"x": _x(SWEEP_MIN), "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, "8"))
     for pct in (0, 25, 50, 75, 100):
         y = _y_ratio(pct / 100)
         grid.append(tag("line", {"x1": LEFT, "y1": y, "x2": right, "y2": y, "class": "grid"}))
-        grid.append(text("text", {"x": LEFT - 8, "y": y + 4, "text-anchor": "end", "class": "tick eff-tick"},
-                         i18n.percent(pct / 100, lang)))
+        grid.append(
+            text(
+                "text",
+                {"x": LEFT - 8, "y": y + 4, "text-anchor": "end", "class": "tick eff-tick"},
+                i18n.percent(pct / 100, lang),
+            )
+        )
     for exponent in range(d_lo, d_hi + 1):
         y = y_ms(10**exponent)
-        grid.append(text("text", {"x": right + 8, "y": y + 4, "class": "tick step-tick"},
-                         i18n.ms(10**exponent, lang)))
-    grid.append(text("text", {"x": (LEFT + right) / 2, "y": HEIGHT - 12, "text-anchor": "middle", "class": "axis-title"},
-                     i18n.t("cluster.axis_n", lang)))
+        grid.append(text("text", {"x": right + 8, "y": y + 4, "class": "tick step-tick"}, i18n.ms(10**exponent, lang)))
+    grid.append(
+        text(
+            "text",
+            {"x": (LEFT + right) / 2, "y": HEIGHT - 12, "text-anchor": "middle", "class": "axis-title"},
+            i18n.t("cluster.axis_n", lang),
+        )
+    )
     lines = []
     for alg, results in sweeps.items():
         cls = f"series step {COLORS[alg]}" + ("" if alg == algorithm else " other")
@@ -83,8 +94,11 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
         tag("line", {"x1": cx, "y1": TOP - 6, "x2": cx, "y2": bottom, "class": "current-line"}),
         tag("circle", {"cx": cx, "cy": _y_ratio(current.efficiency), "r": 5, "class": "dot efficiency"}),
         tag("circle", {"cx": cx, "cy": y_ms(current.expected_step_ms), "r": 5, "class": f"dot {COLORS[algorithm]}"}),
-        text("text", {"x": min(max(cx, LEFT + 30), right - 30), "y": TOP - 10, "text-anchor": "middle",
-                      "class": "mark-label"}, f"N = {i18n.number(current.gpus, lang, 0)}"),
+        text(
+            "text",
+            {"x": min(max(cx, LEFT + 30), right - 30), "y": TOP - 10, "text-anchor": "middle", "class": "mark-label"},
+            f"N = {i18n.number(current.gpus, lang, 0)}",
+        ),
     )
     legend_items = [
         ("efficiency", i18n.t("cluster.legend_eff", lang)),
@@ -98,15 +112,19 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
         lx += 40 + 7.0 * len(label)
     return tag(
         "svg",
-        {"viewBox": f"0 0 {WIDTH} {HEIGHT}", "role": "img", "data-testid": "cluster-plot",
-         "aria-label": i18n.t("cluster.plot_desc", lang), "xmlns": "http://www.w3.org/2000/svg"},
+        {
+            "viewBox": f"0 0 {WIDTH} {HEIGHT}",
+            "role": "img",
+            "data-testid": "cluster-plot",
+            "aria-label": i18n.t("cluster.plot_desc", lang),
+            "xmlns": "http://www.w3.org/2000/svg",
+        },
         tag("g", {"class": "legend"}, *legend),
         tag("g", {"class": "grid-group"}, *grid),
         tag("rect", {"x": LEFT, "y": TOP, "width": right - LEFT, "height": bottom - TOP, "class": "frame"}),
         *lines,
         marker,
     )
-
 
 
 def cluster_values_html(r: ClusterResult, lang: str) -> str:
@@ -117,8 +135,11 @@ def cluster_values_html(r: ClusterResult, lang: str) -> str:
         ("cluster.p99", output("cluster-p99", r.p99_step_ms, i18n.ms(r.p99_step_ms, lang)), ""),
         ("cluster.efficiency", output("cluster-efficiency", r.efficiency, i18n.percent(r.efficiency, lang)), ""),
         ("cluster.p_any", output("cluster-p-any", r.p_any_straggler, i18n.percent(r.p_any_straggler, lang)), ""),
-        ("cluster.hours", output("cluster-hours-lost", r.gpu_hours_lost_per_day,
-                                 i18n.number(r.gpu_hours_lost_per_day, lang, 0)), "bad" if r.efficiency < 0.9 else ""),
+        (
+            "cluster.hours",
+            output("cluster-hours-lost", r.gpu_hours_lost_per_day, i18n.number(r.gpu_hours_lost_per_day, lang, 0)),
+            "bad" if r.efficiency < 0.9 else "",
+        ),
         ("cluster.allreduce", output("cluster-allreduce", r.allreduce_ms, i18n.ms(r.allreduce_ms, lang)), ""),
     ]
     return metrics_dl(rows, lang)

@@ -19,5 +19,13 @@ class UtilProbe:
     data_file: str
 
 
-H200_PROBE = UtilProbe(gpu="NVIDIA H200", sms=132, spin_samples=33, spin_util=1.0, spin_sm_busy=0.0004,
-                       date="2026-11-29", driver="580", data_file="docs/data/h200_util_probe.json")
+H200_PROBE = UtilProbe(
+    gpu="NVIDIA H200",
+    sms=132,
+    spin_samples=33,
+    spin_util=1.0,
+    spin_sm_busy=0.0004,
+    date="2026-11-29",
+    driver="580",
+    data_file="docs/data/h200_util_probe.json",
+)

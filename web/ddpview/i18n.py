@@ -9,6 +9,7 @@ from .facts import H200_PROBE
 LANGS = ("en", "fr")
 NBSP = "\u202f"
 
+
 def number(value: float, lang: str, digits: int = 1) -> str:
     """Locale-formatted number: '57', '0,772', '1 000'. Non-finite values print as a dash, never 'nan'."""
     if not math.isfinite(value):
@@ -35,14 +36,18 @@ def percent(ratio: float, lang: str, digits: int = 1) -> str:
 def _h200(lang: str) -> str:
     p = H200_PROBE
     if lang == "fr":
-        return (f"Sur une {p.gpu}, nvidia-smi a lu {percent(p.spin_util, lang)} sur les {p.spin_samples} échantillons "
-                f"pendant qu'un seul bloc de 32 threads tournait à vide sur un SM sur {p.sms} (Nsight Compute : SM "
-                f"occupé à {percent(p.spin_sm_busy, lang, 2)}) ; il lisait aussi {percent(p.spin_util, lang)} pendant un "
-                f"produit matriciel bf16 (mesure ddpcore, pilote {p.driver}, {p.date}, docs/measurements.md).")
-    return (f"On an {p.gpu}, nvidia-smi read {percent(p.spin_util, lang)} in all {p.spin_samples} samples while a "
-            f"single block of 32 threads spun on one SM of {p.sms} (Nsight Compute: SM busy "
-            f"{percent(p.spin_sm_busy, lang, 2)}); it read {percent(p.spin_util, lang)} for a bf16 matmul too (ddpcore "
-            f"measurement, driver {p.driver}, {p.date}, docs/measurements.md).")
+        return (
+            f"Sur une {p.gpu}, nvidia-smi a lu {percent(p.spin_util, lang)} sur les {p.spin_samples} échantillons "
+            f"pendant qu'un seul bloc de 32 threads tournait à vide sur un SM sur {p.sms} (Nsight Compute : SM "
+            f"occupé à {percent(p.spin_sm_busy, lang, 2)}) ; il lisait aussi {percent(p.spin_util, lang)} pendant un "
+            f"produit matriciel bf16 (mesure ddpcore, pilote {p.driver}, {p.date}, docs/measurements.md)."
+        )
+    return (
+        f"On an {p.gpu}, nvidia-smi read {percent(p.spin_util, lang)} in all {p.spin_samples} samples while a "
+        f"single block of 32 threads spun on one SM of {p.sms} (Nsight Compute: SM busy "
+        f"{percent(p.spin_sm_busy, lang, 2)}); it read {percent(p.spin_util, lang)} for a bf16 matmul too (ddpcore "
+        f"measurement, driver {p.driver}, {p.date}, docs/measurements.md)."
+    )
 
 
 H200_EN, H200_FR = _h200("en"), _h200("fr")
@@ -51,7 +56,8 @@ TEXT: dict[str, dict[str, str]] = {
     "title": {"en": "One step of data-parallel training", "fr": "Un pas d'entraînement data-parallèle"},
     "subtitle": {
         "en": "Ring AllReduce exchange by exchange, the barrier cost of a straggler, and why GPU utilization lies.",
-        "fr": "Le ring AllReduce échange par échange, le coût d'un retardataire à la barrière, et pourquoi l'utilisation GPU ment.",
+        "fr": "Le ring AllReduce échange par échange, le coût d'un retardataire à la barrière, et pourquoi "
+            "l'utilisation GPU ment.",
     },
     "loading": {"en": "Starting Python in your browser…", "fr": "Démarrage de Python dans le navigateur…"},
     "ready": {"en": "Live", "fr": "Prêt"},
@@ -62,7 +68,10 @@ TEXT: dict[str, dict[str, str]] = {
     "tab.cluster": {"en": "Cluster scale", "fr": "À l'échelle du cluster"},
     "tab.traces": {"en": "Your traces", "fr": "Vos traces"},
     "tabs.label": {"en": "Views", "fr": "Vues"},
-    "cluster.title": {"en": "What stragglers cost from 8 to 1,000,000 GPUs", "fr": "Ce que coûtent les retardataires, de 8 à 1 000 000 de GPU"},
+    "cluster.title": {
+        "en": "What stragglers cost from 8 to 1,000,000 GPUs",
+        "fr": "Ce que coûtent les retardataires, de 8 à 1 000 000 de GPU",
+    },
     "cluster.controls": {"en": "Cluster model", "fr": "Modèle du cluster"},
     "cluster.gpus": {"en": "GPUs (N)", "fr": "GPU (N)"},
     "cluster.gpus_slider": {"en": "GPUs, logarithmic", "fr": "GPU, échelle logarithmique"},
@@ -107,7 +116,7 @@ TEXT: dict[str, dict[str, str]] = {
         "slowdown that hits with probability p; persistent ranks are always slowed. The step waits for the slowest "
         "rank: its distribution is computed exactly as the product of the per-rank CDFs (no rank is sampled); tests "
         "check it against a Monte Carlo that samples every rank.</li>"
-        "<li>AllReduce time from SPEC's cost model: ring 2(N−1)(α + G/(Nβ)), tree 2⌈log₂N⌉α + 2G/β, with the same "
+        "<li>AllReduce time from the cost model: ring 2(N−1)(α + G/(Nβ)), tree 2⌈log₂N⌉α + 2G/β, with the same "
         "gradient size, bandwidth and latency that give 10 ms at 8 GPUs. A flat ring's 2(N−1) latency terms reach "
         "seconds at a million GPUs: that is why NCCL switches to trees and hierarchical rings at scale.</li>"
         "<li>GPU-hours lost per day = N × 24 h × (1 − efficiency), efficiency being the step without jitter or "
@@ -124,7 +133,7 @@ TEXT: dict[str, dict[str, str]] = {
         "un ralentissement qui survient avec la probabilité p ; les rangs persistants sont toujours ralentis. Le pas "
         "attend le rang le plus lent : sa loi est calculée exactement comme le produit des fonctions de répartition "
         "par rang (aucun rang n'est tiré au sort) ; les tests la comparent à un Monte-Carlo qui tire chaque rang.</li>"
-        "<li>Durée de l'AllReduce selon le modèle de coût de la SPEC : anneau 2(N−1)(α + G/(Nβ)), arbre "
+        "<li>Durée de l'AllReduce selon le modèle de coût : anneau 2(N−1)(α + G/(Nβ)), arbre "
         "2⌈log₂N⌉α + 2G/β, avec la taille de gradients, la bande passante et la latence qui donnent 10 ms à 8 GPU. "
         "Les 2(N−1) latences d'un anneau plat atteignent des secondes à un million de GPU : c'est pourquoi NCCL "
         "passe aux arbres et aux anneaux hiérarchiques à grande échelle.</li>"
@@ -152,7 +161,8 @@ TEXT: dict[str, dict[str, str]] = {
     "gpu": {"en": "GPU {i}", "fr": "GPU {i}"},
     "ring.title": {"en": "Ring AllReduce", "fr": "Ring AllReduce"},
     "ring.help": {
-        "en": "<b>Try</b> “Next exchange” a few times. <b>Notice</b> that every GPU sends one chunk per exchange to its "
+        "en": "<b>Try</b> “Next exchange” a few times. <b>Notice</b> that every GPU sends one chunk per "
+            "exchange to its "
         "neighbour at once: N−1 reduce-scatter exchanges add one contribution per hop until each GPU owns one complete "
         "chunk (ringed), then N−1 all-gather exchanges pass the complete chunks round. Each GPU sends 2(N−1)/N times "
         "the gradient size, whatever N.",
@@ -215,13 +225,17 @@ TEXT: dict[str, dict[str, str]] = {
     "modes.overlap": {"en": "DDP overlap", "fr": "Recouvrement DDP"},
     "modes.bw": {
         "en": "Bucket AllReduces in overlap: algbw {algbw} GB/s, busbw {busbw} GB/s (as nccl-tests reports them).",
-        "fr": "AllReduce des buckets en recouvrement : algbw {algbw} Go/s, busbw {busbw} Go/s (comme les rapporte nccl-tests).",
+        "fr": "AllReduce des buckets en recouvrement : algbw {algbw} Go/s, busbw {busbw} Go/s (comme les "
+            "rapporte nccl-tests).",
     },
     "ctl.mode": {"en": "Mode", "fr": "Mode"},
     "ctl.mode_sequential": {"en": "Sequential (reference)", "fr": "Séquentiel (référence)"},
     "ctl.mode_overlap": {"en": "DDP overlap (buckets)", "fr": "Recouvrement DDP (buckets)"},
     "ctl.bandwidth": {"en": "Link bandwidth (GB/s)", "fr": "Bande passante (Go/s)"},
-    "overlap.title": {"en": "What overlap hides, and what it cannot", "fr": "Ce que le recouvrement cache, et ce qu'il ne peut pas cacher"},
+    "overlap.title": {
+        "en": "What overlap hides, and what it cannot",
+        "fr": "Ce que le recouvrement cache, et ce qu'il ne peut pas cacher",
+    },
     "overlap.body": {
         "en": "<p>PyTorch DDP does not wait for the whole backward pass: gradients are grouped into buckets (25 MB, "
         "and a first bucket of 1 MB), produced in reverse layer order, and each bucket's AllReduce starts on a "
@@ -252,12 +266,20 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore, un par "
         "rang. Ils sont lus dans votre navigateur et envoyés nulle part.",
     },
-    "traces.example": {"en": "Load the example (4 ranks, rank 2 slowed)", "fr": "Charger l'exemple (4 rangs, rang 2 ralenti)"},
-    "traces.example_gpu": {"en": "Load a GPU example (2 of 128 ranks, TorchRec + DDP, NCCL)",
-                           "fr": "Charger un exemple GPU (2 rangs sur 128, TorchRec + DDP, NCCL)"},
+    "traces.example": {
+        "en": "Load the example (4 ranks, rank 2 slowed)",
+        "fr": "Charger l'exemple (4 rangs, rang 2 ralenti)",
+    },
+    "traces.example_gpu": {
+        "en": "Load a GPU example (2 of 128 ranks, TorchRec + DDP, NCCL)",
+        "fr": "Charger un exemple GPU (2 rangs sur 128, TorchRec + DDP, NCCL)",
+    },
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
     "traces.step": {"en": "Step", "fr": "Pas"},
-    "traces.step_option": {"en": "step {n}: latest rank {r}, gap {gap}", "fr": "pas {n} : dernier rang {r}, écart {gap}"},
+    "traces.step_option": {
+        "en": "step {n}: latest rank {r}, gap {gap}",
+        "fr": "pas {n} : dernier rang {r}, écart {gap}",
+    },
     "traces.step_option_late": {
         "en": "step {n}: latest rank {r}, gap {gap} (straggler step)",
         "fr": "pas {n} : dernier rang {r}, écart {gap} (pas avec retardataire)",
@@ -267,10 +289,13 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "rank {r}: late in {late} of {steps} steps, median gap {gap} of the step, {cost} per step",
         "fr": "rang {r} : en retard sur {late} pas sur {steps}, écart médian {gap} du pas, {cost} par pas",
     },
-    "traces.no_straggler": {"en": "No persistent straggler: no rank is late in most steps",
-                            "fr": "Aucun retardataire persistant : aucun rang n'est en retard sur la plupart des pas"},
+    "traces.no_straggler": {
+        "en": "No persistent straggler: no rank is late in most steps",
+        "fr": "Aucun retardataire persistant : aucun rang n'est en retard sur la plupart des pas",
+    },
     "traces.transient_line": {
-        "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more (ranks {ranks}), "
+        "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more (ranks "
+            "{ranks}), "
         "{cost} each on average.",
         "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas "
         "(rangs {ranks}), {cost} chacun en moyenne.",
@@ -279,10 +304,14 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "Transient stragglers: no step had a rank late by {threshold} of the step or more.",
         "fr": "Retardataires passagers : aucun pas n'a eu de rang en retard d'au moins {threshold} du pas.",
     },
-    "traces.gap": {"en": "Median gap of the latest rank (share of the step)",
-                   "fr": "Écart médian du dernier rang (part du pas)"},
-    "traces.ideal": {"en": "Step if late ranks arrived with the others (mean)",
-                     "fr": "Pas si les rangs en retard arrivaient avec les autres (moyenne)"},
+    "traces.gap": {
+        "en": "Median gap of the latest rank (share of the step)",
+        "fr": "Écart médian du dernier rang (part du pas)",
+    },
+    "traces.ideal": {
+        "en": "Step if late ranks arrived with the others (mean)",
+        "fr": "Pas si les rangs en retard arrivaient avec les autres (moyenne)",
+    },
     "traces.step_mean": {"en": "Step time (mean over steps)", "fr": "Durée du pas (moyenne des pas)"},
     "traces.step_median": {"en": "Median step", "fr": "Pas médian"},
     "traces.cost": {"en": "Straggler cost per step (mean)", "fr": "Coût des retardataires par pas (moyenne)"},
@@ -290,9 +319,14 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.gpu_busy_sub": {"en": "any kernel running, NCCL included", "fr": "un noyau quelconque actif, NCCL compris"},
     "traces.gpu_compute": {"en": "Compute kernels", "fr": "Noyaux de calcul"},
     "traces.gpu_compute_sub": {"en": "non-communication kernels running", "fr": "noyaux hors communication actifs"},
-    "traces.exposed_comm": {"en": "Exposed communication per step (no compute kernel beside it)",
-                            "fr": "Communication exposée par pas (sans noyau de calcul à côté)"},
-    "traces.comm_overlap": {"en": "Communication overlapped by compute", "fr": "Communication recouverte par le calcul"},
+    "traces.exposed_comm": {
+        "en": "Exposed communication per step (no compute kernel beside it)",
+        "fr": "Communication exposée par pas (sans noyau de calcul à côté)",
+    },
+    "traces.comm_overlap": {
+        "en": "Communication overlapped by compute",
+        "fr": "Communication recouverte par le calcul",
+    },
     "traces.gpu_honest": {
         "en": "From the trace's kernels: time a kernel ran, not how much of the GPU it used. Whether the tensor pipes "
         "were busy takes DCGM's profiling counters (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE); a trace cannot tell.",
@@ -305,7 +339,10 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Pas de jauges GPU : ces traces ne contiennent aucun noyau GPU (activités CPU seules, ou JSONL ddpcore).",
     },
     "traces.last_arrival": {"en": "last arrival", "fr": "dernière arrivée"},
-    "traces.timeline_desc": {"en": "Measured step {step}, one lane per rank.", "fr": "Pas mesuré {step}, une ligne par rang."},
+    "traces.timeline_desc": {
+        "en": "Measured step {step}, one lane per rank.",
+        "fr": "Pas mesuré {step}, une ligne par rang.",
+    },
     "traces.col_rank": {"en": "Rank", "fr": "Rang"},
     "traces.col_step": {"en": "Mean step", "fr": "Pas moyen"},
     "traces.col_gap": {"en": "Median gap", "fr": "Écart médian"},
@@ -316,8 +353,10 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.col_wait": {"en": "Wait", "fr": "Attente"},
     "traces.col_file": {"en": "File", "fr": "Fichier"},
     "traces.alert_title": {"en": "Catch it in production", "fr": "L'attraper en production"},
-    "traces.threshold": {"en": "A rank is late, and alerts, when its gap reaches (share of the step)",
-                         "fr": "Un rang est en retard, et alerte, quand son écart atteint (part du pas)"},
+    "traces.threshold": {
+        "en": "A rank is late, and alerts, when its gap reaches (share of the step)",
+        "fr": "Un rang est en retard, et alerte, quand son écart atteint (part du pas)",
+    },
     "traces.copy": {"en": "Copy", "fr": "Copier"},
     "traces.copied": {"en": "Copied", "fr": "Copié"},
     "traces.alert_help": {
@@ -354,14 +393,20 @@ TEXT: dict[str, dict[str, str]] = {
     "cost.displayed_sub": {"en": "nvidia-smi, DCGM_FI_DEV_GPU_UTIL", "fr": "nvidia-smi, DCGM_FI_DEV_GPU_UTIL"},
     "cost.useful": {"en": "Useful compute", "fr": "Calcul utile"},
     "cost.h200": {"en": "<b>Measured:</b> " + H200_EN, "fr": "<b>Mesuré :</b> " + H200_FR},
-    "cost.useful_sub": {"en": "tensor pipes busy, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "fr": "tensor cores actifs, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"},
+    "cost.useful_sub": {
+        "en": "tensor pipes busy, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+        "fr": "tensor cores actifs, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+    },
     "cost.lesson": {
-        "en": "Prefetch saves {gain} ms; the straggler costs {cost} ms. An I/O fix does not cure a synchronisation problem.",
-        "fr": "Le préchargement fait gagner {gain} ms ; le retardataire coûte {cost} ms. Une optimisation d'E/S ne guérit pas un problème de synchronisation.",
+        "en": "Prefetch saves {gain} ms; the straggler costs {cost} ms. An I/O fix does not cure a "
+            "synchronisation problem.",
+        "fr": "Le préchargement fait gagner {gain} ms ; le retardataire coûte {cost} ms. Une optimisation d'E/S "
+            "ne guérit pas un problème de synchronisation.",
     },
     "cost.lesson_none": {
         "en": "Prefetch saves {gain} ms. Slow the straggler down to see what the barrier costs in comparison.",
-        "fr": "Le préchargement fait gagner {gain} ms. Ralentissez le retardataire pour comparer avec le coût de la barrière.",
+        "fr": "Le préchargement fait gagner {gain} ms. Ralentissez le retardataire pour comparer avec le coût "
+            "de la barrière.",
     },
     "notice.clamped": {
         "en": "Link value {name}={given} is not usable here; using {used}.",
@@ -369,8 +414,10 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "notice.dismiss": {"en": "Dismiss", "fr": "Fermer"},
     "motion.reduced": {
-        "en": "Reduced motion is on: Play jumps to the end of the step; use “Next exchange” to go one exchange at a time.",
-        "fr": "Animations réduites : Lecture saute à la fin du pas ; « Échange suivant » avance d'un échange à la fois.",
+        "en": "Reduced motion is on: Play jumps to the end of the step; use “Next exchange” to go one exchange "
+            "at a time.",
+        "fr": "Animations réduites : Lecture saute à la fin du pas ; « Échange suivant » avance d'un échange à "
+            "la fois.",
     },
     "simplifies.title": {"en": "What the picture simplifies", "fr": "Ce que l'image simplifie"},
     "simplifies.body": {
@@ -401,7 +448,8 @@ TEXT: dict[str, dict[str, str]] = {
         "<code>DCGM_FI_PROF_SM_OCCUPANCY</code>, <code>DCGM_FI_PROF_PIPE_TENSOR_ACTIVE</code>.</td>"
         "<td>dcgm-exporter profiling fields. <code>DCGM_FI_DEV_GPU_UTIL</code> (what nvidia-smi shows) only says a "
         "kernel was resident, an NCCL kernel spinning at the barrier included, so it rises with a straggler. "
-        + H200_EN + "</td></tr>"
+        + H200_EN
+        + "</td></tr>"
         "<tr><th scope='row'>Where does the step time go?</th><td>Per-phase durations: data loading, forward, "
         "backward, collectives, optimizer.</td><td>PyTorch Profiler or Nsight Systems on a few steps, not "
         "continuously: the overhead and the trace size are not for production.</td></tr>"

@@ -11,13 +11,13 @@ from ddpcore.config import Link, StepConfig
 from ddpcore.metrics import compare_modes, step_metrics
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import build_schedule
-from ddpcore.urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
 
 from . import i18n
 from .cost_view import cost_html, modes_html
 from .ring_view import ring_svg
 from .svg import esc, text
 from .timeline_view import tick_step, timeline_svg
+from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
 
 
 @dataclass(frozen=True)
@@ -29,24 +29,35 @@ class Frame:
 
 
 def config_of(state: ViewState) -> StepConfig:
-    """SPEC section 2's AllReduce in ms in sequential mode; overlap derives bucket times from the link, and so does
+    """The model's AllReduce (docs/model.md) in ms in sequential mode; overlap derives bucket times from the link, and so does
     the sequential run it is compared with."""
     link = Link(bandwidth_gbps=state.bandwidth_gbps) if state.mode == "overlap" else None
-    return StepConfig(gpus=state.gpus, stragglers=(state.straggler,), slowdown=state.slowdown, prefetch=state.prefetch,
-                      mode=state.mode, link=link)
+    return StepConfig(
+        gpus=state.gpus,
+        stragglers=(state.straggler,),
+        slowdown=state.slowdown,
+        prefetch=state.prefetch,
+        mode=state.mode,
+        link=link,
+    )
 
 
 def axis_max_ms(state: ViewState) -> float:
     """A stable axis: the slowest step the controls allow at this GPU count, so bars grow instead of rescaling."""
-    worst = build_schedule(replace(config_of(state), slowdown=PAGE_MAX_SLOWDOWN, prefetch=False, mode="sequential")).step_ms
+    worst = build_schedule(
+        replace(config_of(state), slowdown=PAGE_MAX_SLOWDOWN, prefetch=False, mode="sequential")
+    ).step_ms
     step = tick_step(worst)
     return math.ceil(worst / step) * step
 
 
 def exchange_html(gpus: int, exchange: int, lang: str) -> str:
     total = exchange_count(gpus)
-    return text("output", {"data-testid": "exchange", "data-value": exchange, "data-total": total, "class": "value"},
-                f"{exchange} / {total}")
+    return text(
+        "output",
+        {"data-testid": "exchange", "data-value": exchange, "data-total": total, "class": "value"},
+        f"{exchange} / {total}",
+    )
 
 
 def cluster_config_of(state: ViewState):
@@ -101,8 +112,9 @@ def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
     return {
         "modes-view": comparison,
         "ring-view": ring_svg(state.gpus, frame.exchange, config.stragglers if state.slowdown > 1 else (), lang),
-        "timeline-view": timeline_svg(schedule, axis_max_ms(state), lang, ideal_ms=metrics.ideal_step_ms,
-                                      playhead_ms=frame.playhead_ms),
+        "timeline-view": timeline_svg(
+            schedule, axis_max_ms(state), lang, ideal_ms=metrics.ideal_step_ms, playhead_ms=frame.playhead_ms
+        ),
         "cost-view": cost_html(metrics, lang),
         "exchange-view": exchange_html(state.gpus, frame.exchange, lang),
     }
@@ -114,8 +126,11 @@ PRERENDERED_LANG = "en"
 def prerendered() -> dict[str, str]:
     """The default view as the build writes it into index.html; the page's first render skips what is already there."""
     state = ViewState()
-    return {**regions(state, Frame(), PRERENDERED_LANG),
-            "straggler": straggler_options(state.gpus, state.straggler, PRERENDERED_LANG), "notices": ""}
+    return {
+        **regions(state, Frame(), PRERENDERED_LANG),
+        "straggler": straggler_options(state.gpus, state.straggler, PRERENDERED_LANG),
+        "notices": "",
+    }
 
 
 def straggler_options(gpus: int, selected: int, lang: str) -> str:
@@ -150,4 +165,3 @@ def fill_template(template: str, filled: dict[str, str], lang: str) -> str:
 
     filled_text = I18N_ATTR.sub(attr_sub, I18N_ELEMENT.sub(i18n_sub, template))
     return REGION_ELEMENT.sub(region_sub, filled_text)
-

@@ -54,8 +54,11 @@ def _gpu_node(gpus: int, rank: int, chunks: tuple[ChunkState, ...], straggler: b
     left, top = box.x - box.width / 2, box.y - box.height / 2
     parts = [
         tag("rect", {"class": "node", "x": left, "y": top, "width": box.width, "height": box.height, "rx": 6}),
-        text("text", {"class": "node-label", "x": box.x, "y": top + 14, "text-anchor": "middle"},
-             i18n.t("gpu", lang, i=rank)),
+        text(
+            "text",
+            {"class": "node-label", "x": box.x, "y": top + 14, "text-anchor": "middle"},
+            i18n.t("gpu", lang, i=rank),
+        ),
     ]
     for c, state in enumerate(chunks):
         cx = left + 5 + (c % box.cols) * box.cell
@@ -68,7 +71,11 @@ def _gpu_node(gpus: int, rank: int, chunks: tuple[ChunkState, ...], straggler: b
                     "data-chunk": c,
                     "data-count": state.count,
                     "data-final": "1" if state.final else "0",
-                    "x": cx + 1, "y": cy + 1, "width": box.cell - 2, "height": box.cell - 2, "rx": 2,
+                    "x": cx + 1,
+                    "y": cy + 1,
+                    "width": box.cell - 2,
+                    "height": box.cell - 2,
+                    "rx": 2,
                     "fill": shade(state.count, gpus),
                 },
                 text("title", None, f"chunk {c}: {state.count}/{gpus}"),
@@ -113,8 +120,15 @@ def ring_svg(gpus: int, after: int, stragglers: tuple[int, ...], lang: str) -> s
             None,
             tag(
                 "marker",
-                {"id": "arrowhead", "viewBox": "0 0 10 10", "refX": 8, "refY": 5, "markerWidth": 6,
-                 "markerHeight": 6, "orient": "auto-start-reverse"},
+                {
+                    "id": "arrowhead",
+                    "viewBox": "0 0 10 10",
+                    "refX": 8,
+                    "refY": 5,
+                    "markerWidth": 6,
+                    "markerHeight": 6,
+                    "orient": "auto-start-reverse",
+                },
                 tag("path", {"d": "M0,0 L10,5 L0,10 z", "class": "arrowhead"}),
             ),
         ),
@@ -132,22 +146,50 @@ def ring_svg(gpus: int, after: int, stragglers: tuple[int, ...], lang: str) -> s
         tag(
             "g",
             {"class": "ring-center"},
-            text("text", {"x": CENTER, "y": CENTER - 18, "text-anchor": "middle", "class": "stage-label",
-                          "data-testid": "stage-label"}, label),
-            text("text", {"x": CENTER, "y": CENTER + 6, "text-anchor": "middle", "class": "sent-label",
-                          "data-testid": "sent", "data-value": data_value(sent)},
-                 i18n.t("ring.sent", lang, x=i18n.number(sent, lang, 3))),
-            text("text", {"x": CENTER, "y": CENTER + 30, "text-anchor": "middle", "class": "legend-label"},
-                 i18n.t("ring.legend_count", lang)),
-            text("text", {"x": CENTER, "y": CENTER + 48, "text-anchor": "middle", "class": "legend-label"},
-                 i18n.t("ring.legend_final", lang)),
+            text(
+                "text",
+                {
+                    "x": CENTER,
+                    "y": CENTER - 18,
+                    "text-anchor": "middle",
+                    "class": "stage-label",
+                    "data-testid": "stage-label",
+                },
+                label,
+            ),
+            text(
+                "text",
+                {
+                    "x": CENTER,
+                    "y": CENTER + 6,
+                    "text-anchor": "middle",
+                    "class": "sent-label",
+                    "data-testid": "sent",
+                    "data-value": data_value(sent),
+                },
+                i18n.t("ring.sent", lang, x=i18n.number(sent, lang, 3)),
+            ),
+            text(
+                "text",
+                {"x": CENTER, "y": CENTER + 30, "text-anchor": "middle", "class": "legend-label"},
+                i18n.t("ring.legend_count", lang),
+            ),
+            text(
+                "text",
+                {"x": CENTER, "y": CENTER + 48, "text-anchor": "middle", "class": "legend-label"},
+                i18n.t("ring.legend_final", lang),
+            ),
         )
     )
     return tag(
         "svg",
-        {"viewBox": f"0 0 {SIZE} {SIZE}", "role": "img", "data-testid": "ring", "data-exchange": after,
-         "aria-label": i18n.t("ring.desc", lang, n=gpus), "xmlns": "http://www.w3.org/2000/svg"},
+        {
+            "viewBox": f"0 0 {SIZE} {SIZE}",
+            "role": "img",
+            "data-testid": "ring",
+            "data-exchange": after,
+            "aria-label": i18n.t("ring.desc", lang, n=gpus),
+            "xmlns": "http://www.w3.org/2000/svg",
+        },
         *parts,
     )
-
-

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ddpcore.urlstate import FIELD_BY_KEY
+from .urlstate import FIELD_BY_KEY
 
 N_MIN = int(FIELD_BY_KEY["n"].low)
 N_MAX = int(FIELD_BY_KEY["n"].high)

@@ -53,5 +53,5 @@ def data_value(value: float) -> str:
 
 
 def output(testid: str, value: float, shown: str) -> str:
-    """A shown number with its raw value in `data-value` (SPEC section 4)."""
+    """A shown number with its raw value in `data-value` (docs/contracts.md)."""
     return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)

@@ -69,7 +69,13 @@ def _defs(hatch_id: str) -> str:
         None,
         tag(
             "pattern",
-            {"id": hatch_id, "patternUnits": "userSpaceOnUse", "width": 7, "height": 7, "patternTransform": "rotate(45)"},
+            {
+                "id": hatch_id,
+                "patternUnits": "userSpaceOnUse",
+                "width": 7,
+                "height": 7,
+                "patternTransform": "rotate(45)",
+            },
             tag("rect", {"width": 7, "height": 7, "class": "hatch-bg"}),
             tag("line", {"x1": 0, "y1": 0, "x2": 0, "y2": 7, "class": "hatch-line"}),
         ),
@@ -104,8 +110,18 @@ def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
         tag(
             "g",
             {"class": "legend-item"},
-            tag("rect", {"x": x, "y": 10 + LEGEND_ROW * row, "width": 14, "height": 14, "class": f"bar {phase}",
-                         "rx": 2, "fill": _fill(phase, hatch_id)}),
+            tag(
+                "rect",
+                {
+                    "x": x,
+                    "y": 10 + LEGEND_ROW * row,
+                    "width": 14,
+                    "height": 14,
+                    "class": f"bar {phase}",
+                    "rx": 2,
+                    "fill": _fill(phase, hatch_id),
+                },
+            ),
             text("text", {"x": x + 19, "y": 22 + LEGEND_ROW * row, "class": "legend-text"}, label),
         )
         for phase, label, x, row in _legend_places(phases, lang)
@@ -115,17 +131,40 @@ def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
 
 def _lane_head(y: float, label: str, slow: bool) -> list[str]:
     """The lane's label, and for a straggler a band across the whole lane (marked by shape and text, not color)."""
-    head = [tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4, "class": "straggler-band",
-                         "rx": 4})] if slow else []
-    head.append(text("text", {"x": LEFT - 10, "y": y + LANE / 2 + 4, "text-anchor": "end",
-                              "class": "lane-label straggler-label" if slow else "lane-label"}, label))
+    head = (
+        [tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4, "class": "straggler-band", "rx": 4})]
+        if slow
+        else []
+    )
+    head.append(
+        text(
+            "text",
+            {
+                "x": LEFT - 10,
+                "y": y + LANE / 2 + 4,
+                "text-anchor": "end",
+                "class": "lane-label straggler-label" if slow else "lane-label",
+            },
+            label,
+        )
+    )
     return head
 
 
-def _bar(phase: str, x0: float, x1: float, y: float, height: float, tooltip: str, hatch_id: str,
-         extra: dict | None = None) -> str:
-    values = {"class": f"bar {phase}", "data-phase": phase, **(extra or {}), "x": x0, "y": y,
-              "width": max(x1 - x0, 0.5), "height": height, "rx": 2, "fill": _fill(phase, hatch_id)}
+def _bar(
+    phase: str, x0: float, x1: float, y: float, height: float, tooltip: str, hatch_id: str, extra: dict | None = None
+) -> str:
+    values = {
+        "class": f"bar {phase}",
+        "data-phase": phase,
+        **(extra or {}),
+        "x": x0,
+        "y": y,
+        "width": max(x1 - x0, 0.5),
+        "height": height,
+        "rx": 2,
+        "fill": _fill(phase, hatch_id),
+    }
     return tag("rect", values, text("title", None, tooltip))
 
 
@@ -137,10 +176,17 @@ def _axis(geo: TimelineGeometry, lang: str) -> str:
     while t <= geo.axis_max_ms + 1e-9:
         x = geo.x_of(t)
         parts.append(tag("line", {"x1": x, "y1": y, "x2": x, "y2": y + 5, "class": "axis"}))
-        parts.append(text("text", {"x": x, "y": y + 18, "text-anchor": "middle", "class": "tick"}, i18n.number(t, lang, 0)))
+        parts.append(
+            text("text", {"x": x, "y": y + 18, "text-anchor": "middle", "class": "tick"}, i18n.number(t, lang, 0))
+        )
         t += step
-    parts.append(text("text", {"x": (LEFT + WIDTH - RIGHT) / 2, "y": y + 36, "text-anchor": "middle", "class": "axis-title"},
-                      i18n.t("timeline.axis", lang)))
+    parts.append(
+        text(
+            "text",
+            {"x": (LEFT + WIDTH - RIGHT) / 2, "y": y + 36, "text-anchor": "middle", "class": "axis-title"},
+            i18n.t("timeline.axis", lang),
+        )
+    )
     return tag("g", {"class": "axis-group"}, *parts)
 
 
@@ -164,49 +210,108 @@ def timeline_svg(
         for iv in rank.intervals:
             if iv.duration_ms <= 0:
                 continue
-            items.append(_bar(iv.phase, geo.x_of(iv.start_ms), geo.x_of(iv.end_ms), y, LANE,
-                              f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}", "hatch",
-                              {"data-start": data_value(iv.start_ms), "data-end": data_value(iv.end_ms)}))
+            items.append(
+                _bar(
+                    iv.phase,
+                    geo.x_of(iv.start_ms),
+                    geo.x_of(iv.end_ms),
+                    y,
+                    LANE,
+                    f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}",
+                    "hatch",
+                    {"data-start": data_value(iv.start_ms), "data-end": data_value(iv.end_ms)},
+                )
+            )
         for b in schedule.buckets:
             x0, x1 = geo.x_of(b.start_ms), geo.x_of(b.end_ms)
             items.append(
                 tag(
                     "rect",
-                    {"class": "bar allreduce bucket", "data-phase": "allreduce", "data-bucket": b.index,
-                     "data-start": data_value(b.start_ms), "data-end": data_value(b.end_ms), "x": x0,
-                     "y": y + LANE + 2, "width": max(x1 - x0, 0.5), "height": COMM_ROW, "rx": 1.5},
-                    text("title", None, f"{label} · {i18n.t('timeline.bucket', lang, b=b.index, mb=i18n.number(b.mb, lang))}"
-                         f" · {i18n.ms(b.end_ms - b.start_ms, lang)}"),
+                    {
+                        "class": "bar allreduce bucket",
+                        "data-phase": "allreduce",
+                        "data-bucket": b.index,
+                        "data-start": data_value(b.start_ms),
+                        "data-end": data_value(b.end_ms),
+                        "x": x0,
+                        "y": y + LANE + 2,
+                        "width": max(x1 - x0, 0.5),
+                        "height": COMM_ROW,
+                        "rx": 1.5,
+                    },
+                    text(
+                        "title",
+                        None,
+                        f"{label} · {i18n.t('timeline.bucket', lang, b=b.index, mb=i18n.number(b.mb, lang))}"
+                        f" · {i18n.ms(b.end_ms - b.start_ms, lang)}",
+                    ),
                 )
             )
-        lanes.append(tag("g", {"data-testid": "lane", "data-rank": rank.rank,
-                               "class": "lane straggler" if is_straggler else "lane"}, *items))
+        lanes.append(
+            tag(
+                "g",
+                {"data-testid": "lane", "data-rank": rank.rank, "class": "lane straggler" if is_straggler else "lane"},
+                *items,
+            )
+        )
     bottom = geo.lane_y(n) - LANE_GAP
     marks = []
     bx = geo.x_of(schedule.barrier_ms)
     marks.append(tag("line", {"x1": bx, "y1": geo.top - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}))
-    marks.append(text("text", {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
-                      i18n.t("timeline.barrier", lang)))
+    marks.append(
+        text(
+            "text",
+            {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
+            i18n.t("timeline.barrier", lang),
+        )
+    )
     step_x = geo.x_of(schedule.step_ms)
     marks.append(tag("line", {"x1": step_x, "y1": geo.top - 8, "x2": step_x, "y2": bottom + 4, "class": "step-line"}))
-    marks.append(text("text", {"x": min(step_x + 3, WIDTH - 2), "y": geo.top - 11, "class": "mark-label",
-                               "text-anchor": "end" if step_x > WIDTH - 80 else "start"},
-                      i18n.ms(schedule.step_ms, lang)))
+    marks.append(
+        text(
+            "text",
+            {
+                "x": min(step_x + 3, WIDTH - 2),
+                "y": geo.top - 11,
+                "class": "mark-label",
+                "text-anchor": "end" if step_x > WIDTH - 80 else "start",
+            },
+            i18n.ms(schedule.step_ms, lang),
+        )
+    )
     if ideal_ms is not None and ideal_ms < schedule.step_ms - 1e-9:
         ix = geo.x_of(ideal_ms)
         marks.append(tag("line", {"x1": ix, "y1": geo.top - 2, "x2": ix, "y2": bottom + 4, "class": "ideal-line"}))
     ph = geo.x_of(playhead_ms if playhead_ms is not None else 0.0)
     marks.append(
-        tag("line", {"x1": ph, "y1": geo.top - 4, "x2": ph, "y2": bottom + 6, "data-testid": "playhead",
-                     "id": "playhead", "class": "playhead" if playhead_ms is not None else "playhead hidden"})
+        tag(
+            "line",
+            {
+                "x1": ph,
+                "y1": geo.top - 4,
+                "x2": ph,
+                "y2": bottom + 6,
+                "data-testid": "playhead",
+                "id": "playhead",
+                "class": "playhead" if playhead_ms is not None else "playhead hidden",
+            },
+        )
     )
     return tag(
         "svg",
-        {"viewBox": f"0 0 {WIDTH} {num(geo.height)}", "role": "img", "data-testid": "timeline",
-         "data-axis-max": data_value(geo.axis_max_ms),
-         "aria-label": i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
-         "xmlns": "http://www.w3.org/2000/svg"},
-        _defs("hatch"), _legend(lang, "hatch"), *lanes, _axis(geo, lang), *marks,
+        {
+            "viewBox": f"0 0 {WIDTH} {num(geo.height)}",
+            "role": "img",
+            "data-testid": "timeline",
+            "data-axis-max": data_value(geo.axis_max_ms),
+            "aria-label": i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
+            "xmlns": "http://www.w3.org/2000/svg",
+        },
+        _defs("hatch"),
+        _legend(lang, "hatch"),
+        *lanes,
+        _axis(geo, lang),
+        *marks,
     )
 
 
@@ -222,16 +327,31 @@ def coalesce(spans: tuple[Interval, ...], min_gap_ms: float) -> list[Interval]:
     return out
 
 
-def _row_bars(spans: tuple[Interval, ...], geo: TimelineGeometry, lane: int, row: int, origin: float, label: str,
-              lang: str) -> list[str]:
+def _row_bars(
+    spans: tuple[Interval, ...], geo: TimelineGeometry, lane: int, row: int, origin: float, label: str, lang: str
+) -> list[str]:
     y = geo.row_y(lane, row)
     spans = tuple(coalesce(spans, geo.ms_per_pixel))
-    return [tag("rect", {"class": f"bar {sp.phase} thin", "data-phase": sp.phase, "x": geo.x_of(sp.start_ms - origin),
-                         "y": y, "width": max(geo.x_of(sp.end_ms - origin) - geo.x_of(sp.start_ms - origin), 0.5),
-                         "height": COMM_ROW, "rx": 1.5},
-                text("title", None, f"{label} · {i18n.t('phase.' + sp.phase, lang)} · "
-                                    f"{i18n.ms(sp.end_ms - sp.start_ms, lang)}"))
-            for sp in spans]
+    return [
+        tag(
+            "rect",
+            {
+                "class": f"bar {sp.phase} thin",
+                "data-phase": sp.phase,
+                "x": geo.x_of(sp.start_ms - origin),
+                "y": y,
+                "width": max(geo.x_of(sp.end_ms - origin) - geo.x_of(sp.start_ms - origin), 0.5),
+                "height": COMM_ROW,
+                "rx": 1.5,
+            },
+            text(
+                "title",
+                None,
+                f"{label} · {i18n.t('phase.' + sp.phase, lang)} · {i18n.ms(sp.end_ms - sp.start_ms, lang)}",
+            ),
+        )
+        for sp in spans
+    ]
 
 
 def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str) -> str:
@@ -252,28 +372,72 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
         label = i18n.t("rank", lang, r=r.rank)
         slow = r.rank in stragglers
         items = _lane_head(y, f"{label} ▲" if slow else label, slow)
-        items.append(tag("rect", {"x": geo.x_of(r.start_ms - origin), "y": y + LANE / 2 - 1,
-                                  "width": max(geo.x_of(r.end_ms - origin) - geo.x_of(r.start_ms - origin), 0.5),
-                                  "height": 2, "class": "bar idle", "data-phase": "idle"}))
+        items.append(
+            tag(
+                "rect",
+                {
+                    "x": geo.x_of(r.start_ms - origin),
+                    "y": y + LANE / 2 - 1,
+                    "width": max(geo.x_of(r.end_ms - origin) - geo.x_of(r.start_ms - origin), 0.5),
+                    "height": 2,
+                    "class": "bar idle",
+                    "data-phase": "idle",
+                },
+            )
+        )
         for sp in r.spans:
-            items.append(_bar(sp.phase, geo.x_of(sp.start_ms - origin), geo.x_of(sp.end_ms - origin), y, LANE,
-                              f"{label} · {i18n.t('phase.' + sp.phase, lang)} · {i18n.ms(sp.end_ms - sp.start_ms, lang)}",
-                              "trace-hatch"))
+            items.append(
+                _bar(
+                    sp.phase,
+                    geo.x_of(sp.start_ms - origin),
+                    geo.x_of(sp.end_ms - origin),
+                    y,
+                    LANE,
+                    f"{label} · {i18n.t('phase.' + sp.phase, lang)} · {i18n.ms(sp.end_ms - sp.start_ms, lang)}",
+                    "trace-hatch",
+                )
+            )
         if r.wait_ms > 0:
-            items.append(_bar("wait", geo.x_of(r.start_ms - origin + r.arrival_ms), geo.x_of(latest), y + 4, LANE - 8,
-                              f"{label} · {i18n.t('phase.wait', lang)} · {i18n.ms(r.wait_ms, lang)}", "trace-hatch"))
+            items.append(
+                _bar(
+                    "wait",
+                    geo.x_of(r.start_ms - origin + r.arrival_ms),
+                    geo.x_of(latest),
+                    y + 4,
+                    LANE - 8,
+                    f"{label} · {i18n.t('phase.wait', lang)} · {i18n.ms(r.wait_ms, lang)}",
+                    "trace-hatch",
+                )
+            )
         items += _row_bars(r.comm_spans, geo, lane, 0, origin, label, lang)
         items += _row_bars(r.device_spans, geo, lane, 1, origin, label, lang)
-        lanes.append(tag("g", {"data-testid": "lane", "data-rank": r.rank, "class": "lane straggler" if slow else "lane"},
-                         *items))
+        lanes.append(
+            tag(
+                "g", {"data-testid": "lane", "data-rank": r.rank, "class": "lane straggler" if slow else "lane"}, *items
+            )
+        )
     bottom = geo.lane_y(len(ranks)) - LANE_GAP
     bx = geo.x_of(latest)
-    marks = [tag("line", {"x1": bx, "y1": geo.top - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}),
-             text("text", {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
-                  i18n.t("traces.last_arrival", lang))]
+    marks = [
+        tag("line", {"x1": bx, "y1": geo.top - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}),
+        text(
+            "text",
+            {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
+            i18n.t("traces.last_arrival", lang),
+        ),
+    ]
     return tag(
         "svg",
-        {"viewBox": f"0 0 {WIDTH} {num(geo.height)}", "role": "img", "data-testid": "trace-timeline",
-         "aria-label": i18n.t("traces.timeline_desc", lang, step=step.step), "xmlns": "http://www.w3.org/2000/svg"},
-        _defs("trace-hatch"), _legend(lang, "trace-hatch", legend), *lanes, _axis(geo, lang), *marks,
+        {
+            "viewBox": f"0 0 {WIDTH} {num(geo.height)}",
+            "role": "img",
+            "data-testid": "trace-timeline",
+            "aria-label": i18n.t("traces.timeline_desc", lang, step=step.step),
+            "xmlns": "http://www.w3.org/2000/svg",
+        },
+        _defs("trace-hatch"),
+        _legend(lang, "trace-hatch", legend),
+        *lanes,
+        _axis(geo, lang),
+        *marks,
     )

@@ -12,8 +12,9 @@ from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
 
-def analysed(traces: tuple[RankTrace, ...], errors: tuple[FileError, ...], threshold: float
-             ) -> tuple[Analysis | None, tuple[FileError, ...]]:
+def analysed(
+    traces: tuple[RankTrace, ...], errors: tuple[FileError, ...], threshold: float
+) -> tuple[Analysis | None, tuple[FileError, ...]]:
     """The analysis of the loaded traces at this threshold; when they cannot be compared, why, as one more error."""
     try:
         return analyze(traces, threshold), errors
@@ -32,9 +33,17 @@ def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
 def step_options(analysis: Analysis, index: int, lang: str) -> str:
     """The step picker: each step with its latest rank and gap, straggler steps marked."""
     return "".join(
-        text("option", {"value": i, "selected": i == index},
-             i18n.t("traces.step_option_late" if s.has_straggler else "traces.step_option", lang, n=s.step,
-                    r=s.slowest_rank, gap=i18n.percent(s.gap, lang)))
+        text(
+            "option",
+            {"value": i, "selected": i == index},
+            i18n.t(
+                "traces.step_option_late" if s.has_straggler else "traces.step_option",
+                lang,
+                n=s.step,
+                r=s.slowest_rank,
+                gap=i18n.percent(s.gap, lang),
+            ),
+        )
         for i, s in enumerate(analysis.steps)
     )
 
@@ -45,24 +54,53 @@ def verdict_html(a: Analysis, lang: str) -> str:
         names = ", ".join(i18n.t("rank", lang, r=s.rank) for s in a.stragglers)
         who = i18n.t("traces.stragglers_are", lang, ranks=names, n=len(a.stragglers))
         details = "".join(
-            text("li", {"data-testid": "trace-persistent", "data-rank": s.rank},
-                 i18n.t("traces.persistent_line", lang, r=s.rank, late=s.late_steps, steps=len(a.steps),
-                        gap=i18n.percent(s.median_gap, lang), cost=i18n.ms(s.median_cost_ms, lang)))
-            for s in a.stragglers)
+            text(
+                "li",
+                {"data-testid": "trace-persistent", "data-rank": s.rank},
+                i18n.t(
+                    "traces.persistent_line",
+                    lang,
+                    r=s.rank,
+                    late=s.late_steps,
+                    steps=len(a.steps),
+                    gap=i18n.percent(s.median_gap, lang),
+                    cost=i18n.ms(s.median_cost_ms, lang),
+                ),
+            )
+            for s in a.stragglers
+        )
     else:
         who, details = i18n.t("traces.no_straggler", lang), ""
     t = a.transient
-    transient = i18n.t("traces.transient_line", lang, k=t.straggler_steps, n=t.steps,
-                       threshold=i18n.percent(a.threshold, lang),
-                       ranks=", ".join(str(r) for r in t.ranks) or "–", cost=i18n.ms(t.mean_cost_ms, lang)) \
-        if t.straggler_steps else i18n.t("traces.transient_none", lang, threshold=i18n.percent(a.threshold, lang))
+    transient = (
+        i18n.t(
+            "traces.transient_line",
+            lang,
+            k=t.straggler_steps,
+            n=t.steps,
+            threshold=i18n.percent(a.threshold, lang),
+            ranks=", ".join(str(r) for r in t.ranks) or "–",
+            cost=i18n.ms(t.mean_cost_ms, lang),
+        )
+        if t.straggler_steps
+        else i18n.t("traces.transient_none", lang, threshold=i18n.percent(a.threshold, lang))
+    )
     return (
-        tag("p", {"class": "verdict"},
-            text("output", {"data-testid": "trace-straggler",
-                            "data-value": -1 if a.straggler_rank is None else a.straggler_rank}, who))
+        tag(
+            "p",
+            {"class": "verdict"},
+            text(
+                "output",
+                {"data-testid": "trace-straggler", "data-value": -1 if a.straggler_rank is None else a.straggler_rank},
+                who,
+            ),
+        )
         + (tag("ul", {"class": "persistent"}, details) if details else "")
-        + tag("p", {"class": "transient"}, text("output", {"data-testid": "trace-transient", "data-value": t.fraction},
-                                                transient))
+        + tag(
+            "p",
+            {"class": "transient"},
+            text("output", {"data-testid": "trace-transient", "data-value": t.fraction}, transient),
+        )
     )
 
 
@@ -71,18 +109,48 @@ def gpu_html(gpu: GpuGauges | None, lang: str) -> str:
     if gpu is None:
         return text("p", {"class": "help", "data-testid": "trace-gpu-none"}, i18n.t("traces.gpu_none", lang))
     overlap = gpu.comm_overlap
-    rows = metrics_dl([
-        ("traces.exposed_comm", output("trace-exposed-comm", gpu.exposed_comm_ms, i18n.ms(gpu.exposed_comm_ms, lang)), ""),
-        ("traces.comm_overlap", output("trace-comm-overlap", -1 if overlap is None else overlap,
-                                       "–" if overlap is None else i18n.percent(overlap, lang)), ""),
-    ], lang)
+    rows = metrics_dl(
+        [
+            (
+                "traces.exposed_comm",
+                output("trace-exposed-comm", gpu.exposed_comm_ms, i18n.ms(gpu.exposed_comm_ms, lang)),
+                "",
+            ),
+            (
+                "traces.comm_overlap",
+                output(
+                    "trace-comm-overlap",
+                    -1 if overlap is None else overlap,
+                    "–" if overlap is None else i18n.percent(overlap, lang),
+                ),
+                "",
+            ),
+        ],
+        lang,
+    )
     return tag(
-        "div", {"class": "trace-gpu", "data-testid": "trace-gpu"},
-        tag("div", {"class": "gauges"},
-            gauge_svg("trace-gpu-busy", gpu.busy, i18n.t("traces.gpu_busy", lang),
-                      i18n.t("traces.gpu_busy_sub", lang), "displayed", lang),
-            gauge_svg("trace-gpu-compute", gpu.compute, i18n.t("traces.gpu_compute", lang),
-                      i18n.t("traces.gpu_compute_sub", lang), "useful", lang)),
+        "div",
+        {"class": "trace-gpu", "data-testid": "trace-gpu"},
+        tag(
+            "div",
+            {"class": "gauges"},
+            gauge_svg(
+                "trace-gpu-busy",
+                gpu.busy,
+                i18n.t("traces.gpu_busy", lang),
+                i18n.t("traces.gpu_busy_sub", lang),
+                "displayed",
+                lang,
+            ),
+            gauge_svg(
+                "trace-gpu-compute",
+                gpu.compute,
+                i18n.t("traces.gpu_compute", lang),
+                i18n.t("traces.gpu_compute_sub", lang),
+                "useful",
+                lang,
+            ),
+        ),
         rows,
         tag("p", {"class": "help"}, i18n.t("traces.gpu_honest", lang)),
     )
@@ -90,19 +158,33 @@ def gpu_html(gpu: GpuGauges | None, lang: str) -> str:
 
 def summary_html(a: Analysis, lang: str) -> str:
     """Verdict, headline figures (means over steps, medians beside), GPU gauges and warnings."""
-    metrics = metrics_dl([
-        ("traces.step_mean", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang)), "big"),
-        ("traces.step_median", output("trace-median-step-time", a.median_step_ms, i18n.ms(a.median_step_ms, lang)), ""),
-        ("traces.ideal", output("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang)), ""),
-        ("traces.cost", output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang)),
-         "bad" if a.straggler_cost_ms > 0 else ""),
-        ("cost.efficiency", output("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang)), ""),
-        ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang)), ""),
-        ("cost.wait", output("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang)), ""),
-    ], lang)
+    metrics = metrics_dl(
+        [
+            ("traces.step_mean", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang)), "big"),
+            (
+                "traces.step_median",
+                output("trace-median-step-time", a.median_step_ms, i18n.ms(a.median_step_ms, lang)),
+                "",
+            ),
+            ("traces.ideal", output("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang)), ""),
+            (
+                "traces.cost",
+                output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang)),
+                "bad" if a.straggler_cost_ms > 0 else "",
+            ),
+            ("cost.efficiency", output("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang)), ""),
+            ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang)), ""),
+            ("cost.wait", output("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang)), ""),
+        ],
+        lang,
+    )
     warnings = "".join(text("li", {"data-testid": "trace-warning"}, w) for w in a.warnings)
-    return (verdict_html(a, lang) + metrics + gpu_html(a.gpu, lang)
-            + (tag("ul", {"class": "warnings"}, warnings) if warnings else ""))
+    return (
+        verdict_html(a, lang)
+        + metrics
+        + gpu_html(a.gpu, lang)
+        + (tag("ul", {"class": "warnings"}, warnings) if warnings else "")
+    )
 
 
 def _percent_or_dash(value: float | None, lang: str) -> str:
@@ -112,11 +194,22 @@ def _percent_or_dash(value: float | None, lang: str) -> str:
 def ranks_table(a: Analysis, lang: str) -> str:
     """Per rank: step, arrival, gap, how often late, GPU gauges and the median time of each phase."""
     headings = (
-        "traces.col_rank", "traces.col_step", "traces.col_arrival", "traces.col_gap", "traces.col_late",
-        "traces.col_wait", "traces.col_busy", "traces.col_compute")
-    head = tag("tr", None, *(text("th", {"scope": "col"}, i18n.t(h, lang)) for h in headings),
-               *(text("th", {"scope": "col"}, i18n.t(f"phase.{p}", lang)) for p in DRAW_PHASES),
-               text("th", {"scope": "col"}, i18n.t("traces.col_file", lang)))
+        "traces.col_rank",
+        "traces.col_step",
+        "traces.col_arrival",
+        "traces.col_gap",
+        "traces.col_late",
+        "traces.col_wait",
+        "traces.col_busy",
+        "traces.col_compute",
+    )
+    head = tag(
+        "tr",
+        None,
+        *(text("th", {"scope": "col"}, i18n.t(h, lang)) for h in headings),
+        *(text("th", {"scope": "col"}, i18n.t(f"phase.{p}", lang)) for p in DRAW_PHASES),
+        text("th", {"scope": "col"}, i18n.t("traces.col_file", lang)),
+    )
     late = {s.rank for s in a.stragglers}
     body = []
     for r in a.ranks:
@@ -139,21 +232,25 @@ def ranks_table(a: Analysis, lang: str) -> str:
 TRACE_REGIONS = ("trace-summary", "trace-step", "trace-timeline-view", "trace-ranks", "alert-rule", "exposition")
 
 
-def traces_regions(analysis: Analysis | None, errors: tuple[FileError, ...], step_index: int, threshold: float,
-                   lang: str) -> dict[str, str]:
+def traces_regions(
+    analysis: Analysis | None, errors: tuple[FileError, ...], step_index: int, threshold: float, lang: str
+) -> dict[str, str]:
     """Markup of every region of the view, by element id."""
     out = {"trace-errors": errors_html(errors, lang)}
     if analysis is None:
-        out.update({region: "" for region in TRACE_REGIONS})
+        out.update(dict.fromkeys(TRACE_REGIONS, ""))
         return out
     index = min(max(step_index, 0), len(analysis.steps) - 1)
-    out.update({
-        "trace-summary": summary_html(analysis, lang),
-        "trace-step": step_options(analysis, index, lang),
-        "trace-timeline-view": trace_timeline_svg(analysis.steps[index], tuple(s.rank for s in analysis.stragglers),
-                                                  lang),
-        "trace-ranks": ranks_table(analysis, lang),
-        "alert-rule": text("code", None, alert_rule(threshold)),
-        "exposition": text("code", None, exposition(analysis)),
-    })
+    out.update(
+        {
+            "trace-summary": summary_html(analysis, lang),
+            "trace-step": step_options(analysis, index, lang),
+            "trace-timeline-view": trace_timeline_svg(
+                analysis.steps[index], tuple(s.rank for s in analysis.stragglers), lang
+            ),
+            "trace-ranks": ranks_table(analysis, lang),
+            "alert-rule": text("code", None, alert_rule(threshold)),
+            "exposition": text("code", None, exposition(analysis)),
+        }
+    )
     return out

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, quote
 
-from .config import default_straggler
+from ddpcore.config import default_straggler
 
 PAGE_MIN_GPUS = 2
 PAGE_MAX_GPUS = 16
@@ -147,15 +147,16 @@ def texts(state: ViewState) -> dict[str, str]:
 
 
 def encode(state: ViewState) -> str:
-    """The step view's keys always (SPEC section 4); other keys only where they differ from the defaults."""
+    """The step view's keys always (docs/contracts.md); other keys only where they differ from the defaults."""
     now, default = texts(state), texts(ViewState())
     return "#" + "&".join(f"{k}={quote(v)}" for k, v in now.items() if k in STEP_KEYS or v != default[k])
 
 
 def consistent(state: ViewState) -> ViewState:
     """Keep the straggler on a GPU that exists and the persistent ranks within the cluster."""
-    return replace(state, straggler=min(state.straggler, state.gpus - 1),
-                   persistent=min(state.persistent, state.cluster_gpus))
+    return replace(
+        state, straggler=min(state.straggler, state.gpus - 1), persistent=min(state.persistent, state.cluster_gpus)
+    )
 
 
 def apply(state: ViewState, key: str, text: str) -> ViewState:

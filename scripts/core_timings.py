@@ -1,0 +1,33 @@
+"""Core timings, run the same way natively and in Pyodide (python build.py bench): the bench page loads this file."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
+from ddpcore.config import StepConfig
+from ddpcore.metrics import step_metrics
+from ddpcore.ring import exchange_count, exchanges, ring_state
+
+
+def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:
+    fn()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return {"median_ms": statistics.median(samples), "max_ms": max(samples), "repeat": repeat}
+
+
+def run(repeat: int = 15) -> dict[str, dict[str, float]]:
+    """Median and worst time of the core's heaviest calls, in ms."""
+    big = ClusterConfig(gpus=1_000_000)
+    return {
+        "step_8": timed(lambda: step_metrics(StepConfig(slowdown=2.0)), repeat * 10),
+        "ring_64": timed(lambda: (exchanges(64), ring_state(64, exchange_count(64))), repeat),
+        "cluster_1e6": timed(lambda: cluster_step(big), repeat),
+        "cluster_sweep_both": timed(lambda: cluster_sweeps(big), repeat),
+    }
