@@ -81,10 +81,10 @@ EXAMPLES = {"cpu": ("ddp4", "*.pt.trace.json.gz"), "gpu": ("hta_torchrec", "*")}
 
 
 def python_bundle(target: Path, skip: set[str] = WEB_SKIP) -> Path:
-    """ddpcore and ddpview in one zip that Python imports directly (zipimport): one request instead of twenty."""
+    """ddpcore, ddpview and the DOM shell in one zip that Python imports in place: one request instead of twenty."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as bundle:
-        for package, base in (("ddpcore", ROOT), ("ddpview", WEB)):
+        for package, base in (("ddpcore", ROOT), ("ddpview", WEB), ("shell", WEB)):
             for path in sorted((base / package).glob("*.py")):
                 if path.name not in skip:
                     info = zipfile.ZipInfo(f"{package}/{path.name}", date_time=(2020, 1, 1, 0, 0, 0))

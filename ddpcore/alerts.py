@@ -42,7 +42,7 @@ def alert_rule(threshold: float = DEFAULT_THRESHOLD, job: str = "ddp", duration:
             "          severity: warning",
             "        annotations:",
             f'          summary: "Rank {{{{ $labels.rank }}}} reaches the gradient collective '
-            f'{{{{ $value | humanizePercentage }}}} '
+            f"{{{{ $value | humanizePercentage }}}} "
             f'of a step later than the median rank (threshold {threshold:.0%})"',
             '          description: "Every other rank waits for it at the barrier: the whole job runs at its pace."',
             "",

@@ -31,24 +31,6 @@ from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
 from .traces import MAX_FILE_BYTES, load
 
-FLAG_OF_FIELD = {
-    "gpus": "--gpus",
-    "straggler": "--straggler",
-    "slowdown": "--slowdown",
-    "prefetch_residual_ms": "--prefetch-residual-ms",
-    "tensor_activity": "--tensor-activity",
-    "jitter_cv": "--jitter-cv",
-    "straggler_prob": "--straggler-prob",
-    "persistent_slowdown": "--persistent-slowdown",
-    "grad_mb": "--grad-mb",
-    "bandwidth_gbps": "--bandwidth-gbps",
-    "latency_us": "--latency-us",
-    "allreduce_ms": "--allreduce-ms",
-    "bucket_mb": "--bucket-mb",
-    "first_bucket_mb": "--first-bucket-mb",
-    "min_gap": "--min-gap",
-}
-
 
 class UsageError(Exception):
     """A bad argument: reported on one line, exit status 2."""
@@ -63,7 +45,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _flag(field: str) -> str:
-    return FLAG_OF_FIELD.get(field, "--" + field.replace("_", "-"))
+    return "--" + field.replace("_", "-")
 
 
 def _emit(payload: dict, as_json: bool, text: Callable[[dict], str]) -> None:

@@ -5,6 +5,7 @@ import os
 import py_compile
 import sys
 import tempfile
+import types
 import zipfile
 
 APP, OUT = "/tmp/app.zip", "/tmp/app-pyc.zip"
@@ -24,6 +25,13 @@ def pyc(source, shown):
         with open(out, "rb") as handle:
             return handle.read()
 
+
+# The DOM shell imports PyScript, which exists only in the page: a stand-in lets it compile here.
+stand_in = types.ModuleType("pyscript")
+stand_in.document = stand_in.window = None
+stand_in.ffi = types.ModuleType("pyscript.ffi")
+stand_in.ffi.create_proxy = None
+sys.modules.update({"pyscript": stand_in, "pyscript.ffi": stand_in.ffi})
 
 sys.path.insert(0, APP)  # as web/main.py does in the page: the app zip is imported in place
 before = set(sys.modules)

@@ -17,8 +17,8 @@ def undocumented() -> list[str]:
         definitions = list(tree.body)
         definitions += [item for node in tree.body if isinstance(node, ast.ClassDef) for item in node.body]
         for node in definitions:
-            public = isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and not node.name.startswith("_")
-            if public and ast.get_docstring(node) is None:
+            definition = isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            if definition and not node.name.startswith("_") and ast.get_docstring(node) is None:
                 missing.append(f"{path.name}:{node.lineno} {node.name}")
     return missing
 

@@ -184,15 +184,28 @@ def test_keyboard_operates_the_controls(open_page):
     watch.assert_clean()
 
 
-def test_python_errors_appear_in_the_page(open_page):
+def test_an_unexpected_failure_shows_in_the_page_as_one_line_with_details(open_page):
+    """The example files cannot be fetched (the network failed mid-way): the page says so, it does not go silent."""
     page, _ = open_page("#view=traces")
+    page.route("**/examples/cpu/*", lambda route: route.abort())
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=errors] details")
+    summary = page.inner_text("[data-testid=errors] details summary")
+    assert "fetch" in summary.lower() and "\n" not in summary
+    assert "Traceback" in page.text_content("[data-testid=errors] details pre")
+
+
+def test_a_forged_step_option_is_ignored(open_page):
+    page, watch = open_page("#view=traces")
     page.click("[data-testid=trace-example]")
     page.wait_for_selector("[data-testid=trace-straggler]")
     page.evaluate("""() => { const s = document.querySelector('[data-testid=trace-step]');
         s.add(new Option('broken', 'not-a-number')); s.value = 'not-a-number';
         s.dispatchEvent(new Event('change')); }""")
-    assert page.is_visible("[data-testid=errors]")
-    assert "ValueError" in page.inner_text("[data-testid=errors]")
+    page.select_option("[data-testid=trace-step]", "2")
+    step = page.inner_text("[data-testid=trace-step] option[value='2']").split(":")[0].split()[-1]
+    assert page.locator("[data-testid=trace-timeline]").get_attribute("aria-label").startswith(f"Measured step {step},")
+    watch.assert_clean()
 
 
 def test_the_measured_h200_fact_beside_the_gauges_and_in_the_measure_table(open_page):

@@ -12,7 +12,6 @@ from .svg import num, output, tag, text
 
 WIDTH, HEIGHT = 900, 400
 LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52
-COLORS = {"ring": "ring", "tree": "tree"}
 
 
 def _x(n: float) -> float:
@@ -83,7 +82,7 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
     )
     lines = []
     for alg, results in sweeps.items():
-        cls = f"series step {COLORS[alg]}" + ("" if alg == algorithm else " other")
+        cls = f"series step {alg}" + ("" if alg == algorithm else " other")
         lines.append(_polyline([(_x(r.gpus), y_ms(r.expected_step_ms)) for r in results], cls))
     eff = sweeps[algorithm]
     lines.append(_polyline([(_x(r.gpus), _y_ratio(r.efficiency)) for r in eff], "series efficiency"))
@@ -93,7 +92,7 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
         {"class": "current", "data-testid": "cluster-marker", "data-value": current.gpus},
         tag("line", {"x1": cx, "y1": TOP - 6, "x2": cx, "y2": bottom, "class": "current-line"}),
         tag("circle", {"cx": cx, "cy": _y_ratio(current.efficiency), "r": 5, "class": "dot efficiency"}),
-        tag("circle", {"cx": cx, "cy": y_ms(current.expected_step_ms), "r": 5, "class": f"dot {COLORS[algorithm]}"}),
+        tag("circle", {"cx": cx, "cy": y_ms(current.expected_step_ms), "r": 5, "class": f"dot {algorithm}"}),
         text(
             "text",
             {"x": min(max(cx, LEFT + 30), right - 30), "y": TOP - 10, "text-anchor": "middle", "class": "mark-label"},

@@ -57,7 +57,7 @@ TEXT: dict[str, dict[str, str]] = {
     "subtitle": {
         "en": "Ring AllReduce exchange by exchange, the barrier cost of a straggler, and why GPU utilization lies.",
         "fr": "Le ring AllReduce échange par échange, le coût d'un retardataire à la barrière, et pourquoi "
-            "l'utilisation GPU ment.",
+        "l'utilisation GPU ment.",
     },
     "loading": {"en": "Starting Python in your browser…", "fr": "Démarrage de Python dans le navigateur…"},
     "ready": {"en": "Live", "fr": "Prêt"},
@@ -162,7 +162,7 @@ TEXT: dict[str, dict[str, str]] = {
     "ring.title": {"en": "Ring AllReduce", "fr": "Ring AllReduce"},
     "ring.help": {
         "en": "<b>Try</b> “Next exchange” a few times. <b>Notice</b> that every GPU sends one chunk per "
-            "exchange to its "
+        "exchange to its "
         "neighbour at once: N−1 reduce-scatter exchanges add one contribution per hop until each GPU owns one complete "
         "chunk (ringed), then N−1 all-gather exchanges pass the complete chunks round. Each GPU sends 2(N−1)/N times "
         "the gradient size, whatever N.",
@@ -226,7 +226,7 @@ TEXT: dict[str, dict[str, str]] = {
     "modes.bw": {
         "en": "Bucket AllReduces in overlap: algbw {algbw} GB/s, busbw {busbw} GB/s (as nccl-tests reports them).",
         "fr": "AllReduce des buckets en recouvrement : algbw {algbw} Go/s, busbw {busbw} Go/s (comme les "
-            "rapporte nccl-tests).",
+        "rapporte nccl-tests).",
     },
     "ctl.mode": {"en": "Mode", "fr": "Mode"},
     "ctl.mode_sequential": {"en": "Sequential (reference)", "fr": "Séquentiel (référence)"},
@@ -295,7 +295,7 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.transient_line": {
         "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more (ranks "
-            "{ranks}), "
+        "{ranks}), "
         "{cost} each on average.",
         "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas "
         "(rangs {ranks}), {cost} chacun en moyenne.",
@@ -399,14 +399,14 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "cost.lesson": {
         "en": "Prefetch saves {gain} ms; the straggler costs {cost} ms. An I/O fix does not cure a "
-            "synchronisation problem.",
+        "synchronisation problem.",
         "fr": "Le préchargement fait gagner {gain} ms ; le retardataire coûte {cost} ms. Une optimisation d'E/S "
-            "ne guérit pas un problème de synchronisation.",
+        "ne guérit pas un problème de synchronisation.",
     },
     "cost.lesson_none": {
         "en": "Prefetch saves {gain} ms. Slow the straggler down to see what the barrier costs in comparison.",
         "fr": "Le préchargement fait gagner {gain} ms. Ralentissez le retardataire pour comparer avec le coût "
-            "de la barrière.",
+        "de la barrière.",
     },
     "notice.clamped": {
         "en": "Link value {name}={given} is not usable here; using {used}.",
@@ -415,9 +415,9 @@ TEXT: dict[str, dict[str, str]] = {
     "notice.dismiss": {"en": "Dismiss", "fr": "Fermer"},
     "motion.reduced": {
         "en": "Reduced motion is on: Play jumps to the end of the step; use “Next exchange” to go one exchange "
-            "at a time.",
+        "at a time.",
         "fr": "Animations réduites : Lecture saute à la fin du pas ; « Échange suivant » avance d'un échange à "
-            "la fois.",
+        "la fois.",
     },
     "simplifies.title": {"en": "What the picture simplifies", "fr": "Ce que l'image simplifie"},
     "simplifies.body": {

@@ -29,8 +29,8 @@ class Frame:
 
 
 def config_of(state: ViewState) -> StepConfig:
-    """The model's AllReduce (docs/model.md) in ms in sequential mode; overlap derives bucket times from the link, and so does
-    the sequential run it is compared with."""
+    """The model's AllReduce (docs/model.md) in ms in sequential mode; overlap derives bucket times from the link,
+    and so does the sequential run it is compared with."""
     link = Link(bandwidth_gbps=state.bandwidth_gbps) if state.mode == "overlap" else None
     return StepConfig(
         gpus=state.gpus,
@@ -51,7 +51,7 @@ def axis_max_ms(state: ViewState) -> float:
     return math.ceil(worst / step) * step
 
 
-def exchange_html(gpus: int, exchange: int, lang: str) -> str:
+def exchange_html(gpus: int, exchange: int) -> str:
     total = exchange_count(gpus)
     return text(
         "output",
@@ -116,7 +116,7 @@ def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
             schedule, axis_max_ms(state), lang, ideal_ms=metrics.ideal_step_ms, playhead_ms=frame.playhead_ms
         ),
         "cost-view": cost_html(metrics, lang),
-        "exchange-view": exchange_html(state.gpus, frame.exchange, lang),
+        "exchange-view": exchange_html(state.gpus, frame.exchange),
     }
 
 

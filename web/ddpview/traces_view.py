@@ -22,7 +22,7 @@ def analysed(
         return None, (*errors, FileError("—", str(exc)))
 
 
-def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
+def errors_html(errors: tuple[FileError, ...]) -> str:
     """One list item per file left out, its name and the reason, both as text."""
     return "".join(
         tag("li", {"data-testid": "trace-error"}, text("strong", None, e.source), " ", text("span", None, e.message))
@@ -236,7 +236,7 @@ def traces_regions(
     analysis: Analysis | None, errors: tuple[FileError, ...], step_index: int, threshold: float, lang: str
 ) -> dict[str, str]:
     """Markup of every region of the view, by element id."""
-    out = {"trace-errors": errors_html(errors, lang)}
+    out = {"trace-errors": errors_html(errors)}
     if analysis is None:
         out.update(dict.fromkeys(TRACE_REGIONS, ""))
         return out

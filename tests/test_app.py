@@ -1,0 +1,138 @@
+"""The page's decisions, natively: how each event changes the model, and what the screen shows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from ddpview import app
+from ddpview.page import Frame
+from ddpview.playback import duration_s
+from ddpview.sliders import slider_from_n
+
+from ddpcore.ring import exchange_count
+from ddpcore.traces import load
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def model(fragment: str = "", lang: str = "en-US", reduced: bool = False) -> app.Model:
+    return app.initial(fragment, lang, reduced)
+
+
+def test_initial_language_from_link_else_browser():
+    assert model("#lang=fr", "en-US").lang == "fr"
+    assert model("", "fr-CA").lang == "fr"
+    assert model("", "de-DE").lang == "en"
+
+
+def test_control_text_reads_checkboxes_and_the_log_slider():
+    assert app.control_text("", "x", True, True) == "1"
+    assert app.control_text("", "x", False, True) == "0"
+    assert app.control_text(app.LOG_SCALE, "0", False, False) == "8"
+    assert app.control_text(app.LOG_SCALE, "1000", False, False) == "1000000"
+    position = slider_from_n(4096)
+    assert abs(int(app.control_text(app.LOG_SCALE, str(position), False, False)) - 4096) < 0.01 * 4096
+    assert app.control_text(app.LOG_SCALE, "banana", False, False) == ""
+    assert app.control_text("", "1.5", False, False) == "1.5"
+
+
+def test_a_new_configuration_stops_the_play_and_rewinds():
+    m = app.toggle_play(app.next_exchange(model()), now_s=10.0)
+    assert m.playing
+    changed = app.with_control(m, "slowdown", "2")
+    assert not changed.playing and changed.frame == Frame()
+    assert changed.state.slowdown == 2.0
+    same = app.with_control(m, "lang", "en")
+    assert same.playing, "a change that is not the step's configuration keeps the play going"
+
+
+def test_unreadable_control_text_changes_nothing():
+    m = model("#gpus=6")
+    assert app.with_control(m, "gpus", "banana").state == m.state
+
+
+def test_tab_keys_wrap_and_ignore_other_keys():
+    assert [app.tab_after(k, 0, 3) for k in ("ArrowRight", "ArrowLeft", "Home", "End", "a")] == [1, 2, 0, 2, None]
+
+
+def test_next_exchange_counts_to_the_end_and_stops_there():
+    m = model("#gpus=4")
+    for _ in range(10):
+        m = app.next_exchange(m)
+    assert m.frame.exchange == exchange_count(4)
+    assert app.screen(m).flags["next-step"]["disabled"]
+    assert not app.screen(app.rewind(m)).flags["next-step"]["disabled"]
+
+
+def test_play_runs_to_the_end_and_resumes_from_the_playhead():
+    m = app.toggle_play(model(), now_s=100.0)
+    length = duration_s(app.schedule_of(m))
+    middle = app.tick(m, 100.0 + length / 2)
+    assert middle.playing and 0 < middle.frame.playhead_ms < app.schedule_of(m).step_ms
+    paused = app.toggle_play(middle, now_s=0.0)
+    resumed = app.toggle_play(paused, now_s=500.0)
+    assert app.tick(resumed, 500.0).frame.playhead_ms == pytest.approx(middle.frame.playhead_ms)
+    done = app.tick(m, 100.0 + length + 1)
+    assert not done.playing and done.frame.exchange == exchange_count(8)
+    assert app.screen(m).attributes["play"]["aria-pressed"] == "true"
+    assert app.screen(done).texts["play"] == "Play"
+
+
+def test_reduced_motion_jumps_to_the_end():
+    m = app.toggle_play(model(reduced=True), now_s=0.0)
+    assert not m.playing and m.frame.exchange == exchange_count(8)
+
+
+def test_playhead_x_is_inside_the_timeline():
+    m = app.next_exchange(model())
+    assert 0 < app.playhead_x(m) < 900
+    assert app.playhead_x(model()) is None
+
+
+def test_hash_edits_bring_their_notices_and_language():
+    m = app.with_hash(model(), "#gpus=99&lang=fr")
+    assert m.lang == "fr" and m.state.gpus == 16
+    assert [n.key for n in m.notices] == ["gpus"]
+    assert app.with_control(m, "slowdown", "2").notices == ()
+
+
+def test_screen_writes_only_what_changed():
+    written: dict = {}
+    first = app.changes(app.screen(model()), written)
+    assert {kind for kind, _, _ in first} == {"region", "value", "text", "attr", "flag", "view"}
+    assert app.changes(app.screen(model()), written) == []
+    m = app.with_control(model(), "slowdown", "2")
+    again = app.changes(app.screen(m), written, editing="slowdown")
+    assert ("value", "slowdown", "2") not in again, "the slider in the user's hand is not written back"
+    assert any(kind == "region" and name == "cost-view" for kind, name, _ in again)
+    assert ("text", "slowdown-out", "2×") in again
+
+
+def test_traces_threshold_and_step_picker():
+    files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    loaded = load(files)
+    m = app.with_traces(
+        app.loading_traces(replace(model(), state=replace(model().state, view="traces")), 4),
+        loaded.traces,
+        loaded.errors,
+    )
+    assert m.traces.loading == 0 and m.traces.analysis is not None
+    assert m.traces.analysis.straggler_rank == 2
+    shown = app.screen(m)
+    assert 'data-testid="trace-straggler" data-value="2"' in shown.regions["trace-summary"]
+    assert not shown.flags["copy-alert"]["disabled"]
+    high = app.with_threshold(m, "0.99")
+    assert high.traces.analysis.straggler_rank is None and high.traces.threshold == 0.99
+    assert app.with_threshold(m, "nan") == m and app.with_threshold(m, "12") == m
+    assert app.with_trace_step(m, "3").traces.step_index == 3
+    assert app.with_trace_step(m, "not-a-number") == m
+    assert app.screen(app.loading_traces(m, 2)).texts["trace-status"] == "Reading 2 file(s)…"
+
+
+def test_traces_that_cannot_be_compared_say_why():
+    loaded = load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("rank0.jsonl.gz"))])
+    m = app.with_traces(model(), loaded.traces, loaded.errors)
+    assert m.traces.analysis is None and "two ranks" in m.traces.errors[-1].message
+    assert app.screen(m).flags["copy-alert"]["disabled"]

@@ -1,0 +1,280 @@
+"""What the page decides, without a DOM: the model of the page, how each event changes it, and what it shows.
+
+web/main.py only reads events into these functions and writes `screen(model)` into the document, so everything
+here is tested natively (tests/test_app.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ddpcore.analysis import DEFAULT_THRESHOLD, Analysis
+from ddpcore.ring import exchange_count
+from ddpcore.schedule import Schedule, build_schedule
+from ddpcore.traces import FileError, RankTrace
+
+from . import i18n, playback
+from .page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
+from .sliders import n_from_slider, slider_from_n
+from .timeline_view import TimelineGeometry
+from .urlstate import Notice, ViewState, apply, decode, encode, texts
+
+LOG_SCALE = "log-n"
+TAB_KEYS = ("ArrowRight", "ArrowLeft", "Home", "End")
+
+
+@dataclass(frozen=True)
+class TracesModel:
+    """The traces loaded in Your traces and what the analysis made of them at the current threshold."""
+
+    traces: tuple[RankTrace, ...] = ()
+    load_errors: tuple[FileError, ...] = ()
+    threshold: float = DEFAULT_THRESHOLD
+    step_index: int = 0
+    analysis: Analysis | None = None
+    errors: tuple[FileError, ...] = ()
+    loading: int = 0
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything the page shows follows from this: the link's state, the language and the animation."""
+
+    state: ViewState
+    lang: str
+    notices: tuple[Notice, ...] = ()
+    frame: Frame = Frame()
+    playing: bool = False
+    play_origin_s: float = 0.0
+    reduced_motion: bool = False
+    traces: TracesModel = field(default_factory=TracesModel)
+
+
+def slot(key: str, scale: str = "") -> str:
+    """A control's place among the shown values: its hash key, and its scale when it has one."""
+    return f"{key}:{scale}" if scale else key
+
+
+def initial(fragment: str, browser_lang: str, reduced_motion: bool) -> Model:
+    """The model from the URL hash and the browser's language."""
+    state, notices = decode(fragment)
+    return Model(state, state.lang or i18n.pick_lang(browser_lang), notices, reduced_motion=reduced_motion)
+
+
+def control_text(scale: str, value: str, checked: bool, checkbox: bool) -> str:
+    """A control's reading as the text its hash key takes (a log slider's position becomes N)."""
+    if checkbox:
+        return "1" if checked else "0"
+    if scale == LOG_SCALE:
+        try:
+            return str(n_from_slider(int(float(value))))
+        except ValueError:
+            return ""
+    return value
+
+
+def with_state(model: Model, state: ViewState, notices: tuple[Notice, ...] = ()) -> Model:
+    """A new state: a user change clears the link's notices; a new step configuration stops and rewinds the play."""
+    if state == model.state:
+        return replace(model, notices=notices)
+    if config_of(state) != config_of(model.state):
+        model = replace(model, playing=False, frame=Frame())
+    return replace(model, state=state, notices=notices)
+
+
+def with_control(model: Model, key: str, text: str) -> Model:
+    """A control moved: its text is clamped like a link's; unreadable text changes nothing."""
+    return with_state(model, apply(model.state, key, text))
+
+
+def with_view(model: Model, view: str) -> Model:
+    """Another tab."""
+    return with_state(model, replace(model.state, view=view))
+
+
+def tab_after(key: str, index: int, count: int) -> int | None:
+    """The tab the arrow keys, Home and End move to (wrapping round), or None for any other key."""
+    if key not in TAB_KEYS:
+        return None
+    moved = {"ArrowRight": index + 1, "ArrowLeft": index - 1, "Home": 0, "End": count - 1}[key]
+    return moved % count
+
+
+def with_lang(model: Model, lang: str) -> Model:
+    """The language selector: kept in the link too."""
+    lang = i18n.pick_lang(lang)
+    return replace(model, lang=lang, state=replace(model.state, lang=lang))
+
+
+def with_hash(model: Model, fragment: str) -> Model:
+    """The user edited the URL hash: its state, its notices, and its language if it names one."""
+    state, notices = decode(fragment)
+    model = replace(model, lang=state.lang or model.lang)
+    return with_state(model, state, notices)
+
+
+def schedule_of(model: Model) -> Schedule:
+    """The step the One step view animates."""
+    return build_schedule(config_of(model.state))
+
+
+def next_exchange(model: Model) -> Model:
+    """One more ring exchange, the playhead at its end; stops the play."""
+    k = min(model.frame.exchange + 1, exchange_count(model.state.gpus))
+    return replace(model, playing=False, frame=Frame(k, playback.playhead_for_exchange(schedule_of(model), k)))
+
+
+def rewind(model: Model) -> Model:
+    """Back to before the first exchange."""
+    return replace(model, playing=False, frame=Frame())
+
+
+def toggle_play(model: Model, now_s: float) -> Model:
+    """Play from the playhead (from the start once at the end), or pause; reduced motion jumps to the end."""
+    if model.playing:
+        return replace(model, playing=False)
+    schedule = schedule_of(model)
+    if model.reduced_motion:
+        return replace(model, frame=Frame(exchange_count(model.state.gpus), schedule.step_ms))
+    head = model.frame.playhead_ms
+    resume = 0.0 if head is None or head >= schedule.step_ms else playback.elapsed_for(schedule, head)
+    return replace(model, playing=True, play_origin_s=now_s - resume)
+
+
+def tick(model: Model, now_s: float) -> Model:
+    """The animation clock: where the playhead is now; the play stops at the step's end."""
+    if not model.playing:
+        return model
+    position = playback.position(schedule_of(model), now_s - model.play_origin_s)
+    return replace(model, frame=Frame(position.exchange, position.t_ms), playing=not position.done)
+
+
+def playhead_x(model: Model) -> float | None:
+    """The playhead's x in the timeline, or None when it is not shown."""
+    head = model.frame.playhead_ms
+    return None if head is None else TimelineGeometry(axis_max_ms(model.state), model.state.gpus).x_of(head)
+
+
+def with_traces(model: Model, traces: tuple[RankTrace, ...], errors: tuple[FileError, ...]) -> Model:
+    """Files were read: analyse them at the current threshold, from the first step."""
+    loaded = replace(model.traces, traces=traces, load_errors=errors, step_index=0, loading=0)
+    return replace(model, traces=_analysed(loaded))
+
+
+def loading_traces(model: Model, files: int) -> Model:
+    """Files are being read: the status says how many."""
+    return replace(model, traces=replace(model.traces, loading=files))
+
+
+def with_trace_step(model: Model, text: str) -> Model:
+    """The step picker; a value that is not a step index changes nothing."""
+    try:
+        index = int(text)
+    except ValueError:
+        return model
+    return replace(model, traces=replace(model.traces, step_index=index))
+
+
+def with_threshold(model: Model, text: str) -> Model:
+    """The threshold field decides who is late: the verdict and the alert rule follow it; bad text changes nothing."""
+    from ddpcore.alerts import alert_threshold
+
+    try:
+        threshold = alert_threshold(float(text))
+    except ValueError:
+        return model
+    return replace(model, traces=_analysed(replace(model.traces, threshold=threshold)))
+
+
+def _analysed(traces: TracesModel) -> TracesModel:
+    from .traces_view import analysed
+
+    if not traces.traces and not traces.load_errors:
+        return replace(traces, analysis=None, errors=())
+    analysis, errors = analysed(traces.traces, traces.load_errors, traces.threshold)
+    return replace(traces, analysis=analysis, errors=errors)
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the document must show: markup by element id, control values by slot, texts, attributes, flags."""
+
+    regions: dict[str, str]
+    values: dict[str, str]
+    texts: dict[str, str]
+    attributes: dict[str, dict[str, str]]
+    flags: dict[str, dict[str, bool]]
+    view: str
+    mode: str
+    hash: str
+
+
+def link(model: Model) -> str:
+    """The URL hash that reproduces this view."""
+    return encode(model.state)
+
+
+def _region_markup(model: Model) -> dict[str, str]:
+    state, lang = model.state, model.lang
+    if state.view == "traces":
+        from .traces_view import traces_regions
+
+        t = model.traces
+        markup = traces_regions(t.analysis, t.errors, t.step_index, t.threshold, lang)
+    else:
+        markup = regions(state, model.frame, lang)
+    markup["straggler"] = straggler_options(state.gpus, state.straggler, lang)
+    markup["notices"] = notices_html(model.notices, lang)
+    return markup
+
+
+def screen(model: Model) -> Screen:
+    """Everything the page shows for this model (main.py writes only what changed)."""
+    state, lang = model.state, model.lang
+    values = texts(state)
+    values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster_gpus))
+    play_key = "ctl.pause" if model.playing else "ctl.play"
+    loading = model.traces.loading
+    return Screen(
+        regions=_region_markup(model),
+        values=values,
+        texts={
+            "slowdown-out": f"{i18n.number(state.slowdown, lang, 1)}×",
+            "play": i18n.t(play_key, lang),
+            "trace-status": i18n.t("traces.loading", lang, n=loading) if loading else "",
+        },
+        attributes={
+            "cluster-gpus": {"data-value": str(state.cluster_gpus)},
+            "play": {"data-i18n": play_key, "aria-pressed": "true" if model.playing else "false"},
+        },
+        flags={
+            "next-step": {"disabled": model.frame.exchange >= exchange_count(state.gpus)},
+            "copy-alert": {"disabled": model.traces.analysis is None},
+            "copy-exposition": {"disabled": model.traces.analysis is None},
+        },
+        view=state.view,
+        mode=state.mode,
+        hash=link(model),
+    )
+
+
+Change = tuple[str, object, object]
+"""(kind, name, value): a region's markup, a control's value, an element's text, attributes or flags, or the view."""
+
+
+def changes(shown: Screen, written: dict[object, object], editing: str | None = None) -> list[Change]:
+    """What must be written to show `shown`, given what was written last (`written` is updated).
+
+    The control being dragged (`editing`) is left alone: writing its value back would fight the user's hand."""
+    wanted: list[Change] = [("region", name, markup) for name, markup in shown.regions.items()]
+    wanted += [("value", name, value) for name, value in shown.values.items() if name != editing]
+    wanted += [("text", name, value) for name, value in shown.texts.items()]
+    wanted += [("attr", name, value) for name, value in shown.attributes.items()]
+    wanted += [("flag", name, value) for name, value in shown.flags.items()]
+    wanted.append(("view", "view", (shown.view, shown.mode)))
+    out = []
+    for kind, name, value in wanted:
+        if written.get((kind, name)) != value:
+            written[(kind, name)] = value
+            out.append((kind, name, value))
+    return out

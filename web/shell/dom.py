@@ -1,0 +1,109 @@
+"""Small DOM helpers: errors shown in the page, guarded callbacks, background tasks, and writing a screen."""
+
+import asyncio
+import traceback
+
+from pyscript import document, window
+from pyscript.ffi import create_proxy
+
+BACKGROUND = set()
+"""Tasks under way: held here so that the event loop's weak references do not let them be collected mid-run."""
+
+
+def by_id(name):
+    return document.getElementById(name)
+
+
+def all_of(selector):
+    return list(document.querySelectorAll(selector))
+
+
+def now_s():
+    return window.performance.now() / 1000.0
+
+
+def show_error(details):
+    """An unexpected error: its last line for the user, the traceback folded beneath it."""
+    box = by_id("errors")
+    entry = document.createElement("details")
+    summary = document.createElement("summary")
+    summary.textContent = details.strip().splitlines()[-1]
+    pre = document.createElement("pre")
+    pre.textContent = details
+    entry.append(summary, pre)
+    box.append(entry)
+    box.hidden = False
+
+
+def in_background(coroutine):
+    """Run a coroutine after the event: what the event carries must be read before, while it is dispatched."""
+
+    async def run():
+        try:
+            await coroutine
+        except Exception:
+            show_error(traceback.format_exc())
+
+    task = asyncio.ensure_future(run())
+    BACKGROUND.add(task)
+    task.add_done_callback(BACKGROUND.discard)
+
+
+def guarded(handler):
+    """Every DOM callback reports Python errors in the page, not only in the console."""
+
+    def run(*args):
+        try:
+            handler(*args)
+        except Exception:
+            show_error(traceback.format_exc())
+
+    return create_proxy(run)
+
+
+class Writer:
+    """Applies ddpview.app's changes: markup by id, control values by slot, texts, attributes, flags, the view."""
+
+    def __init__(self, slot_of):
+        self.elements = {}
+        self.controls = {}
+        for element in document.querySelectorAll("[data-key]"):
+            self.controls.setdefault(slot_of(element), []).append(element)
+        self.tabs = list(document.querySelectorAll("[role=tab]"))
+        self.by_view = [(e, str(e.getAttribute("data-view-panel"))) for e in all_of("[data-view-panel]")]
+        self.by_mode = [(e, str(e.getAttribute("data-show-mode"))) for e in all_of("[data-show-mode]")]
+
+    def element(self, name):
+        if name not in self.elements:
+            self.elements[name] = by_id(name)
+        return self.elements[name]
+
+    def write(self, kind, name, value):
+        if kind == "region":
+            self.element(name).innerHTML = value
+        elif kind == "value":
+            for element in self.controls.get(name, ()):
+                if str(element.type) == "checkbox":
+                    element.checked = value == "1"
+                else:
+                    element.value = value
+        elif kind == "text":
+            self.element(name).textContent = value
+        elif kind == "attr":
+            for attr, text in value.items():
+                self.element(name).setAttribute(attr, text)
+        elif kind == "flag":
+            for prop, on in value.items():
+                setattr(self.element(name), prop, on)
+        else:
+            self.show_view(*value)
+
+    def show_view(self, view, mode):
+        for tab in self.tabs:
+            selected = str(tab.getAttribute("data-view")) == view
+            tab.setAttribute("aria-selected", "true" if selected else "false")
+            tab.tabIndex = 0 if selected else -1
+        for element, name in self.by_view:
+            element.hidden = name != view
+        for element, name in self.by_mode:
+            element.hidden = name != mode
