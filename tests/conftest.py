@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from pages import PageWatch
 
 import build
 from scripts.browser import launch_options
@@ -37,32 +38,6 @@ def browser():
         b.close()
 
 
-class PageWatch:
-    """Collects what the page did that it should not: console errors, failed or foreign requests."""
-
-    def __init__(self, page, origin: str) -> None:
-        self.page = page
-        self.origin = origin
-        self.console_errors: list[str] = []
-        self.foreign_requests: list[str] = []
-        self.failed_requests: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
-        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
-        page.on("request", self._on_request)
-        page.on("requestfailed", lambda r: self.failed_requests.append(r.url))
-
-    def _on_request(self, request) -> None:
-        url = request.url
-        if not (url.startswith(self.origin) or url.startswith("data:") or url.startswith("blob:")):
-            self.foreign_requests.append(url)
-
-    def assert_clean(self) -> None:
-        assert self.foreign_requests == []
-        assert self.failed_requests == []
-        assert self.console_errors == []
-        assert not self.page.is_visible("[data-testid=errors]")
-
-
 @pytest.fixture
 def open_page(browser, site):
     """open_page(hash='', locale='en-US') -> (page, watch), once Python is live."""
@@ -80,12 +55,3 @@ def open_page(browser, site):
     yield _open
     for context in contexts:
         context.close()
-
-
-def hash_of(page, contains: str = "", exact: str | None = None, timeout: float = 5_000) -> str:
-    """The URL hash once it shows the change: the page writes it in its own task, after the DOM update."""
-    if exact is not None:
-        page.wait_for_function("h => location.hash === h", arg=exact, timeout=timeout)
-    else:
-        page.wait_for_function("s => location.hash.includes(s)", arg=contains, timeout=timeout)
-    return page.evaluate("location.hash")

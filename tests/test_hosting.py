@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PageWatch
+from pages import PageWatch
 
 import build
 

@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from conftest import PageWatch
+from pages import PageWatch
 
 import build
 

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest import hash_of
+from pages import expect_hash, value
 
 from ddpcore.cluster import ClusterConfig, cluster_step
 
 pytestmark = pytest.mark.browser
-
-
-def value(page, testid: str) -> float:
-    return float(page.get_attribute(f"[data-testid={testid}]", "data-value"))
 
 
 def test_cluster_view_matches_the_model(open_page):
@@ -31,7 +27,7 @@ def test_cluster_view_matches_the_model(open_page):
     assert value(page, "cluster-step-time") == pytest.approx(expected.expected_step_ms, rel=1e-12)
     assert value(page, "cluster-p-any") == pytest.approx(expected.p_any_straggler, rel=1e-12)
     assert page.get_attribute("[data-testid=cluster-marker]", "data-value") == "1000000"
-    assert hash_of(page, exact="#view=cluster&gpus=8&straggler=2&slowdown=1&prefetch=0&n=1000000&k=2&ar=tree")
+    expect_hash(page, exact="#view=cluster&gpus=8&straggler=2&slowdown=1&prefetch=0&n=1000000&k=2&ar=tree")
     watch.assert_clean()
 
 

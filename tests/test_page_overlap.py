@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from conftest import hash_of
+from pages import expect_hash, value
 
 from ddpcore import StepConfig
 from ddpcore.comm import Link
 from ddpcore.metrics import compare_modes
 
 pytestmark = pytest.mark.browser
-
-
-def value(page, testid: str) -> float:
-    return float(page.get_attribute(f"[data-testid={testid}]", "data-value"))
 
 
 def test_overlap_mode_compares_and_keeps_the_straggler_visible(open_page):
@@ -31,7 +27,7 @@ def test_overlap_mode_compares_and_keeps_the_straggler_visible(open_page):
     lanes = page.locator("[data-testid=timeline] [data-testid=lane]")
     assert lanes.count() == 8
     assert lanes.nth(0).locator("[data-bucket]").count() == 9
-    assert "mode=overlap" in hash_of(page, "mode=overlap")
+    expect_hash(page, contains="mode=overlap")
     assert page.is_visible("#overlap-title")
     page.fill("[data-testid=bandwidth]", "5")
     assert value(page, "overlap-exposed-comm") > both["overlap"].exposed_comm_ms

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PageWatch
+from pages import PageWatch, value
 
 from ddpcore.analysis import analyze
 from ddpcore.traces import load
@@ -16,10 +16,6 @@ pytestmark = pytest.mark.browser
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ddp4"
 PAYLOAD = '<script>window.__pwned = 1</script><svg onload="window.__pwned = 2">'
-
-
-def value(page, testid: str) -> float:
-    return float(page.get_attribute(f"[data-testid={testid}]", "data-value"))
 
 
 def test_example_traces_name_the_straggler(open_page):

@@ -1,0 +1,49 @@
+"""What every page test needs: numbers read from the page, the URL hash once written, and a watch on misbehaviour."""
+
+from __future__ import annotations
+
+
+def value(page, testid: str) -> float:
+    """The raw number behind a shown value (`data-value`): never parsed from display text."""
+    return float(page.get_attribute(f"[data-testid={testid}]", "data-value"))
+
+
+class PageWatch:
+    """Collects what the page did that it should not: console errors, failed or foreign requests."""
+
+    def __init__(self, page, origin: str) -> None:
+        self.page = page
+        self.origin = origin
+        self.console_errors: list[str] = []
+        self.foreign_requests: list[str] = []
+        self.failed_requests: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+        page.on("request", self._on_request)
+        page.on("requestfailed", lambda r: self.failed_requests.append(r.url))
+
+    def _on_request(self, request) -> None:
+        url = request.url
+        if not (url.startswith(self.origin) or url.startswith("data:") or url.startswith("blob:")):
+            self.foreign_requests.append(url)
+
+    def assert_clean(self) -> None:
+        assert self.foreign_requests == []
+        assert self.failed_requests == []
+        assert self.console_errors == []
+        assert not self.page.is_visible("[data-testid=errors]")
+
+
+def expect_hash(page, *, exact: str | None = None, contains: str | None = None, timeout: float = 5_000) -> None:
+    """Fail unless the URL hash comes to equal `exact` (or contain `contains`): the page writes it in a task of its
+    own after the DOM update, so it is awaited; the failure says what the hash was instead."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    check = "h => location.hash === h" if exact is not None else "s => location.hash.includes(s)"
+    try:
+        page.wait_for_function(check, arg=exact if exact is not None else contains, timeout=timeout)
+    except PlaywrightTimeout:
+        actual = page.evaluate("location.hash")
+        raise AssertionError(
+            f"URL hash {actual!r}, expected {'exactly' if exact else 'to contain'} {exact or contains!r}"
+        ) from None
