@@ -1,7 +1,8 @@
 """ddpcore: one step of data-parallel GPU training, modelled in the standard library."""
 
-from .config import ConfigError, Phases, StepConfig
+from .config import Phases, StepConfig
 from .metrics import StepMetrics, step_metrics
+from .params import ConfigError
 from .ring import ChunkState, Exchange, Transfer, allreduce, exchange, exchanges, ring_state, traffic_factor
 from .schedule import PHASES, Schedule, build_schedule
 

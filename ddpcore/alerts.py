@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
-from .config import check_number
+from .params import check_number
 
 STEP_METRIC = "ddp_step_seconds"
 ARRIVAL_METRIC = "ddp_step_arrival_seconds"

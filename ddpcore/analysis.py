@@ -25,18 +25,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .collectives import GRADIENT_KINDS
-from .config import check_number
 from .intervals import Interval, clip, intersection_ms, merge, partition, union_ms
+from .params import check_number
+from .phases import ALLREDUCE, GPU_COMM, GPU_COMPUTE, IDLE, MEASURED, OTHER_COMM
 from .traces import COMPUTE, MEMORY, RankTrace, TraceStep
 
 DEFAULT_THRESHOLD = 0.1
 """The gap (share of the step) from which a rank counts as late: for the verdicts, the page and the alert rule."""
 MAX_THRESHOLD = 1.0
 WARMUP_STEP = 0
-PHASE_PRIORITY = ("forward", "backward", "optimizer", "load", "allreduce", "other_comm")
-"""Measured phases overlap (threads, async collectives); each instant goes to the first phase running then, so
-communication shows only where no compute ran: exposed communication and the barrier wait."""
-DRAW_PHASES = (*PHASE_PRIORITY, "idle")
+DRAW_PHASES = (*MEASURED, IDLE)
 
 
 class AnalysisError(ValueError):
@@ -236,8 +234,7 @@ def _anchor(step: TraceStep) -> float:
 def _comm_phases(step: TraceStep) -> list[Interval]:
     """Host collectives as phases: the gradient ones are `allreduce`, every other kind `other_comm`."""
     return [
-        Interval("allreduce" if c.phase in GRADIENT_KINDS else "other_comm", c.start_ms, c.end_ms)
-        for c in step.collectives
+        Interval(ALLREDUCE if c.phase in GRADIENT_KINDS else OTHER_COMM, c.start_ms, c.end_ms) for c in step.collectives
     ]
 
 
@@ -257,8 +254,8 @@ def _device_time(step: TraceStep) -> DeviceTime:
 def _device_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
     kernels = [k for k in step.device if k.phase != MEMORY]
     return (
-        *_shifted(merge(k for k in kernels if not _is_comm(k)), "gpu_compute", shift),
-        *_shifted(merge(k for k in kernels if _is_comm(k)), "gpu_comm", shift),
+        *_shifted(merge(k for k in kernels if not _is_comm(k)), GPU_COMPUTE, shift),
+        *_shifted(merge(k for k in kernels if _is_comm(k)), GPU_COMM, shift),
     )
 
 
@@ -266,7 +263,7 @@ def _comm_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
     comms = clip(_comm_phases(step), step.start_ms, step.end_ms)
     return tuple(
         i
-        for phase in ("allreduce", "other_comm")
+        for phase in (ALLREDUCE, OTHER_COMM)
         for i in _shifted(merge(c for c in comms if c.phase == phase), phase, shift)
     )
 
@@ -291,11 +288,9 @@ def _summarise_step(number: int, per_rank: dict[int, _Recorded], threshold: floa
     for r, rec in sorted(per_rank.items()):
         s, period = rec.step, rec.period_ms
         shift = lead - _anchor(s)
-        spans = partition(
-            clip([*s.phases, *_comm_phases(s)], s.start_ms, min(s.end_ms, s.start_ms + period)), PHASE_PRIORITY
-        )
-        phases = {p: sum(i.duration_ms for i in spans if i.phase == p) for p in PHASE_PRIORITY}
-        phases["idle"] = max(0.0, (s.end_ms - s.start_ms) - sum(phases.values()))
+        spans = partition(clip([*s.phases, *_comm_phases(s)], s.start_ms, min(s.end_ms, s.start_ms + period)), MEASURED)
+        phases = {p: sum(i.duration_ms for i in spans if i.phase == p) for p in MEASURED}
+        phases[IDLE] = max(0.0, (s.end_ms - s.start_ms) - sum(phases.values()))
         ranks.append(
             RankInStep(
                 rank=r,

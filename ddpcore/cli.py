@@ -7,26 +7,30 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import NoReturn
 
 from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError, GpuGauges, analyze
-from .cluster import ALGORITHMS, MAX_CLUSTER_GPUS, ClusterConfig, cluster_step, cluster_sweep
-from .comm import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, MB, Link
-from .config import (
-    DEFAULT_BUCKET_MB,
-    DEFAULT_FIRST_BUCKET_MB,
-    MAX_GPUS,
-    MAX_SLOWDOWN,
-    MIN_GPUS,
-    MODES,
-    ConfigError,
-    Phases,
-    StepConfig,
-    check_number,
-    default_straggler,
-)
+from .cluster import ClusterConfig, cluster_step, cluster_sweep
+from .comm import MB
+from .config import Link, Phases, StepConfig, default_straggler
 from .metrics import step_metrics
+from .params import (
+    BANDWIDTH_GBPS,
+    BUCKET_MB,
+    CLUSTER_PARAMS,
+    FIRST_BUCKET_MB,
+    GPUS,
+    GRAD_MB,
+    LATENCY_US,
+    MODE,
+    PREFETCH_RESIDUAL_MS,
+    SLOWDOWN,
+    TENSOR_ACTIVITY,
+    ConfigError,
+    Param,
+    check_number,
+)
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
 from .traces import MAX_FILE_BYTES, load
@@ -128,7 +132,8 @@ def _ring_text(p: dict) -> str:
     return "\n".join(lines)
 
 
-MAX_RING_PRINT_GPUS = 256
+RING_GPUS = replace(GPUS, high=256)
+"""The ring command prints every transfer: 2(N-1) exchanges of N transfers stay readable up to 256 GPUs."""
 
 
 def _add_step(sub: argparse._SubParsersAction) -> None:
@@ -138,46 +143,29 @@ def _add_step(sub: argparse._SubParsersAction) -> None:
         description="One data-parallel step: every GPU computes, waits at the AllReduce barrier for the "
         "slowest, then reduces gradients and steps the optimizer.",
     )
-    p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, {MIN_GPUS}-{MAX_GPUS} (default 8)")
+    _add_param(p, GPUS)
     p.add_argument(
         "--straggler",
         type=int,
         nargs="+",
         action="extend",
         metavar="R",
-        help="rank(s) of the slow GPU(s), 0-based (default 2)",
+        help=f"rank(s) of the slow GPU(s), 0-based (default {default_straggler(GPUS.default)})",
     )
-    p.add_argument(
-        "--slowdown", type=float, default=1.0, help=f"straggler slowdown, 1.0-{MAX_SLOWDOWN:g} (default 1.0)"
-    )
+    _add_param(p, SLOWDOWN)
     p.add_argument("--prefetch", action="store_true", help="prefetch input data (hides loading but a residual copy)")
-    p.add_argument("--prefetch-residual-ms", type=float, default=1.0, help="load time prefetch cannot hide (default 1)")
-    p.add_argument("--tensor-activity", type=float, default=0.5, help="tensor-pipe busy share of compute kernels, 0-1")
-    p.add_argument(
-        "--mode",
-        choices=MODES,
-        default="sequential",
-        help="sequential (the reference model) or overlap (DDP gradient buckets on a comm stream)",
-    )
+    for param in (PREFETCH_RESIDUAL_MS, TENSOR_ACTIVITY, MODE):
+        _add_param(p, param)
     p.add_argument(
         "--allreduce-ms",
         type=float,
         default=None,
-        help="AllReduce duration given directly (default 10); otherwise derived from the link flags",
+        help=f"AllReduce duration given directly (default {Phases().allreduce:g}); otherwise derived from the link "
+        "flags",
     )
-    p.add_argument(
-        "--bucket-mb",
-        type=float,
-        default=DEFAULT_BUCKET_MB,
-        help=f"DDP bucket cap in MB (default {DEFAULT_BUCKET_MB:g})",
-    )
-    p.add_argument(
-        "--first-bucket-mb",
-        type=float,
-        default=DEFAULT_FIRST_BUCKET_MB,
-        help=f"DDP first bucket in MB (default {DEFAULT_FIRST_BUCKET_MB:g})",
-    )
-    _add_link_args(p, default=None)
+    for param in (BUCKET_MB, FIRST_BUCKET_MB):
+        _add_param(p, param)
+    _add_link_args(p, derived=True)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_step)
 
@@ -216,39 +204,26 @@ def _add_ring(sub: argparse._SubParsersAction) -> None:
         help="the ring AllReduce schedule, exchange by exchange",
         description="GPU i sends to GPU i+1: N-1 reduce-scatter exchanges then N-1 all-gather exchanges.",
     )
-    p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, {MIN_GPUS}-{MAX_RING_PRINT_GPUS} (default 8)")
+    p.add_argument("--gpus", type=int, default=GPUS.default, help=RING_GPUS.describe())
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_ring)
 
 
 def _run_ring(args: argparse.Namespace) -> None:
-    if not MIN_GPUS <= args.gpus <= MAX_RING_PRINT_GPUS:
-        raise ConfigError("gpus", args.gpus, f"a whole number from {MIN_GPUS} to {MAX_RING_PRINT_GPUS}")
+    RING_GPUS.check(args.gpus)
     _emit(ring_payload(args.gpus), args.json, _ring_text)
 
 
-def _add_link_args(p: argparse.ArgumentParser, default: object = "defaults") -> None:
-    def value(v: float) -> float | None:
-        return v if default == "defaults" else None
+def _add_param(p: argparse.ArgumentParser, param: Param, derived: bool = False) -> None:
+    """A flag from the parameter table; `derived`: no default, the model derives the value unless it is given."""
+    help_text = param.describe() + ("; give any link flag to derive the AllReduce from the link" if derived else "")
+    default = None if derived else param.default
+    p.add_argument(param.flag, type=param.kind, default=default, help=help_text, choices=param.choices or None)
 
-    p.add_argument(
-        "--grad-mb",
-        type=float,
-        default=value(DEFAULT_GRAD_MB),
-        help=f"gradient size in MB (default {DEFAULT_GRAD_MB:g})",
-    )
-    p.add_argument(
-        "--bandwidth-gbps",
-        type=float,
-        default=value(DEFAULT_BANDWIDTH_GBPS),
-        help=f"link bandwidth in GB/s (default {DEFAULT_BANDWIDTH_GBPS:g})",
-    )
-    p.add_argument(
-        "--latency-us",
-        type=float,
-        default=value(DEFAULT_LATENCY_US),
-        help=f"per-hop latency in microseconds (default {DEFAULT_LATENCY_US:g})",
-    )
+
+def _add_link_args(p: argparse.ArgumentParser, derived: bool = False) -> None:
+    for param in (GRAD_MB, BANDWIDTH_GBPS, LATENCY_US):
+        _add_param(p, param, derived)
 
 
 def _add_cluster(sub: argparse._SubParsersAction) -> None:
@@ -258,17 +233,8 @@ def _add_cluster(sub: argparse._SubParsersAction) -> None:
         description="Each rank computes nominal x lognormal jitter x (slowdown S with probability P); the step "
         "waits for the slowest rank, whose distribution is computed exactly (no sampling).",
     )
-    p.add_argument("--gpus", type=int, default=8, help=f"number of GPUs, 2-{MAX_CLUSTER_GPUS:,} (default 8)")
-    p.add_argument(
-        "--jitter-cv", type=float, default=0.02, help="coefficient of variation of per-rank jitter, 0-1 (default 0.02)"
-    )
-    p.add_argument(
-        "--straggler-prob", type=float, default=1e-4, help="probability a rank straggles in a step, 0-1 (default 1e-4)"
-    )
-    p.add_argument("--slowdown", type=float, default=2.0, help="transient straggler slowdown, 1-10 (default 2)")
-    p.add_argument("--persistent", type=int, default=0, help="number of persistently slow ranks (default 0)")
-    p.add_argument("--persistent-slowdown", type=float, default=2.0, help="their slowdown, 1-10 (default 2)")
-    p.add_argument("--allreduce", choices=ALGORITHMS, default="ring", help="AllReduce algorithm (default ring)")
+    for param in CLUSTER_PARAMS:
+        _add_param(p, param)
     _add_link_args(p)
     p.add_argument("--sweep", action="store_true", help="N from 8 to 1,000,000, log-spaced (a JSON list)")
     p.add_argument("--json", action="store_true", help="print JSON")

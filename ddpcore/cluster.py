@@ -13,14 +13,24 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from .comm import Link, ring_time_ms, tree_time_ms
-from .config import ConfigError, Phases, check_int, check_number
+from .config import Phases
+from .params import (
+    ALLREDUCE,
+    CLUSTER_GPUS,
+    CLUSTER_SLOWDOWN,
+    JITTER_CV,
+    PERSISTENT,
+    PERSISTENT_SLOWDOWN,
+    STRAGGLER_PROB,
+    ConfigError,
+)
 
-MAX_CLUSTER_GPUS = 10_000_000
+MAX_CLUSTER_GPUS = int(CLUSTER_GPUS.high)
 SIGMA_FLOOR = 1e-9
 Z_SPAN = 9.0
 GRID_STEP = 1 / 12
 COARSE_POINTS = 200
-ALGORITHMS = ("ring", "tree")
+ALGORITHMS = ALLREDUCE.choices
 SWEEP_MIN = 8
 SWEEP_MAX = 1_000_000
 SWEEP_POINTS = 41
@@ -32,28 +42,22 @@ class ClusterConfig:
     """A cluster's straggler model: N ranks, lognormal jitter, transient slowdowns with probability p per rank-step,
     k persistently slow ranks, and the AllReduce algorithm and link."""
 
-    gpus: int = 8
+    gpus: int = CLUSTER_GPUS.default
     phases: Phases = field(default_factory=Phases)
-    jitter_cv: float = 0.02
-    straggler_prob: float = 1e-4
-    slowdown: float = 2.0
-    persistent: int = 0
-    persistent_slowdown: float = 2.0
-    allreduce: str = "ring"
+    jitter_cv: float = JITTER_CV.default
+    straggler_prob: float = STRAGGLER_PROB.default
+    slowdown: float = CLUSTER_SLOWDOWN.default
+    persistent: int = PERSISTENT.default
+    persistent_slowdown: float = PERSISTENT_SLOWDOWN.default
+    allreduce: str = ALLREDUCE.default
     link: Link = field(default_factory=Link)
 
     def __post_init__(self) -> None:
-        gpus = check_int("gpus", self.gpus, 2, MAX_CLUSTER_GPUS)
+        gpus = CLUSTER_GPUS.check(self.gpus)
         object.__setattr__(self, "gpus", gpus)
-        object.__setattr__(self, "jitter_cv", check_number("jitter_cv", self.jitter_cv, 0.0, 1.0))
-        object.__setattr__(self, "straggler_prob", check_number("straggler_prob", self.straggler_prob, 0.0, 1.0))
-        object.__setattr__(self, "slowdown", check_number("slowdown", self.slowdown, 1.0, 10.0))
-        object.__setattr__(self, "persistent", check_int("persistent", self.persistent, 0, gpus))
-        object.__setattr__(
-            self, "persistent_slowdown", check_number("persistent_slowdown", self.persistent_slowdown, 1.0, 10.0)
-        )
-        if self.allreduce not in ALGORITHMS:
-            raise ConfigError("allreduce", self.allreduce, " or ".join(ALGORITHMS))
+        for param in (JITTER_CV, STRAGGLER_PROB, CLUSTER_SLOWDOWN, PERSISTENT_SLOWDOWN, ALLREDUCE):
+            object.__setattr__(self, param.name, param.check(getattr(self, param.name)))
+        object.__setattr__(self, "persistent", PERSISTENT.check(self.persistent, high=gpus))
         if not isinstance(self.phases, Phases):
             raise ConfigError("phases", self.phases, "a Phases value")
         if not isinstance(self.link, Link):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .config import DEFAULT_BANDWIDTH_GBPS, DEFAULT_GRAD_MB, DEFAULT_LATENCY_US, Link
+from .config import Link
 from .ring import traffic_factor
 
 MB = 1e6
@@ -36,9 +36,6 @@ def busbw_gbps(gpus: int, grad_mb: float, time_ms: float) -> float:
 
 
 __all__ = [
-    "DEFAULT_BANDWIDTH_GBPS",
-    "DEFAULT_GRAD_MB",
-    "DEFAULT_LATENCY_US",
     "Link",
     "algbw_gbps",
     "busbw_gbps",

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from .traces import JSONL_PHASES as PHASES
+from .phases import RECORDED as PHASES
 
 
 class Recorder:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .comm import algbw_gbps, busbw_gbps
-from .config import MODES, StepConfig
+from .config import StepConfig
+from .params import MODE
+from .phases import COMPUTE, RESIDENT
 from .ring import traffic_factor
-from .schedule import COMPUTE_PHASES, RESIDENT_PHASES, Schedule, build_schedule
+from .schedule import Schedule, build_schedule
 
 
 @dataclass(frozen=True)
@@ -33,13 +35,13 @@ class StepMetrics:
 def displayed_util(schedule: Schedule) -> float:
     """What nvidia-smi reports: any resident kernel counts, the NCCL kernel spinning at the barrier included."""
     n = schedule.config.gpus
-    return schedule.total(RESIDENT_PHASES) / (n * schedule.step_ms)
+    return schedule.total(RESIDENT) / (n * schedule.step_ms)
 
 
 def useful_compute(schedule: Schedule) -> float:
     """Tensor-pipe busy share: nominal compute work only, however long a slow GPU takes to do it."""
     n = schedule.config.gpus
-    nominal = sum(r.duration_of(p) / r.slowdown for r in schedule.ranks for p in COMPUTE_PHASES)
+    nominal = sum(r.duration_of(p) / r.slowdown for r in schedule.ranks for p in COMPUTE)
     return schedule.config.tensor_activity * nominal / (n * schedule.step_ms)
 
 
@@ -76,4 +78,4 @@ def step_metrics(config: StepConfig, schedule: Schedule | None = None) -> StepMe
 
 def compare_modes(config: StepConfig) -> dict[str, StepMetrics]:
     """The same inputs run sequentially and with DDP overlap."""
-    return {mode: step_metrics(replace(config, mode=mode)) for mode in MODES}
+    return {mode: step_metrics(replace(config, mode=mode)) for mode in MODE.choices}

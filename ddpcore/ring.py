@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .config import MIN_GPUS, check_int
+from .params import GPUS, check_int
 
 REDUCE_SCATTER = "reduce-scatter"
 ALL_GATHER = "all-gather"
@@ -49,7 +49,7 @@ def exchange_count(gpus: int) -> int:
     >>> exchange_count(8)
     14
     """
-    return 2 * (check_int("gpus", gpus, MIN_GPUS, MAX_RING_GPUS) - 1)
+    return 2 * (check_int("gpus", gpus, int(GPUS.low), MAX_RING_GPUS) - 1)
 
 
 def traffic_factor(gpus: int) -> float:

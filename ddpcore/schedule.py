@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import phases
 from .comm import ring_time_ms
-from .config import ConfigError, StepConfig
+from .config import StepConfig
 from .intervals import Interval
+from .params import ConfigError
 from .ring import exchange_count
 
 MAX_BUCKETS = 10_000
 
-PHASES = ("load", "forward", "backward", "wait", "allreduce", "optimizer")
-COMPUTE_PHASES = ("forward", "backward")
-RESIDENT_PHASES = ("forward", "backward", "wait", "allreduce", "optimizer")
-OVERLAP_COMPUTE_PHASES = ("load", "forward", "backward", "wait", "optimizer")
+PHASES = phases.STEP
 
 
 @dataclass(frozen=True)
@@ -162,9 +161,7 @@ def build_overlap(config: StepConfig) -> Schedule:
         RankSchedule(
             rank=r,
             slowdown=s,
-            intervals=_intervals(
-                [0.0, load, backward_start[r], compute_end[r], comm_end, step], OVERLAP_COMPUTE_PHASES
-            ),
+            intervals=_intervals([0.0, load, backward_start[r], compute_end[r], comm_end, step], phases.OVERLAP_STEP),
         )
         for r, s in enumerate(slowdowns)
     )

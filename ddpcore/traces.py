@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kernel_kind, kind_of_op
 from .intervals import Interval, clip
+from .phases import HOST, RECORDED
 
 MB = 1024 * 1024
 MAX_FILE_BYTES = 200 * MB
@@ -30,9 +31,6 @@ MAX_STEP = 10**12
 MAX_RANK = 10**7
 INFLATE_CHUNK = MB
 
-HOST_PHASES = ("load", "forward", "backward", "optimizer")
-JSONL_PHASES = ("load", "forward", "backward", "allreduce", "other_comm", "optimizer")
-"""The phases the JSONL format (and `ddpcore.instrument.Recorder`) records; allreduce is the gradient collective."""
 
 DEVICE_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation"})
 COMPUTE, MEMORY = "compute", "memory"
@@ -378,8 +376,8 @@ def parse_jsonl(text: str, source: str) -> RankTrace:
         r = _whole(row.get("rank"), where + "'rank'", 0, MAX_RANK)
         step = _whole(row.get("step"), where + "'step'", 0, MAX_STEP)
         phase = row.get("phase")
-        if phase not in JSONL_PHASES:
-            raise TraceError(f"{where}'phase' must be one of {', '.join(JSONL_PHASES)}")
+        if phase not in RECORDED:
+            raise TraceError(f"{where}'phase' must be one of {', '.join(RECORDED)}")
         start = _time(row.get("start"), where + "'start'", MAX_TIME_S)
         end = _time(row.get("end"), where + "'end'", MAX_TIME_S)
         if start is None or end is None or end < start:
@@ -394,11 +392,11 @@ def parse_jsonl(text: str, source: str) -> RankTrace:
     steps = []
     for n, items in sorted(by_step.items()):
         items.sort(key=lambda i: i.start_ms)
-        phases = tuple(i for i in items if i.phase in HOST_PHASES)
+        phases = tuple(i for i in items if i.phase in HOST)
         comms = tuple(
             Interval("allreduce" if i.phase == "allreduce" else UNKNOWN_KIND, i.start_ms, i.end_ms)
             for i in items
-            if i.phase not in HOST_PHASES
+            if i.phase not in HOST
         )
         steps.append(TraceStep(n, items[0].start_ms, max(i.end_ms for i in items), phases, comms))
     return RankTrace(rank, None, source, "jsonl", tuple(steps))

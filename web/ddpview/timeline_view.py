@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ddpcore.analysis import StepSummary
 from ddpcore.intervals import Interval
+from ddpcore.phases import GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
 from ddpcore.schedule import PHASES, Schedule
 
 from . import i18n
@@ -19,8 +20,7 @@ LANE = 24
 LANE_GAP = 6
 COMM_ROW = 11
 AXIS = 44
-TRACE_LEGEND = ("load", "forward", "backward", "allreduce", "other_comm", "optimizer", "wait")
-GPU_LEGEND = ("gpu_compute", "gpu_comm")
+GPU_LEGEND = (GPU_COMPUTE, GPU_COMM)
 LEGEND_ROW = 20
 NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000)
 
@@ -381,7 +381,7 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
                     "width": max(geo.x_of(r.end_ms - origin) - geo.x_of(r.start_ms - origin), 0.5),
                     "height": 2,
                     "class": "bar idle",
-                    "data-phase": "idle",
+                    "data-phase": IDLE,
                 },
             )
         )

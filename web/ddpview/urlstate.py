@@ -7,14 +7,27 @@ from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, quote
 
 from ddpcore.config import default_straggler
+from ddpcore.params import (
+    ALLREDUCE,
+    BANDWIDTH_GBPS,
+    CLUSTER_GPUS,
+    CLUSTER_SLOWDOWN,
+    GPUS,
+    JITTER_CV,
+    MODE,
+    PERSISTENT,
+    PERSISTENT_SLOWDOWN,
+    SLOWDOWN,
+    STRAGGLER_PROB,
+    Param,
+)
 
-PAGE_MIN_GPUS = 2
+from .i18n import LANGS
+
 PAGE_MAX_GPUS = 16
 PAGE_MAX_SLOWDOWN = 3.0
-LANGS = ("en", "fr")
+PAGE_CLUSTER_GPUS = 4096
 VIEWS = ("step", "cluster", "traces")
-MODES = ("sequential", "overlap")
-ALGORITHMS = ("ring", "tree")
 MAX_HASH_CHARS = 2000
 TRUE_WORDS = ("1", "true", "on", "yes")
 FALSE_WORDS = ("0", "false", "off", "no", "")
@@ -22,26 +35,28 @@ FALSE_WORDS = ("0", "false", "off", "no", "")
 
 @dataclass(frozen=True)
 class ViewState:
-    view: str = "step"
-    gpus: int = 8
-    straggler: int = 2
-    slowdown: float = 1.0
+    """Everything a link carries: the view, the One step and Cluster controls, and the language."""
+
+    view: str = VIEWS[0]
+    gpus: int = GPUS.default
+    straggler: int = default_straggler(GPUS.default)
+    slowdown: float = SLOWDOWN.default
     prefetch: bool = False
-    mode: str = "sequential"
-    bandwidth_gbps: float = 35.0
-    cluster_gpus: int = 4096
-    jitter_cv: float = 0.02
-    straggler_prob: float = 1e-4
-    cluster_slowdown: float = 2.0
-    persistent: int = 0
-    persistent_slowdown: float = 2.0
-    allreduce: str = "ring"
+    mode: str = MODE.default
+    bandwidth_gbps: float = BANDWIDTH_GBPS.default
+    cluster_gpus: int = PAGE_CLUSTER_GPUS
+    jitter_cv: float = JITTER_CV.default
+    straggler_prob: float = STRAGGLER_PROB.default
+    cluster_slowdown: float = CLUSTER_SLOWDOWN.default
+    persistent: int = PERSISTENT.default
+    persistent_slowdown: float = PERSISTENT_SLOWDOWN.default
+    allreduce: str = ALLREDUCE.default
     lang: str = ""
 
 
 @dataclass(frozen=True)
 class Field:
-    """One hash key: its ViewState attribute, and the range or choices the page accepts."""
+    """One hash key: its ViewState attribute, the range or choices the page accepts, and the label of its control."""
 
     key: str
     attr: str
@@ -50,24 +65,40 @@ class Field:
     digits: int | None = None
     choices: tuple[str, ...] = ()
     boolean: bool = False
+    label: str = ""
+
+
+def from_param(key: str, attr: str, param: Param, label: str, **narrower: float) -> Field:
+    """A field with the model parameter's range or choices, narrowed where the page control wants (`low`, `high`,
+    `digits`)."""
+    digits = int(narrower.pop("digits", 0 if param.kind is int else 1))
+    return Field(
+        key,
+        attr,
+        narrower.get("low", param.low),
+        narrower.get("high", param.high),
+        None if param.choices else digits,
+        param.choices,
+        label=label,
+    )
 
 
 FIELDS = (
     Field("view", "view", choices=VIEWS),
-    Field("gpus", "gpus", PAGE_MIN_GPUS, PAGE_MAX_GPUS, digits=0),
-    Field("straggler", "straggler", 0, PAGE_MAX_GPUS - 1, digits=0),
-    Field("slowdown", "slowdown", 1.0, PAGE_MAX_SLOWDOWN, digits=1),
-    Field("prefetch", "prefetch", boolean=True),
-    Field("mode", "mode", choices=MODES),
-    Field("bw", "bandwidth_gbps", 1.0, 1000.0, digits=1),
-    Field("n", "cluster_gpus", 8, 1_000_000, digits=0),
-    Field("cv", "jitter_cv", 0.0, 0.5, digits=3),
-    Field("p", "straggler_prob", 0.0, 0.1, digits=8),
-    Field("s", "cluster_slowdown", 1.0, 10.0, digits=1),
-    Field("k", "persistent", 0, 1000, digits=0),
-    Field("ks", "persistent_slowdown", 1.0, 10.0, digits=1),
-    Field("ar", "allreduce", choices=ALGORITHMS),
-    Field("lang", "lang", choices=("",) + LANGS),
+    from_param("gpus", "gpus", GPUS, "ctl.gpus", high=PAGE_MAX_GPUS),
+    Field("straggler", "straggler", 0, PAGE_MAX_GPUS - 1, digits=0, label="ctl.straggler"),
+    from_param("slowdown", "slowdown", SLOWDOWN, "ctl.slowdown", high=PAGE_MAX_SLOWDOWN),
+    Field("prefetch", "prefetch", boolean=True, label="ctl.prefetch"),
+    from_param("mode", "mode", MODE, "ctl.mode"),
+    from_param("bw", "bandwidth_gbps", BANDWIDTH_GBPS, "ctl.bandwidth", low=1.0, high=1000.0),
+    from_param("n", "cluster_gpus", CLUSTER_GPUS, "cluster.gpus", low=8, high=1_000_000),
+    from_param("cv", "jitter_cv", JITTER_CV, "cluster.cv", high=0.5, digits=3),
+    from_param("p", "straggler_prob", STRAGGLER_PROB, "cluster.p", high=0.1, digits=8),
+    from_param("s", "cluster_slowdown", CLUSTER_SLOWDOWN, "cluster.s"),
+    from_param("k", "persistent", PERSISTENT, "cluster.k", high=1000),
+    from_param("ks", "persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks"),
+    from_param("ar", "allreduce", ALLREDUCE, "cluster.ar"),
+    Field("lang", "lang", choices=("", *LANGS)),
 )
 STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
 FIELD_BY_KEY = {spec.key: spec for spec in FIELDS}
