@@ -194,6 +194,15 @@ class SlowestRank:
         return math.sqrt(lo * hi)
 
 
+def any_straggles(gpus: int, prob: float) -> float:
+    """The probability that at least one of `gpus` ranks straggles in a step: 1 − (1 − p)^N.
+
+    >>> round(any_straggles(10_000, 1e-4), 3)
+    0.632
+    """
+    return -math.expm1(gpus * math.log1p(-prob)) if prob < 1 else 1.0
+
+
 def allreduce_ms(config: ClusterConfig, gpus: int | None = None) -> float:
     """The configured algorithm's AllReduce time at `gpus` (default: the configured N)."""
     n = config.gpus if gpus is None else gpus
@@ -242,7 +251,7 @@ def _result(config: ClusterConfig, model: SlowestRank, n: int, stats: ComputeSta
         p99_step_ms=fixed + stats.p99_ms,
         ideal_step_ms=ideal,
         efficiency=efficiency,
-        p_any_straggler=-math.expm1(n * math.log1p(-config.straggler_prob)) if config.straggler_prob < 1 else 1.0,
+        p_any_straggler=any_straggles(n, config.straggler_prob),
         gpu_hours_lost_per_day=n * HOURS_PER_DAY * max(0.0, 1 - efficiency),
         allreduce_ms=ar,
         expected_compute_ms=stats.expected_ms,

@@ -22,14 +22,14 @@ from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kern
 from .intervals import Interval, clip
 from .phases import HOST, RECORDED
 
-MB = 1024 * 1024
-MAX_FILE_BYTES = 200 * MB
+MIB = 1024 * 1024
+MAX_FILE_BYTES = 200 * MIB
 MAX_JSON_DEPTH = 64
 MAX_TIME_US = 1e17
 MAX_TIME_S = MAX_TIME_US / 1e6
 MAX_STEP = 10**12
 MAX_RANK = 10**7
-INFLATE_CHUNK = MB
+INFLATE_CHUNK = MIB
 
 
 DEVICE_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation"})
@@ -105,7 +105,7 @@ class Loaded:
 
 
 def _limit_text() -> str:
-    return f"the {MAX_FILE_BYTES // MB} MB limit"
+    return f"the {MAX_FILE_BYTES // MIB} MiB limit"
 
 
 def inflate(data: bytes, limit: int | None = None) -> bytes:
@@ -161,7 +161,7 @@ def json_depth_exceeds(data: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 def decode(data: bytes) -> str:
     """Bytes to text: gunzipped when the content is gzip whatever the name, bounded, depth-checked, BOM dropped."""
     if len(data) > MAX_FILE_BYTES:
-        raise TraceError(f"{len(data) / 1e6:.0f} MB is over {_limit_text()}")
+        raise TraceError(f"{len(data) / MIB:.0f} MiB is over {_limit_text()}")
     if data[:2] == b"\x1f\x8b":
         data = inflate(data)
     if json_depth_exceeds(data):

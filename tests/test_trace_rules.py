@@ -153,11 +153,11 @@ def test_hostile_files_get_one_line(name, data, message):
 
 def test_a_gzip_bomb_stops_while_inflating(monkeypatch):
     """1 GB of zeros in about 1 MB of gzip: reading stops at the limit, having held little more than the limit."""
-    monkeypatch.setattr(traces, "MAX_FILE_BYTES", 4 * traces.MB)
+    monkeypatch.setattr(traces, "MAX_FILE_BYTES", 4 * traces.MIB)
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
-    block = bytes(16 * traces.MB)
+    block = bytes(16 * traces.MIB)
     bomb = b"".join(packer.compress(block) for _ in range(64)) + packer.flush()
-    assert len(bomb) < 2 * traces.MB
+    assert len(bomb) < 2 * traces.MIB
     tracemalloc.start()
     try:
         loaded = load([("bomb.json.gz", bomb)])

@@ -28,13 +28,13 @@ class TracesShell:
         in_background(self.read_files(list(event.dataTransfer.files)))
 
     async def read_files(self, files):
-        from ddpcore.traces import MAX_FILE_BYTES, MB, FileError, load
+        from ddpcore.traces import MAX_FILE_BYTES, MIB, FileError, load
 
         self.page.update(app.loading_traces(self.page.model, len(files)))
         contents, too_big = [], []
         for f in files:
             if int(f.size) > MAX_FILE_BYTES:
-                mb, limit = round(int(f.size) / 1e6), MAX_FILE_BYTES // MB
+                mb, limit = round(int(f.size) / MIB), MAX_FILE_BYTES // MIB
                 message = i18n.t("traces.too_big", self.page.model.lang, mb=mb, limit=limit)
                 too_big.append(FileError(str(f.name), message))
             else:
