@@ -101,11 +101,13 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "<b>Try</b> moving N from 8 to 100,000 with the default of one straggle in {one_in} rank-steps. "
         "<b>Notice</b> that an event that is rare for one rank becomes near certain for the step: at N = {one_in} the "
         "probability that some rank straggles is {p_any}, and the step runs at the straggler's pace most of the time. "
-        "Jitter alone ({jitter}) already costs a few percent at scale, because the step waits for the maximum of N draws, "
+        "Jitter alone ({jitter}) already costs a few percent at scale, because the step waits for the maximum "
+        "of N draws, "
         "not their mean. Then add one persistent slow rank: the whole cluster runs at its speed, whatever N.",
         "fr": "<b>Essayez</b> de faire passer N de 8 à 100 000 avec la valeur par défaut d'un ralentissement pour "
         "{one_in} pas-rangs. <b>Remarquez</b> qu'un événement rare pour un rang devient quasi certain pour le pas : à "
-        "N = {one_in}, la probabilité qu'au moins un rang ralentisse est de {p_any}, et le pas avance le plus souvent au "
+        "N = {one_in}, la probabilité qu'au moins un rang ralentisse est de {p_any}, et le pas avance le plus "
+        "souvent au "
         "rythme du retardataire. La seule gigue ({jitter}) coûte déjà quelques pour cent à grande échelle, car le pas "
         "attend le maximum de N tirages, pas leur moyenne. Ajoutez ensuite un rang lent persistant : tout le cluster "
         "tourne à sa vitesse, quel que soit N.",
@@ -117,7 +119,8 @@ TEXT: dict[str, dict[str, str]] = {
         "rank: its distribution is computed exactly as the product of the per-rank CDFs (no rank is sampled); tests "
         "check it against a Monte Carlo that samples every rank.</li>"
         "<li>AllReduce time from the cost model: ring 2(N−1)(α + G/(Nβ)), tree 2⌈log₂N⌉α + 2G/β, with the same "
-        "gradient size, bandwidth and latency that give {ring_ms} ms at {gpus} GPUs. A flat ring's 2(N−1) latency terms reach "
+        "gradient size, bandwidth and latency that give {ring_ms} ms at {gpus} GPUs. A flat ring's 2(N−1) "
+        "latency terms reach "
         "seconds at a million GPUs: that is why NCCL switches to trees and hierarchical rings at scale.</li>"
         "<li>GPU-hours lost per day = N × 24 h × (1 − efficiency), efficiency being the step without jitter or "
         "stragglers over the expected step.</li>"
@@ -134,7 +137,8 @@ TEXT: dict[str, dict[str, str]] = {
         "attend le rang le plus lent : sa loi est calculée exactement comme le produit des fonctions de répartition "
         "par rang (aucun rang n'est tiré au sort) ; les tests la comparent à un Monte-Carlo qui tire chaque rang.</li>"
         "<li>Durée de l'AllReduce selon le modèle de coût : anneau 2(N−1)(α + G/(Nβ)), arbre "
-        "2⌈log₂N⌉α + 2G/β, avec la taille de gradients, la bande passante et la latence qui donnent {ring_ms} ms à {gpus} GPU. "
+        "2⌈log₂N⌉α + 2G/β, avec la taille de gradients, la bande passante et la latence qui donnent {ring_ms} "
+        "ms à {gpus} GPU. "
         "Les 2(N−1) latences d'un anneau plat atteignent des secondes à un million de GPU : c'est pourquoi NCCL "
         "passe aux arbres et aux anneaux hiérarchiques à grande échelle.</li>"
         "<li>Heures GPU perdues par jour = N × 24 h × (1 − efficacité), l'efficacité étant le pas sans gigue ni "
@@ -237,8 +241,10 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Ce que le recouvrement cache, et ce qu'il ne peut pas cacher",
     },
     "overlap.body": {
-        "en": "<p>PyTorch DDP does not wait for the whole backward pass: gradients are grouped into buckets ({bucket_mb} MB, "
-        "and a first bucket of {first_bucket_mb} MB), produced in reverse layer order, and each bucket's AllReduce starts on a "
+        "en": "<p>PyTorch DDP does not wait for the whole backward pass: gradients are grouped into buckets "
+        "({bucket_mb} MB, "
+        "and a first bucket of {first_bucket_mb} MB), produced in reverse layer order, and each bucket's "
+        "AllReduce starts on a "
         "communication stream as soon as every rank has produced it. Most of the communication then runs under "
         "the backward pass, and only the last bucket remains exposed.</p>"
         "<p>What it cannot hide is the straggler: a bucket is reduced only when <em>every</em> rank has produced "
@@ -247,7 +253,8 @@ TEXT: dict[str, dict[str, str]] = {
         "barrier. And with many small buckets on a high-latency ring, the extra per-bucket latency can make "
         "overlap lose to one large AllReduce.</p>",
         "fr": "<p>PyTorch DDP n'attend pas la fin de la rétropropagation : les gradients sont groupés en buckets "
-        "({bucket_mb} Mo, et un premier bucket de {first_bucket_mb} Mo), produits dans l'ordre inverse des couches, et l'AllReduce de chaque "
+        "({bucket_mb} Mo, et un premier bucket de {first_bucket_mb} Mo), produits dans l'ordre inverse des "
+        "couches, et l'AllReduce de chaque "
         "bucket démarre sur un flux de communication dès que tous les rangs l'ont produit. L'essentiel de la "
         "communication passe alors sous la rétropropagation ; seul le dernier bucket reste exposé.</p>"
         "<p>Ce qu'il ne peut pas cacher, c'est le retardataire : un bucket n'est réduit que lorsque <em>tous</em> "
