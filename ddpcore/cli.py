@@ -243,13 +243,7 @@ def _add_cluster(sub: argparse._SubParsersAction) -> None:
 
 def _run_cluster(args: argparse.Namespace) -> None:
     config = ClusterConfig(
-        gpus=args.gpus,
-        jitter_cv=args.jitter_cv,
-        straggler_prob=args.straggler_prob,
-        slowdown=args.slowdown,
-        persistent=args.persistent,
-        persistent_slowdown=args.persistent_slowdown,
-        allreduce=args.allreduce,
+        **{param.name: getattr(args, param.name) for param in CLUSTER_PARAMS},
         link=Link(grad_mb=args.grad_mb, bandwidth_gbps=args.bandwidth_gbps, latency_us=args.latency_us),
     )
     if args.sweep:

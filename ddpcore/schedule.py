@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from . import phases
@@ -99,12 +100,12 @@ def allreduce_ms(config: StepConfig) -> float:
 
 def bucket_sizes(grad_mb: float, bucket_mb: float, first_bucket_mb: float) -> list[float]:
     """PyTorch DDP's buckets: a small first bucket (ready soonest), then bucket_mb each, the rest in the last."""
-    count = 1 + max(0, -(-(grad_mb - first_bucket_mb) // bucket_mb))
+    count = 1 + max(0, math.ceil(round((grad_mb - first_bucket_mb) / bucket_mb, 9)))  # round: 1.0 / (1/3) is 3
     if count > MAX_BUCKETS:
         raise ConfigError("bucket_mb", bucket_mb, f"a size giving at most {MAX_BUCKETS} buckets of {grad_mb:g} MB")
     bounds = [min(first_bucket_mb + k * bucket_mb, grad_mb) for k in range(int(count))]
     bounds[-1] = grad_mb
-    return [b - a for a, b in zip([0.0, *bounds], bounds)]
+    return [b - a for a, b in zip([0.0, *bounds], bounds) if b > a]
 
 
 def _intervals(boundaries: list[float], phases: tuple[str, ...] = PHASES) -> tuple[Interval, ...]:

@@ -34,6 +34,13 @@ class PageWatch:
         assert not self.page.is_visible("[data-testid=errors]")
 
 
+def load_example_traces(page) -> None:
+    """Open Your traces and load the bundled example, as a user would (it is fetched from the site like any file)."""
+    page.click("[data-testid=view-traces]")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=trace-straggler]")
+
+
 def expect_hash(page, *, exact: str | None = None, contains: str | None = None, timeout: float = 5_000) -> None:
     """Fail unless the URL hash comes to equal `exact` (or contain `contains`): the page writes it in a task of its
     own after the DOM update, so it is awaited; the failure says what the hash was instead."""

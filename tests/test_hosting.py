@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages import PageWatch
+from pages import PageWatch, load_example_traces
 
 import build
 
@@ -25,9 +25,7 @@ def test_page_runs_under_its_csp_without_violation(browser, site):
     assert "default-src 'self'" in csp and "script-src 'self' 'wasm-unsafe-eval'" in csp
     page.fill("[data-testid=slowdown]", "2")
     page.click("[data-testid=view-cluster]")
-    page.click("[data-testid=view-traces]")
-    page.click("[data-testid=trace-example]")
-    page.wait_for_selector("[data-testid=trace-straggler]")
+    load_example_traces(page)
     assert page.evaluate("window.__csp") == []
     watch.assert_clean()
     context.close()
@@ -43,9 +41,7 @@ def test_site_works_under_a_sub_path(browser, dist, tmp_path):
         page.goto(root + "ddpcore/#slowdown=1.5")
         page.wait_for_selector("html.ready", timeout=60_000)
         assert page.get_attribute("[data-testid=step-time]", "data-value") == "57.0"
-        page.click("[data-testid=view-traces]")
-        page.click("[data-testid=trace-example]")
-        page.wait_for_selector("[data-testid=trace-straggler]")
+        load_example_traces(page)
         watch.assert_clean()
         context.close()
     finally:

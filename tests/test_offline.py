@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from pages import PageWatch
+from pages import PageWatch, load_example_traces
 
 import build
 
@@ -26,9 +26,7 @@ def test_page_works_offline_after_one_visit(browser, site):
     page.reload()
     page.wait_for_selector("html.ready", timeout=60_000)
     assert page.get_attribute("[data-testid=step-time]", "data-value") == "70.0"
-    page.click("[data-testid=view-traces]")
-    page.click("[data-testid=trace-example]")
-    page.wait_for_selector("[data-testid=trace-straggler]")
+    load_example_traces(page)
     watch.assert_clean()
     context.close()
 

@@ -7,8 +7,8 @@ import math
 from ddpcore.cluster import SWEEP_MAX, SWEEP_MIN, ClusterResult
 
 from . import i18n
-from .cost_view import metrics_dl
-from .svg import num, output, tag, text
+from .cost_view import metrics_dl, ms_row, percent_row
+from .svg import num, output, svg_figure, tag, text
 
 WIDTH, HEIGHT = 900, 400
 LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52
@@ -109,15 +109,11 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
         legend.append(tag("line", {"x1": lx, "y1": 16, "x2": lx + 22, "y2": 16, "class": f"series {cls}"}))
         legend.append(text("text", {"x": lx + 28, "y": 20, "class": "legend-text"}, label))
         lx += 40 + 7.0 * len(label)
-    return tag(
-        "svg",
-        {
-            "viewBox": f"0 0 {WIDTH} {HEIGHT}",
-            "role": "img",
-            "data-testid": "cluster-plot",
-            "aria-label": i18n.t("cluster.plot_desc", lang),
-            "xmlns": "http://www.w3.org/2000/svg",
-        },
+    return svg_figure(
+        WIDTH,
+        HEIGHT,
+        i18n.t("cluster.plot_desc", lang),
+        {"data-testid": "cluster-plot"},
         tag("g", {"class": "legend"}, *legend),
         tag("g", {"class": "grid-group"}, *grid),
         tag("rect", {"x": LEFT, "y": TOP, "width": right - LEFT, "height": bottom - TOP, "class": "frame"}),
@@ -128,17 +124,17 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
 
 def cluster_values_html(r: ClusterResult, lang: str) -> str:
     rows = [
-        ("cluster.step", output("cluster-step-time", r.expected_step_ms, i18n.ms(r.expected_step_ms, lang)), "big"),
-        ("cluster.ideal", output("cluster-ideal-step-time", r.ideal_step_ms, i18n.ms(r.ideal_step_ms, lang)), ""),
-        ("cluster.p50", output("cluster-p50", r.p50_step_ms, i18n.ms(r.p50_step_ms, lang)), ""),
-        ("cluster.p99", output("cluster-p99", r.p99_step_ms, i18n.ms(r.p99_step_ms, lang)), ""),
-        ("cluster.efficiency", output("cluster-efficiency", r.efficiency, i18n.percent(r.efficiency, lang)), ""),
-        ("cluster.p_any", output("cluster-p-any", r.p_any_straggler, i18n.percent(r.p_any_straggler, lang)), ""),
+        ms_row("cluster.step", "cluster-step-time", r.expected_step_ms, lang, "big"),
+        ms_row("cluster.ideal", "cluster-ideal-step-time", r.ideal_step_ms, lang),
+        ms_row("cluster.p50", "cluster-p50", r.p50_step_ms, lang),
+        ms_row("cluster.p99", "cluster-p99", r.p99_step_ms, lang),
+        percent_row("cluster.efficiency", "cluster-efficiency", r.efficiency, lang),
+        percent_row("cluster.p_any", "cluster-p-any", r.p_any_straggler, lang),
         (
             "cluster.hours",
             output("cluster-hours-lost", r.gpu_hours_lost_per_day, i18n.number(r.gpu_hours_lost_per_day, lang, 0)),
             "bad" if r.efficiency < 0.9 else "",
         ),
-        ("cluster.allreduce", output("cluster-allreduce", r.allreduce_ms, i18n.ms(r.allreduce_ms, lang)), ""),
+        ms_row("cluster.allreduce", "cluster-allreduce", r.allreduce_ms, lang),
     ]
     return metrics_dl(rows, lang)

@@ -7,7 +7,22 @@ import math
 from ddpcore.metrics import StepMetrics
 
 from . import i18n
-from .svg import num, output, tag, text
+from .svg import num, output, svg_figure, tag, text
+
+
+def ms_row(key: str, testid: str, value: float, lang: str, cls: str = "") -> tuple[str, str, str]:
+    """A metrics_dl row showing milliseconds (the raw value in data-value)."""
+    return key, output(testid, value, i18n.ms(value, lang)), cls
+
+
+def cost_row(key: str, testid: str, value: float, lang: str) -> tuple[str, str, str]:
+    """A cost in milliseconds, marked when there is one."""
+    return ms_row(key, testid, value, lang, "bad" if value > 0 else "")
+
+
+def percent_row(key: str, testid: str, value: float, lang: str, cls: str = "") -> tuple[str, str, str]:
+    """A metrics_dl row showing a 0..1 ratio as a percentage."""
+    return key, output(testid, value, i18n.percent(value, lang)), cls
 
 
 def metrics_dl(rows: list[tuple[str, str, str]], lang: str) -> str:
@@ -33,14 +48,11 @@ def gauge_svg(testid: str, ratio: float, title: str, subtitle: str, kind: str, l
     return tag(
         "figure",
         {"class": f"gauge {kind}"},
-        tag(
-            "svg",
-            {
-                "viewBox": "0 0 220 128",
-                "role": "img",
-                "aria-label": f"{title}: {i18n.percent(ratio, lang)}",
-                "xmlns": "http://www.w3.org/2000/svg",
-            },
+        svg_figure(
+            220,
+            128,
+            f"{title}: {i18n.percent(ratio, lang)}",
+            {},
             tag("path", {"d": track, "class": "gauge-track"}),
             tag("path", {"d": arc, "class": "gauge-arc"}) if arc else "",
             text(
@@ -59,38 +71,32 @@ def gauge_svg(testid: str, ratio: float, title: str, subtitle: str, kind: str, l
     )
 
 
-def cost_html(m: StepMetrics, lang: str) -> str:
-    rows = [
-        ("cost.step", output("step-time", m.step_ms, i18n.ms(m.step_ms, lang)), "big"),
-        ("cost.ideal", output("ideal-step-time", m.ideal_step_ms, i18n.ms(m.ideal_step_ms, lang)), ""),
-        ("cost.efficiency", output("efficiency", m.efficiency, i18n.percent(m.efficiency, lang)), ""),
-        (
-            "cost.straggler",
-            output("straggler-cost", m.straggler_cost_ms, i18n.ms(m.straggler_cost_ms, lang)),
-            "bad" if m.straggler_cost_ms > 0 else "",
-        ),
-        ("cost.prefetch", output("prefetch-gain", m.prefetch_gain_ms, i18n.ms(m.prefetch_gain_ms, lang)), ""),
-        ("cost.wait", output("wait-total", m.wait_ms_total, i18n.ms(m.wait_ms_total, lang)), ""),
-    ]
-    gauges = tag(
+def gauge_pair(displayed: tuple[str, float, str], useful: tuple[str, float, str], lang: str) -> str:
+    """What the utilization counter shows beside what the GPU really did: (testid, ratio, text key) each; the
+    subtitle is the text key + `_sub`."""
+    return tag(
         "div",
         {"class": "gauges"},
-        gauge_svg(
-            "displayed-util",
-            m.displayed_util,
-            i18n.t("cost.displayed", lang),
-            i18n.t("cost.displayed_sub", lang),
-            "displayed",
-            lang,
+        *(
+            gauge_svg(testid, ratio, i18n.t(key, lang), i18n.t(f"{key}_sub", lang), kind, lang)
+            for (testid, ratio, key), kind in ((displayed, "displayed"), (useful, "useful"))
         ),
-        gauge_svg(
-            "useful-compute",
-            m.useful_compute,
-            i18n.t("cost.useful", lang),
-            i18n.t("cost.useful_sub", lang),
-            "useful",
-            lang,
-        ),
+    )
+
+
+def cost_html(m: StepMetrics, lang: str) -> str:
+    rows = [
+        ms_row("cost.step", "step-time", m.step_ms, lang, "big"),
+        ms_row("cost.ideal", "ideal-step-time", m.ideal_step_ms, lang),
+        percent_row("cost.efficiency", "efficiency", m.efficiency, lang),
+        cost_row("cost.straggler", "straggler-cost", m.straggler_cost_ms, lang),
+        ms_row("cost.prefetch", "prefetch-gain", m.prefetch_gain_ms, lang),
+        ms_row("cost.wait", "wait-total", m.wait_ms_total, lang),
+    ]
+    gauges = gauge_pair(
+        ("displayed-util", m.displayed_util, "cost.displayed"),
+        ("useful-compute", m.useful_compute, "cost.useful"),
+        lang,
     )
     key = "cost.lesson" if m.straggler_cost_ms > 0 else "cost.lesson_none"
     lesson = text(

@@ -17,7 +17,7 @@ from .cost_view import cost_html, modes_html
 from .ring_view import ring_svg
 from .svg import esc, text
 from .timeline_view import tick_step, timeline_svg
-from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
+from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState, model_inputs
 
 
 @dataclass(frozen=True)
@@ -63,16 +63,9 @@ def exchange_html(gpus: int, exchange: int) -> str:
 def cluster_config_of(state: ViewState):
     """The cluster model of the state (imported on first use: the step view does not need it to start)."""
     from ddpcore.cluster import ClusterConfig
+    from ddpcore.params import CLUSTER_PARAMS
 
-    return ClusterConfig(
-        gpus=state.cluster_gpus,
-        jitter_cv=state.jitter_cv,
-        straggler_prob=state.straggler_prob,
-        slowdown=state.cluster_slowdown,
-        persistent=state.persistent,
-        persistent_slowdown=state.persistent_slowdown,
-        allreduce=state.allreduce,
-    )
+    return ClusterConfig(**model_inputs(state, CLUSTER_PARAMS))  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=8)

@@ -9,7 +9,7 @@ from functools import lru_cache
 from ddpcore.ring import ChunkState, exchange, exchange_count, ring_state, sent_fraction
 
 from . import i18n
-from .svg import data_value, num, tag, text
+from .svg import data_value, num, svg_figure, tag, text
 
 SIZE = 600
 CENTER = SIZE / 2
@@ -181,15 +181,6 @@ def ring_svg(gpus: int, after: int, stragglers: tuple[int, ...], lang: str) -> s
             ),
         )
     )
-    return tag(
-        "svg",
-        {
-            "viewBox": f"0 0 {SIZE} {SIZE}",
-            "role": "img",
-            "data-testid": "ring",
-            "data-exchange": after,
-            "aria-label": i18n.t("ring.desc", lang, n=gpus),
-            "xmlns": "http://www.w3.org/2000/svg",
-        },
-        *parts,
+    return svg_figure(
+        SIZE, SIZE, i18n.t("ring.desc", lang, n=gpus), {"data-testid": "ring", "data-exchange": after}, *parts
     )

@@ -55,3 +55,15 @@ def data_value(value: float) -> str:
 def output(testid: str, value: float, shown: str) -> str:
     """A shown number with its raw value in `data-value` (docs/contracts.md)."""
     return text("output", {"data-testid": testid, "data-value": data_value(value), "class": "value"}, shown)
+
+
+def svg_figure(width: float, height: float, label: str, attrs: Mapping[str, AttrValue], *children: str) -> str:
+    """A standalone SVG drawing (an image to assistive technology, described by `label`), `attrs` added."""
+    values = {
+        "viewBox": f"0 0 {num(width)} {num(height)}",
+        "role": "img",
+        **attrs,
+        "aria-label": label,
+        "xmlns": "http://www.w3.org/2000/svg",
+    }
+    return tag("svg", values, *children)

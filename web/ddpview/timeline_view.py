@@ -10,7 +10,7 @@ from ddpcore.phases import GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
 from ddpcore.schedule import PHASES, Schedule
 
 from . import i18n
-from .svg import data_value, num, tag, text
+from .svg import data_value, num, svg_figure, tag, text
 
 WIDTH = 900
 LEFT = 118
@@ -297,16 +297,11 @@ def timeline_svg(
             },
         )
     )
-    return tag(
-        "svg",
-        {
-            "viewBox": f"0 0 {WIDTH} {num(geo.height)}",
-            "role": "img",
-            "data-testid": "timeline",
-            "data-axis-max": data_value(geo.axis_max_ms),
-            "aria-label": i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
-            "xmlns": "http://www.w3.org/2000/svg",
-        },
+    return svg_figure(
+        WIDTH,
+        geo.height,
+        i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
+        {"data-testid": "timeline", "data-axis-max": data_value(geo.axis_max_ms)},
         _defs("hatch"),
         _legend(lang, "hatch"),
         *lanes,
@@ -426,15 +421,11 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
             i18n.t("traces.last_arrival", lang),
         ),
     ]
-    return tag(
-        "svg",
-        {
-            "viewBox": f"0 0 {WIDTH} {num(geo.height)}",
-            "role": "img",
-            "data-testid": "trace-timeline",
-            "aria-label": i18n.t("traces.timeline_desc", lang, step=step.step),
-            "xmlns": "http://www.w3.org/2000/svg",
-        },
+    return svg_figure(
+        WIDTH,
+        geo.height,
+        i18n.t("traces.timeline_desc", lang, step=step.step),
+        {"data-testid": "trace-timeline"},
         _defs("trace-hatch"),
         _legend(lang, "trace-hatch", legend),
         *lanes,

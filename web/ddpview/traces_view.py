@@ -7,7 +7,7 @@ from ddpcore.analysis import DRAW_PHASES, Analysis, AnalysisError, GpuGauges, an
 from ddpcore.traces import FileError, RankTrace
 
 from . import i18n
-from .cost_view import gauge_svg, metrics_dl
+from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
@@ -111,11 +111,7 @@ def gpu_html(gpu: GpuGauges | None, lang: str) -> str:
     overlap = gpu.comm_overlap
     rows = metrics_dl(
         [
-            (
-                "traces.exposed_comm",
-                output("trace-exposed-comm", gpu.exposed_comm_ms, i18n.ms(gpu.exposed_comm_ms, lang)),
-                "",
-            ),
+            ms_row("traces.exposed_comm", "trace-exposed-comm", gpu.exposed_comm_ms, lang),
             (
                 "traces.comm_overlap",
                 output(
@@ -131,25 +127,10 @@ def gpu_html(gpu: GpuGauges | None, lang: str) -> str:
     return tag(
         "div",
         {"class": "trace-gpu", "data-testid": "trace-gpu"},
-        tag(
-            "div",
-            {"class": "gauges"},
-            gauge_svg(
-                "trace-gpu-busy",
-                gpu.busy,
-                i18n.t("traces.gpu_busy", lang),
-                i18n.t("traces.gpu_busy_sub", lang),
-                "displayed",
-                lang,
-            ),
-            gauge_svg(
-                "trace-gpu-compute",
-                gpu.compute,
-                i18n.t("traces.gpu_compute", lang),
-                i18n.t("traces.gpu_compute_sub", lang),
-                "useful",
-                lang,
-            ),
+        gauge_pair(
+            ("trace-gpu-busy", gpu.busy, "traces.gpu_busy"),
+            ("trace-gpu-compute", gpu.compute, "traces.gpu_compute"),
+            lang,
         ),
         rows,
         tag("p", {"class": "help"}, i18n.t("traces.gpu_honest", lang)),
@@ -160,21 +141,19 @@ def summary_html(a: Analysis, lang: str) -> str:
     """Verdict, headline figures (means over steps, medians beside), GPU gauges and warnings."""
     metrics = metrics_dl(
         [
-            ("traces.step_mean", output("trace-step-time", a.step_ms, i18n.ms(a.step_ms, lang)), "big"),
-            (
-                "traces.step_median",
-                output("trace-median-step-time", a.median_step_ms, i18n.ms(a.median_step_ms, lang)),
-                "",
-            ),
-            ("traces.ideal", output("trace-ideal-step-time", a.ideal_step_ms, i18n.ms(a.ideal_step_ms, lang)), ""),
-            (
+            ms_row("traces.step_mean", "trace-step-time", a.step_ms, lang, "big"),
+            ms_row("traces.step_median", "trace-median-step-time", a.median_step_ms, lang),
+            ms_row("traces.ideal", "trace-ideal-step-time", a.ideal_step_ms, lang),
+            ms_row(
                 "traces.cost",
-                output("trace-straggler-cost", a.straggler_cost_ms, i18n.ms(a.straggler_cost_ms, lang)),
+                "trace-straggler-cost",
+                a.straggler_cost_ms,
+                lang,
                 "bad" if a.straggler_cost_ms > 0 else "",
             ),
-            ("cost.efficiency", output("trace-efficiency", a.efficiency, i18n.percent(a.efficiency, lang)), ""),
-            ("traces.gap", output("trace-gap", a.median_gap, i18n.percent(a.median_gap, lang)), ""),
-            ("cost.wait", output("trace-wait-total", a.wait_ms_total, i18n.ms(a.wait_ms_total, lang)), ""),
+            percent_row("cost.efficiency", "trace-efficiency", a.efficiency, lang),
+            percent_row("traces.gap", "trace-gap", a.median_gap, lang),
+            ms_row("cost.wait", "trace-wait-total", a.wait_ms_total, lang),
         ],
         lang,
     )

@@ -66,6 +66,7 @@ class Field:
     choices: tuple[str, ...] = ()
     boolean: bool = False
     label: str = ""
+    param: Param | None = None
 
 
 def from_param(key: str, attr: str, param: Param, label: str, **narrower: float) -> Field:
@@ -80,6 +81,7 @@ def from_param(key: str, attr: str, param: Param, label: str, **narrower: float)
         None if param.choices else digits,
         param.choices,
         label=label,
+        param=param,
     )
 
 
@@ -102,6 +104,11 @@ FIELDS = (
 )
 STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
 FIELD_BY_KEY = {spec.key: spec for spec in FIELDS}
+
+
+def model_inputs(state: ViewState, params: tuple[Param, ...]) -> dict[str, object]:
+    """The state's values of these model parameters, by parameter name (what a configuration takes)."""
+    return {f.param.name: getattr(state, f.attr) for f in FIELDS if f.param is not None and f.param in params}
 
 
 @dataclass(frozen=True)
