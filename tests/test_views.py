@@ -200,3 +200,16 @@ def test_timeline_overlap_has_a_comm_row_of_buckets():
         assert all(e.get("data-phase") == "allreduce" for e in buckets)
     phases = {e.get("data-phase") for e in root.iter() if e.get("data-phase")}
     assert "wait" in phases
+
+
+def test_template_fill_finds_regions_whatever_the_attribute_order():
+    template = (
+        '<div data-region id="a">old</div><section id="b" class="c" data-region>old</section>'
+        '<p data-i18n="traces.copy"></p><input data-i18n-attr="placeholder:traces.copy" id="i">'
+    )
+    out = fill_template(template, {"a": "<b>A</b>", "b": "B"}, "fr")
+    assert out == (
+        '<div data-region id="a"><b>A</b></div><section id="b" class="c" data-region>B</section>'
+        '<p data-i18n="traces.copy">Copier</p>'
+        '<input data-i18n-attr="placeholder:traces.copy" id="i" placeholder="Copier">'
+    )
