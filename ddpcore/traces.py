@@ -12,28 +12,28 @@ numbers, the format told by the content (not the name or the indentation), and o
 from __future__ import annotations
 
 import bisect
-import json
+import math
 import re
-import zlib
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kernel_kind, kind_of_op
 from .intervals import Interval, clip
 from .phases import HOST, RECORDED
+from .reader import CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
 
 MIB = 1024 * 1024
 MAX_FILE_BYTES = 200 * MIB
-MAX_JSON_DEPTH = 64
 MAX_TIME_US = 1e17
 MAX_TIME_S = MAX_TIME_US / 1e6
 MAX_STEP = 10**12
 MAX_RANK = 10**7
-INFLATE_CHUNK = MIB
 
 
 DEVICE_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation"})
 COMPUTE, MEMORY = "compute", "memory"
+AUTOGRAD = "autograd::engine::evaluate_function:"
 STEP_NAME = re.compile(r"ProfilerStep#(\d+)$")
 USER_ANNOTATION = re.compile(r"##\s*(.*?)\s*##$")
 USER_PHASES = {
@@ -56,8 +56,8 @@ USER_PHASES = {
 """TorchRec-style `## name ##` annotations that name a phase; any other annotation is left alone."""
 
 
-class TraceError(ValueError):
-    """A file that cannot be read as a trace; the message says why, in one line."""
+TraceError = ReadError
+"""A file that cannot be read as a trace; the message says why, in one line."""
 
 
 @dataclass(frozen=True)
@@ -108,68 +108,11 @@ def _limit_text() -> str:
     return f"the {MAX_FILE_BYTES // MIB} MiB limit"
 
 
-def inflate(data: bytes, limit: int | None = None) -> bytes:
-    """Gunzip, member after member, stopping as soon as the output passes `limit` (a zip bomb costs nothing)."""
-    limit = MAX_FILE_BYTES if limit is None else limit
-    out: list[bytes] = []
-    total = 0
-    rest = data
-    while rest[:2] == b"\x1f\x8b":
-        inflater = zlib.decompressobj(wbits=31)
-        pending = rest
-        while True:
-            try:
-                chunk = inflater.decompress(pending, INFLATE_CHUNK)
-            except zlib.error as exc:
-                raise TraceError(f"not a readable gzip file ({exc})") from None
-            total += len(chunk)
-            if total > limit:
-                raise TraceError(f"over {_limit_text()} once decompressed")
-            out.append(chunk)
-            pending = inflater.unconsumed_tail
-            if inflater.eof:
-                break
-            if not pending and not chunk:
-                raise TraceError("not a readable gzip file (truncated)")
-        rest = inflater.unused_data
-    return b"".join(out)
-
-
-_JSON_STRUCTURE = b'"[]{}'
-_NOT_STRUCTURE = bytes(b for b in range(256) if b not in _JSON_STRUCTURE)
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
-_STRING = re.compile(rb'"[^"]*"')
-_INNERMOST = re.compile(rb"\{\}|\[\]")
-
-
-def json_depth_exceeds(data: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether any JSON value in `data` nests deeper than `limit`, found without parsing (parsers recurse).
-
-    Strings are dropped first (escapes, then quoted runs), so brackets inside names do not count.
-
-    >>> json_depth_exceeds(b'{"a": [[1], "]]]"]}', 2), json_depth_exceeds(b'{"a": [[1], "]]]"]}', 3)
-    (True, False)
-    """
-    skeleton = _STRING.sub(b"", _ESCAPE.sub(b"", data).translate(None, _NOT_STRUCTURE))
-    for _ in range(limit):
-        skeleton, removed = _INNERMOST.subn(b"", skeleton)
-        if not skeleton or not removed:
-            return False
-    return bool(skeleton)
-
-
-def decode(data: bytes) -> str:
-    """Bytes to text: gunzipped when the content is gzip whatever the name, bounded, depth-checked, BOM dropped."""
-    if len(data) > MAX_FILE_BYTES:
-        raise TraceError(f"{len(data) / MIB:.0f} MiB is over {_limit_text()}")
-    if data[:2] == b"\x1f\x8b":
-        data = inflate(data)
-    if json_depth_exceeds(data):
-        raise TraceError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels: not a trace")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise TraceError("not UTF-8 text (neither JSON nor JSONL)") from None
+def stream_of(chunks: Iterable[bytes]) -> JsonStream:
+    """A file's bytes as a JSON stream: at most MAX_FILE_BYTES read and inflated, nesting checked, UTF-8."""
+    guard = DepthGuard()
+    raw = limited(chunks, MAX_FILE_BYTES, _limit_text())
+    return JsonStream(texts(guard.feed(c) for c in gunzipped(raw, MAX_FILE_BYTES, _limit_text())))
 
 
 def _time(value: object, what: str, limit: float) -> float | None:
@@ -196,7 +139,11 @@ def _step_number(match: re.Match[str]) -> int:
 
 def host_phase(name: str) -> str | None:
     """The phase a host event marks: the DataLoader, DDP's (or FSDP's) forward, autograd, the optimizer, or a
-    `## name ##` user annotation that names one of them."""
+    `## name ##` user annotation that names one of them.
+
+    >>> host_phase("## data_load ##"), host_phase("Optimizer.step#AdamW.step"), host_phase("## encoder fp8 None ##")
+    ('load', 'optimizer', None)
+    """
     if name.startswith("enumerate(DataLoader)"):
         return "load"
     if name in ("DistributedDataParallel.forward", "FullyShardedDataParallel.forward") or name.startswith(
@@ -223,67 +170,82 @@ def _rpc_kind(args: dict) -> str | None:
     return kind_of_op(named) if isinstance(named, str) and named else None
 
 
-@dataclass
 class _KinetoScan:
-    """What one pass over the events keeps: host step windows, phases, collectives, launches, device work."""
+    """What one pass over the events keeps: host step windows, phases, collectives, launches, device work.
 
-    windows: dict[int, list[float]]
-    phases: list[Interval]
-    module_forward: list[Interval]
-    collectives: list[Interval]
-    unnamed_comms: list[Interval]
-    launches: dict[int, float]
-    device: list[tuple[Interval, int | None]]
+    Events arrive one at a time from the stream; only what the analysis uses is kept, the many small ones (autograd
+    ops, kernels, launches) in flat arrays rather than objects."""
 
+    def __init__(self) -> None:
+        self.windows: dict[int, list[float]] = {}
+        self.phases: list[Interval] = []
+        self.backward = array("d")
+        self.module_forward: list[Interval] = []
+        self.collectives: list[Interval] = []
+        self.unnamed_comms: list[Interval] = []
+        self.launch_ids = array("q")
+        self.launch_ms = array("d")
+        self.device: list[tuple[str, float, float, int]] = []
+        self.index = 0
 
-def _scan_kineto(events: list) -> _KinetoScan:
-    scan = _KinetoScan({}, [], [], [], [], {}, [])
-    for index, e in enumerate(events):
+    def add(self, e: object) -> None:
+        """Keep what one event tells, if anything."""
+        index, self.index = self.index, self.index + 1
         if not isinstance(e, dict):
-            continue
+            return
         ph = e.get("ph")
         if ph in ("s", "f") and e.get("cat") == "ac2g":
             flow, ts = e.get("id"), _time(e.get("ts"), f"event {index}: 'ts'", MAX_TIME_US)
-            if isinstance(flow, int) and ts is not None:
-                scan.launches[flow] = min(scan.launches.get(flow, ts / 1000.0), ts / 1000.0)
-            continue
+            if isinstance(flow, int) and not isinstance(flow, bool) and ts is not None:
+                self.launch_ids.append(flow)
+                self.launch_ms.append(ts / 1000.0)
+            return
         if ph != "X":
-            continue
+            return
         name = e.get("name")
         ts = _time(e.get("ts"), f"event {index}: 'ts'", MAX_TIME_US)
         dur = _time(e.get("dur"), f"event {index}: 'dur'", MAX_TIME_US)
         if not isinstance(name, str) or ts is None or dur is None or dur < 0:
-            continue
+            return
         start, end = ts / 1000.0, (ts + dur) / 1000.0
         cat = str(e.get("cat", "")).lower()
         args = _mapping(e.get("args"))
         correlation = args.get("correlation")
-        correlation = correlation if isinstance(correlation, int) and not isinstance(correlation, bool) else None
+        correlation = correlation if isinstance(correlation, int) and not isinstance(correlation, bool) else -1
         if cat in DEVICE_CATEGORIES:
             if cat != "gpu_user_annotation":
                 kind = (kernel_kind(name) or COMPUTE) if cat == "kernel" else MEMORY
-                scan.device.append((Interval(kind, start, end), correlation))
-            continue
-        if correlation is not None and cat in ("cuda_runtime", "cuda_driver", "runtime"):
-            scan.launches.setdefault(correlation, start)
+                self.device.append((kind, start, end, correlation))
+            return
+        if correlation >= 0 and cat in ("cuda_runtime", "cuda_driver", "runtime"):
+            self.launch_ids.append(correlation)
+            self.launch_ms.append(start)
         match = STEP_NAME.match(name)
         if match:
-            window = scan.windows.setdefault(_step_number(match), [start, end])
+            window = self.windows.setdefault(_step_number(match), [start, end])
             window[0], window[1] = min(window[0], start), max(window[1], end)
-            continue
+            return
         phase = host_phase(name)
-        if phase:
-            scan.phases.append(Interval(phase, start, end))
-            continue
-        host_kind = collective_kind(name)
-        if host_kind:
-            scan.collectives.append(Interval(host_kind, start, end))
+        if phase == "backward" and name.startswith(AUTOGRAD):
+            self.backward.extend((start, end))
+        elif phase:
+            self.phases.append(Interval(phase, start, end))
+        elif host_kind := collective_kind(name):
+            self.collectives.append(Interval(host_kind, start, end))
         elif name == RECORD_PARAM_COMMS:
             named = _rpc_kind(args)
-            (scan.collectives if named else scan.unnamed_comms).append(Interval(named or UNKNOWN_KIND, start, end))
+            (self.collectives if named else self.unnamed_comms).append(Interval(named or UNKNOWN_KIND, start, end))
         elif name.endswith(".forward") or name.startswith("nn.Module: "):
-            scan.module_forward.append(Interval("forward", start, end))
-    return scan
+            self.module_forward.append(Interval("forward", start, end))
+
+    def launches(self) -> dict[int, float]:
+        """Launch time by correlation id, for the ids device work refers to (the earliest record of each)."""
+        wanted = {c for *_, c in self.device if c >= 0}
+        found: dict[int, float] = {}
+        for flow, ms in zip(self.launch_ids, self.launch_ms):
+            if flow in wanted and ms < found.get(flow, math.inf):
+                found[flow] = ms
+        return found
 
 
 def _unnamed(unnamed: list[Interval], named: list[Interval]) -> list[Interval]:
@@ -298,6 +260,62 @@ def _unnamed(unnamed: list[Interval], named: list[Interval]) -> list[Interval]:
     return out
 
 
+def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
+    info = _mapping(top.get("distributedInfo"))
+    if info.get("rank") is None:
+        raise TraceError("no distributedInfo.rank: record with torch.distributed initialised")
+    rank = _whole(info.get("rank"), "distributedInfo.rank", 0, MAX_RANK)
+    world = info.get("world_size")
+    world = _whole(world, "distributedInfo.world_size", 1, MAX_RANK) if world is not None else None
+    if not scan.windows:
+        raise TraceError("no host ProfilerStep#N events: profile with a schedule and call prof.step() each step")
+    phases = scan.phases
+    if not any(p.phase == "forward" for p in phases):
+        phases = phases + scan.module_forward
+    collectives = scan.collectives + _unnamed(scan.unnamed_comms, scan.collectives)
+    ordered = sorted(scan.windows.items(), key=lambda kv: kv[1][0])
+    starts = [w[0] for _, w in ordered]
+
+    def step_of(t: float) -> int | None:
+        i = bisect.bisect_right(starts, t) - 1
+        return i if i >= 0 and t < ordered[i][1][1] else None
+
+    step_phases: list[list[Interval]] = [[] for _ in ordered]
+    step_comms: list[list[Interval]] = [[] for _ in ordered]
+    step_device: list[list[Interval]] = [[] for _ in ordered]
+    backward: list[list[float]] = [[math.inf, -math.inf] for _ in ordered]
+    for bucket, items in ((step_phases, phases), (step_comms, collectives)):
+        for item in items:
+            i = step_of(item.start_ms)
+            if i is not None:
+                bucket[i].append(item)
+    for k in range(0, len(scan.backward), 2):
+        i = step_of(scan.backward[k])
+        if i is not None:
+            span = backward[i]
+            span[0], span[1] = min(span[0], scan.backward[k]), max(span[1], scan.backward[k + 1])
+    for i, (low, high) in enumerate(backward):
+        if high >= low:
+            step_phases[i].append(Interval("backward", low, high))
+    launches = scan.launches()
+    for kind, start, end, correlation in scan.device:
+        launched = launches.get(correlation)
+        if launched is not None:
+            i = step_of(launched)
+            if i is not None:
+                step_device[i].append(Interval(kind, start, end))
+            continue
+        i = bisect.bisect_right(starts, start) - 1
+        if i >= 0:
+            step_device[i].extend(clip([Interval(kind, start, end)], ordered[i][1][0], ordered[i][1][1]))
+    steps = tuple(
+        TraceStep(n, w[0], w[1], _backward_envelope(p), tuple(c), tuple(d))
+        for (n, w), p, c, d in zip(ordered, step_phases, step_comms, step_device)
+    )
+    has_kernels = any(kind != MEMORY for kind, *_ in scan.device)
+    return RankTrace(rank, world, source, "kineto", steps, has_kernels=has_kernels)
+
+
 def _backward_envelope(phases: list[Interval]) -> tuple[Interval, ...]:
     """The backward is recorded as hundreds of autograd ops; it lasts from the first to the last of them (the gaps
     between ops are the autograd engine's own work, hooks such as DDP's bucket launches included)."""
@@ -309,70 +327,28 @@ def _backward_envelope(phases: list[Interval]) -> tuple[Interval, ...]:
 
 
 def parse_kineto(obj: dict, source: str) -> RankTrace:
-    """A PyTorch profiler trace: host `ProfilerStep#N` windows, with their phases, collectives and device work."""
+    """A PyTorch profiler trace already in memory (a dict): host step windows, phases, collectives, device work."""
     events = obj.get("traceEvents")
     if not isinstance(events, list):
         raise TraceError("JSON without a 'traceEvents' list: not a PyTorch profiler trace")
-    info = _mapping(obj.get("distributedInfo"))
-    if info.get("rank") is None:
-        raise TraceError("no distributedInfo.rank: record with torch.distributed initialised")
-    rank = _whole(info.get("rank"), "distributedInfo.rank", 0, MAX_RANK)
-    world = info.get("world_size")
-    world = _whole(world, "distributedInfo.world_size", 1, MAX_RANK) if world is not None else None
-    scan = _scan_kineto(events)
-    if not scan.windows:
-        raise TraceError("no host ProfilerStep#N events: profile with a schedule and call prof.step() each step")
-    if not any(p.phase == "forward" for p in scan.phases):
-        scan.phases.extend(scan.module_forward)
-    collectives = scan.collectives + _unnamed(scan.unnamed_comms, scan.collectives)
-    ordered = sorted(scan.windows.items(), key=lambda kv: kv[1][0])
-    starts = [w[0] for _, w in ordered]
-    step_phases: list[list[Interval]] = [[] for _ in ordered]
-    step_comms: list[list[Interval]] = [[] for _ in ordered]
-    step_device: list[list[Interval]] = [[] for _ in ordered]
-    for bucket, items in ((step_phases, scan.phases), (step_comms, collectives)):
-        for item in items:
-            i = bisect.bisect_right(starts, item.start_ms) - 1
-            if i >= 0 and item.start_ms < ordered[i][1][1]:
-                bucket[i].append(item)
-    for kernel, correlation in scan.device:
-        launched = scan.launches.get(correlation) if correlation is not None else None
-        if launched is not None:
-            i = bisect.bisect_right(starts, launched) - 1
-            if i >= 0 and launched < ordered[i][1][1]:
-                step_device[i].append(kernel)
-            continue
-        i = bisect.bisect_right(starts, kernel.start_ms) - 1
-        if i >= 0:
-            step_device[i].extend(clip([kernel], ordered[i][1][0], ordered[i][1][1]))
-    steps = tuple(
-        TraceStep(n, w[0], w[1], _backward_envelope(p), tuple(c), tuple(d))
-        for (n, w), p, c, d in zip(ordered, step_phases, step_comms, step_device)
-    )
-    return RankTrace(rank, world, source, "kineto", steps, has_kernels=any(k.phase != MEMORY for k, _ in scan.device))
+    scan = _KinetoScan()
+    for e in events:
+        scan.add(e)
+    return _kineto_trace(obj, scan, source)
 
 
-def _jsonl_row(line: str, number: int) -> dict:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise TraceError(f"line {number}: invalid JSON ({exc.msg})") from None
-    except ValueError:
-        raise TraceError(f"line {number}: a number too long to read") from None
-    if not isinstance(row, dict):
-        raise TraceError(f"line {number}: expected an object with rank, step, phase, start, end")
-    return row
+class _JsonlRows:
+    """ddpcore's JSONL, row after row: one `{"rank", "step", "phase", "start", "end"}` each, wall-clock seconds."""
 
+    def __init__(self) -> None:
+        self.rank: int | None = None
+        self.by_step: dict[int, list[Interval]] = {}
 
-def parse_jsonl(text: str, source: str) -> RankTrace:
-    """ddpcore's JSONL: one `{"rank", "step", "phase", "start", "end"}` per line, seconds on the wall clock."""
-    rank: int | None = None
-    by_step: dict[int, list[Interval]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = _jsonl_row(line, number)
+    def add(self, row: object, number: int) -> None:
+        """Check one row (`number` is its line) and keep it."""
         where = f"line {number}: "
+        if not isinstance(row, dict):
+            raise TraceError(f"{where}expected an object with rank, step, phase, start, end")
         r = _whole(row.get("rank"), where + "'rank'", 0, MAX_RANK)
         step = _whole(row.get("step"), where + "'step'", 0, MAX_STEP)
         phase = row.get("phase")
@@ -382,72 +358,139 @@ def parse_jsonl(text: str, source: str) -> RankTrace:
         end = _time(row.get("end"), where + "'end'", MAX_TIME_S)
         if start is None or end is None or end < start:
             raise TraceError(f"{where}'start' and 'end' must be finite seconds with end >= start")
-        if rank is None:
-            rank = r
-        elif r != rank:
-            raise TraceError(f"{where}rank {r} in a file of rank {rank} (one file per rank)")
-        by_step.setdefault(step, []).append(Interval(str(phase), start * 1000.0, end * 1000.0))
-    if rank is None or not by_step:
-        raise TraceError("no events: an empty JSONL trace")
-    steps = []
-    for n, items in sorted(by_step.items()):
-        items.sort(key=lambda i: i.start_ms)
-        phases = tuple(i for i in items if i.phase in HOST)
-        comms = tuple(
-            Interval("allreduce" if i.phase == "allreduce" else UNKNOWN_KIND, i.start_ms, i.end_ms)
-            for i in items
-            if i.phase not in HOST
-        )
-        steps.append(TraceStep(n, items[0].start_ms, max(i.end_ms for i in items), phases, comms))
-    return RankTrace(rank, None, source, "jsonl", tuple(steps))
+        if self.rank is None:
+            self.rank = r
+        elif r != self.rank:
+            raise TraceError(f"{where}rank {r} in a file of rank {self.rank} (one file per rank)")
+        self.by_step.setdefault(step, []).append(Interval(str(phase), start * 1000.0, end * 1000.0))
+
+    def trace(self, source: str) -> RankTrace:
+        """The rank's trace, steps in order."""
+        if self.rank is None or not self.by_step:
+            raise TraceError("no events: an empty JSONL trace")
+        steps = []
+        for n, items in sorted(self.by_step.items()):
+            items.sort(key=lambda i: i.start_ms)
+            phases = tuple(i for i in items if i.phase in HOST)
+            comms = tuple(
+                Interval("allreduce" if i.phase == "allreduce" else UNKNOWN_KIND, i.start_ms, i.end_ms)
+                for i in items
+                if i.phase not in HOST
+            )
+            steps.append(TraceStep(n, items[0].start_ms, max(i.end_ms for i in items), phases, comms))
+        return RankTrace(self.rank, None, source, "jsonl", tuple(steps))
 
 
-_SPACE = re.compile(r"\s*")
+NOT_A_TRACE = "JSON that is not a trace (neither a PyTorch profiler trace nor ddpcore JSONL)"
 
 
-def parse_text(text: str, source: str) -> RankTrace:
-    """Tell the format by the content: one JSON object holding `traceEvents` is Kineto; JSON lines are JSONL."""
-    first = _SPACE.match(text).end()  # type: ignore[union-attr]
-    if first == len(text):
+def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
+    """The first JSON object, key by key; a `traceEvents` list goes event by event to the scanner (marked None)."""
+    top: dict = {}
+    stream.expect("{")
+    if stream.peek() == "}":
+        stream.expect("}")
+        return top
+    while True:
+        key = stream.value()
+        if not isinstance(key, str):
+            raise TraceError(f"invalid JSON at line {stream.line()}: an object key must be a string")
+        stream.expect(":")
+        if key == "traceEvents" and stream.peek() == "[":
+            stream.expect("[")
+            if stream.peek() != "]":
+                while True:
+                    scan.add(stream.value())
+                    if stream.peek() != ",":
+                        break
+                    stream.expect(",")
+            stream.expect("]")
+            top[key] = None
+        else:
+            top[key] = stream.value()
+        if stream.peek() != ",":
+            break
+        stream.expect(",")
+    stream.expect("}")
+    return top
+
+
+def read_trace(source: str, chunks: Iterable[bytes]) -> RankTrace:
+    """One file, streamed: the format told by the content (one object holding `traceEvents` is Kineto; JSON objects
+    one after another are JSONL), events decoded one at a time and kept only when the analysis uses them."""
+    stream = stream_of(chunks)
+    first = stream.peek()
+    if not first:
         raise TraceError("empty file")
-    try:
-        obj, end = json.JSONDecoder().raw_decode(text, first)
-    except json.JSONDecodeError as exc:
-        raise TraceError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except ValueError:
-        raise TraceError("invalid JSON: a number too long to read") from None
-    only = _SPACE.match(text, end).end() == len(text)  # type: ignore[union-attr]
-    if isinstance(obj, dict) and "traceEvents" in obj:
-        if not only:
-            line = text.count("\n", 0, end) + 1
-            raise TraceError(f"invalid JSON: extra data after the profiler trace (line {line})")
-        return parse_kineto(obj, source)
-    if isinstance(obj, dict) and (not only or {"rank", "step", "phase"} <= set(obj)):
-        return parse_jsonl(text, source)
-    raise TraceError("JSON that is not a trace (neither a PyTorch profiler trace nor ddpcore JSONL)")
+    if first != "{":
+        stream.value()
+        raise TraceError(NOT_A_TRACE)
+    scan = _KinetoScan()
+    top = _top_object(stream, scan)
+    more = stream.peek()
+    if "traceEvents" in top:
+        if more:
+            raise TraceError(f"invalid JSON: extra data after the profiler trace (line {stream.line()})")
+        if top["traceEvents"] is not None:
+            raise TraceError("JSON without a 'traceEvents' list: not a PyTorch profiler trace")
+        return _kineto_trace(top, scan, source)
+    if not more and not {"rank", "step", "phase"} <= set(top):
+        raise TraceError(NOT_A_TRACE)
+    rows = _JsonlRows()
+    rows.add(top, 1)
+    while stream.peek():
+        line = stream.line()
+        try:
+            row = stream.value()
+        except ReadError as exc:
+            raise TraceError(f"line {line}: {str(exc).split(': ', 1)[-1]} (invalid JSON)") from None
+        rows.add(row, line)
+    return rows.trace(source)
+
+
+def chunked(data: bytes, size: int = CHUNK) -> Iterator[bytes]:
+    """Bytes already in memory, as the stream reads them."""
+    view = memoryview(data)
+    for start in range(0, len(data), size):
+        yield bytes(view[start : start + size])
 
 
 def parse_file(source: str, data: bytes) -> RankTrace:
     """One file's bytes to a rank's trace, or a TraceError whose message is one line."""
-    return parse_text(decode(data), source)
+    return read_trace(source, chunked(data))
 
 
 def load(files: Iterable[tuple[str, bytes]]) -> Loaded:
     """Parse every file; a bad file gets one message and the others still load. One file per rank."""
+    return load_streams((source, chunked(data)) for source, data in files)
+
+
+def load_streams(files: Iterable[tuple[str, Iterable[bytes]]]) -> Loaded:
+    """As `load`, each file given as the chunks of its bytes (read from disk or a browser's File as they come)."""
+    return collect(_read_one(source, chunks) for source, chunks in files)
+
+
+def _read_one(source: str, chunks: Iterable[bytes]) -> RankTrace | FileError:
+    try:
+        return read_trace(source, chunks)
+    except TraceError as exc:
+        return FileError(source, str(exc))
+    except (ValueError, OverflowError, RecursionError, MemoryError) as exc:
+        return FileError(source, f"could not be read ({type(exc).__name__})")
+
+
+def collect(results: Iterable[RankTrace | FileError]) -> Loaded:
+    """Traces and errors in the order given; a second file for a rank is an error."""
     traces: dict[int, RankTrace] = {}
     errors: list[FileError] = []
-    for source, data in files:
-        try:
-            trace = parse_file(source, data)
-        except TraceError as exc:
-            errors.append(FileError(source, str(exc)))
+    for result in results:
+        if isinstance(result, FileError):
+            errors.append(result)
             continue
-        except (ValueError, OverflowError, RecursionError, MemoryError) as exc:
-            errors.append(FileError(source, f"could not be read ({type(exc).__name__})"))
-            continue
+        trace = result
         if trace.rank in traces:
             errors.append(
-                FileError(source, f"a second file for rank {trace.rank} (first: {traces[trace.rank].source})")
+                FileError(trace.source, f"a second file for rank {trace.rank} (first: {traces[trace.rank].source})")
             )
             continue
         traces[trace.rank] = trace

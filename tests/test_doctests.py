@@ -22,5 +22,6 @@ def test_docstring_examples(name):
 def test_the_examples_exist():
     counts = {name: doctest.testmod(importlib.import_module(name)).attempted for name in MODULES}
     assert all(
-        counts[m] > 0 for m in ("ddpcore.intervals", "ddpcore.collectives", "ddpcore.traces", "ddpcore.analysis")
+        counts[m] > 0
+        for m in ("ddpcore.intervals", "ddpcore.collectives", "ddpcore.reader", "ddpcore.traces", "ddpcore.analysis")
     )
