@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 
 CHUNK = 1024 * 1024
 READ_AHEAD = 64 * 1024
+BATCH_TRIES = 4
 MAX_JSON_DEPTH = 64
 
 
@@ -112,13 +113,14 @@ class DepthGuard:
         data = self.carry + chunk
         cut = len(data) - (len(data) - len(data.rstrip(b"\\"))) % 2  # an escape split across chunks waits
         data, self.carry = data[:cut], data[cut:]
-        skeleton = _ESCAPE.sub(b"", data).translate(None, _NOT_STRUCTURE).replace(b"\\", b"")
+        unescaped = _ESCAPE.sub(b"", data) if b"\\" in data else data
+        skeleton = unescaped.translate(None, _NOT_STRUCTURE).replace(b"\\", b"")
         if self.in_string:
             end = skeleton.find(b'"')
             if end < 0:
                 return chunk
             skeleton, self.in_string = skeleton[end + 1 :], False
-        skeleton = _STRING.sub(b"", skeleton)
+        skeleton = _STRING.sub(b"", skeleton.replace(b'""', b""))  # a pair gone keeps every bracket's side
         if b'"' in skeleton:
             skeleton, self.in_string = skeleton[: skeleton.index(b'"')], True
         passes = 0
@@ -223,3 +225,40 @@ class JsonStream:
                 continue
             self.pos = end
             return value
+
+    def items(self) -> Iterator[object]:
+        """The values of the JSON array whose '[' was just consumed, up to and including its ']'.
+
+        Whole runs of items are decoded with one call where a cut between two items can be found (it is tried at
+        the last '},' of the buffer: only a cut between top-level items decodes), else one item at a time."""
+        if self.peek() == "]":
+            self.pos += 1
+            return
+        while True:
+            batch = self._batch()
+            if batch is not None:
+                yield from batch
+                continue
+            yield self.value()
+            following = self.peek()
+            if following == "]":
+                self.pos += 1
+                return
+            self.expect(",")
+
+    def _batch(self) -> list | None:
+        end = len(self.buffer)
+        for _ in range(BATCH_TRIES):
+            cut = self.buffer.rfind("},", self.pos, end)
+            if cut <= self.pos:
+                return None
+            try:
+                values = _DECODER.raw_decode("[" + self.buffer[self.pos : cut + 1] + "]")[0]
+            except ValueError:
+                end = cut
+                continue
+            except RecursionError:
+                return None
+            self.pos = cut + 2
+            return values
+        return None

@@ -34,6 +34,9 @@ MAX_RANK = 10**7
 DEVICE_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation"})
 COMPUTE, MEMORY = "compute", "memory"
 AUTOGRAD = "autograd::engine::evaluate_function:"
+SKIPPED_OPS = "aten::"
+"""PyTorch's operators: never a phase, a collective or a step, and most of a trace (checked before anything else)."""
+RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime"})
 STEP_NAME = re.compile(r"ProfilerStep#(\d+)$")
 USER_ANNOTATION = re.compile(r"##\s*(.*?)\s*##$")
 USER_PHASES = {
@@ -115,12 +118,14 @@ def stream_of(chunks: Iterable[bytes]) -> JsonStream:
     return JsonStream(texts(guard.feed(c) for c in gunzipped(raw, MAX_FILE_BYTES, _limit_text())))
 
 
-def _time(value: object, what: str, limit: float) -> float | None:
-    """A bounded finite number as float; None when absent or not a number; an error when out of bounds."""
+def _time(value: object, where: int | str, key: str, limit: float) -> float | None:
+    """A bounded finite number as float; None when absent or not a number; an error when out of bounds, naming
+    where (an event's index, or a line) and the key."""
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if not -limit <= value <= limit:
-        raise TraceError(f"{what}: not a finite number within ±{limit:.0e}")
+        place = f"event {where}" if isinstance(where, int) else where
+        raise TraceError(f"{place}: '{key}' not a finite number within ±{limit:.0e}")
     return float(value)
 
 
@@ -165,6 +170,12 @@ def _mapping(value: object) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _correlation(e: dict) -> int:
+    """The id linking GPU work to the host call that launched it (-1 when absent)."""
+    value = _mapping(e.get("args")).get("correlation")
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
 def _rpc_kind(args: dict) -> str | None:
     named = args.get("Collective name")
     return kind_of_op(named) if isinstance(named, str) and named else None
@@ -189,37 +200,40 @@ class _KinetoScan:
         self.index = 0
 
     def add(self, e: object) -> None:
-        """Keep what one event tells, if anything."""
+        """Keep what one event tells, if anything. Most events are operators that matter to no phase or
+        collective (`aten::…`): they are passed over first, before any number is read."""
         index, self.index = self.index, self.index + 1
         if not isinstance(e, dict):
             return
         ph = e.get("ph")
-        if ph in ("s", "f") and e.get("cat") == "ac2g":
-            flow, ts = e.get("id"), _time(e.get("ts"), f"event {index}: 'ts'", MAX_TIME_US)
-            if isinstance(flow, int) and not isinstance(flow, bool) and ts is not None:
-                self.launch_ids.append(flow)
-                self.launch_ms.append(ts / 1000.0)
-            return
         if ph != "X":
+            if ph in ("s", "f") and e.get("cat") == "ac2g":
+                flow, ts = e.get("id"), _time(e.get("ts"), index, "ts", MAX_TIME_US)
+                if isinstance(flow, int) and not isinstance(flow, bool) and ts is not None:
+                    self.launch_ids.append(flow)
+                    self.launch_ms.append(ts / 1000.0)
             return
         name = e.get("name")
-        ts = _time(e.get("ts"), f"event {index}: 'ts'", MAX_TIME_US)
-        dur = _time(e.get("dur"), f"event {index}: 'dur'", MAX_TIME_US)
-        if not isinstance(name, str) or ts is None or dur is None or dur < 0:
+        if not isinstance(name, str) or name.startswith(SKIPPED_OPS):
+            return
+        ts = _time(e.get("ts"), index, "ts", MAX_TIME_US)
+        dur = _time(e.get("dur"), index, "dur", MAX_TIME_US)
+        if ts is None or dur is None or dur < 0:
             return
         start, end = ts / 1000.0, (ts + dur) / 1000.0
-        cat = str(e.get("cat", "")).lower()
-        args = _mapping(e.get("args"))
-        correlation = args.get("correlation")
-        correlation = correlation if isinstance(correlation, int) and not isinstance(correlation, bool) else -1
+        cat = e.get("cat")
+        cat = cat.lower() if isinstance(cat, str) else ""
         if cat in DEVICE_CATEGORIES:
             if cat != "gpu_user_annotation":
                 kind = (kernel_kind(name) or COMPUTE) if cat == "kernel" else MEMORY
-                self.device.append((kind, start, end, correlation))
+                self.device.append((kind, start, end, _correlation(e)))
             return
-        if correlation >= 0 and cat in ("cuda_runtime", "cuda_driver", "runtime"):
-            self.launch_ids.append(correlation)
-            self.launch_ms.append(start)
+        if cat in RUNTIME_CATEGORIES:
+            correlation = _correlation(e)
+            if correlation >= 0:
+                self.launch_ids.append(correlation)
+                self.launch_ms.append(start)
+            return
         match = STEP_NAME.match(name)
         if match:
             window = self.windows.setdefault(_step_number(match), [start, end])
@@ -233,7 +247,7 @@ class _KinetoScan:
         elif host_kind := collective_kind(name):
             self.collectives.append(Interval(host_kind, start, end))
         elif name == RECORD_PARAM_COMMS:
-            named = _rpc_kind(args)
+            named = _rpc_kind(_mapping(e.get("args")))
             (self.collectives if named else self.unnamed_comms).append(Interval(named or UNKNOWN_KIND, start, end))
         elif name.endswith(".forward") or name.startswith("nn.Module: "):
             self.module_forward.append(Interval("forward", start, end))
@@ -354,8 +368,8 @@ class _JsonlRows:
         phase = row.get("phase")
         if phase not in RECORDED:
             raise TraceError(f"{where}'phase' must be one of {', '.join(RECORDED)}")
-        start = _time(row.get("start"), where + "'start'", MAX_TIME_S)
-        end = _time(row.get("end"), where + "'end'", MAX_TIME_S)
+        start = _time(row.get("start"), f"line {number}", "start", MAX_TIME_S)
+        end = _time(row.get("end"), f"line {number}", "end", MAX_TIME_S)
         if start is None or end is None or end < start:
             raise TraceError(f"{where}'start' and 'end' must be finite seconds with end >= start")
         if self.rank is None:
@@ -398,13 +412,8 @@ def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
         stream.expect(":")
         if key == "traceEvents" and stream.peek() == "[":
             stream.expect("[")
-            if stream.peek() != "]":
-                while True:
-                    scan.add(stream.value())
-                    if stream.peek() != ",":
-                        break
-                    stream.expect(",")
-            stream.expect("]")
+            for event in stream.items():
+                scan.add(event)
             top[key] = None
         else:
             top[key] = stream.value()
