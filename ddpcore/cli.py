@@ -29,11 +29,13 @@ from .params import (
     TENSOR_ACTIVITY,
     ConfigError,
     Param,
+    check_int,
     check_number,
 )
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
-from .traces import MAX_FILE_BYTES, load
+
+MAX_JOBS = 256
 
 
 class UsageError(Exception):
@@ -277,6 +279,9 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
     p.add_argument(
+        "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
+    )
+    p.add_argument(
         "--min-gap",
         type=float,
         default=DEFAULT_THRESHOLD,
@@ -398,18 +403,29 @@ def _analysis_text(p: dict) -> str:
     return "\n".join(lines)
 
 
+PROGRESS_BYTES = 50 * 1024 * 1024
+"""Inputs above this size show a progress line on a terminal."""
+
+
+def _progress_line(done: int, files: int, done_bytes: int, total: int) -> None:
+    mb = 1024 * 1024
+    end = "\n" if done == files else ""
+    print(
+        f"\rread {done}/{files} files, {done_bytes / mb:,.0f} of {total / mb:,.0f} MiB",
+        end=end,
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _run_analyze(args: argparse.Namespace) -> int:
+    from .files import read_paths
+
     check_number("min_gap", args.min_gap, 0.0, MAX_THRESHOLD, low_open=True)
-    files = []
-    errors: list[dict] = []
-    for name in args.files:
-        try:
-            with open(name, "rb") as handle:
-                files.append((name, handle.read(MAX_FILE_BYTES + 1)))
-        except OSError as exc:
-            errors.append({"source": name, "message": exc.strerror or str(exc)})
-    loaded = load(files)
-    errors += [{"source": e.source, "message": e.message} for e in loaded.errors]
+    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    large = sum(os.path.getsize(f) for f in args.files if os.path.isfile(f)) > PROGRESS_BYTES
+    loaded = read_paths(args.files, args.jobs, _progress_line if large and sys.stderr.isatty() else None)
+    errors = [{"source": e.source, "message": e.message} for e in loaded.errors]
     for e in errors:
         print(f"python -m ddpcore analyze: {e['source']}: {e['message']}", file=sys.stderr)
     try:
