@@ -31,3 +31,15 @@ def run(repeat: int = 15) -> dict[str, dict[str, float]]:
         "cluster_1e6": timed(lambda: cluster_step(big), repeat),
         "cluster_sweep_both": timed(lambda: cluster_sweeps(big), repeat),
     }
+
+
+def stream_seconds(data: bytes, repeat: int = 3) -> float:
+    """The best time to read one trace file through the streaming reader, in 64 KiB chunks as a file is read."""
+    from ddpcore.traces import chunked, read_trace
+
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        read_trace("bench", chunked(data, 64 * 1024))
+        best = min(best, time.perf_counter() - start)
+    return best

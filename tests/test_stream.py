@@ -15,6 +15,7 @@ from ddpcore.cli import main
 from ddpcore.files import chunks_of, read_paths
 from ddpcore.reader import DepthGuard, ReadError
 from ddpcore.traces import chunked, load, parse_kineto, read_trace
+from scripts.tracegen import generated_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRACES = sorted(p for p in FIXTURES.rglob("*.gz") if "summary" not in p.name)
@@ -34,30 +35,6 @@ def test_same_trace_whatever_the_chunks(path):
             assert parse_kineto(obj, path.name) == whole, "the in-memory reader agrees"
             for layout in (json.dumps(obj), json.dumps(obj, indent=1)):
                 assert read_trace(path.name, chunked(layout.encode(), 8192)) == whole
-
-
-def generated_trace(size: int) -> bytes:
-    """The H200 trace's real events repeated, shifted in time, with renumbered steps and launches, to `size`."""
-    obj = json.loads(gzip.decompress((FIXTURES / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz").read_bytes()))
-    events = obj["traceEvents"]
-    times = [e["ts"] + e.get("dur", 0) for e in events if isinstance(e.get("ts"), (int, float))]
-    span = max(times) - min(times) + 1000
-    one = len(json.dumps(events))
-    out = []
-    for k in range(size // one + 1):
-        for e in events:
-            copy = dict(e)
-            if isinstance(copy.get("ts"), (int, float)):
-                copy["ts"] += k * span
-            name = copy.get("name")
-            if isinstance(name, str) and name.startswith("ProfilerStep#"):
-                copy["name"] = f"ProfilerStep#{int(name.split('#')[1]) + 4 * k}"
-            if isinstance(copy.get("args"), dict) and "correlation" in copy["args"]:
-                copy["args"] = {**copy["args"], "correlation": copy["args"]["correlation"] + k * 10**7}
-            if copy.get("cat") == "ac2g" and isinstance(copy.get("id"), int):
-                copy["id"] += k * 10**7
-            out.append(copy)
-    return json.dumps({**obj, "traceEvents": out}).encode()
 
 
 def test_memory_stays_a_small_share_of_the_file(tmp_path):
