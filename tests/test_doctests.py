@@ -6,11 +6,17 @@ import doctest
 import importlib
 import pkgutil
 
+import ddpview
 import pytest
 
 import ddpcore
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(ddpcore.__path__, "ddpcore.") if m.name != "ddpcore.__main__")
+MODULES = sorted(
+    m.name
+    for package in (ddpcore, ddpview)
+    for m in pkgutil.iter_modules(package.__path__, f"{package.__name__}.")
+    if not m.name.endswith("__main__")
+)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping
 
 AttrValue = str | int | float | bool | None
 
 
+_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
+
+
 def esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """Text safe inside an element or a quoted attribute (what html.escape(quote=True) gives, in one pass).
+
+    >>> esc('<a href="x">&</a>')
+    '&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;'
+    """
+    return str(text).translate(_ENTITIES)
 
 
 def num(value: float, digits: int = 2) -> str:
