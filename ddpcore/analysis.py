@@ -26,13 +26,12 @@ from dataclasses import dataclass
 
 from .collectives import GRADIENT_KINDS
 from .intervals import Interval, clip, intersection_ms, merge, partition, union_ms
-from .params import check_number
+from .params import THRESHOLD, check_number
 from .phases import ALLREDUCE, GPU_COMM, GPU_COMPUTE, IDLE, MEASURED, OTHER_COMM
 from .traces import COMPUTE, MEMORY, RankTrace, TraceStep
 
-DEFAULT_THRESHOLD = 0.1
-"""The gap (share of the step) from which a rank counts as late: for the verdicts, the page and the alert rule."""
-MAX_THRESHOLD = 1.0
+DEFAULT_THRESHOLD = THRESHOLD.default
+MAX_THRESHOLD = THRESHOLD.high
 WARMUP_STEP = 0
 DRAW_PHASES = (*MEASURED, IDLE)
 

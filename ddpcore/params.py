@@ -122,6 +122,9 @@ GRAD_MB = Param("grad_mb", 193.0, 0.0, MAX_SIZE_MB, "MB", "gradient size", low_o
 BANDWIDTH_GBPS = Param("bandwidth_gbps", 35.0, 0.0, 1e5, "GB/s", "link bandwidth", low_open=True)
 LATENCY_US = Param("latency_us", 25.0, 0.0, 1e6, "us", "per-hop latency")
 
+THRESHOLD = Param("threshold", 0.1, 0.0, 1.0, help="share of the step from which a rank counts as late", low_open=True)
+"""For the trace verdicts, the page's field and the alert rule alike."""
+
 CLUSTER_GPUS = Param("gpus", 8, 2, 10_000_000, help="number of GPUs")
 JITTER_CV = Param("jitter_cv", 0.02, 0.0, 1.0, help="coefficient of variation of per-rank jitter")
 STRAGGLER_PROB = Param("straggler_prob", 1e-4, 0.0, 1.0, help="probability a rank straggles in a step")

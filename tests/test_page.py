@@ -183,7 +183,7 @@ def test_keyboard_operates_the_controls(open_page):
 
 def test_an_unexpected_failure_shows_in_the_page_as_one_line_with_details(open_page):
     """The example files cannot be fetched (the network failed mid-way): the page says so, it does not go silent."""
-    page, _ = open_page("#view=traces")
+    page, _ = open_page("#view=traces", service_workers="block")  # else the offline cache may answer instead
     page.route("**/examples/cpu/*", lambda route: route.abort())
     page.click("[data-testid=trace-example]")
     page.wait_for_selector("[data-testid=errors] details")

@@ -9,8 +9,9 @@ from xml.etree import ElementTree
 import pytest
 from ddpview import i18n
 from ddpview.cost_view import cost_html
-from ddpview.page import Frame, axis_max_ms, fill_template, notices_html, regions, straggler_options
+from ddpview.page import Frame, axis_max_ms, notices_html, regions, straggler_options
 from ddpview.playback import duration_s, elapsed_for, playhead_for_exchange, position
+from ddpview.prerender import fill_template
 from ddpview.ring_view import ring_svg, shade
 from ddpview.svg import attrs, num, tag, text
 from ddpview.timeline_view import TimelineGeometry, timeline_svg

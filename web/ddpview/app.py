@@ -7,17 +7,21 @@ here is tested natively (tests/test_app.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from ddpcore.analysis import DEFAULT_THRESHOLD, Analysis
+from ddpcore.params import THRESHOLD
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import Schedule, build_schedule
-from ddpcore.traces import FileError, RankTrace
 
 from . import i18n, playback
 from .page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
 from .sliders import n_from_slider, slider_from_n
 from .timeline_view import TimelineGeometry
 from .urlstate import Notice, ViewState, apply, decode, encode, texts
+
+if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
+    from ddpcore.analysis import Analysis
+    from ddpcore.traces import FileError, RankTrace
 
 LOG_SCALE = "log-n"
 TAB_KEYS = ("ArrowRight", "ArrowLeft", "Home", "End")
@@ -29,7 +33,7 @@ class TracesModel:
 
     traces: tuple[RankTrace, ...] = ()
     load_errors: tuple[FileError, ...] = ()
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float = THRESHOLD.default
     step_index: int = 0
     analysis: Analysis | None = None
     errors: tuple[FileError, ...] = ()

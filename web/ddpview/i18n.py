@@ -512,8 +512,8 @@ def _facts(lang: str) -> dict[str, str]:
     }
 
 
-for _key in ("cluster.help", "cluster.notes", "overlap.body"):
-    TEXT[_key] = {lang: text.format(**_facts(lang)) for lang, text in TEXT[_key].items()}
+FACTUAL = frozenset({"cluster.help", "cluster.notes", "overlap.body"})
+"""Texts that quote the model's numbers; formatted when shown (the page's start does not need the cluster model)."""
 
 
 def pick_lang(preferred: str) -> str:
@@ -526,4 +526,6 @@ def t(key: str, lang: str, **values: object) -> str:
     """The text for `key`; values are formatted in but not escaped (callers escape what they insert)."""
     entry = TEXT[key]
     template = entry.get(lang) or entry["en"]
+    if key in FACTUAL:
+        values = {**_facts(lang), **values}
     return template.format(**values) if values else template

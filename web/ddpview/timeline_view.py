@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ddpcore.analysis import StepSummary
 from ddpcore.intervals import Interval
 from ddpcore.phases import GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
 from ddpcore.schedule import PHASES, Schedule
 
 from . import i18n
 from .svg import data_value, num, svg_figure, tag, text
+
+if TYPE_CHECKING:
+    from ddpcore.analysis import StepSummary
 
 WIDTH = 900
 LEFT = 118
