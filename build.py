@@ -136,7 +136,7 @@ def build(out: Path = DIST) -> Path:
     for name in PYODIDE_FILES:
         shutil.copy2(PYODIDE_DIR / name, out / "pyscript" / "pyodide" / name)
     precompiled(python_bundle(out / "py" / BUNDLE))
-    for name in ("main.py", "style.css", "boot.js"):
+    for name in ("main.py", "style.css", "boot.js", "parse-worker.mjs"):
         shutil.copy2(WEB / name, out / name)
     index = {}
     for name, (folder, pattern) in EXAMPLES.items():

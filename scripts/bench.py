@@ -289,7 +289,7 @@ def write_report(results: dict, out: Path) -> None:
             )
     lines.append(
         "| in the page, 8 ranks x 50 MB parsed off the main thread: long tasks, input p95 vs idle | not measured | "
-        "0, ≤ 2 x | the page still parses on its main thread (issue 12, item 2, not built yet) |"
+        "0, ≤ 2 x | the page parses in a worker now; this page bench is not written yet |"
     )
     page = results["page"]
     lines += [

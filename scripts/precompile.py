@@ -32,6 +32,8 @@ stand_in.document = stand_in.window = None
 stand_in.ffi = types.ModuleType("pyscript.ffi")
 stand_in.ffi.create_proxy = None
 sys.modules.update({"pyscript": stand_in, "pyscript.ffi": stand_in.ffi})
+worker_js = types.ModuleType("js")  # the worker's globals (postMessage, FileReaderSync) exist only in a browser
+sys.modules.setdefault("js", worker_js)
 
 sys.path.insert(0, APP)  # as web/main.py does in the page: the app zip is imported in place
 before = set(sys.modules)

@@ -166,3 +166,67 @@ def test_cpu_traces_say_why_there_are_no_gauges_and_the_threshold_decides(open_p
     page.wait_for_function("document.querySelector('[data-testid=trace-straggler]').dataset.value === '-1'")
     assert f"> {threshold:g}" in page.inner_text("[data-testid=alert-rule]")
     watch.assert_clean()
+
+
+def big_traces(tmp_path, megabytes: int = 8) -> list[str]:
+    """Two ranks of a generated GPU trace (real H200 events repeated), a few MB each."""
+    from scripts.tracegen import generated_trace
+
+    paths = []
+    base = json.loads(generated_trace(megabytes * 1024 * 1024))
+    for rank in (0, 1):
+        base["distributedInfo"]["rank"] = rank
+        path = tmp_path / f"big-rank{rank}.pt.trace.json"
+        path.write_text(json.dumps(base))
+        paths.append(str(path))
+    return paths
+
+
+WATCH_PROGRESS = """() => {
+    window.__progress = [];
+    new MutationObserver(() => {
+        for (const bar of document.querySelectorAll('[data-testid=trace-progress-bar]')) {
+            window.__progress.push([Number(bar.value), Number(bar.max)]);
+        }
+    }).observe(document.getElementById('trace-progress'), { subtree: true, childList: true, attributes: true });
+}"""
+
+
+def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_path):
+    files = big_traces(tmp_path)
+    page, watch = open_page("#view=traces")
+    page.evaluate(WATCH_PROGRESS)
+    page.set_input_files("[data-testid=trace-files]", files)
+    page.wait_for_selector("[data-testid=trace-progress-bar]")
+    started = page.evaluate("performance.now()")
+    page.click("[data-testid=view-step]")
+    page.wait_for_function("document.querySelector('[data-testid=view-step]').getAttribute('aria-selected') === 'true'")
+    responded_ms = page.evaluate("performance.now()") - started
+    still_reading = page.locator("[data-testid=trace-progress-bar]").count() > 0
+    page.click("[data-testid=view-traces]")
+    page.wait_for_selector("[data-testid=trace-gpu-busy]", timeout=60_000)
+    partial = {(v, m) for v, m in page.evaluate("window.__progress") if 0 < v < m}
+    assert len(partial) >= 2, "the bars moved while the files were read"
+    assert still_reading and responded_ms < 1000, "a control answered while the worker read"
+    assert page.locator("[data-testid=trace-progress-bar]").count() == 0
+    assert value(page, "trace-step-time") > 0
+    assert page.locator("[data-testid=trace-rank]").count() == 2
+    watch.assert_clean()
+
+
+def test_cancel_keeps_the_previous_result(open_page, tmp_path):
+    files = big_traces(tmp_path, 12)
+    page, watch = open_page("#view=traces")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=trace-straggler]")
+    before = page.inner_html("#trace-summary")
+    page.set_input_files("[data-testid=trace-files]", files)
+    page.wait_for_selector("[data-testid=trace-progress-bar]")
+    assert page.is_visible("[data-testid=trace-cancel]")
+    page.click("[data-testid=trace-cancel]")
+    page.wait_for_function("!document.querySelector('[data-testid=trace-progress-bar]')")
+    assert not page.is_visible("[data-testid=trace-cancel]")
+    page.wait_for_timeout(3000)
+    assert page.inner_html("#trace-summary") == before
+    assert value(page, "trace-straggler") == 2
+    watch.assert_clean()

@@ -48,6 +48,7 @@ class Page:
             ("trace-drop", "dragover", traces.on_drag_over),
             ("trace-drop", "dragleave", traces.on_drag_leave),
             ("trace-drop", "drop", traces.on_drop),
+            ("trace-cancel", "click", traces.on_cancel),
         ):
             by_id(name).addEventListener(kind, guarded(handler))
         for selector, kinds, handler in (

@@ -38,6 +38,8 @@ class TracesModel:
     analysis: Analysis | None = None
     errors: tuple[FileError, ...] = ()
     loading: int = 0
+    progress: tuple[tuple[str, int, int], ...] = ()
+    """Per file being read: name, bytes read, size."""
 
 
 @dataclass(frozen=True)
@@ -161,13 +163,27 @@ def playhead_x(model: Model) -> float | None:
 
 def with_traces(model: Model, traces: tuple[RankTrace, ...], errors: tuple[FileError, ...]) -> Model:
     """Files were read: analyse them at the current threshold, from the first step."""
-    loaded = replace(model.traces, traces=traces, load_errors=errors, step_index=0, loading=0)
+    loaded = replace(model.traces, traces=traces, load_errors=errors, step_index=0, loading=0, progress=())
     return replace(model, traces=_analysed(loaded))
 
 
-def loading_traces(model: Model, files: int) -> Model:
-    """Files are being read: the status says how many."""
-    return replace(model, traces=replace(model.traces, loading=files))
+def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int], ...] = ()) -> Model:
+    """Files are being read: the status says how many; with their sizes, a progress bar each."""
+    progress = tuple((name, 0, size) for name, size in sizes)
+    return replace(model, traces=replace(model.traces, loading=files, progress=progress))
+
+
+def read_progress(model: Model, index: int, done: int, size: int) -> Model:
+    """So many bytes of the index-th file read."""
+    progress = list(model.traces.progress)
+    if 0 <= index < len(progress):
+        progress[index] = (progress[index][0], min(max(done, 0), size), size)
+    return replace(model, traces=replace(model.traces, progress=tuple(progress)))
+
+
+def cancel_reading(model: Model) -> Model:
+    """Reading stopped: whatever was shown before stays."""
+    return replace(model, traces=replace(model.traces, loading=0, progress=()))
 
 
 def with_trace_step(model: Model, text: str) -> Model:
@@ -213,6 +229,32 @@ class Screen:
     hash: str
 
 
+def progress_html(progress: tuple[tuple[str, int, int], ...], lang: str) -> str:
+    """A progress bar per file being read, with its name and share read."""
+    from .svg import tag, text
+
+    return "".join(
+        tag(
+            "li",
+            {"data-testid": "trace-progress-file"},
+            text("span", {"class": "name"}, name),
+            tag(
+                "progress",
+                {
+                    "max": max(size, 1),
+                    "value": done,
+                    "data-testid": "trace-progress-bar",
+                    "aria-label": i18n.t("traces.progress_of", lang, name=name),
+                },
+            ),
+            text(
+                "output", {"data-value": done / size if size else 1.0}, i18n.percent(done / size if size else 1.0, lang)
+            ),
+        )
+        for name, done, size in progress
+    )
+
+
 def link(model: Model) -> str:
     """The URL hash that reproduces this view."""
     return encode(model.state)
@@ -227,6 +269,7 @@ def _region_markup(model: Model) -> dict[str, str]:
         markup = traces_regions(t.analysis, t.errors, t.step_index, t.threshold, lang)
     else:
         markup = regions(state, model.frame, lang)
+    markup["trace-progress"] = progress_html(model.traces.progress, lang)
     markup["straggler"] = straggler_options(state.gpus, state.straggler, lang)
     markup["notices"] = notices_html(model.notices, lang)
     return markup
@@ -255,6 +298,7 @@ def screen(model: Model) -> Screen:
             "next-step": {"disabled": model.frame.exchange >= exchange_count(state.gpus)},
             "copy-alert": {"disabled": model.traces.analysis is None},
             "copy-exposition": {"disabled": model.traces.analysis is None},
+            "trace-cancel": {"hidden": not loading},
         },
         view=state.view,
         mode=state.mode,

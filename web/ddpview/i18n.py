@@ -281,6 +281,8 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "Load a GPU example (2 of 128 ranks, TorchRec + DDP, NCCL)",
         "fr": "Charger un exemple GPU (2 rangs sur 128, TorchRec + DDP, NCCL)",
     },
+    "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
+    "traces.progress_of": {"en": "Reading {name}", "fr": "Lecture de {name}"},
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
     "traces.step": {"en": "Step", "fr": "Pas"},
     "traces.step_option": {

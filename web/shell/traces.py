@@ -1,9 +1,13 @@
 """Your traces, DOM side: files picked, dropped or fetched as examples are read here and handed to ddpview.app."""
 
+import pickle
+
+import js
 from ddpview import app, i18n
+from pyodide.ffi import to_js
 from pyscript import window
 
-from .dom import by_id, in_background
+from .dom import by_id, guarded, in_background, show_error
 
 
 class TracesShell:
@@ -11,6 +15,9 @@ class TracesShell:
 
     def __init__(self, page):
         self.page = page
+        self.worker = None
+        self.too_big = []
+        self.on_message = guarded(self.on_message_)
 
     def on_files(self, event):
         in_background(self.read_files(list(event.target.files)))
@@ -28,19 +35,55 @@ class TracesShell:
         in_background(self.read_files(list(event.dataTransfer.files)))
 
     async def read_files(self, files):
-        from ddpcore.traces import MAX_FILE_BYTES, MIB, FileError, load
+        """Files too large are refused at once; the others are read and parsed in the worker, off the main thread."""
+        from ddpcore.traces import MAX_FILE_BYTES, MIB, FileError
 
-        self.page.update(app.loading_traces(self.page.model, len(files)))
-        contents, too_big = [], []
+        self.too_big, wanted = [], []
         for f in files:
             if int(f.size) > MAX_FILE_BYTES:
                 mb, limit = round(int(f.size) / MIB), MAX_FILE_BYTES // MIB
                 message = i18n.t("traces.too_big", self.page.model.lang, mb=mb, limit=limit)
-                too_big.append(FileError(str(f.name), message))
+                self.too_big.append(FileError(str(f.name), message))
             else:
-                contents.append((str(f.name), (await f.arrayBuffer()).to_bytes()))
-        loaded = load(contents)
-        self.page.update(app.with_traces(self.page.model, loaded.traces, (*too_big, *loaded.errors)))
+                wanted.append(f)
+        sizes = tuple((str(f.name), int(f.size)) for f in wanted)
+        self.page.update(app.loading_traces(self.page.model, len(wanted), sizes))
+        if not wanted:
+            self.finish([])
+            return
+        self.worker_for().postMessage(to_js({"files": wanted}, dict_converter=js.Object.fromEntries))
+
+    def worker_for(self):
+        if self.worker is None:
+            self.worker = js.Worker.new(
+                "./parse-worker.mjs", to_js({"type": "module"}, dict_converter=js.Object.fromEntries)
+            )
+            self.worker.onmessage = self.on_message
+        return self.worker
+
+    def on_message_(self, event):
+        data = event.data
+        kind = str(data.type)
+        if kind == "progress":
+            self.page.update(app.read_progress(self.page.model, int(data.index), int(data.done), int(data.size)))
+        elif kind == "done":
+            self.finish(pickle.loads(data.bytes.to_bytes()))
+        else:
+            self.page.update(app.cancel_reading(self.page.model))
+            show_error(f"trace reader: {data.message}")
+
+    def finish(self, results):
+        from ddpcore.traces import collect
+
+        loaded = collect(results)
+        self.page.update(app.with_traces(self.page.model, loaded.traces, (*self.too_big, *loaded.errors)))
+
+    def on_cancel(self, event):
+        """Stop reading: the worker is dropped (a new one starts with the next files); what was shown stays."""
+        if self.worker is not None:
+            self.worker.terminate()
+            self.worker = None
+        self.page.update(app.cancel_reading(self.page.model))
 
     def on_example(self, event):
         in_background(self.load_example(str(event.currentTarget.getAttribute("data-example"))))

@@ -1,0 +1,41 @@
+"""Runs in the trace-reading Web Worker (web/parse-worker.mjs): File slices into ddpcore's streaming reader."""
+
+import pickle
+
+import js
+from pyodide.ffi import to_js
+
+from ddpcore.traces import FileError, read_trace
+
+SLICE = 1024 * 1024
+
+
+def _progress(index, done, size):
+    js.postMessage(
+        to_js({"type": "progress", "index": index, "done": done, "size": size}, dict_converter=js.Object.fromEntries)
+    )
+
+
+def slices(file, index):
+    """A File's bytes, slice after slice (FileReaderSync: workers may block), progress posted after each."""
+    reader = js.FileReaderSync.new()
+    size = int(file.size)
+    for start in range(0, size, SLICE):
+        end = min(start + SLICE, size)
+        data = reader.readAsArrayBuffer(file.slice(start, end)).to_bytes()
+        _progress(index, end, size)
+        yield data
+
+
+def parse_files(files):
+    """Every file read and parsed in turn; the traces and errors pickled for the page."""
+    results = []
+    for index, file in enumerate(files):
+        name = str(file.name)
+        try:
+            results.append(read_trace(name, slices(file, index)))
+        except ValueError as exc:
+            results.append(FileError(name, str(exc)))
+        except (OverflowError, RecursionError, MemoryError) as exc:
+            results.append(FileError(name, f"could not be read ({type(exc).__name__})"))
+    return to_js(pickle.dumps(results))
