@@ -5,10 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 
+from .reader import READ_CHUNK
 from .traces import FileError, Loaded, RankTrace, collect, read_trace
-
-READ_CHUNK = 64 * 1024
-"""Small enough that the reader's buffers stay a few times this size, large enough that reads are cheap."""
 
 Progress = Callable[[int, int, int, int], None]
 """Called after each file: files done, files in all, bytes done, bytes in all."""

@@ -14,8 +14,10 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 
-CHUNK = 1024 * 1024
-READ_AHEAD = 64 * 1024
+READ_CHUNK = 64 * 1024
+"""How much a file is read at a time: the reader's buffers stay a few times this size, and reads stay cheap."""
+READ_AHEAD = READ_CHUNK
+INFLATE_CHUNK = 1024 * 1024
 BATCH_TRIES = 4
 MAX_JSON_DEPTH = 64
 
@@ -64,7 +66,7 @@ def gunzipped(chunks: Iterable[bytes], limit: int, what: str) -> Iterator[bytes]
                     if pending[:2] != b"\x1f\x8b":
                         raise ReadError("not a readable gzip file (data after the last member)")
                     inflater, in_member = zlib.decompressobj(wbits=31), True
-                out = inflater.decompress(pending, CHUNK)
+                out = inflater.decompress(pending, INFLATE_CHUNK)
                 pending = inflater.unconsumed_tail
                 if inflater.eof:
                     pending, in_member = inflater.unused_data + pending, False

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kernel_kind, kind_of_op
 from .intervals import Interval, clip
 from .phases import HOST, RECORDED
-from .reader import CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
+from .reader import READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
 
 MIB = 1024 * 1024
 MAX_FILE_BYTES = 200 * MIB
@@ -457,7 +457,7 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> RankTrace:
     return rows.trace(source)
 
 
-def chunked(data: bytes, size: int = CHUNK) -> Iterator[bytes]:
+def chunked(data: bytes, size: int = READ_CHUNK) -> Iterator[bytes]:
     """Bytes already in memory, as the stream reads them."""
     view = memoryview(data)
     for start in range(0, len(data), size):

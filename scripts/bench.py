@@ -409,10 +409,10 @@ def stream_figures(trace: bytes) -> dict:
 
     from ddpcore.traces import chunked, read_trace
 
-    load_s = min(_seconds(lambda: json.loads(trace)) for _ in range(3))
+    load_s = core_timings.best_seconds(lambda: json.loads(trace))
     stream_s = core_timings.stream_seconds(trace)
     tracemalloc.start()
-    read_trace("bench", chunked(trace, 64 * 1024))
+    read_trace("bench", chunked(trace))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return {
@@ -422,12 +422,6 @@ def stream_figures(trace: bytes) -> dict:
         "stream_vs_json_load": load_s / stream_s,
         "stream_peak_ratio": peak / len(trace),
     }
-
-
-def _seconds(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def main(dist: Path, out: Path, quick: bool = False) -> int:

@@ -6,8 +6,6 @@ of it as a second rank)."""
 
 from __future__ import annotations
 
-import gzip
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -16,19 +14,19 @@ from playwright.sync_api import sync_playwright
 
 import build
 from scripts.browser import launch_options
+from scripts.tracegen import gpu_pair
 
 FIXTURES = build.ROOT / "tests" / "fixtures"
 WIDTH = 1360
 
 
 def cuda_files(folder: Path) -> list[str]:
-    """The one-GPU trace and its twin with distributedInfo.rank = 1, the two ranks the view compares."""
-    source = FIXTURES / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz"
-    twin = json.loads(gzip.decompress(source.read_bytes()))
-    twin["distributedInfo"]["rank"] = 1
-    path = folder / "gpu_rank1.pt.trace.json"
-    path.write_text(json.dumps(twin))
-    return [str(source), str(path)]
+    """The one-GPU trace and its twin as rank 1, written where the file picker can take them."""
+    paths = []
+    for name, data in gpu_pair():
+        (folder / name).write_bytes(data)
+        paths.append(str(folder / name))
+    return paths
 
 
 def shoot_traces(browser, url: str, files: list[str], out: Path, lang: str = "en") -> None:

@@ -31,3 +31,11 @@ def generated_trace(size: int) -> bytes:
                 copy["id"] += k * 10**7
             out.append(copy)
     return json.dumps({**obj, "traceEvents": out}).encode()
+
+
+def gpu_pair() -> list[tuple[str, bytes]]:
+    """The one-GPU H200 trace and a copy that says it is rank 1: two ranks for the analysis to compare."""
+    raw = gzip.decompress(SOURCE.read_bytes())
+    twin = json.loads(raw)
+    twin["distributedInfo"]["rank"] = 1
+    return [("gpu_rank0.pt.trace.json", raw), ("gpu_rank1.pt.trace.json", json.dumps(twin).encode())]

@@ -12,6 +12,7 @@ import pytest
 from ddpcore.analysis import analyze, arrival_ms
 from ddpcore.cli import main
 from ddpcore.traces import load, parse_file
+from scripts.tracegen import gpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
@@ -104,14 +105,6 @@ def test_transient_run_has_no_persistent_straggler_in_kineto_either():
 CUDA = FIXTURES / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz"
 
 
-def cuda_pair() -> list[tuple[str, bytes]]:
-    """The one-GPU trace, and a copy that says it is rank 1: two ranks to compare."""
-    raw = gzip.decompress(CUDA.read_bytes())
-    twin = json.loads(raw)
-    twin["distributedInfo"]["rank"] = 1
-    return [("rank0.json", raw), ("rank1.json", json.dumps(twin).encode())]
-
-
 def test_cuda_trace_steps_come_from_the_host():
     obj = gz_json(CUDA)
     host = {
@@ -132,7 +125,7 @@ def test_cuda_trace_step_phases_and_gauges():
         for e in obj["traceEvents"]
         if e.get("cat") == "user_annotation" and e.get("name", "").startswith("ProfilerStep#")
     ]
-    a = analyze(load(cuda_pair()).traces)
+    a = analyze(load(gpu_pair()).traces)
     assert a.step_ms == pytest.approx(statistics.fmean(host_ms), rel=0.1)
     for r in a.ranks:
         for phase in ("forward", "backward", "optimizer"):

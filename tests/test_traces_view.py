@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 from pathlib import Path
 from xml.etree import ElementTree
@@ -14,20 +12,14 @@ from ddpview.traces_view import analysed, traces_regions
 
 from ddpcore.analysis import DEFAULT_THRESHOLD
 from ddpcore.traces import load
+from scripts.tracegen import gpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def cuda_pair() -> list[tuple[str, bytes]]:
-    raw = gzip.decompress((FIXTURES / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz").read_bytes())
-    twin = json.loads(raw)
-    twin["distributedInfo"]["rank"] = 1
-    return [("rank0.json", raw), ("rank1.json", json.dumps(twin).encode())]
-
-
 RUNS = {
     "hta": lambda: [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "hta_torchrec").glob("*.json.gz"))],
-    "cuda": cuda_pair,
+    "cuda": gpu_pair,
     "ddp4": lambda: [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))],
 }
 
@@ -75,3 +67,4 @@ def test_unreadable_input_is_one_error_and_no_analysis():
     assert analysis is None and len(errors) == 1 and "two ranks" in errors[0].message
     out = traces_regions(analysis, errors, 0, DEFAULT_THRESHOLD, "en")
     assert out["trace-summary"] == "" and "two ranks" in out["trace-errors"]
+
