@@ -36,6 +36,35 @@ WARMUP_STEP = 0
 DRAW_PHASES = (*MEASURED, IDLE)
 
 
+WARNINGS = {
+    "partial": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
+    "warmup": "step {step} left out: a job's first iteration (DDP builds its buckets, kernels and allocators warm up) "
+    "is not a step like the others",
+    "one_step": "one step only: a straggler cannot be told from a one-off delay",
+    "some_ranks": "{loaded} of {world} ranks loaded: the straggler may be among the others",
+}
+"""What the analysis warns of, in English; the page says the same in its own language from `code` and `values`."""
+
+
+class Caveat(str):
+    """A warning's English text, carrying its code and values so that a page can translate it."""
+
+    code: str
+    values: dict[str, object]
+
+    def __new__(cls, code: str, **values: object) -> Caveat:
+        warning = super().__new__(cls, WARNINGS[code].format(**values))
+        warning.code, warning.values = code, values
+        return warning
+
+    def __reduce__(self) -> tuple:
+        return _warning, (self.code, self.values)
+
+
+def _warning(code: str, values: dict[str, object]) -> Caveat:
+    return Caveat(code, **values)
+
+
 class AnalysisError(ValueError):
     """Traces that load but cannot be compared (fewer than two ranks, no common step)."""
 
@@ -382,7 +411,7 @@ def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
     )
 
 
-def _common_steps(traces: Sequence[RankTrace], warnings: list[str]) -> list[int]:
+def _common_steps(traces: Sequence[RankTrace], warnings: list[Caveat]) -> list[int]:
     step_sets = {t.rank: {s.step for s in t.steps} for t in traces}
     common = set.intersection(*step_sets.values())
     if not common:
@@ -390,15 +419,12 @@ def _common_steps(traces: Sequence[RankTrace], warnings: list[str]) -> list[int]
     for t in traces:
         extra = len(step_sets[t.rank] - common)
         if extra:
-            warnings.append(f"rank {t.rank} ({t.source}): {extra} step(s) not in every rank's trace, left out")
+            warnings.append(Caveat("partial", rank=t.rank, source=t.source, extra=extra))
     if WARMUP_STEP in common and len(common) > 1:
         common.discard(WARMUP_STEP)
-        warnings.append(
-            f"step {WARMUP_STEP} left out: a job's first iteration (DDP builds its buckets, kernels and "
-            "allocators warm up) is not a step like the others"
-        )
+        warnings.append(Caveat("warmup", step=WARMUP_STEP))
     if len(common) == 1:
-        warnings.append("one step only: a straggler cannot be told from a one-off delay")
+        warnings.append(Caveat("one_step"))
     return sorted(common)
 
 
@@ -407,11 +433,11 @@ def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
     if len(traces) < 2:
         raise AnalysisError("need traces of at least two ranks to compare them")
-    warnings: list[str] = []
+    warnings: list[Caveat] = []
     common = _common_steps(traces, warnings)
     worlds = {t.world_size for t in traces if t.world_size}
     if worlds and max(worlds) > len(traces):
-        warnings.append(f"{len(traces)} of {max(worlds)} ranks loaded: the straggler may be among the others")
+        warnings.append(Caveat("some_ranks", loaded=len(traces), world=max(worlds)))
     by_rank = {t.rank: _recorded(t) for t in traces}
     steps = tuple(_summarise_step(n, {r: recorded[n] for r, recorded in by_rank.items()}, threshold) for n in common)
     ranks = tuple(_rank_summary(t, steps, threshold) for t in traces)

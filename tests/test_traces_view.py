@@ -68,3 +68,16 @@ def test_unreadable_input_is_one_error_and_no_analysis():
     out = traces_regions(analysis, errors, 0, DEFAULT_THRESHOLD, "en")
     assert out["trace-summary"] == "" and "two ranks" in out["trace-errors"]
 
+
+def test_warnings_read_the_same_in_english_and_exist_in_french():
+    from ddpview.i18n import TEXT
+    from ddpview.traces_view import warning_text
+
+    from ddpcore.analysis import WARNINGS, Caveat
+
+    for code, english in WARNINGS.items():
+        assert TEXT[f"warn.{code}"]["en"] == english, "the page's English is the analysis's"
+        assert TEXT[f"warn.{code}"]["fr"] != english
+    warning = Caveat("some_ranks", loaded=2, world=128)
+    assert warning_text(warning, "fr") == "2 rangs chargés sur 128 : le retardataire peut être parmi les autres"
+    assert warning_text(warning, "en") == warning

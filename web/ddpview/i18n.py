@@ -281,6 +281,24 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "Load a GPU example (2 of 128 ranks, TorchRec + DDP, NCCL)",
         "fr": "Charger un exemple GPU (2 rangs sur 128, TorchRec + DDP, NCCL)",
     },
+    "warn.partial": {
+        "en": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
+        "fr": "rang {rank} ({source}) : {extra} pas absents de la trace d'au moins un rang, laissés de côté",
+    },
+    "warn.warmup": {
+        "en": "step {step} left out: a job's first iteration (DDP builds its buckets, kernels and allocators warm up) "
+        "is not a step like the others",
+        "fr": "pas {step} laissé de côté : la première itération d'un job (DDP construit ses buckets, noyaux et "
+        "allocateurs se mettent en route) n'est pas un pas comme les autres",
+    },
+    "warn.one_step": {
+        "en": "one step only: a straggler cannot be told from a one-off delay",
+        "fr": "un seul pas : impossible de distinguer un retardataire d'un retard ponctuel",
+    },
+    "warn.some_ranks": {
+        "en": "{loaded} of {world} ranks loaded: the straggler may be among the others",
+        "fr": "{loaded} rangs chargés sur {world} : le retardataire peut être parmi les autres",
+    },
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
     "traces.progress_of": {"en": "Reading {name}", "fr": "Lecture de {name}"},
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},

@@ -137,6 +137,12 @@ def gpu_html(gpu: GpuGauges | None, lang: str) -> str:
     )
 
 
+def warning_text(warning: str, lang: str) -> str:
+    """An analysis warning in the page's language (its English text when it carries no code)."""
+    code = getattr(warning, "code", None)
+    return i18n.t(f"warn.{code}", lang, **warning.values) if code else warning  # type: ignore[attr-defined]
+
+
 def summary_html(a: Analysis, lang: str) -> str:
     """Verdict, headline figures (means over steps, medians beside), GPU gauges and warnings."""
     metrics = metrics_dl(
@@ -157,7 +163,7 @@ def summary_html(a: Analysis, lang: str) -> str:
         ],
         lang,
     )
-    warnings = "".join(text("li", {"data-testid": "trace-warning"}, w) for w in a.warnings)
+    warnings = "".join(text("li", {"data-testid": "trace-warning"}, warning_text(w, lang)) for w in a.warnings)
     return (
         verdict_html(a, lang)
         + metrics
