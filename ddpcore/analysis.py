@@ -21,14 +21,14 @@ for it inside their collectives.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from .collectives import GRADIENT_KINDS
-from .intervals import Interval, clip, intersection_ms, merge, partition, union_ms
+from .intervals import Interval, Spans, clip, intersection_ms, merge, partition, union_ms
 from .params import THRESHOLD, check_number
 from .phases import ALLREDUCE, GPU_COMM, GPU_COMPUTE, IDLE, MEASURED, OTHER_COMM
-from .traces import COMPUTE, MEMORY, RankTrace, TraceStep
+from .traces import COMPUTE, MEMORY, FileError, Loaded, RankTrace, TraceStep
 
 DEFAULT_THRESHOLD = THRESHOLD.default
 MAX_THRESHOLD = THRESHOLD.high
@@ -122,8 +122,8 @@ class RankInStep:
     wait_ms: float
     phases_ms: dict[str, float]
     spans: tuple[Interval, ...]
-    comm_spans: tuple[Interval, ...]
-    device_spans: tuple[Interval, ...]
+    comm_spans: Spans
+    device_spans: Spans
     device: DeviceTime | None
     start_ms: float
     end_ms: float
@@ -132,7 +132,8 @@ class RankInStep:
 
 @dataclass(frozen=True)
 class StepSummary:
-    """One step across ranks: the latest rank, its cost and gap, and whether that makes a straggler step."""
+    """One step across ranks: the latest rank, its cost and gap, and whether that makes a straggler step
+    (`late_ranks` is left empty by `measure`, filled by `judge`)."""
 
     step: int
     slowest_rank: int
@@ -161,7 +162,7 @@ class GpuGauges:
 
 @dataclass(frozen=True)
 class RankSummary:
-    """One rank over the analysed steps."""
+    """One rank over the analysed steps (`late_steps` is counted by `judge`)."""
 
     rank: int
     source: str
@@ -197,6 +198,15 @@ class Transient:
     mean_cost_ms: float
     ranks: tuple[int, ...]
     step_numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """An analysis before its verdict: steps without their late ranks, ranks without their count of late steps."""
+
+    steps: tuple[StepSummary, ...]
+    ranks: tuple[RankSummary, ...]
+    warnings: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -266,10 +276,6 @@ def _comm_phases(step: TraceStep) -> list[Interval]:
     ]
 
 
-def _shifted(pairs: Iterable[tuple[float, float]], phase: str, shift: float) -> list[Interval]:
-    return [Interval(phase, a + shift, b + shift) for a, b in pairs]
-
-
 def _device_time(step: TraceStep) -> DeviceTime:
     kernels = [k for k in step.device if k.phase != MEMORY]
     compute = merge(k for k in kernels if not _is_comm(k))
@@ -279,21 +285,20 @@ def _device_time(step: TraceStep) -> DeviceTime:
     )
 
 
-def _device_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
+def _device_spans(step: TraceStep, shift: float) -> Spans:
     kernels = [k for k in step.device if k.phase != MEMORY]
-    return (
-        *_shifted(merge(k for k in kernels if not _is_comm(k)), GPU_COMPUTE, shift),
-        *_shifted(merge(k for k in kernels if _is_comm(k)), GPU_COMM, shift),
+    return Spans.of(
+        (
+            (GPU_COMPUTE, merge(k for k in kernels if not _is_comm(k))),
+            (GPU_COMM, merge(k for k in kernels if _is_comm(k))),
+        ),
+        shift,
     )
 
 
-def _comm_spans(step: TraceStep, shift: float) -> tuple[Interval, ...]:
+def _comm_spans(step: TraceStep, shift: float) -> Spans:
     comms = clip(_comm_phases(step), step.start_ms, step.end_ms)
-    return tuple(
-        i
-        for phase in (ALLREDUCE, OTHER_COMM)
-        for i in _shifted(merge(c for c in comms if c.phase == phase), phase, shift)
-    )
+    return Spans.of(((phase, merge(c for c in comms if c.phase == phase)) for phase in (ALLREDUCE, OTHER_COMM)), shift)
 
 
 @dataclass(frozen=True)
@@ -306,7 +311,7 @@ class _Recorded:
     kernels: bool
 
 
-def _summarise_step(number: int, per_rank: dict[int, _Recorded], threshold: float) -> StepSummary:
+def _summarise_step(number: int, per_rank: dict[int, _Recorded]) -> StepSummary:
     arrivals = {r: arrival_ms(x.step) for r, x in per_rank.items()}
     others = dict(zip(arrivals, medians_of_others(list(arrivals.values()))))
     costs = {r: a - others[r] for r, a in arrivals.items()}
@@ -346,7 +351,7 @@ def _summarise_step(number: int, per_rank: dict[int, _Recorded], threshold: floa
         max(periods),
         slowest.gap,
         slowest.cost_ms,
-        tuple(x.rank for x in ranks if x.gap >= threshold),
+        (),
         tuple(ranks),
     )
 
@@ -376,7 +381,7 @@ def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges
     )
 
 
-def _rank_summary(trace: RankTrace, steps: Sequence[StepSummary], threshold: float) -> RankSummary:
+def _rank_summary(trace: RankTrace, steps: Sequence[StepSummary]) -> RankSummary:
     mine = [x for s in steps for x in s.ranks if x.rank == trace.rank]
     measured = [x for x in mine if x.device is not None and x.followed] or [x for x in mine if x.device is not None]
     return RankSummary(
@@ -389,7 +394,7 @@ def _rank_summary(trace: RankTrace, steps: Sequence[StepSummary], threshold: flo
         median_wait_ms=statistics.median(x.wait_ms for x in mine),
         median_gap=statistics.median(x.gap for x in mine),
         median_cost_ms=statistics.median(x.cost_ms for x in mine),
-        late_steps=sum(1 for x in mine if x.gap >= threshold),
+        late_steps=0,
         slowest_count=sum(1 for s in steps if s.slowest_rank == trace.rank),
         gpu=_gauges([x.device for x in measured if x.device], [x.period_ms for x in measured]) if measured else None,
     )
@@ -428,9 +433,11 @@ def _common_steps(traces: Sequence[RankTrace], warnings: list[Caveat]) -> list[i
     return sorted(common)
 
 
-def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
-    """Compare the ranks' common steps: per step the latest rank and its cost, per rank how often it is late."""
-    check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
+def measure(traces: Sequence[RankTrace]) -> Measured:
+    """Everything the threshold does not change: the ranks' common steps, each rank's arrival, cost and spans.
+
+    The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
+    the reader and hands the page this, which the page judges again at each threshold without the traces."""
     if len(traces) < 2:
         raise AnalysisError("need traces of at least two ranks to compare them")
     warnings: list[Caveat] = []
@@ -439,8 +446,15 @@ def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -
     if worlds and max(worlds) > len(traces):
         warnings.append(Caveat("some_ranks", loaded=len(traces), world=max(worlds)))
     by_rank = {t.rank: _recorded(t) for t in traces}
-    steps = tuple(_summarise_step(n, {r: recorded[n] for r, recorded in by_rank.items()}, threshold) for n in common)
-    ranks = tuple(_rank_summary(t, steps, threshold) for t in traces)
+    steps = tuple(_summarise_step(n, {r: recorded[n] for r, recorded in by_rank.items()}) for n in common)
+    return Measured(steps, tuple(_rank_summary(t, steps) for t in traces), tuple(warnings))
+
+
+def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+    """The verdict at a threshold: who is late in which step, the persistent and transient stragglers, the costs."""
+    check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
+    steps = tuple(replace(s, late_ranks=tuple(x.rank for x in s.ranks if x.gap >= threshold)) for s in measured.steps)
+    ranks = tuple(replace(r, late_steps=sum(1 for s in steps if r.rank in s.late_ranks)) for r in measured.ranks)
     needed = max(2, len(steps) // 2 + 1)
     stragglers = tuple(
         sorted(
@@ -468,8 +482,24 @@ def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -
         median_gap=statistics.median(s.gap for s in steps),
         wait_ms_total=statistics.fmean(sum(x.wait_ms for x in s.ranks) for s in steps),
         gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
-        warnings=tuple(warnings),
+        warnings=measured.warnings,
     )
+
+
+def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+    """Compare the ranks' common steps: per step the latest rank and its cost, per rank how often it is late."""
+    check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
+    return judge(measure(traces), threshold)
+
+
+def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:
+    """The readable files measured; when they cannot be compared, None and why, as one more error line."""
+    if not loaded.traces:
+        return None, loaded.errors
+    try:
+        return measure(loaded.traces), loaded.errors
+    except AnalysisError as exc:
+        return None, (*loaded.errors, FileError("—", str(exc)))
 
 
 def _mean_gauges(gauges: Sequence[GpuGauges]) -> GpuGauges:

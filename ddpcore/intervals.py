@@ -14,7 +14,8 @@ One type serves the model's schedule and the measured traces: a phase (or kind) 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 
@@ -30,6 +31,39 @@ class Interval:
     def duration_ms(self) -> float:
         """Length in ms."""
         return self.end_ms - self.start_ms
+
+
+@dataclass(frozen=True)
+class Spans:
+    """Disjoint spans grouped by name, each group's bounds in one flat array (start, end, start, end, …).
+
+    A GPU step holds hundreds of merged kernel spans per rank: as Interval objects they would be most of an
+    analysis's size, and of the time the page spends unpickling what its worker measured. Iterating gives Intervals.
+
+    >>> s = Spans.of([("compute", [(0.0, 1.0), (2.0, 3.0)])], shift=10.0)
+    >>> [(i.phase, i.start_ms, i.end_ms) for i in s], len(s)
+    ([('compute', 10.0, 11.0), ('compute', 12.0, 13.0)], 2)
+    """
+
+    rows: tuple[tuple[str, array], ...] = ()
+
+    @staticmethod
+    def of(groups: Iterable[tuple[str, Iterable[tuple[float, float]]]], shift: float = 0.0) -> Spans:
+        """Spans from (name, (start, end) pairs) groups, every bound moved by `shift`."""
+        rows = []
+        for name, pairs in groups:
+            bounds = array("d", (t + shift for pair in pairs for t in pair))
+            if bounds:
+                rows.append((name, bounds))
+        return Spans(tuple(rows))
+
+    def __iter__(self) -> Iterator[Interval]:
+        for name, bounds in self.rows:
+            for k in range(0, len(bounds), 2):
+                yield Interval(name, bounds[k], bounds[k + 1])
+
+    def __len__(self) -> int:
+        return sum(len(bounds) // 2 for _, bounds in self.rows)
 
 
 def merge(intervals: Iterable[Interval]) -> list[tuple[float, float]]:

@@ -11,6 +11,7 @@ from ddpview.page import Frame
 from ddpview.playback import duration_s
 from ddpview.sliders import slider_from_n
 
+from ddpcore.analysis import measure_loaded
 from ddpcore.ring import exchange_count
 from ddpcore.traces import load
 
@@ -113,10 +114,8 @@ def test_screen_writes_only_what_changed():
 def test_traces_threshold_and_step_picker():
     files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     loaded = load(files)
-    m = app.with_traces(
-        app.loading_traces(replace(model(), state=replace(model().state, view="traces")), 4),
-        loaded.traces,
-        loaded.errors,
+    m = app.with_measured(
+        app.loading_traces(replace(model(), state=replace(model().state, view="traces")), 4), *measure_loaded(loaded)
     )
     assert m.traces.loading == 0 and m.traces.analysis is not None
     assert m.traces.analysis.straggler_rank == 2
@@ -133,6 +132,33 @@ def test_traces_threshold_and_step_picker():
 
 def test_traces_that_cannot_be_compared_say_why():
     loaded = load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("rank0.jsonl.gz"))])
-    m = app.with_traces(model(), loaded.traces, loaded.errors)
+    m = app.with_measured(model(), *measure_loaded(loaded))
     assert m.traces.analysis is None and "two ranks" in m.traces.errors[-1].message
     assert app.screen(m).flags["copy-alert"]["disabled"]
+
+
+def test_reading_then_measuring_then_judged():
+    files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    traces_view = replace(model(), state=replace(model().state, view="traces"))
+    m = app.loading_traces(traces_view, 4, tuple((name, len(data)) for name, data in files))
+    assert app.screen(m).texts["trace-status"] == "Reading 4 file(s)…"
+    m = app.measuring_traces(m)
+    assert app.screen(m).texts["trace-status"] == "Analysing 4 trace(s)…"
+    assert app.screen(replace(m, lang="fr")).texts["trace-status"] == "Analyse de 4 trace(s)…"
+    done = app.with_measured(m, *measure_loaded(load(files)))
+    assert app.screen(done).texts["trace-status"] == "" and not done.traces.measuring
+    assert done.traces.analysis is not None and done.traces.analysis.straggler_rank == 2
+    assert app.cancel_reading(m).traces.measuring is False
+
+
+def test_traces_view_is_redrawn_only_when_what_it_shows_changes():
+    files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    done = app.with_measured(
+        replace(model(), state=replace(model().state, view="traces")), *measure_loaded(load(files))
+    )
+    first = app.screen(done).regions
+    reading = app.read_progress(app.loading_traces(done, 1, (("x", 10),)), 0, 5, 10)
+    assert app.screen(reading).regions["trace-timeline-view"] is first["trace-timeline-view"]
+    later = app.screen(app.with_trace_step(reading, "1")).regions
+    assert later["trace-timeline-view"] != first["trace-timeline-view"]
+    assert app.screen(app.with_threshold(done, "0.99")).regions["trace-summary"] != first["trace-summary"]

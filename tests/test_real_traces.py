@@ -197,3 +197,25 @@ def test_cpu_traces_have_no_gpu_gauges(capsys):
     assert data["ranks"][0]["gpu_busy"] is None and data["ranks"][0]["comm_overlap"] is None
     assert data["stragglers"][0]["rank"] == 2 and data["straggler_rank"] == 2
     assert set(data["stragglers"][0]) == {"rank", "median_gap", "median_cost_ms", "late_steps"}
+
+
+@pytest.mark.parametrize("threshold", [0.02, 0.1, 0.3])
+@pytest.mark.parametrize(
+    ("folder", "pattern"),
+    [
+        (FIXTURES / "ddp8" / "s1.5", "*.pt.trace.json.gz"),
+        (FIXTURES / "ddp8_transient", "*.jsonl.gz"),
+        (FIXTURES / "hta_torchrec", "*.json.gz"),
+    ],
+)
+def test_page_judges_a_pickled_measurement_as_the_cli_analyses(folder, pattern, threshold):
+    """The page receives the worker's measurement pickled and judges it: the verdict must be the CLI's."""
+    import pickle
+
+    from ddpcore.analysis import judge, measure
+
+    loaded = load(files(folder, pattern))
+    traces = loaded.traces
+    assert loaded.errors == () and len(traces) >= 2
+    measured = pickle.loads(pickle.dumps(measure(traces)))
+    assert judge(measured, threshold) == analyze(traces, threshold)

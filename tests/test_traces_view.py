@@ -8,9 +8,9 @@ from xml.etree import ElementTree
 
 import pytest
 from ddpview.i18n import LANGS
-from ddpview.traces_view import analysed, traces_regions
+from ddpview.traces_view import traces_regions
 
-from ddpcore.analysis import DEFAULT_THRESHOLD
+from ddpcore.analysis import DEFAULT_THRESHOLD, judge, measure_loaded
 from ddpcore.traces import load
 from scripts.tracegen import gpu_pair
 
@@ -26,8 +26,9 @@ RUNS = {
 
 def regions_of(run: str, lang: str, step: int = 0) -> dict[str, str]:
     loaded = load(RUNS[run]())
-    analysis, errors = analysed(loaded.traces, loaded.errors, DEFAULT_THRESHOLD)
-    assert analysis is not None and errors == ()
+    measured, errors = measure_loaded(loaded)
+    assert measured is not None and errors == ()
+    analysis = judge(measured, DEFAULT_THRESHOLD)
     return traces_regions(analysis, errors, step, DEFAULT_THRESHOLD, lang)
 
 
@@ -63,9 +64,9 @@ def test_cpu_run_says_why_there_are_no_gauges():
 
 def test_unreadable_input_is_one_error_and_no_analysis():
     loaded = load([("only.jsonl", RUNS["ddp4"]()[0][1])])
-    analysis, errors = analysed(loaded.traces, loaded.errors, DEFAULT_THRESHOLD)
-    assert analysis is None and len(errors) == 1 and "two ranks" in errors[0].message
-    out = traces_regions(analysis, errors, 0, DEFAULT_THRESHOLD, "en")
+    measured, errors = measure_loaded(loaded)
+    assert measured is None and len(errors) == 1 and "two ranks" in errors[0].message
+    out = traces_regions(None, errors, 0, DEFAULT_THRESHOLD, "en")
     assert out["trace-summary"] == "" and "two ranks" in out["trace-errors"]
 
 

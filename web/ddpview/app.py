@@ -20,8 +20,8 @@ from .timeline_view import TimelineGeometry
 from .urlstate import Notice, ViewState, apply, decode, encode, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
-    from ddpcore.analysis import Analysis
-    from ddpcore.traces import FileError, RankTrace
+    from ddpcore.analysis import Analysis, Measured
+    from ddpcore.traces import FileError
 
 LOG_SCALE = "log-n"
 TAB_KEYS = ("ArrowRight", "ArrowLeft", "Home", "End")
@@ -29,15 +29,16 @@ TAB_KEYS = ("ArrowRight", "ArrowLeft", "Home", "End")
 
 @dataclass(frozen=True)
 class TracesModel:
-    """The traces loaded in Your traces and what the analysis made of them at the current threshold."""
+    """The traces loaded in Your traces, as measured (ddpcore.analysis.measure), and their verdict at the current
+    threshold: the page keeps the measurement, not the traces, so a new threshold is judged at once."""
 
-    traces: tuple[RankTrace, ...] = ()
-    load_errors: tuple[FileError, ...] = ()
+    measured: Measured | None = None
     threshold: float = THRESHOLD.default
     step_index: int = 0
     analysis: Analysis | None = None
     errors: tuple[FileError, ...] = ()
     loading: int = 0
+    measuring: bool = False
     progress: tuple[tuple[str, int, int], ...] = ()
     """Per file being read: name, bytes read, size."""
 
@@ -161,16 +162,23 @@ def playhead_x(model: Model) -> float | None:
     return None if head is None else TimelineGeometry(axis_max_ms(model.state), model.state.gpus).x_of(head)
 
 
-def with_traces(model: Model, traces: tuple[RankTrace, ...], errors: tuple[FileError, ...]) -> Model:
-    """Files were read: analyse them at the current threshold, from the first step."""
-    loaded = replace(model.traces, traces=traces, load_errors=errors, step_index=0, loading=0, progress=())
+def with_measured(model: Model, measured: Measured | None, errors: tuple[FileError, ...]) -> Model:
+    """Files were read and measured: judge them at the current threshold, from the first step."""
+    loaded = replace(
+        model.traces, measured=measured, errors=errors, step_index=0, loading=0, measuring=False, progress=()
+    )
     return replace(model, traces=_analysed(loaded))
 
 
 def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int], ...] = ()) -> Model:
     """Files are being read: the status says how many; with their sizes, a progress bar each."""
     progress = tuple((name, 0, size) for name, size in sizes)
-    return replace(model, traces=replace(model.traces, loading=files, progress=progress))
+    return replace(model, traces=replace(model.traces, loading=files, measuring=False, progress=progress))
+
+
+def measuring_traces(model: Model) -> Model:
+    """Every file is read; the worker now measures the traces (a second or so for large GPU traces)."""
+    return replace(model, traces=replace(model.traces, measuring=True))
 
 
 def read_progress(model: Model, index: int, done: int, size: int) -> Model:
@@ -183,7 +191,7 @@ def read_progress(model: Model, index: int, done: int, size: int) -> Model:
 
 def cancel_reading(model: Model) -> Model:
     """Reading stopped: whatever was shown before stays."""
-    return replace(model, traces=replace(model.traces, loading=0, progress=()))
+    return replace(model, traces=replace(model.traces, loading=0, measuring=False, progress=()))
 
 
 def with_trace_step(model: Model, text: str) -> Model:
@@ -207,12 +215,10 @@ def with_threshold(model: Model, text: str) -> Model:
 
 
 def _analysed(traces: TracesModel) -> TracesModel:
-    from .traces_view import analysed
+    from ddpcore.analysis import judge
 
-    if not traces.traces and not traces.load_errors:
-        return replace(traces, analysis=None, errors=())
-    analysis, errors = analysed(traces.traces, traces.load_errors, traces.threshold)
-    return replace(traces, analysis=analysis, errors=errors)
+    analysis = judge(traces.measured, traces.threshold) if traces.measured is not None else None
+    return replace(traces, analysis=analysis)
 
 
 @dataclass(frozen=True)
@@ -260,15 +266,23 @@ def link(model: Model) -> str:
     return encode(model.state)
 
 
+_drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
+
+
+def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
+    """Your traces' regions, drawn again only when what they show changed: a large GPU step takes tens of ms to
+    draw in the page, and progress messages from the worker arrive many times a second while it reads."""
+    from .traces_view import traces_regions
+
+    key = (t.analysis, t.errors, t.step_index, t.threshold, lang)
+    if not (_drawn and _drawn[0][0][0] is t.analysis and _drawn[0][0][1:] == key[1:]):
+        _drawn[:] = [(key, traces_regions(t.analysis, t.errors, t.step_index, t.threshold, lang))]
+    return dict(_drawn[0][1])
+
+
 def _region_markup(model: Model) -> dict[str, str]:
     state, lang = model.state, model.lang
-    if state.view == "traces":
-        from .traces_view import traces_regions
-
-        t = model.traces
-        markup = traces_regions(t.analysis, t.errors, t.step_index, t.threshold, lang)
-    else:
-        markup = regions(state, model.frame, lang)
+    markup = _traces_markup(model.traces, lang) if state.view == "traces" else regions(state, model.frame, lang)
     markup["trace-progress"] = progress_html(model.traces.progress, lang)
     markup["straggler"] = straggler_options(state.gpus, state.straggler, lang)
     markup["notices"] = notices_html(model.notices, lang)
@@ -282,13 +296,20 @@ def screen(model: Model) -> Screen:
     values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster_gpus))
     play_key = "ctl.pause" if model.playing else "ctl.play"
     loading = model.traces.loading
+    status = (
+        i18n.t("traces.measuring", lang, n=loading)
+        if model.traces.measuring
+        else i18n.t("traces.loading", lang, n=loading)
+        if loading
+        else ""
+    )
     return Screen(
         regions=_region_markup(model),
         values=values,
         texts={
             "slowdown-out": f"{i18n.number(state.slowdown, lang, 1)}×",
             "play": i18n.t(play_key, lang),
-            "trace-status": i18n.t("traces.loading", lang, n=loading) if loading else "",
+            "trace-status": status,
         },
         attributes={
             "cluster-gpus": {"data-value": str(state.cluster_gpus)},

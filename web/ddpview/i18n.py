@@ -302,6 +302,7 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
     "traces.progress_of": {"en": "Reading {name}", "fr": "Lecture de {name}"},
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
+    "traces.measuring": {"en": "Analysing {n} trace(s)…", "fr": "Analyse de {n} trace(s)…"},
     "traces.step": {"en": "Step", "fr": "Pas"},
     "traces.step_option": {
         "en": "step {n}: latest rank {r}, gap {gap}",

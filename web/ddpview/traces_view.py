@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 from ddpcore.alerts import alert_rule, exposition
-from ddpcore.analysis import DRAW_PHASES, Analysis, AnalysisError, GpuGauges, analyze
-from ddpcore.traces import FileError, RankTrace
+from ddpcore.analysis import DRAW_PHASES, Analysis, GpuGauges
+from ddpcore.traces import FileError
 
 from . import i18n
 from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
-
-
-def analysed(
-    traces: tuple[RankTrace, ...], errors: tuple[FileError, ...], threshold: float
-) -> tuple[Analysis | None, tuple[FileError, ...]]:
-    """The analysis of the loaded traces at this threshold; when they cannot be compared, why, as one more error."""
-    try:
-        return analyze(traces, threshold), errors
-    except AnalysisError as exc:
-        return None, (*errors, FileError("—", str(exc)))
 
 
 def errors_html(errors: tuple[FileError, ...]) -> str:

@@ -1,19 +1,19 @@
-"""Runs in the trace-reading Web Worker (web/parse-worker.mjs): File slices into ddpcore's streaming reader."""
+"""Runs in the trace-reading Web Worker (web/parse-worker.mjs): File slices into ddpcore's streaming reader, then
+ddpcore's measurement of the traces, so the page receives only what it draws and judges."""
 
 import pickle
 
 import js
 from pyodide.ffi import to_js
 
-from ddpcore.traces import FileError, read_trace
+from ddpcore.analysis import measure_loaded
+from ddpcore.traces import FileError, collect, read_trace
 
 SLICE = 1024 * 1024
 
 
-def _progress(index, done, size):
-    js.postMessage(
-        to_js({"type": "progress", "index": index, "done": done, "size": size}, dict_converter=js.Object.fromEntries)
-    )
+def _post(**message):
+    js.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
 
 
 def slices(file, index):
@@ -23,12 +23,12 @@ def slices(file, index):
     for start in range(0, size, SLICE):
         end = min(start + SLICE, size)
         data = reader.readAsArrayBuffer(file.slice(start, end)).to_bytes()
-        _progress(index, end, size)
+        _post(type="progress", index=index, done=end, size=size)
         yield data
 
 
 def parse_files(files):
-    """Every file read and parsed in turn; the traces and errors pickled for the page."""
+    """Every file read and parsed in turn, then the traces measured; the measurement and the errors pickled."""
     results = []
     for index, file in enumerate(files):
         name = str(file.name)
@@ -38,4 +38,5 @@ def parse_files(files):
             results.append(FileError(name, str(exc)))
         except (OverflowError, RecursionError, MemoryError) as exc:
             results.append(FileError(name, f"could not be read ({type(exc).__name__})"))
-    return to_js(pickle.dumps(results))
+    _post(type="measuring", files=len(results))
+    return to_js(pickle.dumps(measure_loaded(collect(results))))

@@ -49,7 +49,7 @@ class TracesShell:
         sizes = tuple((str(f.name), int(f.size)) for f in wanted)
         self.page.update(app.loading_traces(self.page.model, len(wanted), sizes))
         if not wanted:
-            self.finish([])
+            self.page.update(app.with_measured(self.page.model, None, tuple(self.too_big)))
             return
         self.worker_for().postMessage(to_js({"files": wanted}, dict_converter=js.Object.fromEntries))
 
@@ -66,17 +66,14 @@ class TracesShell:
         kind = str(data.type)
         if kind == "progress":
             self.page.update(app.read_progress(self.page.model, int(data.index), int(data.done), int(data.size)))
+        elif kind == "measuring":
+            self.page.update(app.measuring_traces(self.page.model))
         elif kind == "done":
-            self.finish(pickle.loads(data.bytes.to_bytes()))
+            measured, errors = pickle.loads(data.bytes.to_bytes())
+            self.page.update(app.with_measured(self.page.model, measured, (*self.too_big, *errors)))
         else:
             self.page.update(app.cancel_reading(self.page.model))
             show_error(f"trace reader: {data.message}")
-
-    def finish(self, results):
-        from ddpcore.traces import collect
-
-        loaded = collect(results)
-        self.page.update(app.with_traces(self.page.model, loaded.traces, (*self.too_big, *loaded.errors)))
 
     def on_cancel(self, event):
         """Stop reading: the worker is dropped (a new one starts with the next files); what was shown stays."""
@@ -89,6 +86,7 @@ class TracesShell:
         in_background(self.load_example(str(event.currentTarget.getAttribute("data-example"))))
 
     async def load_example(self, name):
+        from ddpcore.analysis import measure_loaded
         from ddpcore.traces import load
 
         names = (await (await window.fetch("./examples/index.json")).json()).to_py()[name]
@@ -97,8 +95,7 @@ class TracesShell:
         for file in names:
             response = await window.fetch(f"./examples/{name}/{file}")
             contents.append((file, (await response.arrayBuffer()).to_bytes()))
-        loaded = load(contents)
-        self.page.update(app.with_traces(self.page.model, loaded.traces, loaded.errors))
+        self.page.update(app.with_measured(self.page.model, *measure_loaded(load(contents))))
 
     def on_copy(self, event):
         button = event.currentTarget
