@@ -57,6 +57,27 @@ class Spans:
                 rows.append((name, bounds))
         return Spans(tuple(rows))
 
+    def joined(self, gap_ms: float) -> Spans:
+        """Spans of a name closer than `gap_ms` made one: drawn at a pixel per `gap_ms`, the gap would not show.
+
+        >>> Spans.of([("k", [(0, 1), (1.2, 2), (5, 6)])]).joined(0.5).rows[0][1].tolist()
+        [0.0, 2.0, 5.0, 6.0]
+        """
+        rows = []
+        for name, bounds in self.rows:
+            out = array("d", bounds[:2])
+            for k in range(2, len(bounds), 2):
+                if bounds[k] - out[-1] < gap_ms:
+                    out[-1] = max(out[-1], bounds[k + 1])
+                else:
+                    out.extend(bounds[k : k + 2])
+            rows.append((name, out))
+        return Spans(tuple(rows))
+
+    def end_ms(self, default: float) -> float:
+        """Where the last span ends (rows are sorted), or `default` when there is none."""
+        return max((bounds[-1] for _, bounds in self.rows), default=default)
+
     def __iter__(self) -> Iterator[Interval]:
         for name, bounds in self.rows:
             for k in range(0, len(bounds), 2):

@@ -7,7 +7,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from ddpview.i18n import LANGS
+from ddpview.i18n import LANGS, ms
 from ddpview.traces_view import traces_regions
 
 from ddpcore.analysis import DEFAULT_THRESHOLD, judge, measure_loaded
@@ -82,3 +82,19 @@ def test_warnings_read_the_same_in_english_and_exist_in_french():
     warning = Caveat("some_ranks", loaded=2, world=128)
     assert warning_text(warning, "fr") == "2 rangs chargés sur 128 : le retardataire peut être parmi les autres"
     assert warning_text(warning, "en") == warning
+
+
+def test_kernel_rows_are_one_path_per_kind_with_their_count_and_time():
+    """Hundreds of kernel spans per rank are drawn as one element per kind, and the tooltip says how many."""
+    loaded = load(RUNS["cuda"]())
+    measured, _ = measure_loaded(loaded)
+    assert measured is not None
+    step = judge(measured).steps[0]
+    svg = regions_of("cuda", "en")["trace-timeline-view"]
+    for rank in step.ranks:
+        compute = [sp for sp in rank.device_spans if sp.phase == "gpu_compute"]
+        assert len(compute) > 50
+        total = ms(sum(sp.duration_ms for sp in compute), "en")
+        assert f"rank {rank.rank} · GPU compute · {len(compute)} span(s), {total} in all" in svg
+    assert svg.count('data-phase="gpu_compute"') == len(step.ranks)
+    assert '<rect class="bar gpu_compute' not in svg

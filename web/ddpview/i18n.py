@@ -212,6 +212,10 @@ TEXT: dict[str, dict[str, str]] = {
     "phase.other_comm": {"en": "other collectives", "fr": "autres collectives"},
     "phase.gpu_compute": {"en": "GPU compute", "fr": "calcul GPU"},
     "phase.gpu_comm": {"en": "GPU comm.", "fr": "comm. GPU"},
+    "traces.row_title": {
+        "en": "{label} · {phase} · {n} span(s), {total} in all",
+        "fr": "{label} · {phase} · {n} intervalle(s), {total} au total",
+    },
     "cost.title": {"en": "What it costs", "fr": "Ce que ça coûte"},
     "cost.help": {
         "en": "<b>Notice</b> the two gauges move in opposite directions: as the straggler slows down, displayed "

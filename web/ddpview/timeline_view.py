@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ddpcore.intervals import Interval
+from ddpcore.intervals import Spans
 from ddpcore.phases import GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
 from ddpcore.schedule import PHASES, Schedule
 
@@ -313,43 +313,32 @@ def timeline_svg(
     )
 
 
-def coalesce(spans: tuple[Interval, ...], min_gap_ms: float) -> list[Interval]:
-    """Spans of one phase closer than `min_gap_ms` drawn as one: thousands of kernels a pixel apart make one bar."""
-    out: list[Interval] = []
-    for sp in sorted(spans, key=lambda sp: (sp.phase, sp.start_ms)):
-        last = out[-1] if out else None
-        if last is not None and last.phase == sp.phase and sp.start_ms - last.end_ms < min_gap_ms:
-            out[-1] = Interval(sp.phase, last.start_ms, max(last.end_ms, sp.end_ms))
-        else:
-            out.append(sp)
-    return out
-
-
-def _row_bars(
-    spans: tuple[Interval, ...], geo: TimelineGeometry, lane: int, row: int, origin: float, label: str, lang: str
+def _row_paths(
+    spans: Spans, geo: TimelineGeometry, lane: int, row: int, origin: float, label: str, lang: str
 ) -> list[str]:
-    y = geo.row_y(lane, row)
-    spans = tuple(coalesce(spans, geo.ms_per_pixel))
-    return [
-        tag(
-            "rect",
-            {
-                "class": f"bar {sp.phase} thin",
-                "data-phase": sp.phase,
-                "x": geo.x_of(sp.start_ms - origin),
-                "y": y,
-                "width": max(geo.x_of(sp.end_ms - origin) - geo.x_of(sp.start_ms - origin), 0.5),
-                "height": COMM_ROW,
-                "rx": 1.5,
-            },
-            text(
-                "title",
-                None,
-                f"{label} · {i18n.t('phase.' + sp.phase, lang)} · {i18n.ms(sp.end_ms - sp.start_ms, lang)}",
-            ),
+    """A thin row: each kind's spans as one path (a GPU step has hundreds of kernel spans per rank, and one element
+    each would be most of the page's work), spans closer than a pixel joined; its tooltip counts them and their time.
+    """
+    y = num(geo.row_y(lane, row))
+    paths = []
+    for (phase, bounds), (_, drawn) in zip(spans.rows, spans.joined(geo.ms_per_pixel).rows):
+        xs = [geo.x_of(t - origin) for t in drawn]
+        d = "".join(
+            f"M{num(x0)} {y}h{num(max(x1 - x0, 0.5))}v{COMM_ROW}H{num(x0)}z" for x0, x1 in zip(xs[::2], xs[1::2])
         )
-        for sp in spans
-    ]
+        total = sum(bounds[1::2]) - sum(bounds[0::2])
+        title = i18n.t(
+            "traces.row_title",
+            lang,
+            label=label,
+            phase=i18n.t("phase." + phase, lang),
+            n=len(bounds) // 2,
+            total=i18n.ms(total, lang),
+        )
+        paths.append(
+            tag("path", {"class": f"bar {phase} thin", "data-phase": phase, "d": d}, text("title", None, title))
+        )
+    return paths
 
 
 def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str) -> str:
@@ -361,7 +350,7 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
     gpu = any(r.device is not None for r in ranks)
     legend = TRACE_LEGEND + (GPU_LEGEND if gpu else ())
     origin = min(r.start_ms for r in ranks)
-    end = max(max([r.end_ms, *(sp.end_ms for sp in r.device_spans)]) for r in ranks) - origin
+    end = max(r.device_spans.end_ms(r.end_ms) for r in ranks) - origin
     geo = TimelineGeometry(max(end, 1e-6) * 1.02, len(ranks), 2 if gpu else 1, legend_top(legend, lang))
     latest = max(r.start_ms + r.arrival_ms for r in ranks) - origin
     lanes = []
@@ -407,8 +396,8 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
                     "trace-hatch",
                 )
             )
-        items += _row_bars(r.comm_spans, geo, lane, 0, origin, label, lang)
-        items += _row_bars(r.device_spans, geo, lane, 1, origin, label, lang)
+        items += _row_paths(r.comm_spans, geo, lane, 0, origin, label, lang)
+        items += _row_paths(r.device_spans, geo, lane, 1, origin, label, lang)
         lanes.append(
             tag(
                 "g", {"data-testid": "lane", "data-rank": r.rank, "class": "lane straggler" if slow else "lane"}, *items
