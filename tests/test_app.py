@@ -141,7 +141,7 @@ def test_reading_then_measuring_then_judged():
     files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     traces_view = replace(model(), state=replace(model().state, view="traces"))
     m = app.loading_traces(traces_view, 4, tuple((name, len(data)) for name, data in files))
-    assert app.screen(m).texts["trace-status"] == "Reading 4 file(s)…"
+    assert app.screen(m).texts["trace-status"] == "Reading file 1 of 4…"
     m = app.measuring_traces(m)
     assert app.screen(m).texts["trace-status"] == "Analysing 4 trace(s)…"
     assert app.screen(replace(m, lang="fr")).texts["trace-status"] == "Analyse de 4 trace(s)…"
@@ -162,3 +162,17 @@ def test_traces_view_is_redrawn_only_when_what_it_shows_changes():
     later = app.screen(app.with_trace_step(reading, "1")).regions
     assert later["trace-timeline-view"] != first["trace-timeline-view"]
     assert app.screen(app.with_threshold(done, "0.99")).regions["trace-summary"] != first["trace-summary"]
+
+
+def test_progress_says_which_file_is_read_how_far_and_its_rank_once_read():
+    m = app.loading_traces(model(), 2, (("a.json", 4 * 1024 * 1024), ("b.json", 2 * 1024 * 1024)))
+    m = app.read_progress(m, 0, 1024 * 1024, 4 * 1024 * 1024)
+    html = app.progress_html(m.traces.progress, "en")
+    assert html.count('aria-current="step"') == 1 and "1 of 4 MB" in html and "25%" in html
+    assert app.screen(m).texts["trace-status"] == "Reading file 1 of 2…"
+    m = app.file_read(m, 0, 5)
+    html = app.progress_html(m.traces.progress, "fr")
+    assert "a.json · rang 5" in html and "4 sur 4 Mo" in html
+    assert html.index('aria-current="step"') > html.index("a.json"), "the second file is now the one read"
+    assert app.screen(m).texts["trace-status"] == "Reading file 2 of 2…"
+    assert app.file_read(m, 7, 1) == m and app.read_progress(m, -1, 1, 1) == m

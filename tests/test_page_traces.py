@@ -184,10 +184,15 @@ def big_traces(tmp_path, megabytes: int = 8) -> list[str]:
 
 WATCH_PROGRESS = """() => {
     window.__progress = [];
+    window.__progress_text = new Set();
     new MutationObserver(() => {
         for (const bar of document.querySelectorAll('[data-testid=trace-progress-bar]')) {
             window.__progress.push([Number(bar.value), Number(bar.max)]);
         }
+        for (const row of document.querySelectorAll('[data-testid=trace-progress-file]')) {
+            window.__progress_text.add(row.textContent);
+        }
+        window.__progress_text.add(document.getElementById('trace-status').textContent);
     }).observe(document.getElementById('trace-progress'), { subtree: true, childList: true, attributes: true });
 }"""
 
@@ -207,6 +212,9 @@ def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_p
     page.wait_for_selector("[data-testid=trace-gpu-busy]", timeout=60_000)
     partial = {(v, m) for v, m in page.evaluate("window.__progress") if 0 < v < m}
     assert len(partial) >= 2, "the bars moved while the files were read"
+    seen = " | ".join(page.evaluate("[...window.__progress_text]"))
+    assert "Reading file 1 of 2" in seen and "Reading file 2 of 2" in seen, seen
+    assert "big-rank0.pt.trace.json · rank 0" in seen and " MB" in seen, seen
     assert still_reading and responded_ms < 1000, "a control answered while the worker read"
     assert page.locator("[data-testid=trace-progress-bar]").count() == 0
     assert value(page, "trace-step-time") > 0

@@ -6,6 +6,7 @@ here is tested natively (tests/test_app.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,16 @@ TAB_KEYS = ("ArrowRight", "ArrowLeft", "Home", "End")
 
 
 @dataclass(frozen=True)
+class FileProgress:
+    """A file the worker reads: its name, bytes read of its size, and its rank once read."""
+
+    name: str
+    size: int
+    done: int = 0
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
 class TracesModel:
     """The traces loaded in Your traces, as measured (ddpcore.analysis.measure), and their verdict at the current
     threshold: the page keeps the measurement, not the traces, so a new threshold is judged at once."""
@@ -39,8 +50,7 @@ class TracesModel:
     errors: tuple[FileError, ...] = ()
     loading: int = 0
     measuring: bool = False
-    progress: tuple[tuple[str, int, int], ...] = ()
-    """Per file being read: name, bytes read, size."""
+    progress: tuple[FileProgress, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,7 +182,7 @@ def with_measured(model: Model, measured: Measured | None, errors: tuple[FileErr
 
 def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int], ...] = ()) -> Model:
     """Files are being read: the status says how many; with their sizes, a progress bar each."""
-    progress = tuple((name, 0, size) for name, size in sizes)
+    progress = tuple(FileProgress(name, size) for name, size in sizes)
     return replace(model, traces=replace(model.traces, loading=files, measuring=False, progress=progress))
 
 
@@ -183,10 +193,24 @@ def measuring_traces(model: Model) -> Model:
 
 def read_progress(model: Model, index: int, done: int, size: int) -> Model:
     """So many bytes of the index-th file read."""
+    return _with_file(model, index, lambda f: replace(f, done=min(max(done, 0), size), size=size))
+
+
+def file_read(model: Model, index: int, rank: int) -> Model:
+    """The index-th file is read whole: the rank it holds."""
+    return _with_file(model, index, lambda f: replace(f, done=f.size, rank=rank))
+
+
+def _with_file(model: Model, index: int, change: Callable[[FileProgress], FileProgress]) -> Model:
     progress = list(model.traces.progress)
     if 0 <= index < len(progress):
-        progress[index] = (progress[index][0], min(max(done, 0), size), size)
+        progress[index] = change(progress[index])
     return replace(model, traces=replace(model.traces, progress=tuple(progress)))
+
+
+def reading_index(progress: tuple[FileProgress, ...]) -> int | None:
+    """The file being read now: the worker reads them in turn, so the first not read whole."""
+    return next((i for i, f in enumerate(progress) if f.rank is None and f.done < f.size), None)
 
 
 def cancel_reading(model: Model) -> Model:
@@ -235,30 +259,43 @@ class Screen:
     hash: str
 
 
-def progress_html(progress: tuple[tuple[str, int, int], ...], lang: str) -> str:
-    """A progress bar per file being read, with its name and share read."""
+def progress_html(progress: tuple[FileProgress, ...], lang: str) -> str:
+    """A progress bar per file: its name (and rank once read), the share and megabytes read; the current one marked."""
+    from ddpcore.traces import MIB
+
     from .svg import tag, text
 
-    return "".join(
-        tag(
-            "li",
-            {"data-testid": "trace-progress-file"},
-            text("span", {"class": "name"}, name),
-            tag(
-                "progress",
-                {
-                    "max": max(size, 1),
-                    "value": done,
-                    "data-testid": "trace-progress-bar",
-                    "aria-label": i18n.t("traces.progress_of", lang, name=name),
-                },
-            ),
-            text(
-                "output", {"data-value": done / size if size else 1.0}, i18n.percent(done / size if size else 1.0, lang)
-            ),
+    now = reading_index(progress)
+    rows = []
+    for i, f in enumerate(progress):
+        share = f.done / f.size if f.size else 1.0
+        name = f.name if f.rank is None else f"{f.name} · {i18n.t('rank', lang, r=f.rank)}"
+        mb = i18n.t(
+            "traces.progress_mb", lang, done=i18n.number(f.done / MIB, lang), size=i18n.number(f.size / MIB, lang)
         )
-        for name, done, size in progress
-    )
+        rows.append(
+            tag(
+                "li",
+                {
+                    "data-testid": "trace-progress-file",
+                    "class": "current" if i == now else None,
+                    "aria-current": i == now and "step",
+                },
+                text("span", {"class": "name"}, name),
+                tag(
+                    "progress",
+                    {
+                        "max": max(f.size, 1),
+                        "value": f.done,
+                        "data-testid": "trace-progress-bar",
+                        "aria-label": i18n.t("traces.progress_of", lang, name=f.name),
+                    },
+                ),
+                text("output", {"data-value": share}, i18n.percent(share, lang)),
+                text("span", {"class": "mb"}, mb),
+            )
+        )
+    return "".join(rows)
 
 
 def link(model: Model) -> str:
@@ -296,9 +333,12 @@ def screen(model: Model) -> Screen:
     values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster_gpus))
     play_key = "ctl.pause" if model.playing else "ctl.play"
     loading = model.traces.loading
+    now = reading_index(model.traces.progress)
     status = (
         i18n.t("traces.measuring", lang, n=loading)
         if model.traces.measuring
+        else i18n.t("traces.loading_file", lang, i=now + 1, n=loading)
+        if loading and now is not None
         else i18n.t("traces.loading", lang, n=loading)
         if loading
         else ""

@@ -33,7 +33,9 @@ def parse_files(files):
     for index, file in enumerate(files):
         name = str(file.name)
         try:
-            results.append(read_trace(name, slices(file, index)))
+            trace = read_trace(name, slices(file, index))
+            results.append(trace)
+            _post(type="read", index=index, rank=trace.rank)
         except ValueError as exc:
             results.append(FileError(name, str(exc)))
         except (OverflowError, RecursionError, MemoryError) as exc:

@@ -67,6 +67,8 @@ class TracesShell:
         kind = str(data.type)
         if kind == "progress":
             self.page.update(app.read_progress(self.page.model, int(data.index), int(data.done), int(data.size)))
+        elif kind == "read":
+            self.page.update(app.file_read(self.page.model, int(data.index), int(data.rank)))
         elif kind == "measuring":
             self.page.update(app.measuring_traces(self.page.model))
         elif kind == "done":
