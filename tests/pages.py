@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def value(page, testid: str) -> float:
     """The raw number behind a shown value (`data-value`): never parsed from display text."""
@@ -39,6 +41,20 @@ def load_example_traces(page) -> None:
     page.click("[data-testid=view-traces]")
     page.click("[data-testid=trace-example]")
     page.wait_for_selector("[data-testid=trace-straggler]")
+
+
+def read_picked_traces(page) -> None:
+    """Pick three ranks of the 4-rank example as a user would: the page's worker (its own Pyodide) reads them.
+    Three, so that the result cannot be mistaken for the bundled example's four."""
+    fixtures = Path(__file__).parent / "fixtures" / "ddp4"
+    page.click("[data-testid=view-traces]")
+    page.set_input_files("[data-testid=trace-files]", [str(fixtures / f"rank{r}.jsonl.gz") for r in (0, 2, 3)])
+    page.wait_for_function(
+        "document.querySelectorAll('[data-testid=trace-rank]').length === 3 "
+        "&& !document.querySelector('[data-testid=trace-progress-bar]')",
+        timeout=120_000,
+    )
+    assert page.get_attribute("[data-testid=trace-straggler]", "data-value") == "2"
 
 
 def expect_hash(page, *, exact: str | None = None, contains: str | None = None, timeout: float = 5_000) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages import PageWatch, load_example_traces
+from pages import PageWatch, load_example_traces, read_picked_traces
 
 import build
 
@@ -26,6 +26,7 @@ def test_page_runs_under_its_csp_without_violation(browser, site):
     page.fill("[data-testid=slowdown]", "2")
     page.click("[data-testid=view-cluster]")
     load_example_traces(page)
+    read_picked_traces(page)
     assert page.evaluate("window.__csp") == []
     watch.assert_clean()
     context.close()
@@ -42,6 +43,7 @@ def test_site_works_under_a_sub_path(browser, dist, tmp_path):
         page.wait_for_selector("html.ready", timeout=60_000)
         assert page.get_attribute("[data-testid=step-time]", "data-value") == "57.0"
         load_example_traces(page)
+        read_picked_traces(page)
         watch.assert_clean()
         context.close()
     finally:

@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from pages import PageWatch, load_example_traces
+from pages import PageWatch, load_example_traces, read_picked_traces
 
 import build
 
@@ -27,6 +27,7 @@ def test_page_works_offline_after_one_visit(browser, site):
     page.wait_for_selector("html.ready", timeout=60_000)
     assert page.get_attribute("[data-testid=step-time]", "data-value") == "70.0"
     load_example_traces(page)
+    read_picked_traces(page)
     watch.assert_clean()
     context.close()
 
