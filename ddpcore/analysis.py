@@ -117,6 +117,7 @@ class RankInStep:
     rank: int
     period_ms: float
     arrival_ms: float
+    compute_ms: float
     cost_ms: float
     gap: float
     wait_ms: float
@@ -235,22 +236,47 @@ class Analysis:
         return self.stragglers[0].rank if self.stragglers else None
 
 
-def arrival_ms(step: TraceStep) -> float:
-    """Time from the step's start to the launch of its first gradient collective in the backward.
-
-    Collectives launched before the backward (the buffer broadcast, all_to_all, an AllReduce of the loss) do not
-    count; without any gradient collective, the end of the backward; without a backward, the step's end."""
+def _gradient_launches(step: TraceStep) -> list[float]:
+    """Launches of the step's gradient collectives in the backward (those before it: the buffer broadcast,
+    all_to_all, an AllReduce of the loss, are not gradients)."""
     backward = [p for p in step.phases if p.phase == "backward"]
     forward = [p for p in step.phases if p.phase == "forward"]
     after = (
         min(p.start_ms for p in backward) if backward else max(p.end_ms for p in forward) if forward else float("-inf")
     )
-    launches = [c.start_ms for c in step.collectives if c.phase in GRADIENT_KINDS and c.start_ms >= after]
-    if launches:
-        return min(launches) - step.start_ms
-    if backward:
-        return max(p.end_ms for p in backward) - step.start_ms
-    return step.end_ms - step.start_ms
+    return [c.start_ms for c in step.collectives if c.phase in GRADIENT_KINDS and c.start_ms >= after]
+
+
+def _backward_end_ms(step: TraceStep) -> float:
+    backward = [p.end_ms for p in step.phases if p.phase == "backward"]
+    return (max(backward) if backward else step.end_ms) - step.start_ms
+
+
+def arrival_ms(step: TraceStep) -> float:
+    """Time from the step's start to the launch of its first gradient collective in the backward; without any
+    gradient collective, the end of the backward; without a backward, the step's end."""
+    launches = _gradient_launches(step)
+    return min(launches) - step.start_ms if launches else _backward_end_ms(step)
+
+
+def compute_ms(step: TraceStep) -> float:
+    """Time from the step's start to the launch of its *last* gradient collective in the backward: the rank's own
+    compute, whatever the others do.
+
+    DDP launches a bucket's AllReduce as soon as its gradients are ready, and the last one when the backward has
+    computed every gradient; the wait for the other ranks comes after (the backward phase itself ends only when
+    every bucket is reduced, so its length includes the barrier). Without gradient collectives, as `arrival_ms`."""
+    launches = _gradient_launches(step)
+    return max(launches) - step.start_ms if launches else _backward_end_ms(step)
+
+
+def persistent_needed(steps: int) -> int:
+    """Late steps that make a rank a persistent straggler: a strict majority, and at least two.
+
+    >>> persistent_needed(39), persistent_needed(2), persistent_needed(1)
+    (20, 2, 2)
+    """
+    return max(2, steps // 2 + 1)
 
 
 def _is_comm(kernel: Interval) -> bool:
@@ -329,6 +355,7 @@ def _summarise_step(number: int, per_rank: dict[int, _Recorded]) -> StepSummary:
                 rank=r,
                 period_ms=period,
                 arrival_ms=arrivals[r],
+                compute_ms=compute_ms(s),
                 cost_ms=costs[r],
                 gap=gap_of(costs[r], period),
                 wait_ms=latest - arrivals[r],
@@ -455,7 +482,7 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
     steps = tuple(replace(s, late_ranks=tuple(x.rank for x in s.ranks if x.gap >= threshold)) for s in measured.steps)
     ranks = tuple(replace(r, late_steps=sum(1 for s in steps if r.rank in s.late_ranks)) for r in measured.ranks)
-    needed = max(2, len(steps) // 2 + 1)
+    needed = persistent_needed(len(steps))
     stragglers = tuple(
         sorted(
             (Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps) for r in ranks if r.late_steps >= needed),

@@ -14,6 +14,7 @@ from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError,
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
 from .comm import MB
 from .config import Link, Phases, StepConfig, default_straggler
+from .fit import Fit, FitError, RunTimes, at_scale, cluster_config, fit, predicted, what_if
 from .metrics import step_metrics
 from .params import (
     BANDWIDTH_GBPS,
@@ -239,20 +240,36 @@ def _add_cluster(sub: argparse._SubParsersAction) -> None:
         _add_param(p, param)
     _add_link_args(p)
     p.add_argument("--sweep", action="store_true", help="N from 8 to 1,000,000, log-spaced (a JSON list)")
+    p.add_argument(
+        "--from",
+        dest="from_files",
+        nargs="+",
+        metavar="FILE",
+        help="fit the straggler parameters and the step's timing to these traces (one per rank); N defaults to "
+        "theirs, and any straggler flag given overrides its fitted value",
+    )
+    _add_reading_args(p)
+    p.set_defaults(**{param.name: None for param in CLUSTER_PARAMS})
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_cluster)
 
 
-def _run_cluster(args: argparse.Namespace) -> None:
-    config = ClusterConfig(
-        **{param.name: getattr(args, param.name) for param in CLUSTER_PARAMS},
-        link=Link(grad_mb=args.grad_mb, bandwidth_gbps=args.bandwidth_gbps, latency_us=args.latency_us),
-    )
+def _run_cluster(args: argparse.Namespace) -> int:
+    link = Link(grad_mb=args.grad_mb, bandwidth_gbps=args.bandwidth_gbps, latency_us=args.latency_us)
+    given = {param.name: getattr(args, param.name) for param in CLUSTER_PARAMS if getattr(args, param.name) is not None}
+    if args.from_files:
+        fitted = _fitted(args.from_files, args)
+        if fitted is None:
+            return 1
+        config = replace(cluster_config(fitted[1]), link=link, **given)
+    else:
+        config = ClusterConfig(**{**{param.name: param.default for param in CLUSTER_PARAMS}, **given}, link=link)
     if args.sweep:
         rows = [asdict(r) for r in cluster_sweep(config)]
         print(json.dumps(rows, indent=2, allow_nan=False) if args.json else _cluster_table(rows))
     else:
         _emit(asdict(cluster_step(config)), args.json, lambda r: _cluster_table([r]))
+    return 0
 
 
 def _cluster_table(rows: list[dict]) -> str:
@@ -269,6 +286,18 @@ def _cluster_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _add_reading_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
+    )
+    p.add_argument(
+        "--min-gap",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"share of the step from which a rank counts as late, 0-{MAX_THRESHOLD:g} (default {DEFAULT_THRESHOLD:g})",
+    )
+
+
 def _add_analyze(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "analyze",
@@ -278,14 +307,12 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         "late in most steps (persistent) and count the steps with a late rank (transient).",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
+    _add_reading_args(p)
     p.add_argument(
-        "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
-    )
-    p.add_argument(
-        "--min-gap",
-        type=float,
-        default=DEFAULT_THRESHOLD,
-        help=f"share of the step from which a rank counts as late, 0-{MAX_THRESHOLD:g} (default {DEFAULT_THRESHOLD:g})",
+        "--fit",
+        action="store_true",
+        help="also fit the cluster model's straggler parameters to the run, with what the run would cost without "
+        "its stragglers and at 1k to 100k GPUs (docs/fit.md)",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_analyze)
@@ -418,22 +445,114 @@ def _progress_line(done: int, files: int, done_bytes: int, total: int) -> None:
     )
 
 
-def _run_analyze(args: argparse.Namespace) -> int:
+def _read_analysed(files: list[str], args: argparse.Namespace, command: str) -> tuple[Analysis | None, list[dict]]:
+    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and analysed;
+    each unreadable file and an analysis that cannot be made are one line on stderr."""
     from .files import read_paths
 
     check_number("min_gap", args.min_gap, 0.0, MAX_THRESHOLD, low_open=True)
     check_int("jobs", args.jobs, 1, MAX_JOBS)
-    large = sum(os.path.getsize(f) for f in args.files if os.path.isfile(f)) > PROGRESS_BYTES
-    loaded = read_paths(args.files, args.jobs, _progress_line if large and sys.stderr.isatty() else None)
+    large = sum(os.path.getsize(f) for f in files if os.path.isfile(f)) > PROGRESS_BYTES
+    loaded = read_paths(files, args.jobs, _progress_line if large and sys.stderr.isatty() else None)
     errors = [{"source": e.source, "message": e.message} for e in loaded.errors]
     for e in errors:
-        print(f"python -m ddpcore analyze: {e['source']}: {e['message']}", file=sys.stderr)
+        print(f"python -m ddpcore {command}: {e['source']}: {e['message']}", file=sys.stderr)
     try:
-        analysis = analyze(loaded.traces, args.min_gap)
+        return analyze(loaded.traces, args.min_gap), errors
     except AnalysisError as exc:
-        print(f"python -m ddpcore analyze: error: {exc}", file=sys.stderr)
+        print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
+        return None, errors
+
+
+def _fitted(files: list[str], args: argparse.Namespace) -> tuple[RunTimes, Fit] | None:
+    analysis, _ = _read_analysed(files, args, "cluster")
+    return _fit_or_say(analysis, args.min_gap, "cluster") if analysis else None
+
+
+def _fit_or_say(analysis: Analysis, threshold: float, command: str) -> tuple[RunTimes, Fit] | None:
+    run = RunTimes.of_analysis(analysis)
+    try:
+        return run, fit(run, threshold)
+    except FitError as exc:
+        print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
+        return None
+
+
+def _pair(interval: tuple[float, float] | None) -> list[float] | None:
+    return list(interval) if interval else None
+
+
+def fit_payload(run: RunTimes, fitted: Fit) -> dict:
+    """`analyze --fit --json`: the fitted model, the what-if on the run, the check at its size and the sizes beyond."""
+    check = predicted(fitted)
+    saved = what_if(run, fitted)
+    return {
+        "fit": {
+            "jitter_cv": fitted.jitter_cv,
+            "jitter_cv_interval": _pair(fitted.jitter_cv_interval),
+            "straggler_prob": fitted.straggler_prob,
+            "straggler_prob_interval": _pair(fitted.straggler_prob_interval),
+            "slowdown": fitted.slowdown,
+            "slowdown_interval": _pair(fitted.slowdown_interval),
+            "persistent": fitted.persistent,
+            "persistent_ranks": list(fitted.persistent_ranks),
+            "persistent_slowdown": fitted.persistent_slowdown,
+            "rank_steps": fitted.rank_steps,
+            "slowed_rank_steps": fitted.slowed_rank_steps,
+            "steps": fitted.steps,
+            "compute_ms": fitted.compute_ms,
+            "other_ms": fitted.other_ms,
+            "caveats": list(fitted.caveats),
+        },
+        "whatif": asdict(saved),
+        "predicted": asdict(check),
+        "at_scale": [asdict(r) for r in at_scale(fitted)],
+    }
+
+
+def _interval_text(interval: list[float] | None, digits: int, suffix: str = "") -> str:
+    return f" [{interval[0]:.{digits}f}{suffix}, {interval[1]:.{digits}f}{suffix}]" if interval else ""
+
+
+def _fit_text(p: dict) -> str:
+    f, w, c = p["fit"], p["whatif"], p["predicted"]
+    lines = [
+        f"fit over {f['rank_steps']} rank-steps (95% intervals): jitter cv {f['jitter_cv']:.3f}"
+        f"{_interval_text(f['jitter_cv_interval'], 3)}; transient stragglers p {f['straggler_prob']:.4f}"
+        f"{_interval_text(f['straggler_prob_interval'], 4)} ({f['slowed_rank_steps']} rank-steps), slowdown "
+        f"{f['slowdown']:.2f}x{_interval_text(f['slowdown_interval'], 2, 'x')}; persistent {f['persistent']}"
+        + (f" (ranks {f['persistent_ranks']}, {f['persistent_slowdown']:.2f}x)" if f["persistent"] else ""),
+        f"without its stragglers the run would step in {w['step_ms']:.2f} ms instead of {w['measured_step_ms']:.2f} "
+        f"(efficiency {w['efficiency']:.3f}), {w['gpu_hours_saved_per_day']:,.1f} GPU-hours a day saved at "
+        f"{c['gpus']} GPUs",
+        f"model check at {c['gpus']} GPUs: expected step {c['expected_step_ms']:.2f} ms, measured "
+        f"{c['measured_step_ms']:.2f} ms ({c['error']:+.1%})",
+        _cluster_table(p["at_scale"]),
+    ]
+    lines += [f"caveat: {FIT_CAVEATS[code]}" for code in f["caveats"]]
+    return "\n".join(lines)
+
+
+FIT_CAVEATS = {
+    "few_rank_steps": "few rank-steps: the intervals are wide and the model may not hold",
+    "few_slowed": "fewer than 5 slowed rank-steps: the transient slowdown rests on very few",
+}
+"""The fit's caveats in English; the page says them in its own language from the same codes."""
+
+
+def _run_analyze(args: argparse.Namespace) -> int:
+    analysis, errors = _read_analysed(args.files, args, "analyze")
+    if analysis is None:
         return 1
-    _emit(analysis_payload(analysis, errors), args.json, _analysis_text)
+    payload = analysis_payload(analysis, errors)
+    text = _analysis_text
+    if args.fit:
+        fitted = _fit_or_say(analysis, args.min_gap, "analyze")
+        if fitted is None:
+            return 1
+        payload.update(fit_payload(*fitted))
+        text = lambda p: _analysis_text(p) + "\n\n" + _fit_text(p)  # noqa: E731
+    _emit(payload, args.json, text)
     return 1 if errors else 0
 
 

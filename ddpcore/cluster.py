@@ -19,10 +19,12 @@ from .params import (
     CLUSTER_GPUS,
     CLUSTER_SLOWDOWN,
     JITTER_CV,
+    MAX_PHASE_MS,
     PERSISTENT,
     PERSISTENT_SLOWDOWN,
     STRAGGLER_PROB,
     ConfigError,
+    check_number,
 )
 
 MAX_CLUSTER_GPUS = int(CLUSTER_GPUS.high)
@@ -35,6 +37,22 @@ SWEEP_MIN = 8
 SWEEP_MAX = 1_000_000
 SWEEP_POINTS = 41
 HOURS_PER_DAY = 24.0
+
+
+@dataclass(frozen=True)
+class MeasuredTiming:
+    """A measured run's step (ddpcore.fit): each rank's nominal compute, and the rest of the step (the AllReduce
+    after the last bucket, the optimizer) held at its measured length at every N, in place of the phases and the
+    link's AllReduce: the question is what the stragglers cost, not how the network scales."""
+
+    compute_ms: float
+    other_ms: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "compute_ms", check_number("compute_ms", self.compute_ms, 0.0, MAX_PHASE_MS, low_open=True)
+        )
+        object.__setattr__(self, "other_ms", check_number("other_ms", self.other_ms, 0.0, MAX_PHASE_MS))
 
 
 @dataclass(frozen=True)
@@ -51,6 +69,12 @@ class ClusterConfig:
     persistent_slowdown: float = PERSISTENT_SLOWDOWN.default
     allreduce: str = ALLREDUCE.default
     link: Link = field(default_factory=Link)
+    timing: MeasuredTiming | None = None
+
+    @property
+    def compute_ms(self) -> float:
+        """A rank's nominal compute: the measured one, else forward + backward."""
+        return self.timing.compute_ms if self.timing else self.phases.forward + self.phases.backward
 
     def __post_init__(self) -> None:
         gpus = CLUSTER_GPUS.check(self.gpus)
@@ -62,6 +86,8 @@ class ClusterConfig:
             raise ConfigError("phases", self.phases, "a Phases value")
         if not isinstance(self.link, Link):
             raise ConfigError("link", self.link, "a Link value")
+        if self.timing is not None and not isinstance(self.timing, MeasuredTiming):
+            raise ConfigError("timing", self.timing, "a MeasuredTiming value")
 
 
 @dataclass(frozen=True)
@@ -76,7 +102,8 @@ class ClusterResult:
     efficiency: float
     p_any_straggler: float
     gpu_hours_lost_per_day: float
-    allreduce_ms: float
+    allreduce_ms: float | None
+    """None with a measured timing: the AllReduce is then inside the measured rest of the step."""
     expected_compute_ms: float
 
 
@@ -213,7 +240,7 @@ def allreduce_ms(config: ClusterConfig, gpus: int | None = None) -> float:
 def slowest_rank(config: ClusterConfig) -> SlowestRank:
     """The distribution of one rank's compute time that the cluster's configuration implies."""
     return SlowestRank(
-        nominal_ms=config.phases.forward + config.phases.backward,
+        nominal_ms=config.compute_ms,
         jitter_cv=config.jitter_cv,
         straggler_prob=config.straggler_prob,
         slowdown=config.slowdown,
@@ -239,8 +266,8 @@ def compute_stats(model: SlowestRank, gpus: int, persistent: int) -> ComputeStat
 
 
 def _result(config: ClusterConfig, model: SlowestRank, n: int, stats: ComputeStats) -> ClusterResult:
-    ar = allreduce_ms(config, n)
-    fixed = config.phases.load + ar + config.phases.optimizer
+    ar = None if config.timing else allreduce_ms(config, n)
+    fixed = config.timing.other_ms if config.timing else config.phases.load + (ar or 0.0) + config.phases.optimizer
     expected = fixed + stats.expected_ms
     ideal = fixed + model.nominal_ms
     efficiency = ideal / expected
