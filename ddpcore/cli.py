@@ -14,7 +14,7 @@ from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError,
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
 from .comm import MB
 from .config import Link, Phases, StepConfig, default_straggler
-from .fit import Fit, FitError, RunTimes, at_scale, cluster_config, fit, predicted, what_if
+from .fit import FitError, Outlook, RunTimes, cluster_config, outlook
 from .metrics import step_metrics
 from .params import (
     BANDWIDTH_GBPS,
@@ -261,7 +261,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         fitted = _fitted(args.from_files, args)
         if fitted is None:
             return 1
-        config = replace(cluster_config(fitted[1]), link=link, **given)
+        config = replace(cluster_config(fitted.fit), link=link, **given)
     else:
         config = ClusterConfig(**{**{param.name: param.default for param in CLUSTER_PARAMS}, **given}, link=link)
     if args.sweep:
@@ -464,15 +464,14 @@ def _read_analysed(files: list[str], args: argparse.Namespace, command: str) -> 
         return None, errors
 
 
-def _fitted(files: list[str], args: argparse.Namespace) -> tuple[RunTimes, Fit] | None:
+def _fitted(files: list[str], args: argparse.Namespace) -> Outlook | None:
     analysis, _ = _read_analysed(files, args, "cluster")
     return _fit_or_say(analysis, args.min_gap, "cluster") if analysis else None
 
 
-def _fit_or_say(analysis: Analysis, threshold: float, command: str) -> tuple[RunTimes, Fit] | None:
-    run = RunTimes.of_analysis(analysis)
+def _fit_or_say(analysis: Analysis, threshold: float, command: str) -> Outlook | None:
     try:
-        return run, fit(run, threshold)
+        return outlook(RunTimes.of_analysis(analysis), threshold)
     except FitError as exc:
         print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
         return None
@@ -482,10 +481,9 @@ def _pair(interval: tuple[float, float] | None) -> list[float] | None:
     return list(interval) if interval else None
 
 
-def fit_payload(run: RunTimes, fitted: Fit) -> dict:
+def fit_payload(seen: Outlook) -> dict:
     """`analyze --fit --json`: the fitted model, the what-if on the run, the check at its size and the sizes beyond."""
-    check = predicted(fitted)
-    saved = what_if(run, fitted)
+    fitted = seen.fit
     return {
         "fit": {
             "jitter_cv": fitted.jitter_cv,
@@ -504,9 +502,9 @@ def fit_payload(run: RunTimes, fitted: Fit) -> dict:
             "other_ms": fitted.other_ms,
             "caveats": list(fitted.caveats),
         },
-        "whatif": asdict(saved),
-        "predicted": asdict(check),
-        "at_scale": [asdict(r) for r in at_scale(fitted)],
+        "whatif": asdict(seen.whatif),
+        "predicted": asdict(seen.check),
+        "at_scale": [asdict(r) for r in seen.scale],
     }
 
 
@@ -550,7 +548,7 @@ def _run_analyze(args: argparse.Namespace) -> int:
         fitted = _fit_or_say(analysis, args.min_gap, "analyze")
         if fitted is None:
             return 1
-        payload.update(fit_payload(*fitted))
+        payload.update(fit_payload(fitted))
         text = lambda p: _analysis_text(p) + "\n\n" + _fit_text(p)  # noqa: E731
     _emit(payload, args.json, text)
     return 1 if errors else 0

@@ -15,7 +15,8 @@ run: per rank and step, the rank's compute (`analysis.compute_ms`) and its laten
   that did not make the rank late (it came after its first bucket, and the others waited for no one) costs nothing.
   p = slowed / all, with a Wilson 95 % interval; s = exp(median of their l).
 - **cv** = √(exp(σ²) − 1), σ re-estimated on the unslowed rank-steps. Intervals of cv and s: the 2.5 and 97.5
-  percentiles over bootstrap resamples of the rank-steps (seeded: the same run gives the same figures).
+  percentiles of each estimator over bootstrap resamples of the rank-steps it rests on (the split into slowed and
+  unslowed kept; seeded, so the same run gives the same figures).
 - **Timing**: nominal compute = the median rank's median compute × exp(σ²/2) (the model's jitter has mean 1); the
   rest of the step (the AllReduce after the last bucket, the optimizer) = the median over steps of the step period
   minus the slowest rank's compute, held at that length at every N.
@@ -37,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .analysis import Analysis, medians_of_others, persistent_needed
-from .cluster import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step
+from .cluster import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
 from .params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, check_number
 
 Z_CUT = 4.0
@@ -184,6 +185,20 @@ def _split(logs: Sequence[float], late: Sequence[bool], floor: float) -> _Split:
     return _Split(cv, slowdown, slowed)
 
 
+def _bootstrap(
+    unslowed: list[float], slowed: list[float], resamples: int, seed: int
+) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """95 % intervals of cv and s: each estimator again on resamples (with replacement) of the rank-steps it
+    was computed from, the split into slowed and unslowed kept."""
+    rng = random.Random(seed)
+    cvs, slows = [], []
+    for _ in range(resamples):
+        cvs.append(_cv(robust_sigma(rng.choices(unslowed, k=len(unslowed)))) if len(unslowed) >= 2 else 0.0)
+        if slowed:
+            slows.append(math.exp(statistics.median(rng.choices(slowed, k=len(slowed)))))
+    return _percentiles(cvs), (_percentiles(slows) if slows else None)
+
+
 def _percentiles(values: list[float]) -> tuple[float, float]:
     values.sort()
     last = len(values) - 1
@@ -225,16 +240,10 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
         slow_ratio = statistics.median(ratios)
     cv_interval = slowdown_interval = None
     if resamples > 0:
-        rng = random.Random(seed)
-        cvs, slows = [], []
-        for _ in range(resamples):
-            picked = rng.choices(range(len(logs)), k=len(logs))
-            again = _split([logs[i] for i in picked], [late[i] for i in picked], floor)
-            cvs.append(again.cv)
-            if again.slowed:
-                slows.append(again.slowdown)
-        cv_interval = _percentiles(cvs)
-        slowdown_interval = _percentiles(slows) if split.slowed and slows else None
+        chosen = set(split.slowed)
+        cv_interval, slowdown_interval = _bootstrap(
+            [v for i, v in enumerate(logs) if i not in chosen], [logs[i] for i in split.slowed], resamples, seed
+        )
     sigma = math.sqrt(math.log1p(split.cv**2))
     typical_compute = statistics.median(medians[j] for j in normal)
     other = statistics.median(p - max(row) for p, row in zip(run.period_ms, run.compute_ms))
@@ -293,14 +302,33 @@ def cluster_config(fitted: Fit, gpus: int | None = None) -> ClusterConfig:
     )
 
 
-def predicted(fitted: Fit) -> Prediction:
-    """The model's expected step at the run's size, against the measured mean step."""
-    expected = cluster_step(cluster_config(fitted)).expected_step_ms
+def predicted(fitted: Fit, own: ClusterResult | None = None) -> Prediction:
+    """The model's expected step at the run's size (`own`, when already computed), against the measured mean step."""
+    expected = (own or cluster_step(cluster_config(fitted))).expected_step_ms
     return Prediction(fitted.gpus, expected, fitted.measured_step_ms, expected / fitted.measured_step_ms - 1)
 
 
 def at_scale(fitted: Fit, sizes: Sequence[int] = SCALE_SIZES) -> list[ClusterResult]:
     """The fitted model at the run's own size and at each of `sizes` (the same number of persistently slow ranks:
-    one bad GPU is enough to hold back a job of any size)."""
+    one bad GPU is enough to hold back a job of any size). The slowest rank's distribution is built once."""
     config = cluster_config(fitted)
-    return [cluster_step(replace(config, gpus=n)) for n in (fitted.gpus, *sizes) if n >= fitted.persistent]
+    model = slowest_rank(config)
+    return [cluster_step(replace(config, gpus=n), model) for n in (fitted.gpus, *sizes) if n >= fitted.persistent]
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """All the fit says of a run: the parameters, the run without its stragglers, the check at its own size, and
+    the run carried to larger clusters (its first row is the run's own size)."""
+
+    fit: Fit
+    whatif: WhatIf
+    check: Prediction
+    scale: tuple[ClusterResult, ...]
+
+
+def outlook(run: RunTimes, threshold: float = THRESHOLD.default) -> Outlook:
+    """The fit and everything derived from it, for the command line and the page alike."""
+    fitted = fit(run, threshold)
+    scale = tuple(at_scale(fitted))
+    return Outlook(fitted, what_if(run, fitted), predicted(fitted, scale[0]), scale)
