@@ -14,7 +14,7 @@ from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError,
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
 from .comm import MB
 from .config import Link, Phases, StepConfig, default_straggler
-from .fit import FitError, Outlook, RunTimes, cluster_config, outlook
+from .fit import CAVEATS, FitError, Outlook, RunTimes, cluster_config, outlook
 from .metrics import step_metrics
 from .params import (
     BANDWIDTH_GBPS,
@@ -527,15 +527,8 @@ def _fit_text(p: dict) -> str:
         f"{c['measured_step_ms']:.2f} ms ({c['error']:+.1%})",
         _cluster_table(p["at_scale"]),
     ]
-    lines += [f"caveat: {FIT_CAVEATS[code]}" for code in f["caveats"]]
+    lines += [f"caveat: {CAVEATS[code]}" for code in f["caveats"]]
     return "\n".join(lines)
-
-
-FIT_CAVEATS = {
-    "few_rank_steps": "few rank-steps: the intervals are wide and the model may not hold",
-    "few_slowed": "fewer than 5 slowed rank-steps: the transient slowdown rests on very few",
-}
-"""The fit's caveats in English; the page says them in its own language from the same codes."""
 
 
 def _run_analyze(args: argparse.Namespace) -> int:

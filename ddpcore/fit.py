@@ -50,10 +50,20 @@ SCALE_SIZES = (1_000, 10_000, 100_000)
 """The cluster sizes the run is carried to, besides its own."""
 MIN_RANK_STEPS = 100
 """Below this many rank-steps the fit says it rests on few (docs/fit.md)."""
+MIN_SLOWED = 5
+CAVEATS = {
+    "few_rank_steps": "few rank-steps: the intervals are wide and the model may not hold",
+    "few_slowed": f"fewer than {MIN_SLOWED} slowed rank-steps: the transient slowdown rests on very few",
+}
+"""Why a fit may not hold, in English; the page says the same in its own language from the code."""
 
 
 class FitError(ValueError):
-    """A run that cannot be fitted; the message says why."""
+    """A run that cannot be fitted; the message says why, `code` says it for the page's texts (`few`, `compute`)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,7 @@ class RunTimes:
 class Fit:
     """The cluster model's straggler parameters as the run shows them, with 95 % intervals and their evidence."""
 
+    threshold: float
     gpus: int
     steps: int
     rank_steps: int
@@ -118,7 +129,7 @@ class Fit:
         out = []
         if self.rank_steps < MIN_RANK_STEPS:
             out.append("few_rank_steps")
-        if 0 < self.slowed_rank_steps < 5:
+        if 0 < self.slowed_rank_steps < MIN_SLOWED:
             out.append("few_slowed")
         return tuple(out)
 
@@ -146,7 +157,7 @@ class Prediction:
 def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a binomial proportion k/n (good at small k, unlike the normal one)."""
     if n <= 0:
-        raise FitError("no rank-steps")
+        raise FitError("few", "no rank-steps")
     phat = k / n
     centre = (phat + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / (1 + z * z / n)
@@ -220,9 +231,11 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
     check_number("threshold", threshold, 0.0, THRESHOLD.high, low_open=True)
     steps, gpus = len(run.compute_ms), len(run.ranks)
     if gpus < 2 or steps < 2:
-        raise FitError(f"need at least two ranks and two steps to fit a straggler model (got {gpus} and {steps})")
+        raise FitError(
+            "few", f"need at least two ranks and two steps to fit a straggler model (got {gpus} and {steps})"
+        )
     if any(x <= 0 or not math.isfinite(x) for row in run.compute_ms for x in row):
-        raise FitError("a rank's compute time is not a positive number: the traces hold no usable backward")
+        raise FitError("compute", "a rank's compute time is not a positive number: the traces hold no usable backward")
     persistent = _persistent(run, threshold)
     columns = list(zip(*run.compute_ms))
     medians = [statistics.median(c) for c in columns]
@@ -248,6 +261,7 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
     typical_compute = statistics.median(medians[j] for j in normal)
     other = statistics.median(p - max(row) for p, row in zip(run.period_ms, run.compute_ms))
     return Fit(
+        threshold=threshold,
         gpus=gpus,
         steps=steps,
         rank_steps=len(logs),

@@ -219,6 +219,8 @@ def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_p
     assert page.locator("[data-testid=trace-progress-bar]").count() == 0
     assert value(page, "trace-step-time") > 0
     assert page.locator("[data-testid=trace-rank]").count() == 2
+    page.wait_for_selector("[data-testid=fit-check]", timeout=30_000)
+    assert page.locator("[data-testid=fit-scale-row]").count() == 4, "the worker's fit reached the page"
     watch.assert_clean()
 
 
@@ -237,4 +239,23 @@ def test_cancel_keeps_the_previous_result(open_page, tmp_path):
     page.wait_for_timeout(3000)
     assert page.inner_html("#trace-summary") == before
     assert value(page, "trace-straggler") == 2
+    watch.assert_clean()
+
+
+def test_your_run_at_scale_opens_the_cluster_view_on_it(open_page):
+    page, watch = open_page("#view=traces")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=fit-check]", timeout=30_000)
+    expected = float(page.get_attribute("[data-testid=fit-check]", "data-expected"))
+    assert page.locator("[data-testid=fit-scale-row]").count() == 4
+    assert value(page, "fit-persistent") == 1
+    page.focus("[data-testid=fit-open-cluster]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid=cluster-timing]")
+    assert page.is_visible("[data-testid=cluster-step-time]")
+    assert value(page, "cluster-step-time") == pytest.approx(expected, rel=0.01)
+    assert "cm=" in page.evaluate("location.hash")
+    page.click("[data-testid=cluster-timing-off]")
+    page.wait_for_function("!document.querySelector('[data-testid=cluster-timing]')")
+    assert "cm=" not in page.evaluate("location.hash")
     watch.assert_clean()

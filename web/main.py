@@ -31,8 +31,9 @@ class Page:
         self.writer = Writer(slot_of)
         self.written = {("region", name): markup for name, markup in prerendered().items()}
         self.editing = None
-        self.hash_pending = False
+        self.hash_pending = self.fit_pending = False
         self.tick_proxy, self.hash_proxy = create_proxy(self.on_frame), create_proxy(self.write_hash)
+        self.fit_proxy = guarded(self.fit)
         self.traces = TracesShell(self)
 
     def start(self):
@@ -158,6 +159,15 @@ class Page:
         if push_hash and not self.hash_pending:
             self.hash_pending = True
             window.setTimeout(self.hash_proxy, 0)
+        if app.fit_due(self.model) and not self.fit_pending:
+            self.fit_pending = True
+            window.setTimeout(self.fit_proxy, 0)
+
+    def fit(self, *_):
+        """The fit, in a task of its own once the analysis is drawn; a newer analysis is fitted instead."""
+        self.fit_pending = False
+        if app.fit_due(self.model):
+            self.update(app.with_outlook(self.model), push_hash=False)
 
     def write_hash(self, *_):
         """Deferred to its own task: a burst of slider input events writes the URL once, after the DOM update."""

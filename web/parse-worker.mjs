@@ -14,7 +14,7 @@ const ready = (async () => {
 self.onmessage = async (event) => {
   try {
     const reading = await ready;
-    const bytes = reading.parse_files(event.data.files);
+    const bytes = reading.parse_files(event.data.files, event.data.threshold);
     self.postMessage({ type: "done", bytes }, [bytes.buffer]);
   } catch (error) {
     self.postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });

@@ -22,6 +22,7 @@ from .urlstate import Notice, ViewState, apply, decode, encode, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
     from ddpcore.analysis import Analysis, Measured
+    from ddpcore.fit import Outlook
     from ddpcore.traces import FileError
 
 LOG_SCALE = "log-n"
@@ -47,6 +48,10 @@ class TracesModel:
     threshold: float = THRESHOLD.default
     step_index: int = 0
     analysis: Analysis | None = None
+    outlook: Outlook | None = None
+    """The straggler model fitted to the analysis; None until fitted (in a task after the analysis is drawn)."""
+    fit_error: str = ""
+    """Why the fit cannot be made (a FitError code), once tried."""
     errors: tuple[FileError, ...] = ()
     loading: int = 0
     measuring: bool = False
@@ -242,7 +247,37 @@ def _analysed(traces: TracesModel) -> TracesModel:
     from ddpcore.analysis import judge
 
     analysis = judge(traces.measured, traces.threshold) if traces.measured is not None else None
-    return replace(traces, analysis=analysis)
+    return replace(traces, analysis=analysis, outlook=None, fit_error="")
+
+
+def fit_due(model: Model) -> bool:
+    """An analysis waits for its fit: the shell runs `with_outlook` in a task of its own, after the analysis is
+    drawn (the fit's bootstrap takes tens of ms in the page)."""
+    t = model.traces
+    return t.analysis is not None and t.outlook is None and not t.fit_error
+
+
+def with_fitted(model: Model, seen: Outlook | None, fit_error: str) -> Model:
+    """A fit made elsewhere (the trace worker), kept if it was made at the current threshold; else the page fits."""
+    t = model.traces
+    if t.analysis is None or (seen is not None and seen.fit.threshold != t.threshold):
+        return model
+    if seen is None and not fit_error:
+        return model
+    return replace(model, traces=replace(t, outlook=seen, fit_error=fit_error))
+
+
+def with_outlook(model: Model) -> Model:
+    """The straggler model fitted to the current analysis, at the current threshold (ddpcore.fit)."""
+    from ddpcore.fit import FitError, RunTimes, outlook
+
+    t = model.traces
+    if t.analysis is None:
+        return model
+    try:
+        return replace(model, traces=replace(t, outlook=outlook(RunTimes.of_analysis(t.analysis), t.threshold)))
+    except FitError as exc:
+        return replace(model, traces=replace(t, fit_error=exc.code))
 
 
 @dataclass(frozen=True)
@@ -319,7 +354,14 @@ def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
 
 def _region_markup(model: Model) -> dict[str, str]:
     state, lang = model.state, model.lang
-    markup = _traces_markup(model.traces, lang) if state.view == "traces" else regions(state, model.frame, lang)
+    if state.view == "traces":
+        from .fit_view import fit_html
+
+        t = model.traces
+        markup = _traces_markup(t, lang)
+        markup["trace-fit"] = fit_html(state, t.outlook, t.fit_error, fit_due(model), lang)
+    else:
+        markup = regions(state, model.frame, lang)
     markup["trace-progress"] = progress_html(model.traces.progress, lang)
     markup["straggler"] = straggler_options(state.gpus, state.straggler, lang)
     markup["notices"] = notices_html(model.notices, lang)

@@ -8,7 +8,8 @@ from ddpcore.cluster import SWEEP_MAX, SWEEP_MIN, ClusterResult
 
 from . import i18n
 from .cost_view import metrics_dl, ms_row, percent_row
-from .svg import num, output, svg_figure, tag, text
+from .svg import esc, num, output, svg_figure, tag, text
+from .urlstate import ViewState, encode, without_timing
 
 WIDTH, HEIGHT = 900, 400
 LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52
@@ -135,6 +136,23 @@ def cluster_values_html(r: ClusterResult, lang: str) -> str:
             output("cluster-hours-lost", r.gpu_hours_lost_per_day, i18n.number(r.gpu_hours_lost_per_day, lang, 0)),
             "bad" if r.efficiency < 0.9 else "",
         ),
-        ms_row("cluster.allreduce", "cluster-allreduce", r.allreduce_ms, lang),
     ]
+    if r.allreduce_ms is not None:
+        rows.append(ms_row("cluster.allreduce", "cluster-allreduce", r.allreduce_ms, lang))
     return metrics_dl(rows, lang)
+
+
+def timing_note(state: ViewState, lang: str) -> str:
+    """When the view runs on a measured run's timing (Your traces' fit): say so, with a link back to the model's
+    own phases."""
+    if state.compute_ms <= 0:
+        return ""
+    text = i18n.t(
+        "cluster.timing_note", lang, compute=i18n.ms(state.compute_ms, lang), other=i18n.ms(state.other_ms, lang)
+    )
+    back = tag(
+        "a",
+        {"href": encode(without_timing(state)), "data-testid": "cluster-timing-off"},
+        esc(i18n.t("cluster.timing_off", lang)),
+    )
+    return tag("p", {"class": "note", "data-testid": "cluster-timing"}, esc(text), " ", back)

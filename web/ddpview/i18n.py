@@ -33,6 +33,12 @@ def percent(ratio: float, lang: str, digits: int = 1) -> str:
     return f"{number(ratio * 100, lang, digits)}{NBSP if lang == 'fr' else ''}%"
 
 
+def signed_percent(ratio: float, lang: str, digits: int = 1) -> str:
+    """A relative error with its sign: '+1.2%', '−0,9 %' (a true minus sign)."""
+    sign = "+" if ratio >= 0 else "−"
+    return sign + percent(abs(ratio), lang, digits)
+
+
 def _h200(lang: str) -> str:
     p = H200_PROBE
     if lang == "fr":
@@ -89,6 +95,13 @@ TEXT: dict[str, dict[str, str]] = {
     "cluster.p_any": {"en": "P(some rank straggles)", "fr": "P(au moins un rang ralentit)"},
     "cluster.hours": {"en": "GPU-hours lost per day", "fr": "Heures GPU perdues par jour"},
     "cluster.allreduce": {"en": "AllReduce", "fr": "AllReduce"},
+    "cluster.timing_note": {
+        "en": "Step timing from your traces: {compute} of compute per rank, and {other} for the rest of the step "
+        "(its AllReduce included), held at every N.",
+        "fr": "Durées du pas tirées de vos traces : {compute} de calcul par rang, et {other} pour le reste du pas "
+        "(son AllReduce compris), gardées à tout N.",
+    },
+    "cluster.timing_off": {"en": "Use the model's own phases", "fr": "Revenir aux phases du modèle"},
     "cluster.axis_n": {"en": "GPUs (log scale)", "fr": "GPU (échelle log)"},
     "cluster.legend_eff": {"en": "efficiency (left axis)", "fr": "efficacité (axe de gauche)"},
     "cluster.legend_ring": {"en": "expected step, ring (right, log)", "fr": "pas attendu, anneau (droite, log)"},
@@ -304,6 +317,70 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "{loaded} rangs chargés sur {world} : le retardataire peut être parmi les autres",
     },
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
+    "fit.title": {"en": "Your run at scale", "fr": "Votre run à l'échelle"},
+    "fit.empty": {
+        "en": "Load the traces of at least two ranks: the cluster model's straggler parameters are then fitted to "
+        "your run, and carried to 1,000 to 100,000 GPUs.",
+        "fr": "Chargez les traces d'au moins deux rangs : les paramètres de retardataires du modèle de cluster sont "
+        "alors ajustés à votre run, puis portés à 1 000 à 100 000 GPU.",
+    },
+    "fit.pending": {"en": "Fitting the straggler model to your run…", "fr": "Ajustement du modèle à votre run…"},
+    "fit.error_few": {
+        "en": "The straggler model needs at least two ranks and two steps to be fitted.",
+        "fr": "Il faut au moins deux rangs et deux pas pour ajuster le modèle de retardataires.",
+    },
+    "fit.error_compute": {
+        "en": "These traces show no compute time per rank (no backward, no gradient collective): the straggler "
+        "model cannot be fitted.",
+        "fr": "Ces traces ne montrent pas de temps de calcul par rang (ni backward ni collective de gradients) : le "
+        "modèle de retardataires ne peut pas être ajusté.",
+    },
+    "fit.with_interval": {"en": "{value} (95%: {interval})", "fr": "{value} (95 % : {interval})"},
+    "fit.cv": {"en": "Jitter (coefficient of variation)", "fr": "Gigue (coefficient de variation)"},
+    "fit.p": {"en": "Transient stragglers", "fr": "Retardataires transitoires"},
+    "fit.p_value": {"en": "{p} of rank-steps ({k} of {n})", "fr": "{p} des pas-rangs ({k} sur {n})"},
+    "fit.s": {"en": "Their slowdown", "fr": "Leur ralentissement"},
+    "fit.persistent": {"en": "Persistent slow ranks", "fr": "Rangs lents persistants"},
+    "fit.persistent_value": {"en": "{n} (rank {ranks}), {s}", "fr": "{n} (rang {ranks}), {s}"},
+    "fit.none": {"en": "none", "fr": "aucun"},
+    "fit.timing": {"en": "Step timing", "fr": "Durées du pas"},
+    "fit.timing_value": {
+        "en": "{compute} of compute per rank + {other} for the rest of the step",
+        "fr": "{compute} de calcul par rang + {other} pour le reste du pas",
+    },
+    "fit.whatif": {
+        "en": "Without its stragglers, this run would step in {step} instead of {measured}: efficiency {efficiency}, "
+        "{hours} GPU-hours a day saved at {n} GPUs.",
+        "fr": "Sans ses retardataires, ce run ferait un pas en {step} au lieu de {measured} : efficacité "
+        "{efficiency}, {hours} heures GPU gagnées par jour à {n} GPU.",
+    },
+    "fit.check": {
+        "en": "Check: at {n} GPUs the fitted model expects {expected} a step; the run measured {measured} ({error}).",
+        "fr": "Vérification : à {n} GPU, le modèle ajusté attend {expected} par pas ; le run a mesuré {measured} "
+        "({error}).",
+    },
+    "fit.check_off": {
+        "en": "Check: at {n} GPUs the fitted model expects {expected} a step, but the run measured {measured} "
+        "({error}): the model does not describe this run well; take the rows below with care.",
+        "fr": "Vérification : à {n} GPU, le modèle ajusté attend {expected} par pas, mais le run a mesuré "
+        "{measured} ({error}) : le modèle décrit mal ce run ; lisez les lignes ci-dessous avec prudence.",
+    },
+    "fit.col_gpus": {"en": "GPUs", "fr": "GPU"},
+    "fit.scale_caption": {
+        "en": "The fitted model at your run's size and beyond: the rest of the step held at its measured length, "
+        "the same persistent slow ranks; efficiency against a step with neither jitter nor stragglers.",
+        "fr": "Le modèle ajusté à la taille de votre run et au-delà : le reste du pas gardé à sa durée mesurée, "
+        "les mêmes rangs lents persistants ; efficacité rapportée à un pas sans gigue ni retardataire.",
+    },
+    "fit.caveat_few_rank_steps": {
+        "en": "few rank-steps: the intervals are wide and the model may not hold",
+        "fr": "peu de pas-rangs : les intervalles sont larges et le modèle peut ne pas tenir",
+    },
+    "fit.caveat_few_slowed": {
+        "en": "fewer than 5 slowed rank-steps: the transient slowdown rests on very few",
+        "fr": "moins de 5 pas-rangs ralentis : le ralentissement transitoire repose sur très peu",
+    },
+    "fit.open_cluster": {"en": "Open the Cluster view on this run", "fr": "Ouvrir la vue Cluster sur ce run"},
     "traces.progress_of": {"en": "Reading {name}", "fr": "Lecture de {name}"},
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
     "traces.loading_file": {"en": "Reading file {i} of {n}…", "fr": "Lecture du fichier {i} sur {n}…"},

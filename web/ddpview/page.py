@@ -61,10 +61,11 @@ def exchange_html(gpus: int, exchange: int) -> str:
 
 def cluster_config_of(state: ViewState):
     """The cluster model of the state (imported on first use: the step view does not need it to start)."""
-    from ddpcore.cluster import ClusterConfig
+    from ddpcore.cluster import ClusterConfig, MeasuredTiming
     from ddpcore.params import CLUSTER_PARAMS
 
-    return ClusterConfig(**model_inputs(state, CLUSTER_PARAMS))  # type: ignore[arg-type]
+    timing = MeasuredTiming(state.compute_ms, state.other_ms) if state.compute_ms > 0 else None
+    return ClusterConfig(**model_inputs(state, CLUSTER_PARAMS), timing=timing)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=8)
@@ -78,7 +79,7 @@ def _sweeps(config):
 def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
     from ddpcore.cluster import SWEEP_MAX, cluster_step
 
-    from .cluster_view import cluster_plot_svg, cluster_values_html
+    from .cluster_view import cluster_plot_svg, cluster_values_html, timing_note
 
     config = cluster_config_of(state)
     current = cluster_step(config)
@@ -86,6 +87,7 @@ def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
     return {
         "cluster-plot-view": cluster_plot_svg(sweeps, current, config.allreduce, lang),
         "cluster-values": cluster_values_html(current, lang),
+        "cluster-timing": timing_note(state, lang),
     }
 
 

@@ -14,6 +14,7 @@ from ddpcore.params import (
     CLUSTER_SLOWDOWN,
     GPUS,
     JITTER_CV,
+    MAX_PHASE_MS,
     MODE,
     PERSISTENT,
     PERSISTENT_SLOWDOWN,
@@ -51,6 +52,10 @@ class ViewState:
     persistent: int = PERSISTENT.default
     persistent_slowdown: float = PERSISTENT_SLOWDOWN.default
     allreduce: str = ALLREDUCE.default
+    compute_ms: float = 0.0
+    """A measured rank's compute for the Cluster view (from Your traces' fit); 0: the model's phases."""
+    other_ms: float = 0.0
+    """The measured rest of the step, held at every N, with `compute_ms`."""
     lang: str = ""
 
 
@@ -96,10 +101,12 @@ FIELDS = (
     from_param("n", "cluster_gpus", CLUSTER_GPUS, "cluster.gpus", low=8, high=1_000_000),
     from_param("cv", "jitter_cv", JITTER_CV, "cluster.cv", high=0.5, digits=3),
     from_param("p", "straggler_prob", STRAGGLER_PROB, "cluster.p", high=0.1, digits=8),
-    from_param("s", "cluster_slowdown", CLUSTER_SLOWDOWN, "cluster.s"),
+    from_param("s", "cluster_slowdown", CLUSTER_SLOWDOWN, "cluster.s", digits=2),
     from_param("k", "persistent", PERSISTENT, "cluster.k", high=1000),
-    from_param("ks", "persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks"),
+    from_param("ks", "persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks", digits=2),
     from_param("ar", "allreduce", ALLREDUCE, "cluster.ar"),
+    Field("cm", "compute_ms", 0.0, MAX_PHASE_MS, digits=3),
+    Field("om", "other_ms", 0.0, MAX_PHASE_MS, digits=3),
     Field("lang", "lang", choices=("", *LANGS)),
 )
 STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
@@ -188,6 +195,11 @@ def encode(state: ViewState) -> str:
     """The step view's keys always (docs/contracts.md); other keys only where they differ from the defaults."""
     now, default = texts(state), texts(ViewState())
     return "#" + "&".join(f"{k}={quote(v)}" for k, v in now.items() if k in STEP_KEYS or v != default[k])
+
+
+def without_timing(state: ViewState) -> ViewState:
+    """The same Cluster view on the model's own phases, not a measured run's timing."""
+    return replace(state, compute_ms=0.0, other_ms=0.0)
 
 
 def consistent(state: ViewState) -> ViewState:

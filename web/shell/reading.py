@@ -6,7 +6,8 @@ import pickle
 import js
 from pyodide.ffi import to_js
 
-from ddpcore.analysis import measure_loaded
+from ddpcore.analysis import judge, measure_loaded
+from ddpcore.fit import FitError, RunTimes, outlook
 from ddpcore.traces import FileError, collect, read_trace
 
 SLICE = 1024 * 1024
@@ -27,8 +28,19 @@ def slices(file, index):
         yield data
 
 
-def parse_files(files):
-    """Every file read and parsed in turn, then the traces measured; the measurement and the errors pickled."""
+def fitted(measured, threshold):
+    """The straggler model fitted at the page's threshold (tens of ms in Pyodide: done here, not on the page's
+    thread); a FitError's code when it cannot be."""
+    if measured is None:
+        return None, ""
+    try:
+        return outlook(RunTimes.of_analysis(judge(measured, threshold)), threshold), ""
+    except FitError as exc:
+        return None, exc.code
+
+
+def parse_files(files, threshold):
+    """Every file read and parsed in turn, then the traces measured and the model fitted; all of it pickled."""
     results = []
     for index, file in enumerate(files):
         name = str(file.name)
@@ -41,4 +53,5 @@ def parse_files(files):
         except (OverflowError, RecursionError, MemoryError) as exc:
             results.append(FileError(name, f"could not be read ({type(exc).__name__})"))
     _post(type="measuring", files=len(results))
-    return to_js(pickle.dumps(measure_loaded(collect(results))))
+    measured, errors = measure_loaded(collect(results))
+    return to_js(pickle.dumps((measured, errors, *fitted(measured, threshold))))

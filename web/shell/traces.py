@@ -52,7 +52,8 @@ class TracesShell:
         if not wanted:
             self.page.update(app.with_measured(self.page.model, None, tuple(self.too_big)))
             return
-        self.worker_for().postMessage(to_js({"files": wanted}, dict_converter=js.Object.fromEntries))
+        message = {"files": wanted, "threshold": self.page.model.traces.threshold}
+        self.worker_for().postMessage(to_js(message, dict_converter=js.Object.fromEntries))
 
     def worker_for(self):
         if self.worker is None:
@@ -78,10 +79,12 @@ class TracesShell:
             show_error(f"trace reader: {data.message}")
 
     async def show(self, pickled):
-        """The worker's measurement unpickled, then judged and drawn in a task of its own: each well under 50 ms."""
-        measured, errors = pickle.loads(pickled)
+        """The worker's measurement and fit unpickled, then judged and drawn in a task of its own: each well under
+        50 ms."""
+        measured, errors, outlook, fit_error = pickle.loads(pickled)
         await asyncio.sleep(0)
-        self.page.update(app.with_measured(self.page.model, measured, (*self.too_big, *errors)))
+        model = app.with_measured(self.page.model, measured, (*self.too_big, *errors))
+        self.page.update(app.with_fitted(model, outlook, fit_error))
 
     def on_cancel(self, event):
         """Stop reading: the worker is dropped (a new one starts with the next files); what was shown stays."""

@@ -1,0 +1,107 @@
+"""Your run at scale, drawn natively: the panel's states, both languages, and the link to the Cluster view."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+from ddpview import app
+from ddpview.i18n import LANGS, TEXT
+from ddpview.urlstate import decode
+
+from ddpcore.analysis import measure_loaded
+from ddpcore.fit import CAVEATS
+from ddpcore.traces import load
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def traces_model(folder: str, pattern: str = "*.jsonl.gz", lang: str = "en") -> app.Model:
+    files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / folder).glob(pattern))]
+    return app.with_measured(app.initial("#view=traces", lang, False), *measure_loaded(load(files)))
+
+
+def test_the_fit_runs_after_the_analysis_and_again_for_a_new_threshold():
+    m = traces_model("ddp8_transient")
+    assert app.fit_due(m) and 'data-testid="fit-pending"' in app.screen(m).regions["trace-fit"]
+    fitted = app.with_outlook(m)
+    assert not app.fit_due(fitted) and fitted.traces.outlook is not None
+    assert 'data-testid="fit-check"' in app.screen(fitted).regions["trace-fit"]
+    again = app.with_threshold(fitted, "0.3")
+    assert app.fit_due(again), "a new threshold changes who is late: the fit is made again"
+    assert app.with_outlook(again).traces.outlook.fit.straggler_prob <= fitted.traces.outlook.fit.straggler_prob
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_panel_is_well_formed_in_both_languages(lang):
+    m = app.with_outlook(traces_model("ddp8/s1.5", lang=lang))
+    markup = app.screen(m).regions["trace-fit"]
+    ElementTree.fromstring(f"<div>{markup}</div>")
+    assert markup.count('data-testid="fit-scale-row"') == 4
+    assert ("rang 2" if lang == "fr" else "rank 2") in markup
+    assert "nan" not in markup.lower().replace("nanc", "")
+
+
+def test_the_link_opens_the_cluster_view_on_the_fitted_run():
+    m = app.with_outlook(traces_model("ddp8_transient"))
+    seen = m.traces.outlook
+    href = app.screen(m).regions["trace-fit"].split('data-testid="fit-open-cluster"')[0].rsplit('href="', 1)[1]
+    state, notices = decode(href.split('"')[0].replace("&amp;", "&"))
+    assert notices == () and state.view == "cluster"
+    assert state.cluster_gpus == 8 and state.compute_ms == pytest.approx(seen.fit.compute_ms, abs=1e-3)
+    cluster = app.screen(replace(m, state=state)).regions
+    shown = float(cluster["cluster-values"].split('data-testid="cluster-step-time" data-value="')[1].split('"')[0])
+    assert shown == pytest.approx(seen.check.expected_step_ms, rel=0.01), "the Cluster view shows the check's step"
+    assert 'data-testid="cluster-timing"' in cluster["cluster-timing"]
+    assert 'data-testid="cluster-allreduce"' not in cluster["cluster-values"]
+
+
+def test_a_run_that_cannot_be_fitted_says_why_in_both_languages():
+    one_step = traces_model("hta_torchrec", "*.json.gz")
+    fitted = app.with_outlook(one_step)
+    assert fitted.traces.outlook is not None, "two ranks, two steps: enough to fit, with its caveats"
+    assert "few_rank_steps" in fitted.traces.outlook.fit.caveats
+    markup = app.screen(fitted).regions["trace-fit"]
+    assert TEXT["fit.caveat_few_rank_steps"]["en"] in markup
+
+
+def test_caveats_read_the_same_on_the_page_and_the_command_line():
+    for code, english in CAVEATS.items():
+        assert TEXT[f"fit.caveat_{code}"]["en"] == english
+        assert TEXT[f"fit.caveat_{code}"]["fr"]
+
+
+def test_no_traces_no_fit():
+    m = app.initial("#view=traces", "en", False)
+    assert not app.fit_due(m) and app.with_outlook(m) == m
+    assert 'data-testid="fit-check"' not in app.screen(m).regions["trace-fit"]
+
+
+@pytest.mark.parametrize("code", ["few", "compute"])
+def test_fit_errors_are_one_line_in_both_languages(code):
+    from ddpview.fit_view import fit_html
+    from ddpview.urlstate import ViewState
+
+    for lang in LANGS:
+        markup = fit_html(ViewState(), None, code, False, lang)
+        assert 'data-testid="fit-error"' in markup and TEXT[f"fit.error_{code}"][lang].split(" ")[0] in markup
+
+
+def test_measured_timing_in_a_link_is_bounded_and_said():
+    state, notices = decode("#view=cluster&cm=-3&om=1e12")
+    assert state.compute_ms == 0.0 and state.other_ms > 0 and {n.key for n in notices} == {"cm", "om"}
+    assert app.screen(app.initial("#view=cluster&om=5", "en", False)).regions["cluster-timing"] == ""
+
+
+def test_a_fit_made_by_the_worker_is_kept_only_at_the_current_threshold():
+    from ddpcore.fit import RunTimes, outlook
+
+    m = traces_model("ddp8_transient")
+    seen = outlook(RunTimes.of_analysis(m.traces.analysis), m.traces.threshold)
+    kept = app.with_fitted(m, seen, "")
+    assert kept.traces.outlook is seen and not app.fit_due(kept)
+    stale = app.with_threshold(m, "0.2")
+    assert app.with_fitted(stale, seen, "") == stale and app.fit_due(stale)
+    assert app.with_fitted(m, None, "few").traces.fit_error == "few"

@@ -1,0 +1,206 @@
+"""Your run at scale: the straggler model fitted to the loaded traces, the run without its stragglers, the check of
+the model on the run itself, and the run carried to larger clusters, with a link that opens the Cluster view on it."""
+
+from __future__ import annotations
+
+from ddpcore.fit import Outlook
+
+from . import i18n
+from .cost_view import metrics_dl
+from .svg import output, tag, text
+from .urlstate import ViewState, apply, encode
+
+CHECK_TOLERANCE = 0.10
+"""Beyond this relative error at the run's own size, the check is marked: the model does not describe the run."""
+
+
+def _interval(low: float, high: float, shown) -> str:
+    return f"{shown(low)}–{shown(high)}"
+
+
+def _with_interval(value: str, interval: str | None, lang: str) -> str:
+    return i18n.t("fit.with_interval", lang, value=value, interval=interval) if interval else value
+
+
+def params_html(seen: Outlook, lang: str) -> str:
+    """The fitted parameters, each with its 95 % interval and the rank-steps behind it."""
+    f = seen.fit
+
+    def cv(x: float) -> str:
+        return i18n.number(x, lang, 3)
+
+    def pct(x: float) -> str:
+        return i18n.percent(x, lang, 1)
+
+    def times(x: float) -> str:
+        return f"{i18n.number(x, lang, 2)}×"
+
+    p_text = i18n.t(
+        "fit.p_value",
+        lang,
+        p=_with_interval(pct(f.straggler_prob), _interval(*f.straggler_prob_interval, pct), lang),
+        k=f.slowed_rank_steps,
+        n=f.rank_steps,
+    )
+    s_text = (
+        _with_interval(times(f.slowdown), f.slowdown_interval and _interval(*f.slowdown_interval, times), lang)
+        if f.slowed_rank_steps
+        else "–"
+    )
+    persistent = (
+        i18n.t(
+            "fit.persistent_value",
+            lang,
+            n=f.persistent,
+            ranks=", ".join(str(r) for r in f.persistent_ranks),
+            s=times(f.persistent_slowdown),
+        )
+        if f.persistent
+        else i18n.t("fit.none", lang)
+    )
+    rows = [
+        (
+            "fit.cv",
+            output(
+                "fit-cv",
+                f.jitter_cv,
+                _with_interval(cv(f.jitter_cv), f.jitter_cv_interval and _interval(*f.jitter_cv_interval, cv), lang),
+            ),
+            "",
+        ),
+        ("fit.p", output("fit-p", f.straggler_prob, p_text), ""),
+        ("fit.s", output("fit-s", f.slowdown, s_text), ""),
+        ("fit.persistent", output("fit-persistent", f.persistent, persistent), "bad" if f.persistent else ""),
+        (
+            "fit.timing",
+            text(
+                "span",
+                None,
+                i18n.t("fit.timing_value", lang, compute=i18n.ms(f.compute_ms, lang), other=i18n.ms(f.other_ms, lang)),
+            ),
+            "",
+        ),
+    ]
+    return metrics_dl(rows, lang)
+
+
+def whatif_html(seen: Outlook, lang: str) -> str:
+    """The measured steps without their stragglers."""
+    w = seen.whatif
+    return tag(
+        "p",
+        None,
+        text(
+            "output",
+            {"data-testid": "fit-whatif", "data-value": repr(float(w.step_ms))},
+            i18n.t(
+                "fit.whatif",
+                lang,
+                step=i18n.ms(w.step_ms, lang),
+                measured=i18n.ms(w.measured_step_ms, lang),
+                efficiency=i18n.percent(w.efficiency, lang),
+                hours=i18n.number(w.gpu_hours_saved_per_day, lang, 1),
+                n=i18n.number(seen.fit.gpus, lang, 0),
+            ),
+        ),
+    )
+
+
+def check_html(seen: Outlook, lang: str) -> str:
+    """The model at the run's own size against the measured mean step: how far to trust the rows below."""
+    c = seen.check
+    off = abs(c.error) > CHECK_TOLERANCE
+    return tag(
+        "p",
+        {"class": "check bad" if off else "check"},
+        text(
+            "output",
+            {
+                "data-testid": "fit-check",
+                "data-value": repr(float(c.error)),
+                "data-expected": repr(float(c.expected_step_ms)),
+            },
+            i18n.t(
+                "fit.check_off" if off else "fit.check",
+                lang,
+                n=i18n.number(c.gpus, lang, 0),
+                expected=i18n.ms(c.expected_step_ms, lang),
+                measured=i18n.ms(c.measured_step_ms, lang),
+                error=i18n.signed_percent(c.error, lang),
+            ),
+        ),
+    )
+
+
+def scale_table(seen: Outlook, lang: str) -> str:
+    """The fitted model at the run's size and beyond: expected and p99 step, efficiency, GPU-hours lost a day."""
+    heads = ("fit.col_gpus", "cluster.step", "cluster.p99", "cluster.efficiency", "cluster.hours")
+    head = tag("tr", None, *(text("th", {"scope": "col"}, i18n.t(h, lang)) for h in heads))
+    rows = [
+        tag(
+            "tr",
+            {"data-testid": "fit-scale-row", "data-gpus": r.gpus},
+            text("th", {"scope": "row"}, i18n.number(r.gpus, lang, 0)),
+            text("td", None, i18n.ms(r.expected_step_ms, lang)),
+            text("td", None, i18n.ms(r.p99_step_ms, lang)),
+            text("td", {"data-value": repr(float(r.efficiency))}, i18n.percent(r.efficiency, lang)),
+            text("td", None, i18n.number(r.gpu_hours_lost_per_day, lang, 0)),
+        )
+        for r in seen.scale
+    ]
+    caption = text("caption", None, i18n.t("fit.scale_caption", lang))
+    return tag(
+        "div",
+        {"class": "table-wrap"},
+        tag("table", {"class": "ranks"}, caption, tag("thead", None, head), tag("tbody", None, *rows)),
+    )
+
+
+def cluster_link(state: ViewState, seen: Outlook) -> str:
+    """The Cluster view's hash with the fitted parameters and the run's timing, clamped and rounded as a link is."""
+    f = seen.fit
+    values = {
+        "view": "cluster",
+        "n": f.gpus,
+        "cv": f.jitter_cv,
+        "p": f.straggler_prob,
+        "s": f.slowdown,
+        "k": f.persistent,
+        "ks": f.persistent_slowdown,
+        "cm": f.compute_ms,
+        "om": f.other_ms,
+    }
+    for key, value in values.items():
+        state = apply(state, key, str(value))
+    return encode(state)
+
+
+def fit_html(state: ViewState, seen: Outlook | None, error: str, pending: bool, lang: str) -> str:
+    """The panel: nothing before traces are analysed, a line while the fit runs or when it cannot be made."""
+    if pending:
+        return text("p", {"class": "status", "data-testid": "fit-pending"}, i18n.t("fit.pending", lang))
+    if error:
+        return text("p", {"class": "notice", "data-testid": "fit-error"}, i18n.t(f"fit.error_{error}", lang))
+    if seen is None:
+        return text("p", {"class": "help"}, i18n.t("fit.empty", lang))
+    caveats = "".join(
+        text("li", {"data-testid": "fit-caveat"}, i18n.t(f"fit.caveat_{c}", lang)) for c in seen.fit.caveats
+    )
+    return "".join(
+        (
+            params_html(seen, lang),
+            whatif_html(seen, lang),
+            check_html(seen, lang),
+            scale_table(seen, lang),
+            tag("ul", {"class": "notices"}, caveats) if caveats else "",
+            tag(
+                "p",
+                None,
+                text(
+                    "a",
+                    {"class": "button", "href": cluster_link(state, seen), "data-testid": "fit-open-cluster"},
+                    i18n.t("fit.open_cluster", lang),
+                ),
+            ),
+        )
+    )
