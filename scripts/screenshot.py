@@ -1,8 +1,9 @@
 """Screenshots of the real page for the README and docs/: python build.py screenshot.
 
 Writes the One step view (`--out`, docs/screenshot.png) and, beside it, Your traces on two real GPU runs:
-traces-hta.png (two ranks of a 128-rank TorchRec job) and traces-cuda.png (a PyTorch 2.11 H200 trace, and a copy
-of it as a second rank)."""
+traces-hta.png (two ranks of a 128-rank TorchRec job), traces-cuda.png (a PyTorch 2.11 H200 trace, and a copy
+of it as a second rank); and the panel "Your run at scale", in French, on the 8-rank transient run
+(fit-transient-fr.png)."""
 
 from __future__ import annotations
 
@@ -29,14 +30,17 @@ def cuda_files(folder: Path) -> list[str]:
     return paths
 
 
-def shoot_traces(browser, url: str, files: list[str], out: Path, lang: str = "en") -> None:
+def shoot_traces(
+    browser, url: str, files: list[str], out: Path, lang: str = "en", region: str = "#panel-traces"
+) -> None:
     page = browser.new_page(viewport={"width": WIDTH, "height": 1700}, device_scale_factor=1)
     page.goto(url + f"#view=traces&lang={lang}")
     page.wait_for_selector("html.ready", timeout=60_000)
     page.set_input_files("[data-testid=trace-files]", files)
     page.wait_for_selector("[data-testid=trace-straggler]")
+    page.wait_for_selector("[data-testid=fit-check], [data-testid=fit-error]", timeout=60_000)
     page.select_option("[data-testid=trace-step]", "1")
-    box = page.locator("#panel-traces").bounding_box()
+    box = page.locator(region).bounding_box()
     page.screenshot(
         path=str(out), clip={"x": 0, "y": box["y"], "width": WIDTH, "height": box["height"]}, full_page=True
     )
@@ -63,6 +67,14 @@ def main(dist: Path, out: Path) -> None:
             out.parent / "traces-hta.png",
         )
         shoot_traces(browser, url, cuda_files(Path(tmp)), out.parent / "traces-cuda.png")
+        shoot_traces(
+            browser,
+            url,
+            [str(p) for p in sorted((FIXTURES / "ddp8_transient").glob("*.jsonl.gz"))],
+            out.parent / "fit-transient-fr.png",
+            lang="fr",
+            region="[data-testid=fit-panel]",
+        )
         browser.close()
     server.shutdown()
 

@@ -3,23 +3,29 @@ the model on the run itself, and the run carried to larger clusters, with a link
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ddpcore.fit import Outlook
 
 from . import i18n
 from .cost_view import metrics_dl
-from .svg import output, tag, text
+from .svg import esc, tag, text
 from .urlstate import ViewState, apply, encode
 
 CHECK_TOLERANCE = 0.10
 """Beyond this relative error at the run's own size, the check is marked: the model does not describe the run."""
 
 
-def _interval(low: float, high: float, shown) -> str:
+def _interval(low: float, high: float, shown: Callable[[float], str]) -> str:
     return f"{shown(low)}–{shown(high)}"
 
 
-def _with_interval(value: str, interval: str | None, lang: str) -> str:
-    return i18n.t("fit.with_interval", lang, value=value, interval=interval) if interval else value
+def _figure(testid: str, raw: float, shown: str, lang: str, interval: str | None = None, detail: str = "") -> str:
+    """A fitted value, large, with its 95 % interval and its evidence small beneath it."""
+    notes = [i18n.t("fit.interval", lang, interval=interval)] if interval else []
+    notes += [detail] if detail else []
+    small = text("small", {"class": "detail"}, " · ".join(notes)) if notes else ""
+    return tag("output", {"data-testid": testid, "data-value": repr(float(raw)), "class": "value"}, esc(shown), small)
 
 
 def params_html(seen: Outlook, lang: str) -> str:
@@ -35,51 +41,38 @@ def params_html(seen: Outlook, lang: str) -> str:
     def times(x: float) -> str:
         return f"{i18n.number(x, lang, 2)}×"
 
-    p_text = i18n.t(
-        "fit.p_value",
-        lang,
-        p=_with_interval(pct(f.straggler_prob), _interval(*f.straggler_prob_interval, pct), lang),
-        k=f.slowed_rank_steps,
-        n=f.rank_steps,
-    )
-    s_text = (
-        _with_interval(times(f.slowdown), f.slowdown_interval and _interval(*f.slowdown_interval, times), lang)
-        if f.slowed_rank_steps
-        else "–"
-    )
-    persistent = (
-        i18n.t(
-            "fit.persistent_value",
-            lang,
-            n=f.persistent,
-            ranks=", ".join(str(r) for r in f.persistent_ranks),
-            s=times(f.persistent_slowdown),
-        )
-        if f.persistent
-        else i18n.t("fit.none", lang)
-    )
+    cv_interval = f.jitter_cv_interval and _interval(*f.jitter_cv_interval, cv)
+    s_interval = f.slowdown_interval and _interval(*f.slowdown_interval, times)
+    evidence = i18n.t("fit.evidence", lang, k=f.slowed_rank_steps, n=f.rank_steps)
+    which = ", ".join(str(r) for r in f.persistent_ranks)
+    persistent = i18n.t("fit.persistent_value", lang, ranks=which, s=times(f.persistent_slowdown)) if which else ""
+    count = i18n.number(f.persistent, lang, 0) if f.persistent else i18n.t("fit.none", lang)
+    rest = i18n.t("fit.timing_value", lang, other=i18n.ms(f.other_ms, lang))
     rows = [
+        ("fit.cv", _figure("fit-cv", f.jitter_cv, cv(f.jitter_cv), lang, cv_interval), ""),
         (
-            "fit.cv",
-            output(
-                "fit-cv",
-                f.jitter_cv,
-                _with_interval(cv(f.jitter_cv), f.jitter_cv_interval and _interval(*f.jitter_cv_interval, cv), lang),
+            "fit.p",
+            _figure(
+                "fit-p",
+                f.straggler_prob,
+                pct(f.straggler_prob),
+                lang,
+                _interval(*f.straggler_prob_interval, pct),
+                evidence,
             ),
             "",
         ),
-        ("fit.p", output("fit-p", f.straggler_prob, p_text), ""),
-        ("fit.s", output("fit-s", f.slowdown, s_text), ""),
-        ("fit.persistent", output("fit-persistent", f.persistent, persistent), "bad" if f.persistent else ""),
         (
-            "fit.timing",
-            text(
-                "span",
-                None,
-                i18n.t("fit.timing_value", lang, compute=i18n.ms(f.compute_ms, lang), other=i18n.ms(f.other_ms, lang)),
-            ),
+            "fit.s",
+            _figure("fit-s", f.slowdown, times(f.slowdown) if f.slowed_rank_steps else "–", lang, s_interval),
             "",
         ),
+        (
+            "fit.persistent",
+            _figure("fit-persistent", f.persistent, count, lang, detail=persistent),
+            "bad" if which else "",
+        ),
+        ("fit.timing", _figure("fit-compute", f.compute_ms, i18n.ms(f.compute_ms, lang), lang, detail=rest), ""),
     ]
     return metrics_dl(rows, lang)
 

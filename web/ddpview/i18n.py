@@ -335,19 +335,16 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Ces traces ne montrent pas de temps de calcul par rang (ni backward ni collective de gradients) : le "
         "modèle de retardataires ne peut pas être ajusté.",
     },
-    "fit.with_interval": {"en": "{value} (95%: {interval})", "fr": "{value} (95 % : {interval})"},
+    "fit.interval": {"en": "95%: {interval}", "fr": "95 % : {interval}"},
+    "fit.evidence": {"en": "{k} of {n} rank-steps", "fr": "{k} pas-rangs sur {n}"},
     "fit.cv": {"en": "Jitter (coefficient of variation)", "fr": "Gigue (coefficient de variation)"},
     "fit.p": {"en": "Transient stragglers", "fr": "Retardataires transitoires"},
-    "fit.p_value": {"en": "{p} of rank-steps ({k} of {n})", "fr": "{p} des pas-rangs ({k} sur {n})"},
     "fit.s": {"en": "Their slowdown", "fr": "Leur ralentissement"},
     "fit.persistent": {"en": "Persistent slow ranks", "fr": "Rangs lents persistants"},
-    "fit.persistent_value": {"en": "{n} (rank {ranks}), {s}", "fr": "{n} (rang {ranks}), {s}"},
+    "fit.persistent_value": {"en": "rank {ranks}, {s} slower", "fr": "rang {ranks}, {s} plus lent"},
     "fit.none": {"en": "none", "fr": "aucun"},
-    "fit.timing": {"en": "Step timing", "fr": "Durées du pas"},
-    "fit.timing_value": {
-        "en": "{compute} of compute per rank + {other} for the rest of the step",
-        "fr": "{compute} de calcul par rang + {other} pour le reste du pas",
-    },
+    "fit.timing": {"en": "Compute per rank", "fr": "Calcul par rang"},
+    "fit.timing_value": {"en": "+ {other} for the rest of the step", "fr": "+ {other} pour le reste du pas"},
     "fit.whatif": {
         "en": "Without its stragglers, this run would step in {step} instead of {measured}: efficiency {efficiency}, "
         "{hours} GPU-hours a day saved at {n} GPUs.",
