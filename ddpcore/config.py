@@ -12,6 +12,7 @@ from .params import (
     GRAD_MB,
     LATENCY_US,
     MAX_PHASE_MS,
+    MIN_PHASE_MS,
     MODE,
     PREFETCH_RESIDUAL_MS,
     SLOWDOWN,
@@ -40,7 +41,7 @@ class Phases:
     def __post_init__(self) -> None:
         object.__setattr__(self, "load", check_number("load_ms", self.load, 0.0, MAX_PHASE_MS))
         for name in ("forward", "backward", "allreduce", "optimizer"):
-            value = check_number(f"{name}_ms", getattr(self, name), 0.0, MAX_PHASE_MS, low_open=True)
+            value = check_number(f"{name}_ms", getattr(self, name), MIN_PHASE_MS, MAX_PHASE_MS)
             object.__setattr__(self, name, value)
 
 
@@ -86,6 +87,13 @@ class StepConfig:
             object.__setattr__(self, param.name, param.check(getattr(self, param.name)))
         if self.link is not None and not isinstance(self.link, Link):
             raise ConfigError("link", self.link, "a Link value")
+        if self.link is not None or self.mode != MODE.default:
+            from .comm import ring_time_ms
+
+            if ring_time_ms(gpus, self.network) < MIN_PHASE_MS:
+                raise ConfigError(
+                    "grad_mb", self.network.grad_mb, "with this bandwidth and latency, an AllReduce of at least 1 ns"
+                )
 
     @property
     def load_effective_ms(self) -> float:

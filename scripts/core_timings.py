@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections.abc import Callable
 
 from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
 from ddpcore.config import StepConfig
+from ddpcore.fit import RunTimes, outlook
 from ddpcore.metrics import step_metrics
 from ddpcore.ring import exchange_count, exchanges, ring_state
 
@@ -22,10 +24,22 @@ def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:
     return {"median_ms": statistics.median(samples), "max_ms": max(samples), "repeat": repeat}
 
 
+def simulated_run(ranks: int = 8, steps: int = 40, seed: int = 0) -> RunTimes:
+    """A run of `ranks` x `steps` drawn from the cluster model (cv 0.05, p 0.05, s 3): what the fit is timed on."""
+    rng = random.Random(seed)
+    compute = [
+        [26.0 * rng.lognormvariate(0.0, 0.05) * (3.0 if rng.random() < 0.05 else 1.0) for _ in range(ranks)]
+        for _ in range(steps)
+    ]
+    return RunTimes.of_compute(compute, [8.0 + max(row) for row in compute])
+
+
 def run(repeat: int = 15) -> dict[str, dict[str, float]]:
     """Median and worst time of the core's heaviest calls, in ms."""
     big = ClusterConfig(gpus=1_000_000)
+    traced = simulated_run()
     return {
+        "fit_8x40": timed(lambda: outlook(traced), repeat),
         "step_8": timed(lambda: step_metrics(StepConfig(slowdown=2.0)), repeat * 10),
         "ring_64": timed(lambda: (exchanges(64), ring_state(64, exchange_count(64))), repeat),
         "cluster_1e6": timed(lambda: cluster_step(big), repeat),
