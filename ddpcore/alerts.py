@@ -1,12 +1,45 @@
-"""What to hand to production: the per-rank metrics in Prometheus exposition format, and an alert on the gap."""
+"""What to hand to production: the metric names, a Prometheus rules file, a Grafana dashboard, and a scrape's view of
+the traces.
+
+The rules follow the analysis (docs/traces.md), in PromQL, from two per-rank gauges the exporter sets after every
+step (`ddpcore.exporter`): the step's duration and the rank's arrival at the gradient collective.
+
+- `ddp:rank_gap:ratio`, per rank: (arrival − the median rank's arrival) ÷ the median step. On arrival, not step time:
+  the barrier makes every rank's step equally long, so step time shows that the job slowed, never which rank did.
+  (PromQL's median includes the rank itself; with more than a few ranks that changes nothing.)
+- `DDPPersistentStraggler` fires for a rank whose *median* gap over the window is above the threshold: late in more
+  than half of the samples, the analysis' persistent rule. A transient straggler, late now and then, never holds
+  the median up; jitter stays far below it.
+- `ddp:straggler_step:bool` is 1 when some rank's gap is above the threshold, and `ddp:straggler_steps:share` its
+  mean over the window: the share of samples (of steps, when scrapes are slower than steps) with a straggler.
+"""
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass
 
 from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
 from .params import check_number
 
 STEP_METRIC = "ddp_step_seconds"
 ARRIVAL_METRIC = "ddp_step_arrival_seconds"
+PHASE_METRIC = "ddp_phase_seconds"
+STEPS_METRIC = "ddp_steps_total"
+GAP_RECORD = "ddp:rank_gap:ratio"
+STRAGGLER_STEP_RECORD = "ddp:straggler_step:bool"
+SHARE_RECORD = "ddp:straggler_steps:share"
+ALERT = "DDPPersistentStraggler"
+DEFAULT_JOB = "ddp"
+
+
+@dataclass(frozen=True)
+class RuleTiming:
+    """How long the rules look: `window` for a rank's median gap and the share of straggler steps, `duration` for
+    how long the median must stay above the threshold before the alert fires."""
+
+    window: str = "5m"
+    duration: str = "5m"
 
 
 def _label(value: str) -> str:
@@ -18,12 +51,17 @@ def alert_threshold(value: float) -> float:
     return check_number("threshold", value, 0.0, MAX_THRESHOLD, low_open=True)
 
 
-def alert_rule(threshold: float = DEFAULT_THRESHOLD, job: str = "ddp", duration: str = "5m") -> str:
-    """Alert per rank when its arrival at the collective trails the median rank's by more than `threshold` of a step.
+def gap_expr(job: str = DEFAULT_JOB) -> str:
+    """Per rank: (arrival − the median rank's arrival) ÷ the median step, as a share of the step."""
+    sel = f'{{job="{_label(job)}"}}'
+    return (
+        f"({ARRIVAL_METRIC}{sel} - on (job) group_left quantile by (job) (0.5, {ARRIVAL_METRIC}{sel}))"
+        f" / on (job) group_left quantile by (job) (0.5, {STEP_METRIC}{sel})"
+    )
 
-    On arrival, not step time: the barrier makes every rank's step equally long, so step time shows that the
-    job slowed but never which rank slowed it. The median here includes the rank itself (PromQL cannot leave it
-    out); with more than a few ranks that changes nothing."""
+
+def rules_file(threshold: float = DEFAULT_THRESHOLD, job: str = DEFAULT_JOB, timing: RuleTiming = RuleTiming()) -> str:
+    """The rules file: the gap, the straggler steps and their share recorded, and the persistent-straggler alert."""
     threshold = alert_threshold(threshold)
     sel = f'{{job="{_label(job)}"}}'
     return "\n".join(
@@ -31,26 +69,96 @@ def alert_rule(threshold: float = DEFAULT_THRESHOLD, job: str = "ddp", duration:
             "groups:",
             "  - name: ddp-stragglers",
             "    rules:",
-            "      - alert: DDPStragglerGap",
+            f"      - record: {GAP_RECORD}",
             "        expr: |",
-            f"          ({ARRIVAL_METRIC}{sel}",
-            f"            - on (job) group_left quantile by (job) (0.5, {ARRIVAL_METRIC}{sel}))",
-            f"            / on (job) group_left quantile by (job) (0.5, {STEP_METRIC}{sel})",
-            f"            > {threshold:g}",
-            f"        for: {duration}",
+            f"          {gap_expr(job)}",
+            f"      - record: {STRAGGLER_STEP_RECORD}",
+            "        expr: |",
+            f"          max by (job) ({GAP_RECORD}{sel}) > bool {threshold:g}",
+            f"      - record: {SHARE_RECORD}",
+            "        expr: |",
+            f"          avg_over_time({STRAGGLER_STEP_RECORD}{sel}[{timing.window}])",
+            f"      - alert: {ALERT}",
+            "        expr: |",
+            f"          quantile_over_time(0.5, {GAP_RECORD}{sel}[{timing.window}]) > {threshold:g}",
+            f"        for: {timing.duration}",
             "        labels:",
             "          severity: warning",
             "        annotations:",
             f'          summary: "Rank {{{{ $labels.rank }}}} reaches the gradient collective '
             f"{{{{ $value | humanizePercentage }}}} "
-            f'of a step later than the median rank (threshold {threshold:.0%})"',
+            f'of a step after the median rank (median over {timing.window}, threshold {threshold:.0%})"',
             '          description: "Every other rank waits for it at the barrier: the whole job runs at its pace."',
             "",
         ]
     )
 
 
-def exposition(analysis: Analysis, job: str = "ddp") -> str:
+DASHBOARD_PANELS = (
+    ("Arrival at the gradient collective, per rank", f'{ARRIVAL_METRIC}{{job="$job"}}', "s"),
+    ("Gap: arrival after the median rank, as a share of the step", f'{GAP_RECORD}{{job="$job"}}', "percentunit"),
+    ("Share of steps with a straggler", f'{SHARE_RECORD}{{job="$job"}}', "percentunit"),
+    ("Step time, per rank", f'{STEP_METRIC}{{job="$job"}}', "s"),
+)
+"""Title, PromQL (with Grafana's `$job`) and unit of each panel."""
+
+
+def dashboard(job: str = DEFAULT_JOB) -> str:
+    """A Grafana dashboard (JSON) of the metrics and records the rules use, one panel each."""
+    panels = [
+        {
+            "id": i + 1,
+            "type": "timeseries",
+            "title": title,
+            "datasource": {"type": "prometheus", "uid": "${datasource}"},
+            "gridPos": {"x": 12 * (i % 2), "y": 8 * (i // 2), "w": 12, "h": 8},
+            "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
+            "targets": [
+                {"refId": "A", "expr": expr, "legendFormat": "rank {{rank}}" if "rank" in title else "{{job}}"}
+            ],
+        }
+        for i, (title, expr, unit) in enumerate(DASHBOARD_PANELS)
+    ]
+    board = {
+        "title": "DDP stragglers",
+        "uid": "ddp-stragglers",
+        "schemaVersion": 39,
+        "time": {"from": "now-30m", "to": "now"},
+        "refresh": "10s",
+        "templating": {
+            "list": [
+                {"name": "datasource", "type": "datasource", "query": "prometheus"},
+                {
+                    "name": "job",
+                    "type": "custom",
+                    "query": job,
+                    "current": {"text": job, "value": job},
+                    "options": [{"text": job, "value": job, "selected": True}],
+                },
+            ]
+        },
+        "panels": panels,
+    }
+    return json.dumps(board, indent=2) + "\n"
+
+
+def scrape_config(targets: list[str], job: str = DEFAULT_JOB, interval: str = "15s") -> str:
+    """A Prometheus scrape job for the exporters; `honor_labels` keeps their own `job` and `rank` labels."""
+    listed = ", ".join(f'"{t}"' for t in targets)
+    return "\n".join(
+        [
+            "scrape_configs:",
+            f"  - job_name: {job}",
+            f"    scrape_interval: {interval}",
+            "    honor_labels: true",
+            "    static_configs:",
+            f"      - targets: [{listed}]",
+            "",
+        ]
+    )
+
+
+def exposition(analysis: Analysis, job: str = DEFAULT_JOB) -> str:
     """Per-rank medians from the traces, as a Prometheus scrape would see them."""
     lines = [
         f"# HELP {STEP_METRIC} Wall time of a training step on this rank (median over the traced steps).",
@@ -60,7 +168,7 @@ def exposition(analysis: Analysis, job: str = "ddp") -> str:
         f'{STEP_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_step_ms / 1000:.6f}' for r in analysis.ranks
     ]
     lines += [
-        f"# HELP {ARRIVAL_METRIC} Time from the step's start to this rank's first collective (median).",
+        f"# HELP {ARRIVAL_METRIC} Time from the step's start to this rank's first gradient collective (median).",
         f"# TYPE {ARRIVAL_METRIC} gauge",
     ]
     lines += [

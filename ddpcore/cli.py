@@ -7,9 +7,12 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack, suppress
 from dataclasses import asdict, replace
+from pathlib import Path
 from typing import NoReturn
 
+from .alerts import DEFAULT_JOB, dashboard, rules_file, scrape_config
 from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError, GpuGauges, analyze
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
 from .comm import MB
@@ -33,6 +36,7 @@ from .params import (
     check_int,
     check_number,
 )
+from .replay import MAX_SPEED, frames_at, frames_of, play
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
 
@@ -314,6 +318,13 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         help="also fit the cluster model's straggler parameters to the run, with what the run would cost without "
         "its stragglers and at 1k to 100k GPUs (docs/fit.md)",
     )
+    p.add_argument(
+        "--rules",
+        metavar="DIR",
+        help="also write the Prometheus rules (ddp-rules.yml, at --min-gap) and a Grafana dashboard "
+        "(ddp-dashboard.json) into DIR",
+    )
+    p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label the rules select (default {DEFAULT_JOB})")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_analyze)
 
@@ -531,6 +542,21 @@ def _fit_text(p: dict) -> str:
     return "\n".join(lines)
 
 
+RULES_FILE, DASHBOARD_FILE = "ddp-rules.yml", "ddp-dashboard.json"
+
+
+def _write_rules(folder: Path, threshold: float, job: str) -> list[str] | None:
+    """The rules file and the dashboard written side by side; a folder that cannot be written is one line."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / RULES_FILE).write_text(rules_file(threshold, job), encoding="utf-8")
+        (folder / DASHBOARD_FILE).write_text(dashboard(job), encoding="utf-8")
+    except OSError as exc:
+        print(f"python -m ddpcore analyze: error: {folder}: {exc.strerror}", file=sys.stderr)
+        return None
+    return [str(folder / RULES_FILE), str(folder / DASHBOARD_FILE)]
+
+
 def _run_analyze(args: argparse.Namespace) -> int:
     analysis, errors = _read_analysed(args.files, args, "analyze")
     if analysis is None:
@@ -543,11 +569,77 @@ def _run_analyze(args: argparse.Namespace) -> int:
             return 1
         payload.update(fit_payload(fitted))
         text = lambda p: _analysis_text(p) + "\n\n" + _fit_text(p)  # noqa: E731
+    if args.rules:
+        written = _write_rules(Path(args.rules), args.min_gap, args.job)
+        if written is None:
+            return 1
+        payload["written"] = written
+        plain = text
+        text = lambda p: plain(p) + "".join(f"\nwrote {w}" for w in p["written"])  # noqa: E731
     _emit(payload, args.json, text)
     return 1 if errors else 0
 
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_step, _add_ring, _add_cluster, _add_analyze]
+def _add_replay(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="serve recorded traces as live per-rank Prometheus exporters (needs ddpcore[prometheus])",
+        description="Each rank's exporter on its own port (PORT, PORT+1, …), showing the run's steps one after "
+        "another at their measured pace, in a loop until interrupted: try the rules and the dashboard without a "
+        "cluster.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
+    p.add_argument("--port", type=int, required=True, help="the first rank's port; rank i's is PORT + i")
+    p.add_argument("--speed", type=float, default=1.0, help=f"how many times faster than measured, 0-{MAX_SPEED:g}")
+    p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label (default {DEFAULT_JOB})")
+    p.add_argument("--addr", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    p.add_argument("--loops", type=int, default=None, help="stop after so many passes over the run (default: never)")
+    _add_reading_args(p)
+    p.set_defaults(run=_run_replay)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    check_number("speed", args.speed, 0.0, MAX_SPEED, low_open=True)
+    check_int("port", args.port, 1, 65535)
+    if args.loops is not None:
+        check_int("loops", args.loops, 1, 10**9)
+    try:
+        from .exporter import Exporter, served
+    except ImportError:
+        print(
+            "python -m ddpcore replay: error: needs prometheus_client: pip install 'ddpcore[prometheus]'",
+            file=sys.stderr,
+        )
+        return 1
+    analysis, _ = _read_analysed(args.files, args, "replay")
+    if analysis is None:
+        return 1
+    frames = frames_at(frames_of(analysis), args.speed)
+    ranks = [x.rank for x in analysis.steps[0].ranks]
+    check_int("port", args.port + len(ranks) - 1, 1, 65535)
+    exporters = {r: Exporter(r, args.job) for r in ranks}
+    targets = [f"{args.addr}:{args.port + i}" for i in range(len(ranks))]
+    with ExitStack() as stack:
+        try:
+            for i, r in enumerate(ranks):
+                stack.enter_context(served(exporters[r], args.port + i, args.addr))
+        except OSError as exc:
+            print(f"python -m ddpcore replay: error: cannot listen on {args.addr}: {exc.strerror}", file=sys.stderr)
+            return 1
+        print(f"replaying {len(frames)} steps of {len(ranks)} ranks at {args.speed:g}x; scrape config:", flush=True)
+        print(scrape_config(targets, args.job, "1s"), flush=True)
+        with suppress(KeyboardInterrupt):
+            play(frames, lambda rank, times: exporters[rank].observe(times), args.loops)
+    return 0
+
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _add_step,
+    _add_ring,
+    _add_cluster,
+    _add_analyze,
+    _add_replay,
+]
 
 
 def build_parser() -> Parser:

@@ -13,6 +13,11 @@
 Each line is {"rank", "step", "phase", "start", "end"} in wall-clock seconds. It imports no torch: with DDP, wrap
 the communication hook (`ddp.register_comm_hook(None, rec.comm_hook(default_hooks.allreduce_hook))`) so every
 bucket AllReduce is recorded when it is launched and when it completes, which is where the barrier wait hides.
+
+`on_step` receives each finished step's times (`StepTimes`): the Prometheus exporter's `observe`
+(`ddpcore.exporter`, extra `ddpcore[prometheus]`) makes them live per-rank metrics in one line:
+
+    rec = Recorder("trace-rank0.jsonl", rank=0, on_step=serve_metrics(9400, rank=0).observe)
 """
 
 from __future__ import annotations
@@ -22,36 +27,65 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from .phases import RECORDED as PHASES
 
 
-class Recorder:
-    """Writes one rank's steps and phases as JSONL to a path (which it then owns and closes) or an open text file."""
+@dataclass(frozen=True)
+class StepTimes:
+    """One finished step of one rank, in seconds: its length, its arrival at the first gradient collective (the
+    end of the backward when no hook records collectives), and the time spent in each phase."""
 
-    def __init__(self, path: str | Path | IO[str], rank: int, clock: Callable[[], float] = time.time) -> None:
+    step: int
+    seconds: float
+    arrival_seconds: float
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+class Recorder:
+    """Writes one rank's steps and phases as JSONL to a path (which it then owns and closes) or an open text file;
+    `on_step`, when given, receives every finished step's `StepTimes`."""
+
+    def __init__(
+        self,
+        path: str | Path | IO[str],
+        rank: int,
+        clock: Callable[[], float] = time.time,
+        on_step: Callable[[StepTimes], None] | None = None,
+    ) -> None:
         self.rank = rank
         self.step = 0
         self._clock = clock
         self._lock = threading.Lock()
         self._own = isinstance(path, (str, Path))
         self._out: IO[str] = open(path, "w", encoding="utf-8") if isinstance(path, (str, Path)) else path  # noqa: SIM115
+        self._on_step = on_step
+        self._phases: dict[int, dict[str, float]] = {}
+        self._first_launch: dict[int, float] = {}
+        self._backward_end: dict[int, float] = {}
 
     def record(self, phase: str, start: float, end: float, step: int | None = None) -> None:
         """Write one phase of one step (default: the current step), times in seconds."""
         if phase not in PHASES:
             raise ValueError(f"phase: got {phase!r}, allowed {', '.join(PHASES)}")
+        number = self.step if step is None else step
         line = {
             "rank": self.rank,
-            "step": self.step if step is None else step,
+            "step": number,
             "phase": phase,
             "start": start,
             "end": end,
         }
         with self._lock:
             self._out.write(json.dumps(line) + "\n")
+            if self._on_step is not None:
+                spent = self._phases.setdefault(number, {})
+                spent[phase] = spent.get(phase, 0.0) + (end - start)
+                if phase == "backward":
+                    self._backward_end[number] = end
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -63,7 +97,8 @@ class Recorder:
             self.record(name, start, self._clock())
 
     def steps(self, batches: Iterable[Any]) -> Iterator[Any]:
-        """Yield batches, recording each fetch as `load` and advancing the step counter."""
+        """Yield batches, recording each fetch as `load` and advancing the step counter; a step ends when the loop
+        asks for the next batch."""
         iterator = iter(batches)
         while True:
             start = self._clock()
@@ -73,7 +108,18 @@ class Recorder:
                 return
             self.record("load", start, self._clock())
             yield batch
+            self._finish(self.step, start, self._clock())
             self.step += 1
+
+    def _finish(self, step: int, start: float, end: float) -> None:
+        if self._on_step is None:
+            return
+        with self._lock:
+            phases = self._phases.pop(step, {})
+            launch = self._first_launch.pop(step, None)
+            backward_end = self._backward_end.pop(step, None)
+        arrival = launch if launch is not None else backward_end if backward_end is not None else end
+        self._on_step(StepTimes(step, end - start, arrival - start, phases))
 
     def comm_hook(self, inner: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         """Wrap a DDP communication hook: record each bucket's AllReduce from launch to completion."""
@@ -81,6 +127,8 @@ class Recorder:
         # Unannotated on purpose: DDP's register_comm_hook rejects annotations other than its own types.
         def hook(state, bucket):  # type: ignore[no-untyped-def]
             step, start = self.step, self._clock()
+            with self._lock:
+                self._first_launch.setdefault(step, start)
             future = inner(state, bucket)
 
             def done(fut: Any) -> Any:

@@ -51,12 +51,31 @@ def ensure_chromium() -> str | None:
     return None
 
 
+PROMETHEUS_TOOLS = ("prometheus", "promtool")
+"""What the rules' tests run (tests/test_prometheus.py): both come in Debian's `prometheus` package."""
+
+
+def ensure_prometheus() -> dict[str, str]:
+    """Prometheus and promtool, installed with apt when we are root and one is missing; their paths by env name."""
+    found = {name: shutil.which(name) for name in PROMETHEUS_TOOLS}
+    if not all(found.values()) and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        build.run(["apt-get", "update", "-qq"], env=env)
+        build.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "prometheus"], env=env)
+        found = {name: shutil.which(name) for name in PROMETHEUS_TOOLS}
+    missing = [name for name, path in found.items() if not path]
+    if missing:
+        build.log(f"no {' or '.join(missing)}: the Prometheus tests will fail (install Debian's prometheus package)")
+    return {name.upper(): path for name, path in found.items() if path}
+
+
 def _environment() -> tuple[Path, dict[str, str]]:
     python = ensure_venv()
     env = dict(os.environ)
     browser = ensure_chromium()
     if browser:
         env["CHROMIUM_PATH"] = browser
+    env.update(ensure_prometheus())
     build.build()
     env["DDPCORE_DIST"] = str(build.DIST)
     return python, env

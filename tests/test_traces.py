@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ddpcore import traces
-from ddpcore.alerts import alert_rule, exposition
+from ddpcore.alerts import exposition, rules_file
 from ddpcore.analysis import AnalysisError, analyze
 from ddpcore.cli import main
 from ddpcore.instrument import Recorder
@@ -144,15 +144,15 @@ def test_no_straggler_when_none_stands_out():
     assert analyze(loaded.traces).straggler_rank is None
 
 
-def test_alert_rule_and_exposition():
+def test_rules_file_and_exposition():
     a = analyze(load(files("*.jsonl.gz")).traces)
-    rule = alert_rule(0.15, job='train"x')
+    rule = rules_file(0.15, job='train"x')
     assert "ddp_step_arrival_seconds" in rule and "> 0.15" in rule and 'job="train\\"x"' in rule
     text = exposition(a)
     assert text.count('ddp_step_seconds{job="ddp",rank="') == 4
     assert "# TYPE ddp_step_arrival_seconds gauge" in text
     with pytest.raises(ValueError):
-        alert_rule(float("nan"))
+        rules_file(float("nan"))
 
 
 def test_cli_analyze(capsys):

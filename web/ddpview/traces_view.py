@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ddpcore.alerts import alert_rule, exposition
+from ddpcore.alerts import exposition, rules_file
 from ddpcore.analysis import DRAW_PHASES, Analysis, GpuGauges
 from ddpcore.traces import FileError
 
@@ -224,7 +224,7 @@ def traces_regions(
                 analysis.steps[index], tuple(s.rank for s in analysis.stragglers), lang
             ),
             "trace-ranks": ranks_table(analysis, lang),
-            "alert-rule": text("code", None, alert_rule(threshold)),
+            "alert-rule": text("code", None, rules_file(threshold)),
             "exposition": text("code", None, exposition(analysis)),
         }
     )

@@ -1,0 +1,312 @@
+"""Catch it in production: the rules pass promtool, fire on a straggler and not on jitter or transients, the
+exporter serves the names the rules use, and a real Prometheus scraping replayed traces fires for rank 2.
+
+promtool and prometheus come from Debian's `prometheus` package, which `python3 build.py test` installs when they
+are missing (PROMTOOL and PROMETHEUS may point elsewhere)."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ddpcore.alerts import (
+    ALERT,
+    ARRIVAL_METRIC,
+    DASHBOARD_PANELS,
+    GAP_RECORD,
+    SHARE_RECORD,
+    STEP_METRIC,
+    RuleTiming,
+    dashboard,
+    rules_file,
+    scrape_config,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+RANKS = 8
+UNIT = RuleTiming(window="5m", duration="5m")
+
+
+def tool(name: str) -> str:
+    """The Prometheus tool's path; missing is a failure (the test command installs it), never a skip."""
+    found = os.environ.get(name.upper()) or shutil.which(name)
+    assert found, f"{name} not found: run `python3 build.py test`, which installs Debian's prometheus package"
+    return found
+
+
+def promtool(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([tool("promtool"), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize(("threshold", "job"), [(0.1, "ddp"), (0.25, 'train "x": #1')])
+def test_rules_file_passes_promtool_check(tmp_path, threshold, job):
+    (tmp_path / "rules.yml").write_text(rules_file(threshold, job))
+    result = promtool("check", "rules", "rules.yml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "4 rules found" in result.stdout
+
+
+def series(metric: str, rank: int, values) -> dict:
+    return {"series": f'{metric}{{job="ddp",rank="{rank}"}}', "values": " ".join(f"{v:.6f}" for v in values)}
+
+
+def scenario(arrivals: np.ndarray, step_s: float = 0.060) -> list[dict]:
+    """Input series: per rank, its arrival at every sample (15 s apart) and a constant step."""
+    samples = arrivals.shape[0]
+    out = []
+    for rank in range(arrivals.shape[1]):
+        out.append(series(ARRIVAL_METRIC, rank, arrivals[:, rank]))
+        out.append(series(STEP_METRIC, rank, [step_s] * samples))
+    return out
+
+
+def test_rules_fire_on_a_straggler_and_stay_quiet_on_jitter_and_transients(tmp_path):
+    """promtool's unit tests of the generated rules, on series drawn like the cluster model's."""
+    rng = np.random.default_rng(5)
+    samples, base = 60, 0.010
+    persistent = np.full((samples, RANKS), base)
+    persistent[:, 2] = 0.030
+    jitter = base * rng.lognormal(0.0, 0.05, size=(samples, RANKS))
+    transient = base * rng.lognormal(0.0, 0.02, size=(samples, RANKS))
+    late = [i for i in range(samples) if i % 4 == 0]
+    for i in late:
+        transient[i, i % RANKS] = 0.030
+    gap = (0.030 - base) / 0.060
+    summary = (
+        f"Rank 2 reaches the gradient collective {gap * 100:.4g}% of a step after the median rank "
+        f"(median over {UNIT.window}, threshold 10%)"
+    )
+    firing = {
+        "exp_labels": {"severity": "warning", "job": "ddp", "rank": "2"},
+        "exp_annotations": {
+            "summary": summary,
+            "description": "Every other rank waits for it at the barrier: the whole job runs at its pace.",
+        },
+    }
+    tests = [
+        {
+            "interval": "15s",
+            "input_series": scenario(persistent),
+            "alert_rule_test": [
+                {"eval_time": "3m", "alertname": ALERT, "exp_alerts": []},
+                {"eval_time": "12m", "alertname": ALERT, "exp_alerts": [firing]},
+            ],
+        },
+        {
+            "interval": "15s",
+            "input_series": scenario(jitter),
+            "alert_rule_test": [{"eval_time": "14m", "alertname": ALERT, "exp_alerts": []}],
+            "promql_expr_test": [
+                {
+                    "expr": SHARE_RECORD,
+                    "eval_time": "14m",
+                    "exp_samples": [{"labels": f'{SHARE_RECORD}{{job="ddp"}}', "value": 0}],
+                }
+            ],
+        },
+        {
+            "interval": "15s",
+            "input_series": scenario(transient),
+            "alert_rule_test": [{"eval_time": "14m", "alertname": ALERT, "exp_alerts": []}],
+            "promql_expr_test": [
+                {
+                    "expr": f"{SHARE_RECORD} > bool 0.2 and {SHARE_RECORD} < bool 0.3",
+                    "eval_time": "14m",
+                    "exp_samples": [{"labels": '{job="ddp"}', "value": 1}],
+                }
+            ],
+        },
+    ]
+    (tmp_path / "rules.yml").write_text(rules_file(0.1, "ddp", UNIT))
+    (tmp_path / "tests.yml").write_text(
+        json.dumps({"rule_files": ["rules.yml"], "evaluation_interval": "15s", "tests": tests}, indent=1)
+    )
+    result = promtool("test", "rules", "tests.yml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS" in result.stdout
+
+
+def test_dashboard_queries_parse_and_use_what_the_rules_record(tmp_path):
+    board = json.loads(dashboard("ddp"))
+    exprs = [t["expr"] for p in board["panels"] for t in p["targets"]]
+    assert len(exprs) == len(DASHBOARD_PANELS) == 4
+    assert any(GAP_RECORD in e for e in exprs) and any(SHARE_RECORD in e for e in exprs)
+    rules = {
+        "groups": [
+            {
+                "name": "dashboard",
+                "rules": [
+                    {"record": f"dashboard:query_{i}:check", "expr": e.replace("$job", "ddp")}
+                    for i, e in enumerate(exprs)
+                ],
+            }
+        ]
+    }
+    (tmp_path / "dashboard-queries.yml").write_text(json.dumps(rules))
+    result = promtool("check", "rules", "dashboard-queries.yml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_core_imports_only_the_standard_library():
+    """Everything but the exporter runs on plain CPython and Pyodide: no import outside the standard library."""
+    for path in sorted((ROOT / "ddpcore").glob("*.py")):
+        if path.name == "exporter.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                assert top in sys.stdlib_module_names or top == "ddpcore", f"{path.name} imports {name}"
+
+
+def free_port() -> int:
+    with closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def free_ports(count: int) -> int:
+    """The first of `count` consecutive free ports on localhost (a replay serves rank i on PORT + i)."""
+    for _ in range(50):
+        base = free_port()
+        if base + count > 65535:
+            continue
+        sockets = []
+        try:
+            for port in range(base, base + count):
+                s = socket.socket()
+                sockets.append(s)
+                s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in sockets:
+                s.close()
+    raise AssertionError("no run of free ports")
+
+
+def get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read().decode()
+
+
+def test_exporter_serves_the_names_the_rules_use():
+    from ddpcore.exporter import Exporter, served
+    from ddpcore.instrument import Recorder
+
+    exporter = Exporter(rank=3, job="ddp")
+    ticks = iter([0.0, 0.002, 0.002, 0.010, 0.010, 0.015, 0.020, 0.030, 0.031, 0.040, 0.050])
+    rec = Recorder(io.StringIO(), rank=3, clock=lambda: next(ticks), on_step=exporter.observe)
+    hook = rec.comm_hook(lambda state, bucket: type("F", (), {"then": lambda self, fn: None})())
+    for _ in rec.steps([1]):
+        with rec.phase("forward"):
+            pass
+        with rec.phase("backward"):
+            hook(None, None)
+        with rec.phase("optimizer"):
+            pass
+    port = free_port()
+    with served(exporter, port):
+        text = get(f"http://127.0.0.1:{port}/metrics")
+    assert f'{STEP_METRIC}{{job="ddp",rank="3"}} 0.04' in text
+    assert f'{ARRIVAL_METRIC}{{job="ddp",rank="3"}} 0.015' in text
+    assert 'ddp_phase_seconds{job="ddp",phase="forward",rank="3"} 0.008' in text
+    assert 'ddp_steps_total{job="ddp",rank="3"} 1.0' in text
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def query(base: str, expr: str) -> list[dict]:
+    body = json.loads(get(f"{base}/api/v1/query?query={urllib.parse.quote(expr)}"))
+    assert body["status"] == "success", body
+    return body["data"]["result"]
+
+
+def test_real_prometheus_fires_for_rank_2_and_not_on_the_clean_run(tmp_path):
+    """Two replays of the real 8-rank run, rank 2 slowed 2x (job "slow") and nobody slowed (job "clean"), scraped
+    by a real Prometheus every second: the alert fires for rank 2 of the slow job, never for the clean one."""
+    runs = {"slow": FIXTURES / "ddp8" / "s2.0", "clean": FIXTURES / "ddp8" / "s1.0"}
+    timing = RuleTiming(window="10s", duration="5s")
+    processes: list[subprocess.Popen] = []
+    try:
+        targets: dict[str, list[str]] = {}
+        for job, folder in runs.items():
+            base = free_ports(RANKS)
+            files = [str(p) for p in sorted(folder.glob("rank*.jsonl.gz"))]
+            processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "ddpcore", "replay", *files, "--port", str(base), "--job", job],
+                    cwd=ROOT,
+                    stdout=subprocess.DEVNULL,
+                    stderr=open(tmp_path / f"replay-{job}.log", "w"),  # noqa: SIM115
+                )
+            )
+            targets[job] = [f"127.0.0.1:{base + i}" for i in range(RANKS)]
+        for job in runs:
+            (tmp_path / f"rules-{job}.yml").write_text(rules_file(0.1, job, timing))
+        scrapes = "".join(scrape_config(targets[job], job, "1s").replace("scrape_configs:\n", "") for job in runs)
+        (tmp_path / "prometheus.yml").write_text(
+            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+            f"rule_files: [{', '.join(f'rules-{job}.yml' for job in runs)}]\nscrape_configs:\n{scrapes}"
+        )
+        port = free_port()
+        processes.append(
+            subprocess.Popen(
+                [
+                    tool("prometheus"),
+                    "--config.file=prometheus.yml",
+                    f"--web.listen-address=127.0.0.1:{port}",
+                    f"--storage.tsdb.path={tmp_path / 'data'}",
+                ],
+                cwd=tmp_path,
+                stdout=subprocess.DEVNULL,
+                stderr=open(tmp_path / "prometheus.log", "w"),  # noqa: SIM115
+            )
+        )
+        base = f"http://127.0.0.1:{port}"
+        firing = f'ALERTS{{alertname="{ALERT}",job="slow",alertstate="firing"}}'
+        deadline, fired = time.monotonic() + 120, []
+        while time.monotonic() < deadline and not fired:
+            time.sleep(1)
+            for p in processes:
+                assert p.poll() is None, (tmp_path / "prometheus.log").read_text()[-2000:]
+            try:
+                fired = query(base, firing)
+            except OSError:
+                continue
+        assert [r["metric"]["rank"] for r in fired] == ["2"], "the alert fires for rank 2 of the slowed run"
+        assert query(base, 'ALERTS{job="clean"}') == [], "no alert, not even pending, on the clean run"
+        shares = {r["metric"]["job"]: float(r["value"][1]) for r in query(base, SHARE_RECORD)}
+        assert shares["slow"] > 0.5 and shares["clean"] < 0.2
+    finally:
+        for p in processes:
+            stop(p)
+    assert all(p.poll() is not None for p in processes)
