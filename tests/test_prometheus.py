@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -310,3 +311,39 @@ def test_real_prometheus_fires_for_rank_2_and_not_on_the_clean_run(tmp_path):
         for p in processes:
             stop(p)
     assert all(p.poll() is not None for p in processes)
+
+
+def test_replay_plays_every_step_of_every_rank_and_stops(capsys):
+    from ddpcore.analysis import analyze
+    from ddpcore.cli import main
+    from ddpcore.replay import frames_at, frames_of, play
+    from ddpcore.traces import load
+
+    files = sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))
+    analysis = analyze(load([(p.name, p.read_bytes()) for p in files]).traces)
+    frames = frames_at(frames_of(analysis), 10.0)
+    shown: list[tuple[int, float]] = []
+    slept: list[float] = []
+    assert play(frames, lambda rank, t: shown.append((rank, t.arrival_seconds)), loops=2, sleep=slept.append) == 78
+    assert len(shown) == 2 * 39 * RANKS and sum(slept) == pytest.approx(2 * 39 * analysis.step_ms / 1000 / 10, rel=1e-9)
+    late = [a for r, a in shown if r == 2]
+    assert statistics.median(late) > 2 * statistics.median(a for r, a in shown if r != 2)
+    base = free_ports(RANKS)
+    code = main(["replay", *map(str, files), "--port", str(base), "--speed", "1000", "--loops", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and "honor_labels: true" in out and f"127.0.0.1:{base + 7}" in out
+    assert main(["replay", str(files[0]), "--port", "0"]) == 2
+
+
+def test_analyze_writes_the_rules_and_the_dashboard(tmp_path, capsys):
+    from ddpcore.cli import main
+
+    files = [str(p) for p in sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))]
+    assert main(["analyze", *files, "--rules", str(tmp_path / "prom"), "--min-gap", "0.2", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    rules, board = (Path(p) for p in payload["written"])
+    assert "> 0.2" in rules.read_text() and json.loads(board.read_text())["uid"] == "ddp-stragglers"
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert main(["analyze", *files, "--rules", str(blocked / "sub")]) == 1
+    assert capsys.readouterr().err.count("\n") == 1

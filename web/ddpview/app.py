@@ -401,6 +401,7 @@ def screen(model: Model) -> Screen:
             "next-step": {"disabled": model.frame.exchange >= exchange_count(state.gpus)},
             "copy-alert": {"disabled": model.traces.analysis is None},
             "copy-exposition": {"disabled": model.traces.analysis is None},
+            "copy-dashboard": {"disabled": model.traces.analysis is None},
             "trace-cancel": {"hidden": not loading},
         },
         view=state.view,

@@ -468,12 +468,21 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.copy": {"en": "Copy", "fr": "Copier"},
     "traces.copied": {"en": "Copied", "fr": "Copié"},
     "traces.alert_help": {
-        "en": "Export both gauges from the training loop (ddpcore.instrument records the same timestamps). Alert on "
-        "<em>arrival</em> at the collective, not on step time: the barrier makes every rank's step equally long, so "
-        "step time tells you the job slowed down, never which rank slowed it.",
-        "fr": "Exportez les deux jauges depuis la boucle d'entraînement (ddpcore.instrument enregistre les mêmes "
-        "horodatages). Alertez sur l'<em>arrivée</em> à la collective, pas sur la durée du pas : la barrière rend "
-        "tous les pas également longs ; la durée dit que le job ralentit, jamais quel rang le ralentit.",
+        "en": "Export both gauges from the training loop: <code>Recorder(…, on_step=serve_metrics(port, rank).observe)"
+        "</code> (<code>pip install 'ddpcore[prometheus]'</code>), or try them on these traces with "
+        "<code>python -m ddpcore replay FILES --port 9400</code>. The rules below record each rank's gap and the share "
+        "of steps with a straggler, and alert when a rank's <em>median</em> gap stays above the threshold: a "
+        "persistent straggler, not a transient one. Alert on <em>arrival</em> at the collective, not on step time: "
+        "the barrier makes every rank's step equally long, so step time tells you the job slowed down, never which "
+        "rank slowed it. Below the rules, a Grafana dashboard of the same series.",
+        "fr": "Exportez les deux jauges depuis la boucle d'entraînement : <code>Recorder(…, "
+        "on_step=serve_metrics(port, rank).observe)</code> (<code>pip install 'ddpcore[prometheus]'</code>), ou "
+        "essayez-les sur ces traces avec <code>python -m ddpcore replay FICHIERS --port 9400</code>. Les règles "
+        "ci-dessous enregistrent l'écart de chaque rang et la part des pas avec retardataire, et alertent quand "
+        "l'écart <em>médian</em> d'un rang reste au-dessus du seuil : un retardataire persistant, pas un transitoire. "
+        "Alertez sur l'<em>arrivée</em> à la collective, pas sur la durée du pas : la barrière rend tous les pas "
+        "également longs ; la durée dit que le job ralentit, jamais quel rang le ralentit. Sous les règles, un tableau "
+        "de bord Grafana des mêmes séries.",
     },
     "traces.help": {
         "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them. A rank's lateness "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ddpcore.alerts import exposition, rules_file
+from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.analysis import DRAW_PHASES, Analysis, GpuGauges
 from ddpcore.traces import FileError
 
@@ -204,7 +204,15 @@ def ranks_table(a: Analysis, lang: str) -> str:
     return tag("table", {"class": "ranks"}, tag("thead", None, head), tag("tbody", None, *body))
 
 
-TRACE_REGIONS = ("trace-summary", "trace-step", "trace-timeline-view", "trace-ranks", "alert-rule", "exposition")
+TRACE_REGIONS = (
+    "trace-summary",
+    "trace-step",
+    "trace-timeline-view",
+    "trace-ranks",
+    "alert-rule",
+    "exposition",
+    "dashboard",
+)
 
 
 def traces_regions(
@@ -226,6 +234,7 @@ def traces_regions(
             "trace-ranks": ranks_table(analysis, lang),
             "alert-rule": text("code", None, rules_file(threshold)),
             "exposition": text("code", None, exposition(analysis)),
+            "dashboard": text("code", None, dashboard()),
         }
     )
     return out
