@@ -34,7 +34,8 @@ PYODIDE_DIR = NODE_MODULES / "pyodide"
 PYSCRIPT_PATTERNS = ("core.js", "core-*.js", "core.css", "error-*.js")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-game", "!py-terminal"]
-WEB_SKIP = {"__main__.py", "cli.py"}
+WEB_SKIP = {"__main__.py", "cli.py", "exporter.py", "replay.py"}
+"""Command-line and server modules the page never imports (the exporter needs prometheus_client)."""
 MIME = {
     ".mjs": "text/javascript",
     ".js": "text/javascript",
@@ -103,7 +104,9 @@ def precompiled(bundle: Path) -> Path:
         text=True,
     )
     if result.returncode != 0 or not compiled.exists():
-        log("bytecode precompile failed, shipping sources only: " + (result.stderr.strip().splitlines() or ["?"])[-1])
+        lines = result.stderr.strip().splitlines() or ["?"]
+        why = next((line for line in reversed(lines) if "Error" in line and len(line) < 500), lines[-1][-300:])
+        log("bytecode precompile failed, shipping sources only: " + why)
         return bundle
     compiled.replace(bundle)
     return bundle

@@ -48,3 +48,13 @@ def test_site_works_under_a_sub_path(browser, dist, tmp_path):
         context.close()
     finally:
         server.shutdown()
+
+
+def test_the_app_ships_as_bytecode_without_server_modules(dist):
+    """A module the bundle's precompile cannot import makes the build fall back to sources (a slower start): the
+    bytecode must be there, and the command-line and server modules must not."""
+    import zipfile
+
+    names = set(zipfile.ZipFile(dist / "py" / build.BUNDLE).namelist())
+    assert {"ddpcore/analysis.pyc", "ddpcore/fit.pyc", "ddpview/app.pyc", "shell/reading.pyc"} <= names
+    assert not {f"ddpcore/{name}" for name in build.WEB_SKIP} & names
