@@ -328,45 +328,105 @@ def _comm_spans(step: TraceStep, shift: float) -> Spans:
 
 
 @dataclass(frozen=True)
-class _Recorded:
-    """One rank's recording of one step, with what its neighbours in the trace tell about it."""
+class StepFacts:
+    """One rank's step as the analysis uses it, whether read from a trace or from a summary (ddpcore.summary).
 
-    step: TraceStep
+    `start_ms` is on the rank's own clock; every other time is in ms from the step's start: its length, its
+    period (to the next step's start), its arrival at the gradient collective, its compute (to the last gradient
+    launch), its anchor (the end of the gradient collective: the instant every rank shares), the time given to each
+    phase within the period, the GPU's time, and for drawing the phase, collective and kernel spans (a summary has
+    none of these; it keeps durations, not instants)."""
+
+    step: int
+    start_ms: float
+    length_ms: float
     period_ms: float
     followed: bool
-    kernels: bool
+    arrival_ms: float
+    compute_ms: float
+    anchor_ms: float
+    phases_ms: dict[str, float]
+    device: DeviceTime | None
+    spans: tuple[Interval, ...] = ()
+    comm_spans: Spans = Spans()
+    device_spans: Spans = Spans()
 
 
-def _summarise_step(number: int, per_rank: dict[int, _Recorded]) -> StepSummary:
-    arrivals = {r: arrival_ms(x.step) for r, x in per_rank.items()}
+@dataclass(frozen=True)
+class RankFacts:
+    """One rank's steps as the analysis uses them (`facts_of` a trace, or a summary read back)."""
+
+    rank: int
+    source: str
+    world_size: int | None
+    steps: tuple[StepFacts, ...]
+
+
+def _step_facts(s: TraceStep, period: float, followed: bool, kernels: bool) -> StepFacts:
+    spans = partition(clip([*s.phases, *_comm_phases(s)], s.start_ms, min(s.end_ms, s.start_ms + period)), MEASURED)
+    phases = {p: sum(i.duration_ms for i in spans if i.phase == p) for p in MEASURED}
+    phases[IDLE] = max(0.0, (s.end_ms - s.start_ms) - sum(phases.values()))
+    return StepFacts(
+        step=s.step,
+        start_ms=s.start_ms,
+        length_ms=s.end_ms - s.start_ms,
+        period_ms=period,
+        followed=followed,
+        arrival_ms=arrival_ms(s),
+        compute_ms=compute_ms(s),
+        anchor_ms=_anchor(s) - s.start_ms,
+        phases_ms=phases,
+        device=_device_time(s) if kernels else None,
+        spans=tuple(Interval(i.phase, i.start_ms - s.start_ms, i.end_ms - s.start_ms) for i in spans),
+        comm_spans=_comm_spans(s, -s.start_ms),
+        device_spans=_device_spans(s, -s.start_ms),
+    )
+
+
+def facts_of(trace: RankTrace | RankFacts) -> RankFacts:
+    """A trace's steps with what the analysis measures of each.
+
+    A step's period is the next step's start minus its own when the next step was recorded, else its length. A
+    step without a recorded successor is the last of a profiling window, whose GPU work the profiler may have cut
+    short: it stops when the host ends the step, while the GPU still runs what the step launched."""
+    if isinstance(trace, RankFacts):
+        return trace
+    starts = {s.step: s.start_ms for s in trace.steps}
+    steps = []
+    for s in trace.steps:
+        following = starts.get(s.step + 1)
+        followed = following is not None and following > s.start_ms
+        period = following - s.start_ms if following is not None and followed else s.end_ms - s.start_ms
+        steps.append(_step_facts(s, period, followed, trace.has_kernels))
+    return RankFacts(trace.rank, trace.source, trace.world_size, tuple(steps))
+
+
+def _summarise_step(number: int, per_rank: dict[int, StepFacts]) -> StepSummary:
+    arrivals = {r: f.arrival_ms for r, f in per_rank.items()}
     others = dict(zip(arrivals, medians_of_others(list(arrivals.values()))))
     costs = {r: a - others[r] for r, a in arrivals.items()}
     latest = max(arrivals.values())
-    lead = max(_anchor(x.step) - x.step.start_ms for x in per_rank.values())
+    lead = max(f.anchor_ms for f in per_rank.values())
     ranks = []
-    for r, rec in sorted(per_rank.items()):
-        s, period = rec.step, rec.period_ms
-        shift = lead - _anchor(s)
-        spans = partition(clip([*s.phases, *_comm_phases(s)], s.start_ms, min(s.end_ms, s.start_ms + period)), MEASURED)
-        phases = {p: sum(i.duration_ms for i in spans if i.phase == p) for p in MEASURED}
-        phases[IDLE] = max(0.0, (s.end_ms - s.start_ms) - sum(phases.values()))
+    for r, f in sorted(per_rank.items()):
+        shift = lead - f.anchor_ms
         ranks.append(
             RankInStep(
                 rank=r,
-                period_ms=period,
-                arrival_ms=arrivals[r],
-                compute_ms=compute_ms(s),
+                period_ms=f.period_ms,
+                arrival_ms=f.arrival_ms,
+                compute_ms=f.compute_ms,
                 cost_ms=costs[r],
-                gap=gap_of(costs[r], period),
-                wait_ms=latest - arrivals[r],
-                phases_ms=phases,
-                spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in spans),
-                comm_spans=_comm_spans(s, shift),
-                device_spans=_device_spans(s, shift),
-                device=_device_time(s) if rec.kernels else None,
-                start_ms=s.start_ms + shift,
-                end_ms=s.end_ms + shift,
-                followed=rec.followed,
+                gap=gap_of(costs[r], f.period_ms),
+                wait_ms=latest - f.arrival_ms,
+                phases_ms=f.phases_ms,
+                spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in f.spans),
+                comm_spans=f.comm_spans.shifted(shift),
+                device_spans=f.device_spans.shifted(shift),
+                device=f.device,
+                start_ms=shift,
+                end_ms=f.length_ms + shift,
+                followed=f.followed,
             )
         )
     slowest = max(ranks, key=lambda x: (x.arrival_ms, -x.rank))
@@ -383,20 +443,6 @@ def _summarise_step(number: int, per_rank: dict[int, _Recorded]) -> StepSummary:
     )
 
 
-def _recorded(trace: RankTrace) -> dict[int, _Recorded]:
-    """Each step with its period: the next step's start minus its own when the next step was recorded, else its
-    length. A step without a recorded successor is the last of a profiling window, whose GPU work the profiler may
-    have cut short: it stops when the host ends the step, while the GPU still runs what the step launched."""
-    starts = {s.step: s.start_ms for s in trace.steps}
-    out = {}
-    for s in trace.steps:
-        following = starts.get(s.step + 1)
-        followed = following is not None and following > s.start_ms
-        period = following - s.start_ms if following is not None and followed else s.end_ms - s.start_ms
-        out[s.step] = _Recorded(s, period, followed, trace.has_kernels)
-    return out
-
-
 def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges:
     total = sum(periods)
     comm = sum(d.comm_ms for d in device)
@@ -408,7 +454,7 @@ def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges
     )
 
 
-def _rank_summary(trace: RankTrace, steps: Sequence[StepSummary]) -> RankSummary:
+def _rank_summary(trace: RankFacts, steps: Sequence[StepSummary]) -> RankSummary:
     mine = [x for s in steps for x in s.ranks if x.rank == trace.rank]
     measured = [x for x in mine if x.device is not None and x.followed] or [x for x in mine if x.device is not None]
     return RankSummary(
@@ -443,7 +489,7 @@ def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
     )
 
 
-def _common_steps(traces: Sequence[RankTrace], warnings: list[Caveat]) -> list[int]:
+def _common_steps(traces: Sequence[RankFacts], warnings: list[Caveat]) -> list[int]:
     step_sets = {t.rank: {s.step for s in t.steps} for t in traces}
     common = set.intersection(*step_sets.values())
     if not common:
@@ -460,20 +506,21 @@ def _common_steps(traces: Sequence[RankTrace], warnings: list[Caveat]) -> list[i
     return sorted(common)
 
 
-def measure(traces: Sequence[RankTrace]) -> Measured:
+def measure(ranks: Sequence[RankTrace | RankFacts]) -> Measured:
     """Everything the threshold does not change: the ranks' common steps, each rank's arrival, cost and spans.
 
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
     the reader and hands the page this, which the page judges again at each threshold without the traces."""
-    if len(traces) < 2:
+    if len(ranks) < 2:
         raise AnalysisError("need traces of at least two ranks to compare them")
+    traces = [facts_of(r) for r in ranks]
     warnings: list[Caveat] = []
     common = _common_steps(traces, warnings)
     worlds = {t.world_size for t in traces if t.world_size}
     if worlds and max(worlds) > len(traces):
         warnings.append(Caveat("some_ranks", loaded=len(traces), world=max(worlds)))
-    by_rank = {t.rank: _recorded(t) for t in traces}
-    steps = tuple(_summarise_step(n, {r: recorded[n] for r, recorded in by_rank.items()}) for n in common)
+    by_rank = {t.rank: {f.step: f for f in t.steps} for t in traces}
+    steps = tuple(_summarise_step(n, {r: facts[n] for r, facts in by_rank.items()}) for n in common)
     return Measured(steps, tuple(_rank_summary(t, steps) for t in traces), tuple(warnings))
 
 
@@ -513,7 +560,7 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     )
 
 
-def analyze(traces: Sequence[RankTrace], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+def analyze(traces: Sequence[RankTrace | RankFacts], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     """Compare the ranks' common steps: per step the latest rank and its cost, per rank how often it is late."""
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
     return judge(measure(traces), threshold)

@@ -74,6 +74,14 @@ class Spans:
             rows.append((name, out))
         return Spans(tuple(rows))
 
+    def shifted(self, shift: float) -> Spans:
+        """Every span moved by `shift` ms."""
+        return (
+            Spans(tuple((name, array("d", (t + shift for t in bounds))) for name, bounds in self.rows))
+            if shift
+            else self
+        )
+
     def end_ms(self, default: float) -> float:
         """Where the last span ends (rows are sorted), or `default` when there is none."""
         return max((bounds[-1] for _, bounds in self.rows), default=default)
