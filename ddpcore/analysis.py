@@ -25,15 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .collectives import GRADIENT_KINDS
+from .facts import DeviceTime, RankFacts, StepFacts
 from .intervals import Interval, Spans, clip, intersection_ms, merge, partition, union_ms
 from .params import THRESHOLD, check_number
-from .phases import ALLREDUCE, GPU_COMM, GPU_COMPUTE, IDLE, MEASURED, OTHER_COMM
+from .phases import ALLREDUCE, GPU_COMM, GPU_COMPUTE, IDLE, MEASURED, OTHER_COMM, SUMMED
 from .traces import COMPUTE, MEMORY, FileError, Loaded, RankTrace, TraceStep
 
 DEFAULT_THRESHOLD = THRESHOLD.default
 MAX_THRESHOLD = THRESHOLD.high
 WARMUP_STEP = 0
-DRAW_PHASES = (*MEASURED, IDLE)
+DRAW_PHASES = SUMMED
 
 
 WARNINGS = {
@@ -91,22 +92,6 @@ def medians_of_others(values: Sequence[float]) -> list[float]:
 def gap_of(cost_ms: float, period_ms: float) -> float:
     """The share of the step that a rank's lateness costs."""
     return cost_ms / period_ms if period_ms > 0 else 0.0
-
-
-@dataclass(frozen=True)
-class DeviceTime:
-    """GPU time in one step of one rank (ms): every kernel, compute kernels, communication kernels, and the part of
-    communication that compute kernels overlapped."""
-
-    busy_ms: float
-    compute_ms: float
-    comm_ms: float
-    overlapped_ms: float
-
-    @property
-    def exposed_comm_ms(self) -> float:
-        """Communication no compute kernel hid."""
-        return self.comm_ms - self.overlapped_ms
 
 
 @dataclass(frozen=True)
@@ -325,41 +310,6 @@ def _device_spans(step: TraceStep, shift: float) -> Spans:
 def _comm_spans(step: TraceStep, shift: float) -> Spans:
     comms = clip(_comm_phases(step), step.start_ms, step.end_ms)
     return Spans.of(((phase, merge(c for c in comms if c.phase == phase)) for phase in (ALLREDUCE, OTHER_COMM)), shift)
-
-
-@dataclass(frozen=True)
-class StepFacts:
-    """One rank's step as the analysis uses it, whether read from a trace or from a summary (ddpcore.summary).
-
-    `start_ms` is on the rank's own clock; every other time is in ms from the step's start: its length, its
-    period (to the next step's start), its arrival at the gradient collective, its compute (to the last gradient
-    launch), its anchor (the end of the gradient collective: the instant every rank shares), the time given to each
-    phase within the period, the GPU's time, and for drawing the phase, collective and kernel spans (a summary has
-    none of these; it keeps durations, not instants)."""
-
-    step: int
-    start_ms: float
-    length_ms: float
-    period_ms: float
-    followed: bool
-    arrival_ms: float
-    compute_ms: float
-    anchor_ms: float
-    phases_ms: dict[str, float]
-    device: DeviceTime | None
-    spans: tuple[Interval, ...] = ()
-    comm_spans: Spans = Spans()
-    device_spans: Spans = Spans()
-
-
-@dataclass(frozen=True)
-class RankFacts:
-    """One rank's steps as the analysis uses them (`facts_of` a trace, or a summary read back)."""
-
-    rank: int
-    source: str
-    world_size: int | None
-    steps: tuple[StepFacts, ...]
 
 
 def _step_facts(s: TraceStep, period: float, followed: bool, kernels: bool) -> StepFacts:

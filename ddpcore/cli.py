@@ -580,6 +580,43 @@ def _run_analyze(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def _add_summarize(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "summarize",
+        help="reduce per-rank traces to small summaries, where the traces lie (docs/summaries.md)",
+        description="One summary per trace (rank<R>.ddpsum.json.gz): per step what the analysis measures, about "
+        "60 bytes gzipped. Run it on every node over its own ranks' traces, gather the summaries, then analyze them.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="trace files (PyTorch profiler or ddpcore JSONL)")
+    p.add_argument("-o", "--out", default=".", metavar="DIR", help="where to write the summaries (default .)")
+    p.add_argument(
+        "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
+    )
+    p.set_defaults(run=_run_summarize)
+
+
+def _run_summarize(args: argparse.Namespace) -> int:
+    from .analysis import facts_of
+    from .files import read_paths
+    from .summary import SUFFIX, summary_bytes
+
+    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    loaded = read_paths(args.files, args.jobs)
+    for e in loaded.errors:
+        print(f"python -m ddpcore summarize: {e.source}: {e.message}", file=sys.stderr)
+    folder = Path(args.out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for trace in loaded.traces:
+            target = folder / f"rank{trace.rank}{SUFFIX}"
+            target.write_bytes(summary_bytes(facts_of(trace)))
+            print(f"{trace.source} -> {target}")
+    except OSError as exc:
+        print(f"python -m ddpcore summarize: error: {folder}: {exc.strerror}", file=sys.stderr)
+        return 1
+    return 1 if loaded.errors else 0
+
+
 def _add_replay(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "replay",
@@ -638,6 +675,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_ring,
     _add_cluster,
     _add_analyze,
+    _add_summarize,
     _add_replay,
 ]
 

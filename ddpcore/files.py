@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 
+from .facts import RankFacts
 from .reader import READ_CHUNK
 from .traces import FileError, Loaded, RankTrace, collect, read_trace
 
@@ -19,7 +20,7 @@ def chunks_of(path: str, size: int = READ_CHUNK) -> Iterator[bytes]:
             yield chunk
 
 
-def read_path(path: str) -> RankTrace | FileError:
+def read_path(path: str) -> RankTrace | RankFacts | FileError:
     """One trace file, or why it cannot be read (one line)."""
     try:
         return read_trace(path, chunks_of(path))
@@ -42,9 +43,9 @@ def read_paths(paths: Sequence[str], jobs: int = 1, progress: Progress | None = 
     """Every file, in `jobs` processes at once (1: in this one); results in the order given."""
     sizes = [_size(p) for p in paths]
     total, done_bytes = sum(sizes), 0
-    results: list[RankTrace | FileError] = []
+    results: list[RankTrace | RankFacts | FileError] = []
 
-    def report(index: int, result: RankTrace | FileError) -> None:
+    def report(index: int, result: RankTrace | RankFacts | FileError) -> None:
         nonlocal done_bytes
         results.append(result)
         done_bytes += sizes[index]

@@ -28,5 +28,7 @@ RECORDED = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER)
 MEASURED = (FORWARD, BACKWARD, OPTIMIZER, LOAD, ALLREDUCE, OTHER_COMM)
 """Measured phases overlap (threads, async collectives); each instant goes to the first of these running then, so
 communication shows only where no compute ran: exposed communication and the barrier wait."""
+SUMMED = (*MEASURED, IDLE)
+"""Where each instant of a measured step goes: one of the partitioned phases, or idle (what a summary keeps)."""
 TRACE_LEGEND = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER, WAIT)
 """What a measured timeline draws (and GPU_COMPUTE, GPU_COMM when the traces hold kernels)."""

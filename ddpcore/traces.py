@@ -19,9 +19,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kernel_kind, kind_of_op
+from .facts import RankFacts
 from .intervals import Interval, clip
 from .phases import HOST, RECORDED
 from .reader import READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
+from .summary import is_summary, read_summary
 
 MIB = 1024 * 1024
 MAX_FILE_BYTES = 200 * MIB
@@ -101,9 +103,9 @@ class FileError:
 
 @dataclass(frozen=True)
 class Loaded:
-    """What `load` returns: the traces that parsed, one per rank, and one error per file that did not."""
+    """What `load` returns: the traces (or summaries) that parsed, one per rank, and one error per file that did not."""
 
-    traces: tuple[RankTrace, ...]
+    traces: tuple[RankTrace | RankFacts, ...]
     errors: tuple[FileError, ...]
 
 
@@ -424,9 +426,10 @@ def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
     return top
 
 
-def read_trace(source: str, chunks: Iterable[bytes]) -> RankTrace:
-    """One file, streamed: the format told by the content (one object holding `traceEvents` is Kineto; JSON objects
-    one after another are JSONL), events decoded one at a time and kept only when the analysis uses them."""
+def read_trace(source: str, chunks: Iterable[bytes]) -> RankTrace | RankFacts:
+    """One file, streamed: the format told by the content (one object holding `traceEvents` is Kineto; one whose
+    `format` says so is a ddpcore summary; JSON objects one after another are JSONL), events decoded one at a time
+    and kept only when the analysis uses them."""
     stream = stream_of(chunks)
     first = stream.peek()
     if not first:
@@ -437,6 +440,10 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> RankTrace:
     scan = _KinetoScan()
     top = _top_object(stream, scan)
     more = stream.peek()
+    if is_summary(top):
+        if more:
+            raise TraceError(f"invalid JSON: extra data after the summary (line {stream.line()})")
+        return read_summary(top, source)
     if "traceEvents" in top:
         if more:
             raise TraceError(f"invalid JSON: extra data after the profiler trace (line {stream.line()})")
@@ -464,7 +471,7 @@ def chunked(data: bytes, size: int = READ_CHUNK) -> Iterator[bytes]:
         yield bytes(view[start : start + size])
 
 
-def parse_file(source: str, data: bytes) -> RankTrace:
+def parse_file(source: str, data: bytes) -> RankTrace | RankFacts:
     """One file's bytes to a rank's trace, or a TraceError whose message is one line."""
     return read_trace(source, chunked(data))
 
@@ -479,7 +486,7 @@ def load_streams(files: Iterable[tuple[str, Iterable[bytes]]]) -> Loaded:
     return collect(_read_one(source, chunks) for source, chunks in files)
 
 
-def _read_one(source: str, chunks: Iterable[bytes]) -> RankTrace | FileError:
+def _read_one(source: str, chunks: Iterable[bytes]) -> RankTrace | RankFacts | FileError:
     try:
         return read_trace(source, chunks)
     except TraceError as exc:
@@ -488,9 +495,9 @@ def _read_one(source: str, chunks: Iterable[bytes]) -> RankTrace | FileError:
         return FileError(source, f"could not be read ({type(exc).__name__})")
 
 
-def collect(results: Iterable[RankTrace | FileError]) -> Loaded:
+def collect(results: Iterable[RankTrace | RankFacts | FileError]) -> Loaded:
     """Traces and errors in the order given; a second file for a rank is an error."""
-    traces: dict[int, RankTrace] = {}
+    traces: dict[int, RankTrace | RankFacts] = {}
     errors: list[FileError] = []
     for result in results:
         if isinstance(result, FileError):

@@ -1,0 +1,125 @@
+"""Summaries: a trace reduced to what the analysis measures, read back to the same analysis on every real run."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from ddpcore.analysis import analyze, facts_of
+from ddpcore.cli import analysis_payload, main
+from ddpcore.summary import FORMAT, SUFFIX, VERSION, summary_bytes
+from ddpcore.traces import load
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RUNS = [
+    ("ddp4", "*.jsonl.gz"),
+    ("ddp4", "*.pt.trace.json.gz"),
+    ("ddp8/s1.0", "*.jsonl.gz"),
+    ("ddp8/s1.5", "*.pt.trace.json.gz"),
+    ("ddp8/s2.0", "*.jsonl.gz"),
+    ("ddp8_transient", "*.jsonl.gz"),
+    ("ddp8_transient", "*.pt.trace.json.gz"),
+    ("hta_torchrec", "*.json.gz"),
+]
+
+
+def files(folder: str, pattern: str) -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for p in sorted((FIXTURES / folder).glob(pattern))]
+
+
+def summarised(traces) -> list[tuple[str, bytes]]:
+    return [(f"rank{t.rank}{SUFFIX}", summary_bytes(facts_of(t))) for t in traces]
+
+
+def same(a, b, path: str = "") -> None:
+    """Equal payloads: numbers to a nanosecond of a millisecond (summaries keep times to the ns), the rest exactly."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for k in a:
+            same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) and not isinstance(b, bool):
+        assert b == pytest.approx(a, rel=1e-6, abs=1e-5), path
+    else:
+        assert a == b, path
+
+
+def payload(traces) -> dict:
+    out = analysis_payload(analyze(traces), [])
+    for r in out["ranks"]:
+        r.pop("source")
+    return out
+
+
+@pytest.mark.parametrize(("folder", "pattern"), RUNS, ids=[f"{f}:{p}" for f, p in RUNS])
+def test_summaries_analyse_as_their_traces(folder, pattern):
+    traces = load(files(folder, pattern)).traces
+    back = load(summarised(traces))
+    assert back.errors == ()
+    same(payload(traces), payload(back.traces))
+
+
+def test_a_mix_of_summaries_and_traces_analyses_as_the_traces():
+    traces = load(files("ddp8/s2.0", "*.jsonl.gz")).traces
+    mixed = load([*summarised(traces[:4]), *files("ddp8/s2.0", "rank[4-7].jsonl.gz")])
+    assert mixed.errors == () and len(mixed.traces) == 8
+    same(payload(traces), payload(mixed.traces))
+
+
+def test_a_summary_is_small():
+    traces = load(files("ddp8_transient", "*.jsonl.gz")).traces
+    size = sum(len(data) for _, data in summarised(traces))
+    rank_steps = sum(len(t.steps) for t in traces)
+    assert size / rank_steps <= 100
+
+
+def body(data: bytes) -> dict:
+    return json.loads(gzip.decompress(data))
+
+
+def again(obj: dict) -> bytes:
+    return gzip.compress(json.dumps(obj).encode())
+
+
+def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
+    traces = load(files("ddp4", "*.jsonl.gz")).traces
+    good = summarised(traces)
+    first = body(good[0][1])
+    assert list(first)[0] == "format" and first["format"] == FORMAT
+    bad = {
+        "future.json.gz": again({**first, "version": VERSION + 1}),
+        "columns.json.gz": again({**first, "columns": first["columns"][:-1]}),
+        "row.json.gz": again({**first, "steps": [first["steps"][0][:-2]]}),
+        "nan.json.gz": gzip.compress(
+            json.dumps({**first, "steps": [[*first["steps"][0][:5], "x", *first["steps"][0][6:]]]}).encode()
+        ),
+        "empty.json.gz": again({**first, "steps": []}),
+    }
+    loaded = load([*good[1:], *bad.items()])
+    assert len(loaded.traces) == 3 and [e.source for e in loaded.errors] == list(bad)
+    for e in loaded.errors:
+        assert "\n" not in e.message and "summary" in e.message
+    assert "version 2" in loaded.errors[0].message
+
+
+def test_summarize_writes_one_per_rank_and_analyze_reads_them(tmp_path, capsys):
+    paths = [str(p) for p in sorted((FIXTURES / "ddp8" / "s1.5").glob("*.jsonl.gz"))]
+    assert main(["summarize", *paths, "-o", str(tmp_path)]) == 0
+    written = sorted(tmp_path.glob(f"*{SUFFIX}"))
+    assert [p.name for p in written] == [f"rank{r}{SUFFIX}" for r in range(8)]
+    capsys.readouterr()
+    assert main(["analyze", *map(str, written), "--fit", "--json"]) == 0
+    from_summaries = json.loads(capsys.readouterr().out)
+    assert main(["analyze", *paths, "--fit", "--json"]) == 0
+    from_traces = json.loads(capsys.readouterr().out)
+    for p in (from_summaries, from_traces):
+        for r in p["ranks"]:
+            r.pop("source")
+    same(from_traces, from_summaries)
+    assert main(["summarize", str(tmp_path / "missing.json")]) == 1
