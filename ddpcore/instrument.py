@@ -14,8 +14,10 @@ Each line is {"rank", "step", "phase", "start", "end"} in wall-clock seconds. It
 the communication hook (`ddp.register_comm_hook(None, rec.comm_hook(default_hooks.allreduce_hook))`) so every
 bucket AllReduce is recorded when it is launched and when it completes, which is where the barrier wait hides.
 
-`on_step` receives each finished step's times (`StepTimes`): the Prometheus exporter's `observe`
-(`ddpcore.exporter`, extra `ddpcore[prometheus]`) makes them live per-rank metrics in one line:
+`summary=PATH` also writes the rank's summary (ddpcore.summary) when the recorder closes, the file a node would
+otherwise make with `python -m ddpcore summarize`. `on_step` receives each finished step's times (`StepTimes`):
+the Prometheus exporter's `observe` (`ddpcore.exporter`, extra `ddpcore[prometheus]`) makes them live per-rank
+metrics in one line:
 
     rec = Recorder("trace-rank0.jsonl", rank=0, on_step=serve_metrics(9400, rank=0).observe)
 """
@@ -32,6 +34,22 @@ from pathlib import Path
 from typing import IO, Any
 
 from .phases import RECORDED as PHASES
+
+
+def summary_of_rows(rows: list[dict[str, Any]], source: str) -> bytes:
+    """The summary file (ddpcore.summary) of JSONL rows as the Recorder writes them: the same as `summarize` of the
+    JSONL file."""
+    from .analysis import facts_of
+    from .summary import summary_bytes
+    from .traces import TraceError, _JsonlRows
+
+    table = _JsonlRows()
+    for number, row in enumerate(rows, 1):
+        table.add(row, number)
+    try:
+        return summary_bytes(facts_of(table.trace(source)))
+    except TraceError as exc:
+        raise ValueError(f"summary: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -55,6 +73,7 @@ class Recorder:
         rank: int,
         clock: Callable[[], float] = time.time,
         on_step: Callable[[StepTimes], None] | None = None,
+        summary: str | Path | None = None,
     ) -> None:
         self.rank = rank
         self.step = 0
@@ -63,6 +82,9 @@ class Recorder:
         self._own = isinstance(path, (str, Path))
         self._out: IO[str] = open(path, "w", encoding="utf-8") if isinstance(path, (str, Path)) else path  # noqa: SIM115
         self._on_step = on_step
+        self._summary = summary
+        self._source = Path(path).name if isinstance(path, (str, Path)) else f"rank{rank}"
+        self._rows: list[dict[str, Any]] = []
         self._phases: dict[int, dict[str, float]] = {}
         self._first_launch: dict[int, float] = {}
         self._backward_end: dict[int, float] = {}
@@ -81,6 +103,8 @@ class Recorder:
         }
         with self._lock:
             self._out.write(json.dumps(line) + "\n")
+            if self._summary is not None:
+                self._rows.append(line)
             if self._on_step is not None:
                 spent = self._phases.setdefault(number, {})
                 spent[phase] = spent.get(phase, 0.0) + (end - start)
@@ -140,11 +164,14 @@ class Recorder:
         return hook
 
     def close(self) -> None:
-        """Flush, and close the file if the recorder opened it."""
+        """Flush, and close the file if the recorder opened it; write the summary when one was asked for."""
         with self._lock:
             self._out.flush()
             if self._own:
                 self._out.close()
+            rows, self._rows = self._rows, []
+        if self._summary is not None and rows:
+            Path(self._summary).write_bytes(summary_of_rows(rows, self._source))
 
     def __enter__(self) -> Recorder:
         return self

@@ -123,3 +123,19 @@ def test_summarize_writes_one_per_rank_and_analyze_reads_them(tmp_path, capsys):
             r.pop("source")
     same(from_traces, from_summaries)
     assert main(["summarize", str(tmp_path / "missing.json")]) == 1
+
+
+def test_the_recorder_writes_the_summary_summarize_would(tmp_path):
+    from ddpcore.instrument import Recorder
+
+    source = load(files("ddp8_transient", "rank3.jsonl.gz")).traces[0]
+    jsonl, summary = tmp_path / "rank3.jsonl", tmp_path / "rank3.ddpsum.json.gz"
+    with Recorder(jsonl, rank=3, summary=summary) as rec:
+        for s in source.steps:
+            for i in (*s.phases, *s.collectives):
+                rec.record(
+                    i.phase if i.phase != "unknown" else "other_comm", i.start_ms / 1000, i.end_ms / 1000, s.step
+                )
+    from_file = load([("rank3.jsonl", jsonl.read_bytes())]).traces[0]
+    assert summary.read_bytes() == summary_bytes(facts_of(from_file))
+    assert load([("s", summary.read_bytes())]).traces[0].rank == 3
