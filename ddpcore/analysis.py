@@ -21,6 +21,7 @@ for it inside their collectives.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -404,8 +405,7 @@ def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges
     )
 
 
-def _rank_summary(trace: RankFacts, steps: Sequence[StepSummary]) -> RankSummary:
-    mine = [x for s in steps for x in s.ranks if x.rank == trace.rank]
+def _rank_summary(trace: RankFacts, mine: Sequence[RankInStep], slowest_count: int) -> RankSummary:
     measured = [x for x in mine if x.device is not None and x.followed] or [x for x in mine if x.device is not None]
     return RankSummary(
         rank=trace.rank,
@@ -418,7 +418,7 @@ def _rank_summary(trace: RankFacts, steps: Sequence[StepSummary]) -> RankSummary
         median_gap=statistics.median(x.gap for x in mine),
         median_cost_ms=statistics.median(x.cost_ms for x in mine),
         late_steps=0,
-        slowest_count=sum(1 for s in steps if s.slowest_rank == trace.rank),
+        slowest_count=slowest_count,
         gpu=_gauges([x.device for x in measured if x.device], [x.period_ms for x in measured]) if measured else None,
     )
 
@@ -471,14 +471,21 @@ def measure(ranks: Sequence[RankTrace | RankFacts]) -> Measured:
         warnings.append(Caveat("some_ranks", loaded=len(traces), world=max(worlds)))
     by_rank = {t.rank: {f.step: f for f in t.steps} for t in traces}
     steps = tuple(_summarise_step(n, {r: facts[n] for r, facts in by_rank.items()}) for n in common)
-    return Measured(steps, tuple(_rank_summary(t, steps) for t in traces), tuple(warnings))
+    mine: dict[int, list[RankInStep]] = {t.rank: [] for t in traces}
+    for summary in steps:
+        for x in summary.ranks:
+            mine[x.rank].append(x)
+    slowest = Counter(summary.slowest_rank for summary in steps)
+    summaries = tuple(_rank_summary(t, mine[t.rank], slowest[t.rank]) for t in traces)
+    return Measured(steps, summaries, tuple(warnings))
 
 
 def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     """The verdict at a threshold: who is late in which step, the persistent and transient stragglers, the costs."""
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
     steps = tuple(replace(s, late_ranks=tuple(x.rank for x in s.ranks if x.gap >= threshold)) for s in measured.steps)
-    ranks = tuple(replace(r, late_steps=sum(1 for s in steps if r.rank in s.late_ranks)) for r in measured.ranks)
+    late = Counter(r for s in steps for r in s.late_ranks)
+    ranks = tuple(replace(r, late_steps=late[r.rank]) for r in measured.ranks)
     needed = persistent_needed(len(steps))
     stragglers = tuple(
         sorted(

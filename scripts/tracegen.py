@@ -5,6 +5,10 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ddpcore.facts import RankFacts
 
 SOURCE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz"
 
@@ -39,3 +43,29 @@ def gpu_pair() -> list[tuple[str, bytes]]:
     twin = json.loads(raw)
     twin["distributedInfo"]["rank"] = 1
     return [("gpu_rank0.pt.trace.json", raw), ("gpu_rank1.pt.trace.json", json.dumps(twin).encode())]
+
+
+def generated_summaries(
+    ranks: int, steps: int, persistent: tuple[int, ...] = (), p: float = 0.0, seed: int = 0
+) -> tuple[list[RankFacts], set[tuple[int, int]]]:
+    """A run of `ranks` x `steps` as summaries: lognormal jitter, the `persistent` ranks 2x slower, a 3x slowdown
+    with probability p per rank-step; and the (step, rank) pairs slowed by chance."""
+    import random
+
+    from ddpcore.facts import RankFacts, StepFacts
+    from ddpcore.phases import SUMMED
+
+    rng = random.Random(seed)
+    slowed = {(n, r) for n in range(1, steps + 1) for r in range(ranks) if rng.random() < p}
+    out = []
+    for r in range(ranks):
+        rows = []
+        for n in range(1, steps + 1):
+            factor = (
+                rng.lognormvariate(0.0, 0.02) * (2.0 if r in persistent else 1.0) * (3.0 if (n, r) in slowed else 1.0)
+            )
+            arrival, compute = 10.0 * factor, 20.0 * factor
+            phases = dict.fromkeys(SUMMED, 0.0) | {"forward": 8.0 * factor, "backward": 12.0 * factor}
+            rows.append(StepFacts(n, 50.0 * n, 50.0, 50.0, True, arrival, compute, 40.0, phases, None))
+        out.append(RankFacts(r, f"rank{r}", ranks, tuple(rows)))
+    return out, slowed

@@ -306,7 +306,7 @@ def test_real_prometheus_fires_for_rank_2_and_not_on_the_clean_run(tmp_path):
         assert [r["metric"]["rank"] for r in fired] == ["2"], "the alert fires for rank 2 of the slowed run"
         assert query(base, 'ALERTS{job="clean"}') == [], "no alert, not even pending, on the clean run"
         shares = {r["metric"]["job"]: float(r["value"][1]) for r in query(base, SHARE_RECORD)}
-        assert shares["slow"] > 0.5 and shares["clean"] < 0.2
+        assert shares["slow"] > 0.5 and shares["slow"] > shares["clean"], shares
     finally:
         for p in processes:
             stop(p)

@@ -50,6 +50,8 @@ class Page:
             ("trace-drop", "dragleave", traces.on_drag_leave),
             ("trace-drop", "drop", traces.on_drop),
             ("trace-cancel", "click", traces.on_cancel),
+            ("trace-map", "click", self.on_map),
+            ("trace-map", "keydown", self.on_map_key),
         ):
             by_id(name).addEventListener(kind, guarded(handler))
         for selector, kinds, handler in (
@@ -121,6 +123,17 @@ class Page:
 
     def on_trace_step(self, event):
         self.update(app.with_trace_step(self.model, str(event.target.value)))
+
+    def on_map(self, event):
+        """A late cell (or a row) of the rank × step map opens its step."""
+        target = event.target.closest("[data-step-index]")
+        if target:
+            self.update(app.with_trace_step(self.model, str(target.getAttribute("data-step-index"))))
+
+    def on_map_key(self, event):
+        if str(event.key) in ("Enter", " "):
+            event.preventDefault()
+            self.on_map(event)
 
     def on_threshold(self, event):
         self.update(app.with_threshold(self.model, str(event.target.value)))

@@ -317,6 +317,39 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "{loaded} rangs chargés sur {world} : le retardataire peut être parmi les autres",
     },
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
+    "map.ranks": {"en": "ranks {first}–{last}", "fr": "rangs {first} à {last}"},
+    "map.cell": {
+        "en": "rank {rank}, step {step}: {cost} late ({gap} of the step)",
+        "fr": "rang {rank}, pas {step} : {cost} de retard ({gap} du pas)",
+    },
+    "map.row": {
+        "en": "{ranks}: late in {late} of {steps} steps",
+        "fr": "{ranks} : en retard sur {late} pas sur {steps}",
+    },
+    "map.axis": {"en": "steps {first} to {last} ({n})", "fr": "pas {first} à {last} ({n})"},
+    "map.desc": {
+        "en": "Rank by step map of {ranks} ranks and {steps} steps: {late} late cells drawn",
+        "fr": "Carte rang par pas de {ranks} rangs et {steps} pas : {late} cases en retard dessinées",
+    },
+    "map.title": {"en": "Who was late, step by step", "fr": "Qui était en retard, pas à pas"},
+    "map.help": {
+        "en": "A row per rank (at most 256 rows: past that, each row keeps its latest rank step by step), a column "
+        "per step; a cell is drawn where that rank was late by the threshold (dark: twice the threshold). A persistent "
+        "straggler is a row, transient ones are scattered cells. Click a cell, or focus a row and press Enter, to "
+        "open that step below.",
+        "fr": "Une ligne par rang (256 lignes au plus : au-delà, chaque ligne garde pas à pas son rang le plus en "
+        "retard), une colonne par pas ; une case est dessinée où ce rang était en retard du seuil (foncée : deux fois "
+        "le seuil). Un retardataire persistant est une ligne, les transitoires des cases éparses. Cliquez une case, "
+        "ou placez-vous sur une ligne et appuyez sur Entrée, pour ouvrir ce pas ci-dessous.",
+    },
+    "traces.lanes_note": {
+        "en": "{shown} of {n} ranks shown: the latest ones and the median rank.",
+        "fr": "{shown} rangs sur {n} affichés : les plus en retard et le rang médian.",
+    },
+    "traces.table_note": {
+        "en": "The {shown} latest of {n} ranks, by median gap.",
+        "fr": "Les {shown} rangs les plus en retard sur {n}, par écart médian.",
+    },
     "fit.title": {"en": "Your run at scale", "fr": "Votre run à l'échelle"},
     "fit.empty": {
         "en": "Load the traces of at least two ranks: the cluster model's straggler parameters are then fitted to "

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ddpcore.alerts import dashboard, exposition, rules_file
-from ddpcore.analysis import DRAW_PHASES, Analysis, GpuGauges
+from ddpcore.analysis import DRAW_PHASES, Analysis, GpuGauges, StepSummary
+from ddpcore.rankmap import rank_step_map
 from ddpcore.traces import FileError
 
 from . import i18n
 from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row
+from .map_view import map_svg
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
@@ -187,7 +191,7 @@ def ranks_table(a: Analysis, lang: str) -> str:
     )
     late = {s.rank for s in a.stragglers}
     body = []
-    for r in a.ranks:
+    for r in sorted(a.ranks, key=lambda r: (-r.median_gap, r.rank))[:TABLE_ROWS]:
         cells = [
             text("th", {"scope": "row"}, r.rank),
             text("td", None, i18n.ms(r.mean_step_ms, lang)),
@@ -201,10 +205,33 @@ def ranks_table(a: Analysis, lang: str) -> str:
             text("td", {"class": "source"}, r.source),
         ]
         body.append(tag("tr", {"class": "straggler" if r.rank in late else None, "data-testid": "trace-rank"}, *cells))
-    return tag("table", {"class": "ranks"}, tag("thead", None, head), tag("tbody", None, *body))
+    caption = (
+        text("caption", None, i18n.t("traces.table_note", lang, shown=TABLE_ROWS, n=len(a.ranks)))
+        if len(a.ranks) > TABLE_ROWS
+        else ""
+    )
+    return tag("table", {"class": "ranks"}, caption, tag("thead", None, head), tag("tbody", None, *body))
+
+
+LANES_MAX = 16
+LATEST_SHOWN = 8
+TABLE_ROWS = 50
+
+
+def shown_ranks(step: StepSummary) -> tuple[StepSummary, int]:
+    """A step as its lanes show it: every rank up to LANES_MAX, else the latest ranks and the median one (by
+    arrival), in rank order; and how many ranks the step has."""
+    ranks = step.ranks
+    if len(ranks) <= LANES_MAX:
+        return step, len(ranks)
+    by_arrival = sorted(ranks, key=lambda x: x.arrival_ms)
+    chosen = {x.rank for x in by_arrival[-LATEST_SHOWN:]} | {by_arrival[len(by_arrival) // 2].rank}
+    return replace(step, ranks=tuple(x for x in ranks if x.rank in chosen)), len(ranks)
 
 
 TRACE_REGIONS = (
+    "trace-map",
+    "trace-lanes-note",
     "trace-summary",
     "trace-step",
     "trace-timeline-view",
@@ -224,13 +251,15 @@ def traces_regions(
         out.update(dict.fromkeys(TRACE_REGIONS, ""))
         return out
     index = min(max(step_index, 0), len(analysis.steps) - 1)
+    step, total = shown_ranks(analysis.steps[index])
+    note = i18n.t("traces.lanes_note", lang, shown=len(step.ranks), n=total) if len(step.ranks) < total else ""
     out.update(
         {
+            "trace-map": map_svg(rank_step_map(analysis), threshold, lang),
+            "trace-lanes-note": text("p", {"class": "help", "data-testid": "trace-lanes-note"}, note) if note else "",
             "trace-summary": summary_html(analysis, lang),
             "trace-step": step_options(analysis, index, lang),
-            "trace-timeline-view": trace_timeline_svg(
-                analysis.steps[index], tuple(s.rank for s in analysis.stragglers), lang
-            ),
+            "trace-timeline-view": trace_timeline_svg(step, tuple(s.rank for s in analysis.stragglers), lang),
             "trace-ranks": ranks_table(analysis, lang),
             "alert-rule": text("code", None, rules_file(threshold)),
             "exposition": text("code", None, exposition(analysis)),

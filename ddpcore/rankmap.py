@@ -1,0 +1,62 @@
+"""The rank × step map: each rank's cost at the barrier in each step, rows binned so that 10,000 ranks fit a screen.
+
+A persistent straggler is a row of late cells, transient stragglers are scattered cells. Rows are ranks in order;
+past `max_rows` ranks, consecutive ranks share a row, which keeps, step by step, its worst (latest) rank: binning
+never hides a straggler.
+
+>>> bins_of(list(range(10)), 4)
+((0, 1, 2), (3, 4, 5), (6, 7, 8), (9,))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .analysis import Analysis
+
+MAX_ROWS = 256
+
+
+@dataclass(frozen=True)
+class RankStepMap:
+    """Rows of ranks × analysed steps: the worst cost (ms) in each cell, the rank it belongs to, and the gap
+    (cost over the step's period) that colours it."""
+
+    steps: tuple[int, ...]
+    rows: tuple[tuple[int, ...], ...]
+    cost_ms: tuple[tuple[float, ...], ...]
+    gap: tuple[tuple[float, ...], ...]
+    worst: tuple[tuple[int, ...], ...]
+
+    def late_cells(self, threshold: float) -> list[tuple[int, int]]:
+        """(row, column) of every cell whose gap reaches the threshold."""
+        return [(i, j) for i, row in enumerate(self.gap) for j, g in enumerate(row) if g >= threshold]
+
+
+def bins_of(ranks: list[int], max_rows: int) -> tuple[tuple[int, ...], ...]:
+    """Consecutive ranks in at most `max_rows` rows of equal size (the last may be shorter)."""
+    size = max(1, math.ceil(len(ranks) / max_rows))
+    return tuple(tuple(ranks[k : k + size]) for k in range(0, len(ranks), size))
+
+
+def rank_step_map(analysis: Analysis, max_rows: int = MAX_ROWS) -> RankStepMap:
+    """The map of an analysis: per row and step, the row's latest rank (highest gap) and its cost."""
+    ranks = sorted(x.rank for x in analysis.steps[0].ranks)
+    rows = bins_of(ranks, max_rows)
+    row_of = {r: i for i, row in enumerate(rows) for r in row}
+    cost = [[-math.inf] * len(analysis.steps) for _ in rows]
+    gap = [[-math.inf] * len(analysis.steps) for _ in rows]
+    worst = [[-1] * len(analysis.steps) for _ in rows]
+    for j, s in enumerate(analysis.steps):
+        for x in s.ranks:
+            i = row_of[x.rank]
+            if x.gap > gap[i][j]:
+                gap[i][j], cost[i][j], worst[i][j] = x.gap, x.cost_ms, x.rank
+    return RankStepMap(
+        tuple(s.step for s in analysis.steps),
+        rows,
+        tuple(tuple(r) for r in cost),
+        tuple(tuple(r) for r in gap),
+        tuple(tuple(r) for r in worst),
+    )

@@ -1,0 +1,60 @@
+"""Thousands of ranks: the generated 4,096-rank run names its persistent rank and its transient share, and the rank
+× step map holds the persistent row and the transient cells (its data, not its pixels)."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree
+
+import pytest
+from ddpview.map_view import map_svg
+from ddpview.traces_view import LANES_MAX, TABLE_ROWS, traces_regions
+
+from ddpcore.analysis import DEFAULT_THRESHOLD, analyze
+from ddpcore.rankmap import MAX_ROWS, rank_step_map
+from scripts.tracegen import generated_summaries
+
+RANKS, STEPS, PERSISTENT, P = 4096, 200, 777, 0.0001
+
+
+@pytest.fixture(scope="module")
+def big():
+    runs, slowed = generated_summaries(RANKS, STEPS, (PERSISTENT,), P, seed=3)
+    return analyze(runs), slowed
+
+
+def test_the_persistent_rank_and_the_transient_share(big):
+    analysis, slowed = big
+    assert [s.rank for s in analysis.stragglers] == [PERSISTENT]
+    truth = len({n for n, r in slowed if r != PERSISTENT}) / STEPS
+    assert analysis.transient.fraction == pytest.approx(truth, abs=0.02)
+    assert 0.2 < truth < 0.5, "the generator makes some steps with a transient straggler, not all"
+
+
+def test_the_map_holds_the_persistent_row_and_the_transient_cells(big):
+    analysis, slowed = big
+    m = rank_step_map(analysis)
+    assert len(m.rows) == MAX_ROWS and sum(len(r) for r in m.rows) == RANKS
+    row = next(i for i, r in enumerate(m.rows) if PERSISTENT in r)
+    late = m.late_cells(DEFAULT_THRESHOLD)
+    assert sum(1 for i, _ in late if i == row) == STEPS
+    assert all(m.worst[row][j] == PERSISTENT for j in range(STEPS))
+    column = {n: j for j, n in enumerate(m.steps)}
+    row_of = {r: i for i, ranks in enumerate(m.rows) for r in ranks}
+    for n, r in slowed:
+        if row_of[r] != row:
+            assert (row_of[r], column[n]) in late and m.worst[row_of[r]][column[n]] == r
+
+
+def test_the_view_stays_small_and_legible_at_4096_ranks(big):
+    analysis, _ = big
+    regions = traces_regions(analysis, (), 0, DEFAULT_THRESHOLD, "en")
+    svg = regions["trace-map"]
+    tree = ElementTree.fromstring(svg)
+    assert tree.get("data-testid") == "rank-step-map" and int(tree.get("data-rows")) == MAX_ROWS
+    assert len(svg) < 400_000
+    assert regions["trace-timeline-view"].count('data-testid="lane"') <= LANES_MAX
+    assert "ranks shown: the latest ones and the median rank" in regions["trace-lanes-note"]
+    assert regions["trace-ranks"].count('data-testid="trace-rank"') == TABLE_ROWS
+    first = regions["trace-ranks"].split('data-testid="trace-rank"')[1]
+    assert f">{PERSISTENT}<" in first.split("</tr>")[0], "the table starts with the latest rank"
+    assert 'data-testid="map-row"' in map_svg(rank_step_map(analysis), DEFAULT_THRESHOLD, "fr")
