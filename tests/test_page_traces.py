@@ -91,7 +91,7 @@ def test_copy_buttons_and_dropping_files(browser, site):
     assert prevented, "a drop must not let the browser open the file"
     page.wait_for_selector("[data-testid=trace-straggler]")
     assert value(page, "trace-straggler") == 2
-    assert page.locator("[data-testid=trace-rank] .source").first.inner_text() == names[0]
+    assert page.locator("[data-testid=trace-rank] .source").first.inner_text() == names[2], "latest rank first"
     page.click("[data-testid=copy-alert]")
     page.wait_for_function("document.querySelector('[data-testid=copy-alert]').textContent === 'Copied'")
     assert page.evaluate("navigator.clipboard.readText()") == page.inner_text("[data-testid=alert-rule]")
@@ -258,4 +258,22 @@ def test_your_run_at_scale_opens_the_cluster_view_on_it(open_page):
     page.click("[data-testid=cluster-timing-off]")
     page.wait_for_function("!document.querySelector('[data-testid=cluster-timing]')")
     assert "cm=" not in page.evaluate("location.hash")
+    watch.assert_clean()
+
+
+def test_the_rank_step_map_opens_a_step(open_page):
+    page, watch = open_page("#view=traces")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=rank-step-map]")
+    row = page.locator("[data-testid=map-row]")
+    assert row.count() >= 1 and row.first.get_attribute("data-ranks") == "2-2"
+    cells = page.locator("[data-testid=map-row] rect")
+    target = cells.nth(cells.count() - 1).get_attribute("data-step-index")
+    cells.nth(cells.count() - 1).click()
+    page.wait_for_function(f"document.querySelector('[data-testid=trace-step]').value === '{target}'")
+    page.select_option("[data-testid=trace-step]", "0")
+    row.first.focus()
+    page.keyboard.press("Enter")
+    wanted = row.first.get_attribute("data-step-index")
+    page.wait_for_function(f"document.querySelector('[data-testid=trace-step]').value === '{wanted}'")
     watch.assert_clean()
