@@ -290,10 +290,14 @@ def _cluster_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _add_reading_args(p: argparse.ArgumentParser) -> None:
+def _add_jobs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
     )
+
+
+def _add_reading_args(p: argparse.ArgumentParser) -> None:
+    _add_jobs(p)
     p.add_argument(
         "--min-gap",
         type=float,
@@ -589,9 +593,7 @@ def _add_summarize(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="trace files (PyTorch profiler or ddpcore JSONL)")
     p.add_argument("-o", "--out", default=".", metavar="DIR", help="where to write the summaries (default .)")
-    p.add_argument(
-        "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
-    )
+    _add_jobs(p)
     p.set_defaults(run=_run_summarize)
 
 

@@ -277,3 +277,25 @@ def test_the_rank_step_map_opens_a_step(open_page):
     wanted = row.first.get_attribute("data-step-index")
     page.wait_for_function(f"document.querySelector('[data-testid=trace-step]').value === '{wanted}'")
     watch.assert_clean()
+
+
+def test_sixty_summaries_page_through_the_ranks_table(open_page, tmp_path):
+    from ddpcore.summary import SUFFIX, summary_bytes
+    from scripts.tracegen import generated_summaries
+
+    runs, _ = generated_summaries(60, 6, persistent=(41,), seed=2)
+    paths = []
+    for facts in runs:
+        path = tmp_path / f"rank{facts.rank}{SUFFIX}"
+        path.write_bytes(summary_bytes(facts))
+        paths.append(str(path))
+    page, watch = open_page("#view=traces")
+    page.set_input_files("[data-testid=trace-files]", paths)
+    page.wait_for_selector("[data-testid=ranks-next]", timeout=120_000)
+    assert value(page, "trace-straggler") == 41
+    assert page.locator("[data-testid=trace-rank]").count() == 50
+    assert page.locator("[data-testid=trace-lanes-note]").count() == 1
+    page.click("[data-testid=ranks-next]")
+    page.wait_for_function("document.querySelectorAll('[data-testid=trace-rank]').length === 10")
+    assert page.is_disabled("[data-testid=ranks-next]") and not page.is_disabled("[data-testid=ranks-prev]")
+    watch.assert_clean()

@@ -58,3 +58,31 @@ def test_the_view_stays_small_and_legible_at_4096_ranks(big):
     first = regions["trace-ranks"].split('data-testid="trace-rank"')[1]
     assert f">{PERSISTENT}<" in first.split("</tr>")[0], "the table starts with the latest rank"
     assert 'data-testid="map-row"' in map_svg(rank_step_map(analysis), DEFAULT_THRESHOLD, "fr")
+
+
+def test_the_ranks_table_pages_through_every_rank_latest_first(big):
+    from ddpview.traces_view import ranks_table
+
+    analysis, _ = big
+    first = ranks_table(analysis, "en", 0)
+    assert "Ranks 1–50 of 4096, latest first" in first and 'data-rank-page="-1"' in first
+    assert first.split('data-testid="ranks-prev"')[1].split(">")[0].count("disabled") == 1
+    pages = -(-RANKS // TABLE_ROWS)
+    last = ranks_table(analysis, "fr", 10**6)
+    assert last.count('data-testid="trace-rank"') == RANKS - (pages - 1) * TABLE_ROWS
+    assert f"sur {RANKS}" in last and last.split('data-testid="ranks-next"')[1].split(">")[0].count("disabled") == 1
+    seen = set()
+    for page in range(pages):
+        seen |= {
+            int(r.split(">")[2].split("<")[0])
+            for r in ranks_table(analysis, "en", page).split('data-testid="trace-rank"')[1:]
+        }
+    assert seen == set(range(RANKS))
+
+
+def test_rank_page_in_the_model():
+    from ddpview import app
+
+    m = app.initial("#view=traces", "en", False)
+    assert app.with_rank_page(m, "3").traces.rank_page == 3
+    assert app.with_rank_page(m, "x") == m and app.with_rank_page(m, "-4").traces.rank_page == 0

@@ -52,6 +52,7 @@ class Page:
             ("trace-cancel", "click", traces.on_cancel),
             ("trace-map", "click", self.on_map),
             ("trace-map", "keydown", self.on_map_key),
+            ("trace-ranks", "click", self.on_rank_page),
         ):
             by_id(name).addEventListener(kind, guarded(handler))
         for selector, kinds, handler in (
@@ -129,6 +130,11 @@ class Page:
         target = event.target.closest("[data-step-index]")
         if target:
             self.update(app.with_trace_step(self.model, str(target.getAttribute("data-step-index"))))
+
+    def on_rank_page(self, event):
+        target = event.target.closest("[data-rank-page]")
+        if target:
+            self.update(app.with_rank_page(self.model, str(target.getAttribute("data-rank-page"))))
 
     def on_map_key(self, event):
         if str(event.key) in ("Enter", " "):

@@ -47,6 +47,7 @@ class TracesModel:
     measured: Measured | None = None
     threshold: float = THRESHOLD.default
     step_index: int = 0
+    rank_page: int = 0
     analysis: Analysis | None = None
     outlook: Outlook | None = None
     """The straggler model fitted to the analysis; None until fitted (in a task after the analysis is drawn)."""
@@ -180,7 +181,14 @@ def playhead_x(model: Model) -> float | None:
 def with_measured(model: Model, measured: Measured | None, errors: tuple[FileError, ...]) -> Model:
     """Files were read and measured: judge them at the current threshold, from the first step."""
     loaded = replace(
-        model.traces, measured=measured, errors=errors, step_index=0, loading=0, measuring=False, progress=()
+        model.traces,
+        measured=measured,
+        errors=errors,
+        step_index=0,
+        rank_page=0,
+        loading=0,
+        measuring=False,
+        progress=(),
     )
     return replace(model, traces=_analysed(loaded))
 
@@ -230,6 +238,16 @@ def with_trace_step(model: Model, text: str) -> Model:
     except ValueError:
         return model
     return replace(model, traces=replace(model.traces, step_index=index))
+
+
+def with_rank_page(model: Model, text: str) -> Model:
+    """A page of the ranks table (clamped to those that exist when drawn); a value that is not a number changes
+    nothing."""
+    try:
+        page = int(text)
+    except ValueError:
+        return model
+    return replace(model, traces=replace(model.traces, rank_page=max(page, 0)))
 
 
 def with_threshold(model: Model, text: str) -> Model:
@@ -346,9 +364,9 @@ def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
     draw in the page, and progress messages from the worker arrive many times a second while it reads."""
     from .traces_view import traces_regions
 
-    key = (t.analysis, t.errors, t.step_index, t.threshold, lang)
+    key = (t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page)
     if not (_drawn and _drawn[0][0][0] is t.analysis and _drawn[0][0][1:] == key[1:]):
-        _drawn[:] = [(key, traces_regions(t.analysis, t.errors, t.step_index, t.threshold, lang))]
+        _drawn[:] = [(key, traces_regions(t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page))]
     return dict(_drawn[0][1])
 
 

@@ -347,9 +347,12 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "{shown} rangs sur {n} affichés : les plus en retard et le rang médian.",
     },
     "traces.table_note": {
-        "en": "The {shown} latest of {n} ranks, by median gap.",
-        "fr": "Les {shown} rangs les plus en retard sur {n}, par écart médian.",
+        "en": "Ranks {first}–{last} of {n}, latest first (by median gap).",
+        "fr": "Rangs {first} à {last} sur {n}, les plus en retard d'abord (par écart médian).",
     },
+    "traces.pages": {"en": "Pages of the ranks table", "fr": "Pages du tableau des rangs"},
+    "traces.prev": {"en": "Previous ranks", "fr": "Rangs précédents"},
+    "traces.next": {"en": "Next ranks", "fr": "Rangs suivants"},
     "fit.title": {"en": "Your run at scale", "fr": "Votre run à l'échelle"},
     "fit.empty": {
         "en": "Load the traces of at least two ranks: the cluster model's straggler parameters are then fitted to "

@@ -170,8 +170,15 @@ def _percent_or_dash(value: float | None, lang: str) -> str:
     return "–" if value is None else i18n.percent(value, lang)
 
 
-def ranks_table(a: Analysis, lang: str) -> str:
-    """Per rank: step, arrival, gap, how often late, GPU gauges and the median time of each phase."""
+def ranks_page(a: Analysis, page: int) -> tuple[int, int]:
+    """The page of the ranks table that exists nearest to `page`, and how many pages there are."""
+    pages = max(1, -(-len(a.ranks) // TABLE_ROWS))
+    return min(max(page, 0), pages - 1), pages
+
+
+def ranks_table(a: Analysis, lang: str, page: int = 0) -> str:
+    """Per rank, latest first, TABLE_ROWS a page: step, arrival, gap, how often late, GPU gauges and the median
+    time of each phase."""
     headings = (
         "traces.col_rank",
         "traces.col_step",
@@ -191,7 +198,8 @@ def ranks_table(a: Analysis, lang: str) -> str:
     )
     late = {s.rank for s in a.stragglers}
     body = []
-    for r in sorted(a.ranks, key=lambda r: (-r.median_gap, r.rank))[:TABLE_ROWS]:
+    page, pages = ranks_page(a, page)
+    for r in sorted(a.ranks, key=lambda r: (-r.median_gap, r.rank))[page * TABLE_ROWS : (page + 1) * TABLE_ROWS]:
         cells = [
             text("th", {"scope": "row"}, r.rank),
             text("td", None, i18n.ms(r.mean_step_ms, lang)),
@@ -205,12 +213,31 @@ def ranks_table(a: Analysis, lang: str) -> str:
             text("td", {"class": "source"}, r.source),
         ]
         body.append(tag("tr", {"class": "straggler" if r.rank in late else None, "data-testid": "trace-rank"}, *cells))
-    caption = (
-        text("caption", None, i18n.t("traces.table_note", lang, shown=TABLE_ROWS, n=len(a.ranks)))
-        if len(a.ranks) > TABLE_ROWS
-        else ""
+    if pages == 1:
+        return tag("table", {"class": "ranks"}, tag("thead", None, head), tag("tbody", None, *body))
+    first, last = page * TABLE_ROWS + 1, min((page + 1) * TABLE_ROWS, len(a.ranks))
+    caption = text("caption", None, i18n.t("traces.table_note", lang, first=first, last=last, n=len(a.ranks)))
+    nav = tag(
+        "nav",
+        {"class": "buttons", "aria-label": i18n.t("traces.pages", lang)},
+        *(
+            text(
+                "button",
+                {
+                    "type": "button",
+                    "data-rank-page": target,
+                    "data-testid": testid,
+                    "disabled": not 0 <= target < pages,
+                },
+                i18n.t(key, lang),
+            )
+            for target, testid, key in (
+                (page - 1, "ranks-prev", "traces.prev"),
+                (page + 1, "ranks-next", "traces.next"),
+            )
+        ),
     )
-    return tag("table", {"class": "ranks"}, caption, tag("thead", None, head), tag("tbody", None, *body))
+    return tag("table", {"class": "ranks"}, caption, tag("thead", None, head), tag("tbody", None, *body)) + nav
 
 
 LANES_MAX = 16
@@ -243,7 +270,12 @@ TRACE_REGIONS = (
 
 
 def traces_regions(
-    analysis: Analysis | None, errors: tuple[FileError, ...], step_index: int, threshold: float, lang: str
+    analysis: Analysis | None,
+    errors: tuple[FileError, ...],
+    step_index: int,
+    threshold: float,
+    lang: str,
+    rank_page: int = 0,
 ) -> dict[str, str]:
     """Markup of every region of the view, by element id."""
     out = {"trace-errors": errors_html(errors)}
@@ -260,7 +292,7 @@ def traces_regions(
             "trace-summary": summary_html(analysis, lang),
             "trace-step": step_options(analysis, index, lang),
             "trace-timeline-view": trace_timeline_svg(step, tuple(s.rank for s in analysis.stragglers), lang),
-            "trace-ranks": ranks_table(analysis, lang),
+            "trace-ranks": ranks_table(analysis, lang, rank_page),
             "alert-rule": text("code", None, rules_file(threshold)),
             "exposition": text("code", None, exposition(analysis)),
             "dashboard": text("code", None, dashboard()),
