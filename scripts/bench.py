@@ -17,6 +17,7 @@ from scripts.browser import launch_options
 from scripts.tracegen import generated_trace
 
 ROOT = build.ROOT
+SUMMARY_RANKS, SUMMARY_STEPS = 4096, 200
 
 BUDGETS = {
     # name: (figure path, limit, unit)
@@ -55,7 +56,17 @@ CEILINGS = {
         "x",
     ),
     "page, 8 ranks x 50 MB: main-thread JS heap": (("page_parse", "page_heap_mb"), 1000, "MB"),
+    "4,096 ranks x 200 steps of summaries: analyze vs json.load of them, native": (
+        ("summaries", "summaries_4096_vs_json_load"),
+        2.0,
+        "x",
+    ),
+    "4,096 ranks x 200 steps: rank x step map drawn, native": (("summaries", "map_4096_render_ms"), 100.0, "ms"),
 }
+NOT_MEASURED = (
+    "page, 4,096 ranks x 200 steps of summaries: main-thread long tasks and memory (`summaries_4096_long_tasks`): "
+    "not measured yet; the page cannot load that many ranks until the measurement is columnar (issue 15)",
+)
 
 BENCH_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>ddpcore bench</title>
 <script type="module" src="./pyscript/core.js"></script></head><body><pre id="result"></pre>
@@ -324,6 +335,7 @@ def write_report(results: dict, out: Path) -> None:
         lines.append(
             f"| {key} | {results['native'][key]['median_ms']:.3f} | {results['pyodide'][key]['median_ms']:.3f} |"
         )
+    lines += ["", "Not measured yet:", "", *(f"- {item}" for item in NOT_MEASURED)]
     lines += [
         "",
         "## Causes found and fixed when budgets failed",
@@ -429,6 +441,38 @@ def stream_figures(trace: bytes) -> dict:
     }
 
 
+def summaries_figures() -> dict:
+    """4,096 ranks x 200 steps of generated summaries: analyze (reading included) against gunzip + json.load of
+    the same files, and the rank x step map drawn from the analysis."""
+    import gzip
+
+    sys.path.insert(0, str(build.WEB))
+    from ddpview.map_view import map_svg
+
+    from ddpcore.analysis import analyze
+    from ddpcore.rankmap import rank_step_map
+    from ddpcore.summary import SUFFIX, summary_bytes
+    from ddpcore.traces import load
+    from scripts.tracegen import generated_summaries
+
+    runs, _ = generated_summaries(SUMMARY_RANKS, SUMMARY_STEPS, (777,), 0.0001, seed=3)
+    files = [(f"rank{f.rank}{SUFFIX}", summary_bytes(f)) for f in runs]
+    json_s = core_timings.best_seconds(lambda: [json.loads(gzip.decompress(data)) for _, data in files], 2)
+    start = time.perf_counter()
+    analysis = analyze(load(files).traces)
+    analyze_s = time.perf_counter() - start
+    map_s = core_timings.best_seconds(lambda: map_svg(rank_step_map(analysis), 0.1, "en"), 3)
+    return {
+        "ranks": SUMMARY_RANKS,
+        "steps": SUMMARY_STEPS,
+        "bytes": sum(len(data) for _, data in files),
+        "json_load_s": json_s,
+        "analyze_s": analyze_s,
+        "summaries_4096_vs_json_load": analyze_s / json_s,
+        "map_4096_render_ms": map_s * 1000,
+    }
+
+
 def main(dist: Path, out: Path, quick: bool = False) -> int:
     trace = generated_trace(STREAM_MB * 1024 * 1024)
     results = {
@@ -443,6 +487,7 @@ def main(dist: Path, out: Path, quick: bool = False) -> int:
     }
     stream = results["stream"]
     stream["pyodide_vs_native_stream"] = stream["stream_s"] / results["pyodide"].pop("stream_s")
+    results["summaries"] = summaries_figures()
     results["page_parse"] = page_parse_figures(dist, trace)
     stream["page_parse_long_tasks"] = results["page_parse"]["page_parse_long_tasks"]
     stream["page_parse_input_p95_ratio"] = results["page_parse"]["page_parse_input_p95_ratio"]
