@@ -100,33 +100,62 @@ def _drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
     return tuple(spans)
 
 
-def _step(row: object, number: int) -> StepFacts:
+NUMBER_TYPES = (int, float)
+LOWS = {c: (0.0 if c.endswith("_ms") and c[: -len("_ms")] in SUMMED or c in GPU else -MAX_MS) for c in COLUMNS}
+
+
+def _checked(row: list, number: int) -> None:
+    """Every value of a row within its column's bounds; the first one that is not, named in one line. (A row that
+    passes takes one generator; only a bad one is looked at column by column.)"""
     where = f"step row {number}"
+    for column, value in zip(COLUMNS, row):
+        if column == "step":
+            _whole(value, f"{where} 'step'", MAX_STEP)
+        elif column == "followed":
+            if not isinstance(value, bool):
+                raise ReadError(f"summary {where}: 'followed' must be true or false")
+        elif not (column in GPU and value is None):
+            _number(value, f"{where} '{column}'", LOWS[column], MAX_MS)
+
+
+def _fine(row: list) -> bool:
+    """The common case, checked in one pass: whole step, boolean `followed`, every time a finite number in range
+    (phases and GPU times not negative), the GPU columns all numbers or all null."""
+    gpu = row[-len(GPU) :]
+    gpu_null = all(v is None for v in gpu)
+    if not gpu_null and any(v is None for v in gpu):
+        return False
+    if type(row[0]) is not int or not 0 <= row[0] <= MAX_STEP or type(row[4]) is not bool:
+        return False
+    signed = row[1:4] + row[5:8]
+    unsigned = row[8 : 8 + len(SUMMED)] + ([] if gpu_null else gpu)
+    return all(type(v) in NUMBER_TYPES and -MAX_MS <= v <= MAX_MS for v in signed) and all(
+        type(v) in NUMBER_TYPES and 0 <= v <= MAX_MS for v in unsigned
+    )
+
+
+def _step(row: object, number: int) -> StepFacts:
     if not isinstance(row, list) or len(row) != len(COLUMNS):
-        raise ReadError(f"summary {where}: expected {len(COLUMNS)} values")
-    value = dict(zip(COLUMNS, row))
-    if not isinstance(value["followed"], bool):
-        raise ReadError(f"summary {where}: 'followed' must be true or false")
-    ms = {c: _number(value[c], f"{where} '{c}'", -MAX_MS, MAX_MS) for c in (*TIMING, *MEASURES)}
-    phases = {p: _number(value[f"{p}_ms"], f"{where} '{p}_ms'", 0.0, MAX_MS) for p in SUMMED}
-    gpu = [value[c] for c in GPU]
-    device = None
-    if any(v is not None for v in gpu):
-        busy, compute, comm, overlapped = (_number(v, f"{where} '{c}'", 0.0, MAX_MS) for v, c in zip(gpu, GPU))
-        device = DeviceTime(busy, compute, comm, overlapped)
-    if ms["period_ms"] <= 0:
-        raise ReadError(f"summary {where}: 'period_ms' must be positive")
+        raise ReadError(f"summary step row {number}: expected {len(COLUMNS)} values")
+    if not _fine(row):
+        _checked(row, number)
+        raise ReadError(f"summary step row {number}: the GPU columns must be all numbers or all null")
+    step, start, length, period, followed, arrival, compute, anchor = row[:8]
+    if period <= 0:
+        raise ReadError(f"summary step row {number}: 'period_ms' must be positive")
+    phases = dict(zip(SUMMED, map(float, row[8 : 8 + len(SUMMED)])))
+    gpu = row[8 + len(SUMMED) :]
     return StepFacts(
-        step=_whole(value["step"], f"{where} 'step'", MAX_STEP),
-        start_ms=_number(value["start_ms"], f"{where} 'start_ms'", -MAX_MS, MAX_MS),
-        length_ms=ms["length_ms"],
-        period_ms=ms["period_ms"],
-        followed=value["followed"],
-        arrival_ms=ms["arrival_ms"],
-        compute_ms=ms["compute_ms"],
-        anchor_ms=ms["anchor_ms"],
+        step=step,
+        start_ms=float(start),
+        length_ms=float(length),
+        period_ms=float(period),
+        followed=followed,
+        arrival_ms=float(arrival),
+        compute_ms=float(compute),
+        anchor_ms=float(anchor),
         phases_ms=phases,
-        device=device,
+        device=DeviceTime(*map(float, gpu)) if gpu[0] is not None else None,
         spans=_drawn(phases),
     )
 
