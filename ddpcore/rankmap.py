@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import attrgetter
 
 from .analysis import Analysis
 
 MAX_ROWS = 256
+GAP = attrgetter("gap")
 
 
 @dataclass(frozen=True)
@@ -41,18 +43,30 @@ def bins_of(ranks: list[int], max_rows: int) -> tuple[tuple[int, ...], ...]:
 
 
 def rank_step_map(analysis: Analysis, max_rows: int = MAX_ROWS) -> RankStepMap:
-    """The map of an analysis: per row and step, the row's latest rank (highest gap) and its cost."""
-    ranks = sorted(x.rank for x in analysis.steps[0].ranks)
+    """The map of an analysis: per row and step, the row's latest rank (highest gap) and its cost.
+
+    A step lists its ranks in rank order, and rows are runs of consecutive ranks, so a row is a slice of each step's
+    gaps: one `max` over a slice per cell rather than a comparison per rank-step in Python."""
+    ranks = [x.rank for x in analysis.steps[0].ranks]
     rows = bins_of(ranks, max_rows)
-    row_of = {r: i for i, row in enumerate(rows) for r in row}
-    cost = [[-math.inf] * len(analysis.steps) for _ in rows]
-    gap = [[-math.inf] * len(analysis.steps) for _ in rows]
-    worst = [[-1] * len(analysis.steps) for _ in rows]
-    for j, s in enumerate(analysis.steps):
-        for x in s.ranks:
-            i = row_of[x.rank]
-            if x.gap > gap[i][j]:
-                gap[i][j], cost[i][j], worst[i][j] = x.gap, x.cost_ms, x.rank
+    bounds = []
+    start = 0
+    for row in rows:
+        bounds.append((start, start + len(row)))
+        start += len(row)
+    cost: list[list[float]] = [[] for _ in rows]
+    gap: list[list[float]] = [[] for _ in rows]
+    worst: list[list[int]] = [[] for _ in rows]
+    for s in analysis.steps:
+        members = s.ranks
+        gaps = list(map(GAP, members))
+        for i, (lo, hi) in enumerate(bounds):
+            chunk = gaps[lo:hi]
+            top = max(chunk)
+            k = lo + chunk.index(top)
+            gap[i].append(top)
+            cost[i].append(members[k].cost_ms)
+            worst[i].append(members[k].rank)
     return RankStepMap(
         tuple(s.step for s in analysis.steps),
         rows,
