@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .collectives import GRADIENT_KINDS
-from .facts import DeviceTime, RankFacts, StepFacts
 from .intervals import Interval, Spans, clip, intersection_ms, merge, partition, union_ms
 from .params import THRESHOLD, check_number
 from .phases import ALLREDUCE, GPU_COMM, GPU_COMPUTE, IDLE, MEASURED, OTHER_COMM, SUMMED
+from .stepfacts import DeviceTime, RankFacts, StepFacts
 from .traces import COMPUTE, MEMORY, FileError, Loaded, RankTrace, TraceStep
 
 DEFAULT_THRESHOLD = THRESHOLD.default

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 
-from .facts import RankFacts
 from .reader import READ_CHUNK
+from .stepfacts import RankFacts
 from .traces import FileError, Loaded, RankTrace, collect, read_trace
 
 Progress = Callable[[int, int, int, int], None]

@@ -21,10 +21,10 @@ import gzip
 import json
 import math
 
-from .facts import DeviceTime, RankFacts, StepFacts
 from .intervals import Interval
 from .phases import ALLREDUCE, BACKWARD, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED
 from .reader import ReadError
+from .stepfacts import DeviceTime, RankFacts, StepFacts
 
 FORMAT = "ddpcore-summary"
 VERSION = 1

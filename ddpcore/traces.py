@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kernel_kind, kind_of_op
-from .facts import RankFacts
 from .intervals import Interval, clip
 from .phases import HOST, RECORDED
 from .reader import READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
+from .stepfacts import RankFacts
 from .summary import is_summary, read_summary
 
 MIB = 1024 * 1024

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ddpcore.facts import RankFacts
+    from ddpcore.stepfacts import RankFacts
 
 SOURCE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz"
 
@@ -52,8 +52,8 @@ def generated_summaries(
     with probability p per rank-step; and the (step, rank) pairs slowed by chance."""
     import random
 
-    from ddpcore.facts import RankFacts, StepFacts
     from ddpcore.phases import SUMMED
+    from ddpcore.stepfacts import RankFacts, StepFacts
 
     rng = random.Random(seed)
     slowed = {(n, r) for n in range(1, steps + 1) for r in range(ranks) if rng.random() < p}
