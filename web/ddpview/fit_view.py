@@ -141,12 +141,9 @@ def scale_table(seen: Outlook, lang: str) -> str:
         )
         for r in seen.scale
     ]
-    caption = text("caption", None, i18n.t("fit.scale_caption", lang))
-    return tag(
-        "div",
-        {"class": "table-wrap"},
-        tag("table", {"class": "ranks"}, caption, tag("thead", None, head), tag("tbody", None, *rows)),
-    )
+    note = text("p", {"class": "help"}, i18n.t("fit.scale_caption", lang))
+    table = tag("table", {"class": "ranks"}, tag("thead", None, head), tag("tbody", None, *rows))
+    return note + tag("div", {"class": "table-wrap"}, table)
 
 
 def cluster_link(state: ViewState, seen: Outlook) -> str:
