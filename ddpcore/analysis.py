@@ -35,7 +35,6 @@ from .traces import COMPUTE, MEMORY, FileError, Loaded, RankTrace, TraceStep
 DEFAULT_THRESHOLD = THRESHOLD.default
 MAX_THRESHOLD = THRESHOLD.high
 WARMUP_STEP = 0
-DRAW_PHASES = SUMMED
 
 
 WARNINGS = {
@@ -412,7 +411,7 @@ def _rank_summary(trace: RankFacts, mine: Sequence[RankInStep], slowest_count: i
         source=trace.source,
         median_step_ms=statistics.median(x.period_ms for x in mine),
         mean_step_ms=statistics.fmean(x.period_ms for x in mine),
-        median_phases_ms={p: statistics.median(x.phases_ms[p] for x in mine) for p in DRAW_PHASES},
+        median_phases_ms={p: statistics.median(x.phases_ms[p] for x in mine) for p in SUMMED},
         median_arrival_ms=statistics.median(x.arrival_ms for x in mine),
         median_wait_ms=statistics.median(x.wait_ms for x in mine),
         median_gap=statistics.median(x.gap for x in mine),

@@ -341,6 +341,14 @@ class Outlook:
     scale: tuple[ClusterResult, ...]
 
 
+def outlook_of(analysis: Analysis) -> tuple[Outlook | None, str]:
+    """The outlook of an analysis at its own threshold, or None and the FitError's code: what the page shows."""
+    try:
+        return outlook(RunTimes.of_analysis(analysis), analysis.threshold), ""
+    except FitError as exc:
+        return None, exc.code
+
+
 def outlook(run: RunTimes, threshold: float = THRESHOLD.default) -> Outlook:
     """The fit and everything derived from it, for the command line and the page alike."""
     fitted = fit(run, threshold)

@@ -287,15 +287,13 @@ def with_fitted(model: Model, seen: Outlook | None, fit_error: str) -> Model:
 
 def with_outlook(model: Model) -> Model:
     """The straggler model fitted to the current analysis, at the current threshold (ddpcore.fit)."""
-    from ddpcore.fit import FitError, RunTimes, outlook
+    from ddpcore.fit import outlook_of
 
     t = model.traces
     if t.analysis is None:
         return model
-    try:
-        return replace(model, traces=replace(t, outlook=outlook(RunTimes.of_analysis(t.analysis), t.threshold)))
-    except FitError as exc:
-        return replace(model, traces=replace(t, fit_error=exc.code))
+    seen, error = outlook_of(t.analysis)
+    return replace(model, traces=replace(t, outlook=seen, fit_error=error))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ddpcore.alerts import dashboard, exposition, rules_file
-from ddpcore.analysis import DRAW_PHASES, Analysis, GpuGauges, StepSummary
+from ddpcore.analysis import Analysis, GpuGauges, StepSummary
+from ddpcore.phases import SUMMED
 from ddpcore.rankmap import rank_step_map
 from ddpcore.traces import FileError
 
@@ -193,7 +194,7 @@ def ranks_table(a: Analysis, lang: str, page: int = 0) -> str:
         "tr",
         None,
         *(text("th", {"scope": "col"}, i18n.t(h, lang)) for h in headings),
-        *(text("th", {"scope": "col"}, i18n.t(f"phase.{p}", lang)) for p in DRAW_PHASES),
+        *(text("th", {"scope": "col"}, i18n.t(f"phase.{p}", lang)) for p in SUMMED),
         text("th", {"scope": "col"}, i18n.t("traces.col_file", lang)),
     )
     late = {s.rank for s in a.stragglers}
@@ -209,7 +210,7 @@ def ranks_table(a: Analysis, lang: str, page: int = 0) -> str:
             text("td", None, i18n.ms(r.median_wait_ms, lang)),
             text("td", None, _percent_or_dash(r.gpu.busy if r.gpu else None, lang)),
             text("td", None, _percent_or_dash(r.gpu.compute if r.gpu else None, lang)),
-            *(text("td", None, i18n.ms(r.median_phases_ms[p], lang)) for p in DRAW_PHASES),
+            *(text("td", None, i18n.ms(r.median_phases_ms[p], lang)) for p in SUMMED),
             text("td", {"class": "source"}, r.source),
         ]
         body.append(tag("tr", {"class": "straggler" if r.rank in late else None, "data-testid": "trace-rank"}, *cells))

@@ -7,7 +7,7 @@ import js
 from pyodide.ffi import to_js
 
 from ddpcore.analysis import judge, measure_loaded
-from ddpcore.fit import FitError, RunTimes, outlook
+from ddpcore.fit import outlook_of
 from ddpcore.traces import FileError, collect, read_trace
 
 SLICE = 1024 * 1024
@@ -31,12 +31,7 @@ def slices(file, index):
 def fitted(measured, threshold):
     """The straggler model fitted at the page's threshold (tens of ms in Pyodide: done here, not on the page's
     thread); a FitError's code when it cannot be."""
-    if measured is None:
-        return None, ""
-    try:
-        return outlook(RunTimes.of_analysis(judge(measured, threshold)), threshold), ""
-    except FitError as exc:
-        return None, exc.code
+    return outlook_of(judge(measured, threshold)) if measured is not None else (None, "")
 
 
 def parse_files(files, threshold):
