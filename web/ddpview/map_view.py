@@ -12,7 +12,7 @@ from . import i18n
 from .svg import num, svg_figure, tag, text
 
 WIDTH, LEFT, TOP, BOTTOM = 900, 70, 8, 26
-ROW_MAX, HEIGHT_MAX = 14.0, 320.0
+ROW_MAX, HEIGHT_MAX = 18.0, 320.0
 
 
 def _ranks_label(row: tuple[int, ...], lang: str) -> str:
@@ -85,7 +85,7 @@ def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
             ticks.append(
                 text(
                     "text",
-                    {"x": LEFT - 6, "y": num(TOP + (i + 0.5) * row_h + 4), "text-anchor": "end", "class": "axis-label"},
+                    {"x": LEFT - 6, "y": num(TOP + (i + 0.5) * row_h + 4), "text-anchor": "end", "class": "map-label"},
                     _ranks_label(m.rows[i][:1], lang),
                 )
             )
@@ -95,7 +95,7 @@ def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
     )
     axis = text(
         "text",
-        {"x": LEFT + (WIDTH - LEFT - 10) / 2, "y": num(height - 8), "text-anchor": "middle", "class": "axis-label"},
+        {"x": LEFT + (WIDTH - LEFT - 10) / 2, "y": num(height - 8), "text-anchor": "middle", "class": "map-label"},
         i18n.t("map.axis", lang, first=m.steps[0], last=m.steps[-1], n=len(m.steps)),
     )
     return svg_figure(
