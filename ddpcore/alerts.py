@@ -158,21 +158,25 @@ def scrape_config(targets: list[str], job: str = DEFAULT_JOB, interval: str = "1
     )
 
 
-def exposition(analysis: Analysis, job: str = DEFAULT_JOB) -> str:
-    """Per-rank medians from the traces, as a Prometheus scrape would see them."""
+def exposition(analysis: Analysis, job: str = DEFAULT_JOB, most: int | None = None) -> str:
+    """Per-rank medians from the traces, as a Prometheus scrape would see them; with `most`, only that many ranks
+    (the latest to arrive, in rank order) and a comment saying how many are left out."""
+    ranks = analysis.ranks
+    if most is not None and len(ranks) > most:
+        latest = sorted(ranks, key=lambda r: (-r.median_arrival_ms, r.rank))[:most]
+        ranks = tuple(sorted(latest, key=lambda r: r.rank))
     lines = [
         f"# HELP {STEP_METRIC} Wall time of a training step on this rank (median over the traced steps).",
         f"# TYPE {STEP_METRIC} gauge",
     ]
-    lines += [
-        f'{STEP_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_step_ms / 1000:.6f}' for r in analysis.ranks
-    ]
+    lines += [f'{STEP_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_step_ms / 1000:.6f}' for r in ranks]
     lines += [
         f"# HELP {ARRIVAL_METRIC} Time from the step's start to this rank's first gradient collective (median).",
         f"# TYPE {ARRIVAL_METRIC} gauge",
     ]
     lines += [
-        f'{ARRIVAL_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_arrival_ms / 1000:.6f}'
-        for r in analysis.ranks
+        f'{ARRIVAL_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_arrival_ms / 1000:.6f}' for r in ranks
     ]
+    if len(ranks) < len(analysis.ranks):
+        lines.append(f"# ... {len(analysis.ranks) - len(ranks)} more ranks, left out here")
     return "\n".join(lines) + "\n"

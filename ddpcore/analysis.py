@@ -21,20 +21,28 @@ for it inside their collectives.
 from __future__ import annotations
 
 import statistics
+from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
+from operator import itemgetter, sub, truediv
 
 from .collectives import GRADIENT_KINDS
 from .intervals import Interval, Spans, clip, intersection_ms, merge, partition, union_ms
 from .params import THRESHOLD, check_number
 from .phases import ALLREDUCE, GPU_COMM, GPU_COMPUTE, IDLE, MEASURED, OTHER_COMM, SUMMED
-from .stepfacts import DeviceTime, RankFacts, StepFacts
+from .rankmap import RankStepMap, rank_step_map
+from .stepfacts import Column, DeviceTime, RankColumns, RankFacts, StepFacts, columns_of
+from .summary import drawn as drawn_spans
 from .traces import COMPUTE, MEMORY, FileError, Loaded, RankTrace, TraceStep
 
 DEFAULT_THRESHOLD = THRESHOLD.default
 MAX_THRESHOLD = THRESHOLD.high
 WARMUP_STEP = 0
+DRAWN_ALL = 16
+DRAWN_LATEST = 8
 
 
 WARNINGS = {
@@ -71,21 +79,28 @@ class AnalysisError(ValueError):
 
 
 def medians_of_others(values: Sequence[float]) -> list[float]:
-    """For each value, the median of all the others, in O(n log n) (a job has thousands of ranks).
+    """For each value, the median of all the others, in one sort (a job has thousands of ranks).
+
+    Removing one value shifts the middle of the rest by at most one place, so there are at most three answers: which
+    one depends only on where the value falls in the order.
 
     >>> medians_of_others([10.0, 30.0, 20.0, 40.0])
     [30.0, 20.0, 30.0, 20.0]
+    >>> medians_of_others([1.0, 5.0, 2.0])
+    [3.5, 1.5, 3.0]
     """
-    order = sorted(range(len(values)), key=lambda i: values[i])
+    order = sorted(range(len(values)), key=values.__getitem__)
     ranked = [values[i] for i in order]
-    m = len(values) - 1
-
-    def at(j: int, skip: int) -> float:
-        return ranked[j if j < skip else j + 1]
-
-    out = [0.0] * len(values)
-    for position, i in enumerate(order):
-        out[i] = at(m // 2, position) if m % 2 else (at(m // 2 - 1, position) + at(m // 2, position)) / 2
+    h = (len(values) - 1) // 2
+    if len(values) % 2 == 0:
+        out = [ranked[h]] * len(values)
+        for i in order[: h + 1]:
+            out[i] = ranked[h + 1]
+        return out
+    out = [(ranked[h - 1] + ranked[h]) / 2] * len(values)
+    for i in order[:h]:
+        out[i] = (ranked[h] + ranked[h + 1]) / 2
+    out[order[h]] = (ranked[h - 1] + ranked[h + 1]) / 2
     return out
 
 
@@ -117,9 +132,30 @@ class RankInStep:
 
 
 @dataclass(frozen=True)
+class StepRanks:
+    """Every rank in one step, column by column (entry i is rank `ranks[i]`, ranks in order): what the verdict, the
+    map and the fit read, without an object per rank (a job has thousands). `by_gap` lists the entries from the
+    smallest gap to the largest, so that the ranks late at any threshold are one bisection away."""
+
+    ranks: tuple[int, ...]
+    period_ms: Column
+    arrival_ms: Column
+    compute_ms: Column
+    cost_ms: Column
+    gap: Column
+    wait_ms: Column
+    by_gap: Sequence[int]
+
+    def late(self, threshold: float) -> list[int]:
+        """Entries whose gap reaches the threshold, in rank order."""
+        return sorted(self.by_gap[bisect_left(self.by_gap, threshold, key=self.gap.__getitem__) :])
+
+
+@dataclass(frozen=True)
 class StepSummary:
     """One step across ranks: the latest rank, its cost and gap, and whether that makes a straggler step
-    (`late_ranks` is left empty by `measure`, filled by `judge`)."""
+    (`late_ranks` is left empty by `measure`, filled by `judge`). `columns` holds every rank, `drawn` the ranks the
+    lanes show with their spans: all of them up to DRAWN_ALL, else the DRAWN_LATEST latest and the median one."""
 
     step: int
     slowest_rank: int
@@ -128,7 +164,8 @@ class StepSummary:
     gap: float
     extra_ms: float
     late_ranks: tuple[int, ...]
-    ranks: tuple[RankInStep, ...]
+    columns: StepRanks
+    drawn: tuple[RankInStep, ...]
 
     @property
     def has_straggler(self) -> bool:
@@ -193,6 +230,7 @@ class Measured:
     steps: tuple[StepSummary, ...]
     ranks: tuple[RankSummary, ...]
     warnings: tuple[str, ...]
+    rank_map: RankStepMap
 
 
 @dataclass(frozen=True)
@@ -214,6 +252,7 @@ class Analysis:
     wait_ms_total: float
     gpu: GpuGauges | None
     warnings: tuple[str, ...]
+    rank_map: RankStepMap
 
     @property
     def straggler_rank(self) -> int | None:
@@ -351,45 +390,74 @@ def facts_of(trace: RankTrace | RankFacts) -> RankFacts:
     return RankFacts(trace.rank, trace.source, trace.world_size, tuple(steps))
 
 
-def _summarise_step(number: int, per_rank: dict[int, StepFacts]) -> StepSummary:
-    arrivals = {r: f.arrival_ms for r, f in per_rank.items()}
-    others = dict(zip(arrivals, medians_of_others(list(arrivals.values()))))
-    costs = {r: a - others[r] for r, a in arrivals.items()}
-    latest = max(arrivals.values())
-    lead = max(f.anchor_ms for f in per_rank.values())
-    ranks = []
-    for r, f in sorted(per_rank.items()):
-        shift = lead - f.anchor_ms
-        ranks.append(
-            RankInStep(
-                rank=r,
-                period_ms=f.period_ms,
-                arrival_ms=f.arrival_ms,
-                compute_ms=f.compute_ms,
-                cost_ms=costs[r],
-                gap=gap_of(costs[r], f.period_ms),
-                wait_ms=latest - f.arrival_ms,
-                phases_ms=f.phases_ms,
-                spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in f.spans),
-                comm_spans=f.comm_spans.shifted(shift),
-                device_spans=f.device_spans.shifted(shift),
-                device=f.device,
-                start_ms=shift,
-                end_ms=f.length_ms + shift,
-                followed=f.followed,
-            )
-        )
-    slowest = max(ranks, key=lambda x: (x.arrival_ms, -x.rank))
-    periods = [x.period_ms for x in ranks]
+def table_of(rank: RankTrace | RankFacts | RankColumns) -> RankColumns:
+    """Any rank's input as the columns `measure` reads."""
+    return rank if isinstance(rank, RankColumns) else columns_of(facts_of(rank))
+
+
+def drawn_entries(arrival_ms: Sequence[float]) -> list[int]:
+    """The entries a step's lanes show: every rank up to DRAWN_ALL, else the DRAWN_LATEST latest to arrive and the
+    median one, in rank order."""
+    if len(arrival_ms) <= DRAWN_ALL:
+        return list(range(len(arrival_ms)))
+    by_arrival = sorted(range(len(arrival_ms)), key=arrival_ms.__getitem__)
+    return sorted({*by_arrival[-DRAWN_LATEST:], by_arrival[len(by_arrival) // 2]})
+
+
+def _rank_in_step(rank: int, facts: StepFacts, cost: float, gap: float, wait: float, shift: float) -> RankInStep:
+    return RankInStep(
+        rank=rank,
+        period_ms=facts.period_ms,
+        arrival_ms=facts.arrival_ms,
+        compute_ms=facts.compute_ms,
+        cost_ms=cost,
+        gap=gap,
+        wait_ms=wait,
+        phases_ms=facts.phases_ms,
+        spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in facts.spans),
+        comm_spans=facts.comm_spans.shifted(shift),
+        device_spans=facts.device_spans.shifted(shift),
+        device=facts.device,
+        start_ms=shift,
+        end_ms=facts.length_ms + shift,
+        followed=facts.followed,
+    )
+
+
+def _gaps(cost: Sequence[float], period: Sequence[float]) -> array[float]:
+    if min(period) > 0:
+        return array("d", map(truediv, cost, period))
+    return array("d", [gap_of(c, p) for c, p in zip(cost, period)])
+
+
+def _summarise_step(
+    number: int, ranks: tuple[int, ...], rows: Sequence[int], tables: Sequence[RankColumns], by_column: dict
+) -> StepSummary:
+    """One common step; `by_column` holds, for this step, each rank's value of a column (ranks in order): arrays,
+    not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more."""
+    arrival, period, anchor = by_column["arrival_ms"], by_column["period_ms"], by_column["anchor_ms"]
+    cost = array("d", map(sub, arrival, medians_of_others(arrival)))
+    gap = _gaps(cost, period)
+    latest = max(arrival)
+    wait = array("d", map(sub, repeat(latest, len(arrival)), arrival))
+    columns = StepRanks(
+        ranks,
+        period,
+        arrival,
+        by_column["compute_ms"],
+        cost,
+        gap,
+        wait,
+        array("i", sorted(range(len(gap)), key=gap.__getitem__)),
+    )
+    lead = max(anchor)
+    drawn = tuple(
+        _rank_in_step(ranks[i], tables[i].facts_at(rows[i], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
+        for i in drawn_entries(arrival)
+    )
+    slowest = arrival.index(latest)
     return StepSummary(
-        number,
-        slowest.rank,
-        statistics.median(periods),
-        max(periods),
-        slowest.gap,
-        slowest.cost_ms,
-        (),
-        tuple(ranks),
+        number, ranks[slowest], statistics.median(period), max(period), gap[slowest], cost[slowest], (), columns, drawn
     )
 
 
@@ -404,30 +472,48 @@ def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges
     )
 
 
-def _rank_summary(trace: RankFacts, mine: Sequence[RankInStep], slowest_count: int) -> RankSummary:
-    measured = [x for x in mine if x.device is not None and x.followed] or [x for x in mine if x.device is not None]
+def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
+    if table.device is None:
+        return None
+    with_device = [i for i in rows if table.device[0][i] is not None]
+    measured = [i for i in with_device if table.followed[i]] or with_device
+    devices = [table.device_at(i) for i in measured]
+    return _gauges([d for d in devices if d], [table.period_ms[i] for i in measured]) if measured else None
+
+
+def _rank_summary(
+    table: RankColumns, rows: Sequence[int], mine: dict[str, Sequence[float]], slowest: int
+) -> RankSummary:
+    """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost, gap and wait in
+    each)."""
+
+    def own(column: Column) -> Sequence[float]:
+        return _picked(column, rows)
+
+    period = own(table.period_ms)
     return RankSummary(
-        rank=trace.rank,
-        source=trace.source,
-        median_step_ms=statistics.median(x.period_ms for x in mine),
-        mean_step_ms=statistics.fmean(x.period_ms for x in mine),
-        median_phases_ms={p: statistics.median(x.phases_ms[p] for x in mine) for p in SUMMED},
-        median_arrival_ms=statistics.median(x.arrival_ms for x in mine),
-        median_wait_ms=statistics.median(x.wait_ms for x in mine),
-        median_gap=statistics.median(x.gap for x in mine),
-        median_cost_ms=statistics.median(x.cost_ms for x in mine),
+        rank=table.rank,
+        source=table.source,
+        median_step_ms=statistics.median(period),
+        mean_step_ms=statistics.fmean(period),
+        median_phases_ms={p: statistics.median(own(table.phases_ms[p])) for p in SUMMED},
+        median_arrival_ms=statistics.median(own(table.arrival_ms)),
+        median_wait_ms=statistics.median(mine["wait_ms"]),
+        median_gap=statistics.median(mine["gap"]),
+        median_cost_ms=statistics.median(mine["cost_ms"]),
         late_steps=0,
-        slowest_count=slowest_count,
-        gpu=_gauges([x.device for x in measured if x.device], [x.period_ms for x in measured]) if measured else None,
+        slowest_count=slowest,
+        gpu=_rank_gauges(table, rows),
     )
 
 
 def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
-    hit = [
-        (s, max(x.cost_ms for x in s.ranks if x.rank in s.late_ranks and x.rank not in persistent))
-        for s in steps
-        if set(s.late_ranks) - persistent
-    ]
+    hit = []
+    for s in steps:
+        others = set(s.late_ranks) - persistent
+        if others:
+            entry = s.columns.ranks.index
+            hit.append((s, max(s.columns.cost_ms[entry(r)] for r in others)))
     return Transient(
         steps=len(steps),
         straggler_steps=len(hit),
@@ -438,12 +524,12 @@ def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
     )
 
 
-def _common_steps(traces: Sequence[RankFacts], warnings: list[Caveat]) -> list[int]:
-    step_sets = {t.rank: {s.step for s in t.steps} for t in traces}
+def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list[int]:
+    step_sets = {t.rank: set(t.step) for t in tables}
     common = set.intersection(*step_sets.values())
     if not common:
         raise AnalysisError("the ranks' traces share no step number: were they recorded in the same run?")
-    for t in traces:
+    for t in tables:
         extra = len(step_sets[t.rank] - common)
         if extra:
             warnings.append(Caveat("partial", rank=t.rank, source=t.source, extra=extra))
@@ -455,36 +541,63 @@ def _common_steps(traces: Sequence[RankFacts], warnings: list[Caveat]) -> list[i
     return sorted(common)
 
 
-def measure(ranks: Sequence[RankTrace | RankFacts]) -> Measured:
+def _picked(column: Column, rows: Sequence[int]) -> Sequence[float]:
+    """A column's values in the given rows (the column itself when they are all its rows, in order)."""
+    return column if rows == range(len(column)) else [column[i] for i in rows]
+
+
+def _rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
+    """The rows of the common steps in a rank's table, in step order."""
+    if list(table.step) == common:
+        return range(len(common))
+    where = {n: i for i, n in enumerate(table.step)}
+    return [where[n] for n in common]
+
+
+STEP_COLUMNS = ("arrival_ms", "period_ms", "anchor_ms", "compute_ms")
+RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
+
+
+def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
     """Everything the threshold does not change: the ranks' common steps, each rank's arrival, cost and spans.
 
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
-    the reader and hands the page this, which the page judges again at each threshold without the traces."""
+    the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
+    columns: a step's ranks are arrays, and only the ranks drawn get an object."""
     if len(ranks) < 2:
         raise AnalysisError("need traces of at least two ranks to compare them")
-    traces = [facts_of(r) for r in ranks]
+    tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
     warnings: list[Caveat] = []
-    common = _common_steps(traces, warnings)
-    worlds = {t.world_size for t in traces if t.world_size}
-    if worlds and max(worlds) > len(traces):
-        warnings.append(Caveat("some_ranks", loaded=len(traces), world=max(worlds)))
-    by_rank = {t.rank: {f.step: f for f in t.steps} for t in traces}
-    steps = tuple(_summarise_step(n, {r: facts[n] for r, facts in by_rank.items()}) for n in common)
-    mine: dict[int, list[RankInStep]] = {t.rank: [] for t in traces}
-    for summary in steps:
-        for x in summary.ranks:
-            mine[x.rank].append(x)
-    slowest = Counter(summary.slowest_rank for summary in steps)
-    summaries = tuple(_rank_summary(t, mine[t.rank], slowest[t.rank]) for t in traces)
-    return Measured(steps, summaries, tuple(warnings))
+    common = _common_steps(tables, warnings)
+    worlds = {t.world_size for t in tables if t.world_size}
+    if worlds and max(worlds) > len(tables):
+        warnings.append(Caveat("some_ranks", loaded=len(tables), world=max(worlds)))
+    rows = [_rows_of(t, common) for t in tables]
+    order = tuple(t.rank for t in tables)
+    by_rank = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_COLUMNS}
+    steps = tuple(
+        _summarise_step(
+            n, order, [r[j] for r in rows], tables, {k: array("d", map(itemgetter(j), v)) for k, v in by_rank.items()}
+        )
+        for j, n in enumerate(common)
+    )
+    by_step = {name: [getattr(s.columns, name) for s in steps] for name in RANK_COLUMNS}
+    slowest = Counter(s.slowest_rank for s in steps)
+    summaries = tuple(
+        _rank_summary(t, r, {name: list(map(itemgetter(k), v)) for name, v in by_step.items()}, slowest[t.rank])
+        for k, (t, r) in enumerate(zip(tables, rows))
+    )
+    return Measured(steps, summaries, tuple(warnings), rank_step_map(steps))
 
 
 def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     """The verdict at a threshold: who is late in which step, the persistent and transient stragglers, the costs."""
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
-    steps = tuple(replace(s, late_ranks=tuple(x.rank for x in s.ranks if x.gap >= threshold)) for s in measured.steps)
+    steps = tuple(
+        replace(s, late_ranks=tuple(s.columns.ranks[i] for i in s.columns.late(threshold))) for s in measured.steps
+    )
     late = Counter(r for s in steps for r in s.late_ranks)
-    ranks = tuple(replace(r, late_steps=late[r.rank]) for r in measured.ranks)
+    ranks = tuple(replace(r, late_steps=late[r.rank]) if late[r.rank] else r for r in measured.ranks)
     needed = persistent_needed(len(steps))
     stragglers = tuple(
         sorted(
@@ -510,13 +623,14 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
         ideal_step_ms=step_ms - cost,
         efficiency=(step_ms - cost) / step_ms if step_ms > 0 else 1.0,
         median_gap=statistics.median(s.gap for s in steps),
-        wait_ms_total=statistics.fmean(sum(x.wait_ms for x in s.ranks) for s in steps),
+        wait_ms_total=statistics.fmean(sum(s.columns.wait_ms) for s in steps),
         gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
         warnings=measured.warnings,
+        rank_map=measured.rank_map,
     )
 
 
-def analyze(traces: Sequence[RankTrace | RankFacts], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+def analyze(traces: Sequence[RankTrace | RankFacts | RankColumns], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     """Compare the ranks' common steps: per step the latest rank and its cost, per rank how often it is late."""
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
     return judge(measure(traces), threshold)

@@ -39,6 +39,7 @@ from .params import (
 from .replay import MAX_SPEED, frames_at, frames_of, play
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
+from .traces import Loaded
 
 MAX_JOBS = 256
 
@@ -461,8 +462,18 @@ def _progress_line(done: int, files: int, done_bytes: int, total: int) -> None:
 
 
 def _read_analysed(files: list[str], args: argparse.Namespace, command: str) -> tuple[Analysis | None, list[dict]]:
-    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and analysed;
-    each unreadable file and an analysis that cannot be made are one line on stderr."""
+    """The files read and analysed (`_read_loaded`); an analysis that cannot be made is one line on stderr."""
+    loaded, errors = _read_loaded(files, args, command)
+    try:
+        return analyze(loaded.traces, args.min_gap), errors
+    except AnalysisError as exc:
+        print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
+        return None, errors
+
+
+def _read_loaded(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, list[dict]]:
+    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs); each unreadable
+    file is one line on stderr."""
     from .files import read_paths
 
     check_number("min_gap", args.min_gap, 0.0, MAX_THRESHOLD, low_open=True)
@@ -472,11 +483,7 @@ def _read_analysed(files: list[str], args: argparse.Namespace, command: str) -> 
     errors = [{"source": e.source, "message": e.message} for e in loaded.errors]
     for e in errors:
         print(f"python -m ddpcore {command}: {e['source']}: {e['message']}", file=sys.stderr)
-    try:
-        return analyze(loaded.traces, args.min_gap), errors
-    except AnalysisError as exc:
-        print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
-        return None, errors
+    return loaded, errors
 
 
 def _fitted(files: list[str], args: argparse.Namespace) -> Outlook | None:
@@ -598,7 +605,7 @@ def _add_summarize(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_summarize(args: argparse.Namespace) -> int:
-    from .analysis import facts_of
+    from .analysis import table_of
     from .files import read_paths
     from .summary import SUFFIX, summary_bytes
 
@@ -611,7 +618,7 @@ def _run_summarize(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for trace in loaded.traces:
             target = folder / f"rank{trace.rank}{SUFFIX}"
-            target.write_bytes(summary_bytes(facts_of(trace)))
+            target.write_bytes(summary_bytes(table_of(trace)))
             print(f"{trace.source} -> {target}")
     except OSError as exc:
         print(f"python -m ddpcore summarize: error: {folder}: {exc.strerror}", file=sys.stderr)
@@ -650,11 +657,14 @@ def _run_replay(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    analysis, _ = _read_analysed(args.files, args, "replay")
-    if analysis is None:
+    loaded, _ = _read_loaded(args.files, args, "replay")
+    try:
+        analysis = analyze(loaded.traces, args.min_gap)
+    except AnalysisError as exc:
+        print(f"python -m ddpcore replay: error: {exc}", file=sys.stderr)
         return 1
-    frames = frames_at(frames_of(analysis), args.speed)
-    ranks = [x.rank for x in analysis.steps[0].ranks]
+    frames = frames_at(frames_of(analysis, loaded.traces), args.speed)
+    ranks = analysis.steps[0].columns.ranks
     check_int("port", args.port + len(ranks) - 1, 1, 65535)
     exporters = {r: Exporter(r, args.job) for r in ranks}
     targets = [f"{args.addr}:{args.port + i}" for i in range(len(ranks))]

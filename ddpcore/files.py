@@ -6,8 +6,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 
 from .reader import READ_CHUNK
-from .stepfacts import RankFacts
-from .traces import FileError, Loaded, RankTrace, collect, read_trace
+from .traces import FileError, Loaded, ReadRank, collect, read_trace
 
 Progress = Callable[[int, int, int, int], None]
 """Called after each file: files done, files in all, bytes done, bytes in all."""
@@ -20,7 +19,7 @@ def chunks_of(path: str, size: int = READ_CHUNK) -> Iterator[bytes]:
             yield chunk
 
 
-def read_path(path: str) -> RankTrace | RankFacts | FileError:
+def read_path(path: str) -> ReadRank | FileError:
     """One trace file, or why it cannot be read (one line)."""
     try:
         return read_trace(path, chunks_of(path))
@@ -43,9 +42,9 @@ def read_paths(paths: Sequence[str], jobs: int = 1, progress: Progress | None = 
     """Every file, in `jobs` processes at once (1: in this one); results in the order given."""
     sizes = [_size(p) for p in paths]
     total, done_bytes = sum(sizes), 0
-    results: list[RankTrace | RankFacts | FileError] = []
+    results: list[ReadRank | FileError] = []
 
-    def report(index: int, result: RankTrace | RankFacts | FileError) -> None:
+    def report(index: int, result: ReadRank | FileError) -> None:
         nonlocal done_bytes
         results.append(result)
         done_bytes += sizes[index]

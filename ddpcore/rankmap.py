@@ -11,13 +11,14 @@ never hides a straggler.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from typing import TYPE_CHECKING
 
-from .analysis import Analysis
+if TYPE_CHECKING:
+    from .analysis import StepSummary
 
 MAX_ROWS = 256
-GAP = attrgetter("gap")
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,13 @@ def bins_of(ranks: list[int], max_rows: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(ranks[k : k + size]) for k in range(0, len(ranks), size))
 
 
-def rank_step_map(analysis: Analysis, max_rows: int = MAX_ROWS) -> RankStepMap:
-    """The map of an analysis: per row and step, the row's latest rank (highest gap) and its cost.
+def rank_step_map(steps: Sequence[StepSummary], max_rows: int = MAX_ROWS) -> RankStepMap:
+    """The map of a run's measured steps: per row and step, the row's latest rank (highest gap) and its cost.
+    The threshold does not change it: `measure` makes it once, and only the colouring of late cells depends on it.
 
-    A step lists its ranks in rank order, and rows are runs of consecutive ranks, so a row is a slice of each step's
-    gaps: one `max` over a slice per cell rather than a comparison per rank-step in Python."""
-    ranks = [x.rank for x in analysis.steps[0].ranks]
+    A step holds its ranks' gaps as one array in rank order, and rows are runs of consecutive ranks, so a cell is
+    one `max` over a slice rather than a comparison per rank-step in Python."""
+    ranks = list(steps[0].columns.ranks)
     rows = bins_of(ranks, max_rows)
     bounds = []
     start = 0
@@ -57,18 +59,17 @@ def rank_step_map(analysis: Analysis, max_rows: int = MAX_ROWS) -> RankStepMap:
     cost: list[list[float]] = [[] for _ in rows]
     gap: list[list[float]] = [[] for _ in rows]
     worst: list[list[int]] = [[] for _ in rows]
-    for s in analysis.steps:
-        members = s.ranks
-        gaps = list(map(GAP, members))
+    for s in steps:
+        gaps, costs = s.columns.gap, s.columns.cost_ms
         for i, (lo, hi) in enumerate(bounds):
             chunk = gaps[lo:hi]
             top = max(chunk)
             k = lo + chunk.index(top)
             gap[i].append(top)
-            cost[i].append(members[k].cost_ms)
-            worst[i].append(members[k].rank)
+            cost[i].append(costs[k])
+            worst[i].append(ranks[k])
     return RankStepMap(
-        tuple(s.step for s in analysis.steps),
+        tuple(s.step for s in steps),
         rows,
         tuple(tuple(r) for r in cost),
         tuple(tuple(r) for r in gap),

@@ -14,8 +14,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .analysis import Analysis
+from .analysis import Analysis, table_of
 from .instrument import StepTimes
+from .stepfacts import RankColumns, RankFacts
+from .traces import RankTrace
 
 MAX_SPEED = 1000.0
 
@@ -28,17 +30,19 @@ class Frame:
     ranks: dict[int, StepTimes]
 
 
-def frames_of(analysis: Analysis) -> list[Frame]:
-    """Every analysed step as a frame: each rank's period, arrival and phase times, in seconds."""
+def frames_of(analysis: Analysis, ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> list[Frame]:
+    """Every analysed step of the ranks analysed as a frame: each rank's period, arrival and phase times, in
+    seconds."""
+    tables = [table_of(r) for r in ranks]
+    rows = [{n: i for i, n in enumerate(t.step)} for t in tables]
     frames = []
     for s in analysis.steps:
-        ranks = {
-            x.rank: StepTimes(
-                s.step, x.period_ms / 1000, x.arrival_ms / 1000, {p: ms / 1000 for p, ms in x.phases_ms.items()}
-            )
-            for x in s.ranks
-        }
-        frames.append(Frame(s.median_step_ms / 1000, ranks))
+        times = {}
+        for t, where in zip(tables, rows):
+            i = where[s.step]
+            phases = {p: column[i] / 1000 for p, column in t.phases_ms.items()}
+            times[t.rank] = StepTimes(s.step, t.period_ms[i] / 1000, t.arrival_ms[i] / 1000, phases)
+        frames.append(Frame(s.median_step_ms / 1000, dict(sorted(times.items()))))
     return frames
 
 

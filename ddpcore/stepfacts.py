@@ -3,7 +3,9 @@ summary (`ddpcore.summary`): plain data, so that summaries need neither the trac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from array import array
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 
 from .intervals import Interval, Spans
 
@@ -57,3 +59,89 @@ class RankFacts:
     source: str
     world_size: int | None
     steps: tuple[StepFacts, ...]
+
+
+Column = Sequence[float]
+DEVICE_COLUMNS = tuple(f.name for f in fields(DeviceTime))
+"""`DeviceTime`'s fields, in order: the GPU columns of a rank's table."""
+
+
+@dataclass(frozen=True)
+class RankColumns:
+    """One rank's steps column by column: what `measure` reads, for thousands of ranks without an object per step.
+
+    Row i is step `step[i]`; the columns are `StepFacts`' fields (a summary is read straight into them). `device`
+    holds `DEVICE_COLUMNS` (None without kernels; a row without them has None in each); `detail` keeps the steps
+    with their spans when the columns come from a trace, for drawing."""
+
+    rank: int
+    source: str
+    world_size: int | None
+    step: tuple[int, ...]
+    start_ms: Column
+    length_ms: Column
+    period_ms: Column
+    followed: tuple[bool, ...]
+    arrival_ms: Column
+    compute_ms: Column
+    anchor_ms: Column
+    phases_ms: Mapping[str, Column]
+    device: tuple[Sequence[float | None], ...] | None
+    detail: tuple[StepFacts, ...] = ()
+
+    def device_at(self, i: int) -> DeviceTime | None:
+        """Row i's GPU time, or None when the row has none."""
+        if self.device is None or self.device[0][i] is None:
+            return None
+        return DeviceTime(*(float(c[i]) for c in self.device))  # type: ignore[arg-type]
+
+    def facts_at(self, i: int, drawn: Callable[[dict[str, float]], tuple[Interval, ...]]) -> StepFacts:
+        """Row i as a step with its spans: the trace's own, else `drawn` from the phase durations."""
+        if self.detail:
+            return self.detail[i]
+        phases = {p: c[i] for p, c in self.phases_ms.items()}
+        return StepFacts(
+            step=self.step[i],
+            start_ms=self.start_ms[i],
+            length_ms=self.length_ms[i],
+            period_ms=self.period_ms[i],
+            followed=self.followed[i],
+            arrival_ms=self.arrival_ms[i],
+            compute_ms=self.compute_ms[i],
+            anchor_ms=self.anchor_ms[i],
+            phases_ms=phases,
+            device=self.device_at(i),
+            spans=drawn(phases),
+        )
+
+
+def columns_of(facts: RankFacts) -> RankColumns:
+    """A rank's steps as columns, each step kept beside them with its spans."""
+    steps = facts.steps
+
+    def column(name: str) -> array[float]:
+        return array("d", [getattr(s, name) for s in steps])
+
+    devices = [s.device for s in steps]
+    device = (
+        None
+        if all(d is None for d in devices)
+        else tuple(tuple(None if d is None else getattr(d, f) for d in devices) for f in DEVICE_COLUMNS)
+    )
+    phases = {p: array("d", [s.phases_ms[p] for s in steps]) for p in (steps[0].phases_ms if steps else {})}
+    return RankColumns(
+        rank=facts.rank,
+        source=facts.source,
+        world_size=facts.world_size,
+        step=tuple(s.step for s in steps),
+        start_ms=column("start_ms"),
+        length_ms=column("length_ms"),
+        period_ms=column("period_ms"),
+        followed=tuple(s.followed for s in steps),
+        arrival_ms=column("arrival_ms"),
+        compute_ms=column("compute_ms"),
+        anchor_ms=column("anchor_ms"),
+        phases_ms=phases,
+        device=device,
+        detail=steps,
+    )

@@ -20,11 +20,12 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from array import array
 
 from .intervals import Interval
 from .phases import ALLREDUCE, BACKWARD, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED
 from .reader import ReadError
-from .stepfacts import DeviceTime, RankFacts, StepFacts
+from .stepfacts import RankColumns, RankFacts, columns_of
 
 FORMAT = "ddpcore-summary"
 VERSION = 1
@@ -41,25 +42,25 @@ DRAWN_IN_ORDER = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER)
 """A summary keeps durations, not instants: its lanes show the phases end to end, in this order."""
 
 
-def _row(s: StepFacts) -> list[object]:
-    device = s.device
-    gpu = [device.busy_ms, device.compute_ms, device.comm_ms, device.overlapped_ms] if device else [None] * len(GPU)
-    values = [s.length_ms, s.period_ms]
-    measures = [s.arrival_ms, s.compute_ms, s.anchor_ms]
-    phases = [s.phases_ms[p] for p in SUMMED]
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, NS_DIGITS)
+
+
+def _row(t: RankColumns, i: int) -> list[object]:
+    gpu = [_rounded(c[i]) for c in t.device] if t.device else [None] * len(GPU)
+    measures = [*(getattr(t, c)[i] for c in TIMING), t.followed[i], *(getattr(t, c)[i] for c in MEASURES)]
     return [
-        s.step,
-        round(s.start_ms, US_DIGITS),
-        *(round(v, NS_DIGITS) for v in values),
-        s.followed,
-        *(round(v, NS_DIGITS) for v in measures),
-        *(round(v, NS_DIGITS) for v in phases),
-        *(None if v is None else round(v, NS_DIGITS) for v in gpu),
+        t.step[i],
+        round(t.start_ms[i], US_DIGITS),
+        *(v if isinstance(v, bool) else round(v, NS_DIGITS) for v in measures),
+        *(round(t.phases_ms[p][i], NS_DIGITS) for p in SUMMED),
+        *gpu,
     ]
 
 
-def summary_bytes(facts: RankFacts) -> bytes:
+def summary_bytes(facts: RankFacts | RankColumns) -> bytes:
     """A rank's summary file (gzipped, byte for byte the same for the same facts)."""
+    table = facts if isinstance(facts, RankColumns) else columns_of(facts)
     body = {
         "format": FORMAT,
         "version": VERSION,
@@ -67,7 +68,7 @@ def summary_bytes(facts: RankFacts) -> bytes:
         "world_size": facts.world_size,
         "source": facts.source,
         "columns": list(COLUMNS),
-        "steps": [_row(s) for s in facts.steps],
+        "steps": [_row(table, i) for i in range(len(table.step))],
     }
     return gzip.compress(json.dumps(body, separators=(",", ":")).encode(), mtime=0)
 
@@ -91,23 +92,15 @@ def _whole(value: object, where: str, high: int) -> int:
     return value
 
 
-def _drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
-    spans, t = [], 0.0
-    for p in DRAWN_IN_ORDER:
-        if phases[p] > 0:
-            spans.append(Interval(p, t, t + phases[p]))
-            t += phases[p]
-    return tuple(spans)
-
-
-NUMBER_TYPES = (int, float)
+NUMBERS = {int, float}
 LOWS = {c: (0.0 if c.endswith("_ms") and c[: -len("_ms")] in SUMMED or c in GPU else -MAX_MS) for c in COLUMNS}
 
 
-def _checked(row: list, number: int) -> None:
-    """Every value of a row within its column's bounds; the first one that is not, named in one line. (A row that
-    passes takes one generator; only a bad one is looked at column by column.)"""
+def _checked(row: object, number: int) -> None:
+    """Every value of a row within its column's bounds; the first one that is not, named in one line."""
     where = f"step row {number}"
+    if not isinstance(row, list) or len(row) != len(COLUMNS):
+        raise ReadError(f"summary {where}: expected {len(COLUMNS)} values")
     for column, value in zip(COLUMNS, row):
         if column == "step":
             _whole(value, f"{where} 'step'", MAX_STEP)
@@ -116,52 +109,94 @@ def _checked(row: list, number: int) -> None:
                 raise ReadError(f"summary {where}: 'followed' must be true or false")
         elif not (column in GPU and value is None):
             _number(value, f"{where} '{column}'", LOWS[column], MAX_MS)
-
-
-def _fine(row: list) -> bool:
-    """The common case, checked in one pass: whole step, boolean `followed`, every time a finite number in range
-    (phases and GPU times not negative), the GPU columns all numbers or all null."""
     gpu = row[-len(GPU) :]
-    gpu_null = all(v is None for v in gpu)
-    if not gpu_null and any(v is None for v in gpu):
+    if any(v is None for v in gpu) and not all(v is None for v in gpu):
+        raise ReadError(f"summary {where}: the GPU columns must be all numbers or all null")
+    if row[COLUMNS.index("period_ms")] <= 0:
+        raise ReadError(f"summary {where}: 'period_ms' must be positive")
+
+
+def _numbers_within(column: tuple, low: float) -> bool:
+    """Every value a finite int or float within [low, MAX_MS]: checked with C loops, not a test per value (a
+    summary of 4,096 ranks has a million rows)."""
+    if not set(map(type, column)) <= NUMBERS:
         return False
-    if type(row[0]) is not int or not 0 <= row[0] <= MAX_STEP or type(row[4]) is not bool:
+    try:
+        total = math.fsum(column)
+    except (ValueError, OverflowError):
         return False
-    signed = row[1:4] + row[5:8]
-    unsigned = row[8 : 8 + len(SUMMED)] + ([] if gpu_null else gpu)
-    return all(type(v) in NUMBER_TYPES and -MAX_MS <= v <= MAX_MS for v in signed) and all(
-        type(v) in NUMBER_TYPES and 0 <= v <= MAX_MS for v in unsigned
+    return math.isfinite(total) and low <= min(column) and max(column) <= MAX_MS
+
+
+def _fine(columns: list[tuple]) -> bool:
+    """The common case, checked column by column: whole steps, boolean `followed`, every time a finite number in
+    its range, periods positive, the GPU columns all numbers or all null in each row."""
+    named = dict(zip(COLUMNS, columns))
+    steps, followed = named["step"], named["followed"]
+    if set(map(type, steps)) != {int} or min(steps) < 0 or max(steps) > MAX_STEP:
+        return False
+    if set(map(type, followed)) != {bool} or min(named["period_ms"]) <= 0:
+        return False
+    gpu = [named[c] for c in GPU]
+    nulls = [tuple(v is None for v in c) if None in c else None for c in gpu]
+    if len(set(nulls)) != 1:
+        return False
+    if nulls[0] is not None:
+        gpu = [tuple(v for v in c if v is not None) for c in gpu]
+    timed = [(named[c], LOWS[c]) for c in COLUMNS if c not in GPU and c not in ("step", "followed")]
+    return all(_numbers_within(c, low) for c, low in timed + [(c, LOWS[g]) for c, g in zip(gpu, GPU)] if c)
+
+
+def _table(rows: list, top: dict, source: str) -> RankColumns:
+    if set(map(type, rows)) != {list} or set(map(len, rows)) != {len(COLUMNS)}:
+        bad = next(i for i, row in enumerate(rows) if not isinstance(row, list) or len(row) != len(COLUMNS))
+        _checked(rows[bad], bad + 1)
+    columns = list(zip(*rows))
+    if not _fine(columns):
+        for i, row in enumerate(rows):
+            _checked(row, i + 1)
+    named = dict(zip(COLUMNS, columns))
+    if len(set(named["step"])) != len(rows):
+        raise ReadError("a ddpcore summary with a step twice")
+    gpu = [named[c] for c in GPU]
+    world = top.get("world_size")
+
+    def floats(column: str) -> array[float]:
+        return array("d", named[column])
+
+    return RankColumns(
+        rank=_whole(top.get("rank"), "'rank'", MAX_RANK),
+        source=source,
+        world_size=None if world is None else _whole(world, "'world_size'", MAX_RANK),
+        step=named["step"],
+        start_ms=floats("start_ms"),
+        length_ms=floats("length_ms"),
+        period_ms=floats("period_ms"),
+        followed=named["followed"],
+        arrival_ms=floats("arrival_ms"),
+        compute_ms=floats("compute_ms"),
+        anchor_ms=floats("anchor_ms"),
+        phases_ms={p: floats(f"{p}_ms") for p in SUMMED},
+        device=None if all(v is None for v in gpu[0]) else tuple(tuple(map(_float, c)) for c in gpu),
     )
 
 
-def _step(row: object, number: int) -> StepFacts:
-    if not isinstance(row, list) or len(row) != len(COLUMNS):
-        raise ReadError(f"summary step row {number}: expected {len(COLUMNS)} values")
-    if not _fine(row):
-        _checked(row, number)
-        raise ReadError(f"summary step row {number}: the GPU columns must be all numbers or all null")
-    step, start, length, period, followed, arrival, compute, anchor = row[:8]
-    if period <= 0:
-        raise ReadError(f"summary step row {number}: 'period_ms' must be positive")
-    phases = dict(zip(SUMMED, map(float, row[8 : 8 + len(SUMMED)])))
-    gpu = row[8 + len(SUMMED) :]
-    return StepFacts(
-        step=step,
-        start_ms=float(start),
-        length_ms=float(length),
-        period_ms=float(period),
-        followed=followed,
-        arrival_ms=float(arrival),
-        compute_ms=float(compute),
-        anchor_ms=float(anchor),
-        phases_ms=phases,
-        device=DeviceTime(*map(float, gpu)) if gpu[0] is not None else None,
-        spans=_drawn(phases),
-    )
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)
 
 
-def read_summary(top: dict, source: str) -> RankFacts:
-    """A summary object read back; one ReadError line for anything foreign, malformed or out of range."""
+def drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
+    """A summarised step's lanes: its phases end to end in `DRAWN_IN_ORDER` (a summary keeps no instants)."""
+    spans, t = [], 0.0
+    for p in DRAWN_IN_ORDER:
+        if phases[p] > 0:
+            spans.append(Interval(p, t, t + phases[p]))
+            t += phases[p]
+    return tuple(spans)
+
+
+def read_summary(top: dict, source: str) -> RankColumns:
+    """A summary object read back as columns; one ReadError line for anything foreign, malformed or out of range."""
     version = top.get("version")
     if version != VERSION:
         raise ReadError(f"a ddpcore summary of version {version!r}: this ddpcore reads version {VERSION}")
@@ -170,13 +205,4 @@ def read_summary(top: dict, source: str) -> RankFacts:
     rows = top.get("steps")
     if not isinstance(rows, list) or not rows:
         raise ReadError("a ddpcore summary without steps")
-    world = top.get("world_size")
-    steps = tuple(_step(row, i + 1) for i, row in enumerate(rows))
-    if len({s.step for s in steps}) != len(steps):
-        raise ReadError("a ddpcore summary with a step twice")
-    return RankFacts(
-        rank=_whole(top.get("rank"), "'rank'", MAX_RANK),
-        source=source,
-        world_size=None if world is None else _whole(world, "'world_size'", MAX_RANK),
-        steps=steps,
-    )
+    return _table(rows, top, source)

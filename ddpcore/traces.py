@@ -22,7 +22,7 @@ from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kern
 from .intervals import Interval, clip
 from .phases import HOST, RECORDED
 from .reader import READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
-from .stepfacts import RankFacts
+from .stepfacts import RankColumns
 from .summary import is_summary, read_summary
 
 MIB = 1024 * 1024
@@ -93,6 +93,10 @@ class RankTrace:
     has_kernels: bool = False
 
 
+ReadRank = RankTrace | RankColumns
+"""What one file holds once read: a trace's events, or a summary's columns."""
+
+
 @dataclass(frozen=True)
 class FileError:
     """A file left out, and why (one line)."""
@@ -105,7 +109,7 @@ class FileError:
 class Loaded:
     """What `load` returns: the traces (or summaries) that parsed, one per rank, and one error per file that did not."""
 
-    traces: tuple[RankTrace | RankFacts, ...]
+    traces: tuple[ReadRank, ...]
     errors: tuple[FileError, ...]
 
 
@@ -426,7 +430,7 @@ def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
     return top
 
 
-def read_trace(source: str, chunks: Iterable[bytes]) -> RankTrace | RankFacts:
+def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
     """One file, streamed: the format told by the content (one object holding `traceEvents` is Kineto; one whose
     `format` says so is a ddpcore summary; JSON objects one after another are JSONL), events decoded one at a time
     and kept only when the analysis uses them."""
@@ -471,7 +475,7 @@ def chunked(data: bytes, size: int = READ_CHUNK) -> Iterator[bytes]:
         yield bytes(view[start : start + size])
 
 
-def parse_file(source: str, data: bytes) -> RankTrace | RankFacts:
+def parse_file(source: str, data: bytes) -> ReadRank:
     """One file's bytes to a rank's trace, or a TraceError whose message is one line."""
     return read_trace(source, chunked(data))
 
@@ -486,7 +490,7 @@ def load_streams(files: Iterable[tuple[str, Iterable[bytes]]]) -> Loaded:
     return collect(_read_one(source, chunks) for source, chunks in files)
 
 
-def _read_one(source: str, chunks: Iterable[bytes]) -> RankTrace | RankFacts | FileError:
+def _read_one(source: str, chunks: Iterable[bytes]) -> ReadRank | FileError:
     try:
         return read_trace(source, chunks)
     except TraceError as exc:
@@ -495,9 +499,9 @@ def _read_one(source: str, chunks: Iterable[bytes]) -> RankTrace | RankFacts | F
         return FileError(source, f"could not be read ({type(exc).__name__})")
 
 
-def collect(results: Iterable[RankTrace | RankFacts | FileError]) -> Loaded:
+def collect(results: Iterable[ReadRank | FileError]) -> Loaded:
     """Traces and errors in the order given; a second file for a rank is an error."""
-    traces: dict[int, RankTrace | RankFacts] = {}
+    traces: dict[int, ReadRank] = {}
     errors: list[FileError] = []
     for result in results:
         if isinstance(result, FileError):

@@ -164,6 +164,23 @@ def test_traces_view_is_redrawn_only_when_what_it_shows_changes():
     assert app.screen(app.with_threshold(done, "0.99")).regions["trace-summary"] != first["trace-summary"]
 
 
+def test_progress_of_thousands_of_files_is_two_bars():
+    names = tuple((f"rank{i}.ddpsum.json.gz", None) for i in range(4096))
+    m = app.loading_traces(model(), 4096, names)
+    html = app.progress_html(m.traces.progress, "en")
+    assert html.count('data-testid="trace-progress-file"') == 2 and "0 of 4096 files read" in html
+    assert "<progress data-testid" in html, "sizes not known yet: an indeterminate bar"
+    m = app.file_sizes(m, [2048] * 4095 + [300 * 1024 * 1024])
+    m = app.files_read(m, [(i, i) for i in range(100)])
+    m = app.read_progress(m, 100, 1024, 2048)
+    html = app.progress_html(m.traces.progress, "fr")
+    assert "100 fichiers lus sur 4096" in html and 'aria-current="step"' in html and "rank100.ddpsum" in html
+    assert html.count('data-testid="trace-progress-file"') == 2
+    assert app.screen(m).texts["trace-status"] == "Reading file 101 of 4096…"
+    m = app.files_read(m, [(i, i) for i in range(4095)])
+    assert app.reading_index(m.traces.progress) is None, "a file over the limit is refused, never read"
+
+
 def test_progress_says_which_file_is_read_how_far_and_its_rank_once_read():
     m = app.loading_traces(model(), 2, (("a.json", 4 * 1024 * 1024), ("b.json", 2 * 1024 * 1024)))
     m = app.read_progress(m, 0, 1024 * 1024, 4 * 1024 * 1024)

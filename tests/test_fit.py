@@ -71,6 +71,20 @@ def test_the_bootstrap_is_seeded():
     assert fit(run, resamples=20, seed=1).jitter_cv_interval != fit(run, resamples=20, seed=2).jitter_cv_interval
 
 
+def test_the_capped_bootstrap_gives_the_full_bootstraps_interval(monkeypatch):
+    import ddpcore.fit
+
+    run = simulated(**SETS["frequent, 3x, two slow ranks"], seed=11)
+    capped = fit(run, resamples=100)
+    monkeypatch.setattr(ddpcore.fit, "BOOTSTRAP_MAX", 10**9)
+    full = fit(run, resamples=100)
+    assert capped.rank_steps > 4 * 4096, "the cap is in play"
+    for name in ("jitter_cv_interval", "slowdown_interval"):
+        (a, b), (c, d) = getattr(capped, name), getattr(full, name)
+        assert 0.6 < (b - a) / (d - c) < 1.6, (name, (a, b), (c, d))
+        assert abs((a + b) - (c + d)) / 2 < (d - c), "centred where the full bootstrap is"
+
+
 def test_wilson_interval_matches_its_formula_where_known():
     assert wilson_interval(0, 100)[0] == 0.0 and 0.03 < wilson_interval(0, 100)[1] < 0.04
     low, high = wilson_interval(50, 100)

@@ -320,8 +320,9 @@ def test_replay_plays_every_step_of_every_rank_and_stops(capsys):
     from ddpcore.traces import load
 
     files = sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))
-    analysis = analyze(load([(p.name, p.read_bytes()) for p in files]).traces)
-    frames = frames_at(frames_of(analysis), 10.0)
+    loaded = load([(p.name, p.read_bytes()) for p in files])
+    analysis = analyze(loaded.traces)
+    frames = frames_at(frames_of(analysis, loaded.traces), 10.0)
     shown: list[tuple[int, float]] = []
     slept: list[float] = []
     assert play(frames, lambda rank, t: shown.append((rank, t.arrival_seconds)), loops=2, sleep=slept.append) == 78

@@ -7,9 +7,9 @@ from xml.etree import ElementTree
 
 import pytest
 from ddpview.map_view import map_svg
-from ddpview.traces_view import LANES_MAX, TABLE_ROWS, traces_regions
+from ddpview.traces_view import TABLE_ROWS, traces_regions
 
-from ddpcore.analysis import DEFAULT_THRESHOLD, analyze
+from ddpcore.analysis import DEFAULT_THRESHOLD, DRAWN_LATEST, analyze
 from ddpcore.rankmap import MAX_ROWS, rank_step_map
 from scripts.tracegen import generated_summaries
 
@@ -32,7 +32,8 @@ def test_the_persistent_rank_and_the_transient_share(big):
 
 def test_the_map_holds_the_persistent_row_and_the_transient_cells(big):
     analysis, slowed = big
-    m = rank_step_map(analysis)
+    m = rank_step_map(analysis.steps)
+    assert m == analysis.rank_map, "measured once, kept by the verdict"
     assert len(m.rows) == MAX_ROWS and sum(len(r) for r in m.rows) == RANKS
     row = next(i for i, r in enumerate(m.rows) if PERSISTENT in r)
     late = m.late_cells(DEFAULT_THRESHOLD)
@@ -52,12 +53,12 @@ def test_the_view_stays_small_and_legible_at_4096_ranks(big):
     tree = ElementTree.fromstring(svg)
     assert tree.get("data-testid") == "rank-step-map" and int(tree.get("data-rows")) == MAX_ROWS
     assert len(svg) < 400_000
-    assert regions["trace-timeline-view"].count('data-testid="lane"') <= LANES_MAX
+    assert regions["trace-timeline-view"].count('data-testid="lane"') == DRAWN_LATEST + 1
     assert "ranks shown: the latest ones and the median rank" in regions["trace-lanes-note"]
     assert regions["trace-ranks"].count('data-testid="trace-rank"') == TABLE_ROWS
     first = regions["trace-ranks"].split('data-testid="trace-rank"')[1]
     assert f">{PERSISTENT}<" in first.split("</tr>")[0], "the table starts with the latest rank"
-    assert 'data-testid="map-row"' in map_svg(rank_step_map(analysis), DEFAULT_THRESHOLD, "fr")
+    assert 'data-testid="map-row"' in map_svg(rank_step_map(analysis.steps), DEFAULT_THRESHOLD, "fr")
 
 
 def test_the_ranks_table_pages_through_every_rank_latest_first(big):
@@ -86,3 +87,25 @@ def test_rank_page_in_the_model():
     m = app.initial("#view=traces", "en", False)
     assert app.with_rank_page(m, "3").traces.rank_page == 3
     assert app.with_rank_page(m, "x") == m and app.with_rank_page(m, "-4").traces.rank_page == 0
+
+
+def test_the_measurement_reaches_the_page_in_small_parts(big):
+    import pickle
+
+    from ddpview import transfer
+
+    from ddpcore.analysis import measure
+
+    runs, _ = generated_summaries(RANKS, 20, (PERSISTENT,), P, seed=4)
+    measured = measure(runs)
+    blobs = transfer.parts(measured, (), None, "")
+    per_step = transfer.ITEMS_PER_PART // RANKS
+    assert len(blobs) == 1 + -(-RANKS // transfer.RANKS_PER_PART) + -(-20 // per_step)
+    assert max(map(len, blobs)) < 3_000_000 < len(pickle.dumps(measured)), "a few ms each to unpickle, not 40"
+    assert transfer.joined([transfer.unpickled(b) for b in blobs]) == (measured, (), None, "")
+    assert transfer.joined([transfer.unpickled(b) for b in transfer.parts(None, ("e",), None, "few")]) == (
+        None,
+        ("e",),
+        None,
+        "few",
+    )

@@ -86,7 +86,7 @@ def test_several_persistent_stragglers_worst_first():
 def test_phases_never_add_up_to_more_than_the_step():
     a = analyze(load(run([[0.03, 0.05, 0.04]] * 3)).traces)
     for s in a.steps:
-        for x in s.ranks:
+        for x in s.drawn:
             assert sum(v for k, v in x.phases_ms.items() if k != "idle") <= x.period_ms + 1e-9
 
 
@@ -111,7 +111,7 @@ def test_the_buffer_broadcast_and_all_to_all_are_not_arrival():
         return json.dumps({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": events}).encode()
 
     a = analyze(load([("a.json", kineto(0, 2_000, 50_000)), ("b.json", kineto(1, 30_000, 50_000))]).traces)
-    assert [x.arrival_ms for x in a.steps[0].ranks] == [pytest.approx(50.0), pytest.approx(50.0)]
+    assert [x.arrival_ms for x in a.steps[0].drawn] == [pytest.approx(50.0), pytest.approx(50.0)]
     assert a.stragglers == ()
 
 

@@ -57,7 +57,7 @@ def test_kineto_metadata_and_phases():
 def test_steps_are_aligned_on_the_end_of_the_collective():
     a = analyze(load(files("*.jsonl.gz")).traces)
     for step in a.steps:
-        ends = [max(sp.end_ms for sp in r.comm_spans if sp.phase == "allreduce") for r in step.ranks]
+        ends = [max(sp.end_ms for sp in r.comm_spans if sp.phase == "allreduce") for r in step.drawn]
         assert max(ends) - min(ends) < 1e-6
 
 
@@ -151,6 +151,10 @@ def test_rules_file_and_exposition():
     text = exposition(a)
     assert text.count('ddp_step_seconds{job="ddp",rank="') == 4
     assert "# TYPE ddp_step_arrival_seconds gauge" in text
+    latest = max(a.ranks, key=lambda r: r.median_arrival_ms).rank
+    short = exposition(a, most=1)
+    assert short.count('ddp_step_seconds{job="ddp"') == 1 and f'rank="{latest}"' in short
+    assert "# ... 3 more ranks, left out here" in short
     with pytest.raises(ValueError):
         rules_file(float("nan"))
 

@@ -1,4 +1,6 @@
 // Loading progress and boot errors only: shown before Python is live. Everything else is Python (main.py).
+// The names of picked files in one call (thousands of File proxies, one at a time, cost Python seconds).
+globalThis.ddpcoreFileNames = (files) => JSON.stringify(Array.from(files, (file) => file.name));
 (() => {
   let step = 0;
   addEventListener("py:progress", (event) => {

@@ -183,9 +183,10 @@ class Page:
             window.setTimeout(self.fit_proxy, 0)
 
     def fit(self, *_):
-        """The fit, in a task of its own once the analysis is drawn; a newer analysis is fitted instead."""
+        """The fit, by the worker when it holds the measurement shown, else here in a task of its own once the
+        analysis is drawn; a newer analysis is fitted instead."""
         self.fit_pending = False
-        if app.fit_due(self.model):
+        if app.fit_due(self.model) and not self.traces.refit(self.model):
             self.update(app.with_outlook(self.model), push_hash=False)
 
     def write_hash(self, *_):

@@ -1,5 +1,5 @@
 // Reads trace files off the page's main thread: its own Pyodide runs ddpcore's streaming reader on File slices,
-// posting progress after each slice and the parsed traces (pickled) at the end. No SharedArrayBuffer needed.
+// posting progress as it goes and the measurement (pickled, in parts) at the end. No SharedArrayBuffer needed.
 import { loadPyodide } from "./pyscript/pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;
@@ -11,11 +11,22 @@ const ready = (async () => {
   return pyodide.pyimport("shell.reading");
 })();
 
+const picked = [];
 self.onmessage = async (event) => {
+  if (event.data.files) {
+    picked.push(...event.data.files);
+    if (event.data.more) return;
+  }
   try {
     const reading = await ready;
-    const bytes = reading.parse_files(event.data.files, event.data.threshold);
-    self.postMessage({ type: "done", bytes }, [bytes.buffer]);
+    if (event.data.refit !== undefined) {
+      const bytes = reading.refit(event.data.refit);
+      self.postMessage({ type: "fitted", bytes }, [bytes.buffer]);
+      return;
+    }
+    const files = picked.splice(0);
+    const parts = reading.parse_files(files, event.data.threshold);
+    self.postMessage({ type: "done", parts }, parts.map((part) => part.buffer));
   } catch (error) {
     self.postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
   }

@@ -6,7 +6,7 @@ here is tested natively (tests/test_app.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -34,7 +34,8 @@ class FileProgress:
     """A file the worker reads: its name, bytes read of its size, and its rank once read."""
 
     name: str
-    size: int
+    size: int | None
+    """None until the worker has read the sizes."""
     done: int = 0
     rank: int | None = None
 
@@ -193,8 +194,9 @@ def with_measured(model: Model, measured: Measured | None, errors: tuple[FileErr
     return replace(model, traces=_analysed(loaded))
 
 
-def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int], ...] = ()) -> Model:
-    """Files are being read: the status says how many; with their sizes, a progress bar each."""
+def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int | None], ...] = ()) -> Model:
+    """Files are being read: the status says how many; with their names (and sizes when known), a progress bar
+    each."""
     progress = tuple(FileProgress(name, size) for name, size in sizes)
     return replace(model, traces=replace(model.traces, loading=files, measuring=False, progress=progress))
 
@@ -204,6 +206,12 @@ def measuring_traces(model: Model) -> Model:
     return replace(model, traces=replace(model.traces, measuring=True))
 
 
+def file_sizes(model: Model, sizes: Sequence[int]) -> Model:
+    """The files' sizes, in order, as the worker found them (the page does not ask: see shell.traces)."""
+    progress = tuple(replace(f, size=s) for f, s in zip(model.traces.progress, sizes))
+    return replace(model, traces=replace(model.traces, progress=progress))
+
+
 def read_progress(model: Model, index: int, done: int, size: int) -> Model:
     """So many bytes of the index-th file read."""
     return _with_file(model, index, lambda f: replace(f, done=min(max(done, 0), size), size=size))
@@ -211,7 +219,16 @@ def read_progress(model: Model, index: int, done: int, size: int) -> Model:
 
 def file_read(model: Model, index: int, rank: int) -> Model:
     """The index-th file is read whole: the rank it holds."""
-    return _with_file(model, index, lambda f: replace(f, done=f.size, rank=rank))
+    return files_read(model, ((index, rank),))
+
+
+def files_read(model: Model, read: Iterable[tuple[int, int]]) -> Model:
+    """Files read whole, as (index, rank): the worker reports them in batches (thousands of small summaries)."""
+    progress = list(model.traces.progress)
+    for index, rank in read:
+        if 0 <= index < len(progress):
+            progress[index] = replace(progress[index], done=progress[index].size or 0, rank=rank)
+    return replace(model, traces=replace(model.traces, progress=tuple(progress)))
 
 
 def _with_file(model: Model, index: int, change: Callable[[FileProgress], FileProgress]) -> Model:
@@ -223,7 +240,12 @@ def _with_file(model: Model, index: int, change: Callable[[FileProgress], FilePr
 
 def reading_index(progress: tuple[FileProgress, ...]) -> int | None:
     """The file being read now: the worker reads them in turn, so the first not read whole."""
-    return next((i for i, f in enumerate(progress) if f.rank is None and f.done < f.size), None)
+    from ddpcore.traces import MAX_FILE_BYTES
+
+    return next(
+        (i for i, f in enumerate(progress) if f.rank is None and (f.size is None or f.done < f.size <= MAX_FILE_BYTES)),
+        None,
+    )
 
 
 def cancel_reading(model: Model) -> Model:
@@ -310,43 +332,62 @@ class Screen:
     hash: str
 
 
+PROGRESS_ROWS = 8
+"""Past this many files, the progress list shows one row for all of them and one for the file being read."""
+
+
 def progress_html(progress: tuple[FileProgress, ...], lang: str) -> str:
-    """A progress bar per file: its name (and rank once read), the share and megabytes read; the current one marked."""
+    """A progress bar per file: its name (and rank once read), the share and megabytes read; the current one marked.
+    Past PROGRESS_ROWS files, a bar for all of them (files and megabytes read) and the current file's."""
+    now = reading_index(progress)
+    if len(progress) <= PROGRESS_ROWS:
+        return "".join(_progress_row(f, lang, i == now) for i, f in enumerate(progress))
+    read = sum(1 for f in progress if f.rank is not None)
+    name = i18n.t("traces.progress_all", lang, read=read, n=len(progress))
+    known = [f.size for f in progress if f.size is not None]
+    whole = FileProgress(name, sum(known) if len(known) == len(progress) else None, sum(f.done for f in progress))
+    return _progress_row(whole, lang, False) + (_progress_row(progress[now], lang, True) if now is not None else "")
+
+
+def _progress_row(f: FileProgress, lang: str, current: bool) -> str:
     from ddpcore.traces import MIB
 
     from .svg import tag, text
 
-    now = reading_index(progress)
-    rows = []
-    for i, f in enumerate(progress):
-        share = f.done / f.size if f.size else 1.0
-        name = f.name if f.rank is None else f"{f.name} · {i18n.t('rank', lang, r=f.rank)}"
-        mb = i18n.t(
-            "traces.progress_mb", lang, done=i18n.number(f.done / MIB, lang), size=i18n.number(f.size / MIB, lang)
-        )
-        rows.append(
+    name = f.name if f.rank is None else f"{f.name} · {i18n.t('rank', lang, r=f.rank)}"
+    label = i18n.t("traces.progress_of", lang, name=f.name)
+    if f.size is None:
+        return tag(
+            "li",
+            {"data-testid": "trace-progress-file", "class": "current" if current else None},
+            text("span", {"class": "name"}, name),
             tag(
-                "li",
-                {
-                    "data-testid": "trace-progress-file",
-                    "class": "current" if i == now else None,
-                    "aria-current": i == now and "step",
-                },
-                text("span", {"class": "name"}, name),
-                tag(
-                    "progress",
-                    {
-                        "max": max(f.size, 1),
-                        "value": f.done,
-                        "data-testid": "trace-progress-bar",
-                        "aria-label": i18n.t("traces.progress_of", lang, name=f.name),
-                    },
-                ),
-                text("output", {"data-value": share}, i18n.percent(share, lang)),
-                text("span", {"class": "mb"}, mb),
-            )
+                "progress",
+                {"data-testid": "trace-progress-bar", "aria-label": label},
+            ),
         )
-    return "".join(rows)
+    share = f.done / f.size if f.size else 1.0
+    mb = i18n.t("traces.progress_mb", lang, done=i18n.number(f.done / MIB, lang), size=i18n.number(f.size / MIB, lang))
+    return tag(
+        "li",
+        {
+            "data-testid": "trace-progress-file",
+            "class": "current" if current else None,
+            "aria-current": current and "step",
+        },
+        text("span", {"class": "name"}, name),
+        tag(
+            "progress",
+            {
+                "max": max(f.size, 1),
+                "value": f.done,
+                "data-testid": "trace-progress-bar",
+                "aria-label": label,
+            },
+        ),
+        text("output", {"data-value": share}, i18n.percent(share, lang)),
+        text("span", {"class": "mb"}, mb),
+    )
 
 
 def link(model: Model) -> str:

@@ -418,6 +418,7 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
     "traces.loading_file": {"en": "Reading file {i} of {n}…", "fr": "Lecture du fichier {i} sur {n}…"},
     "traces.progress_mb": {"en": "{done} of {size} MB", "fr": "{done} sur {size} Mo"},
+    "traces.progress_all": {"en": "{read} of {n} files read", "fr": "{read} fichiers lus sur {n}"},
     "traces.measuring": {"en": "Analysing {n} trace(s)…", "fr": "Analyse de {n} trace(s)…"},
     "traces.step": {"en": "Step", "fr": "Pas"},
     "traces.step_option": {

@@ -346,7 +346,7 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
 
     Under each lane's phases (each instant given to one phase), a thin row shows the host's collectives as they
     ran, and for GPU traces one more the kernels (compute and communication)."""
-    ranks = step.ranks
+    ranks = step.drawn
     gpu = any(r.device is not None for r in ranks)
     legend = TRACE_LEGEND + (GPU_LEGEND if gpu else ())
     origin = min(r.start_ms for r in ranks)

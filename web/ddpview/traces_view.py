@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ddpcore.alerts import dashboard, exposition, rules_file
-from ddpcore.analysis import Analysis, GpuGauges, StepSummary
+from ddpcore.analysis import Analysis, GpuGauges
 from ddpcore.phases import SUMMED
-from ddpcore.rankmap import rank_step_map
 from ddpcore.traces import FileError
 
 from . import i18n
@@ -241,20 +238,9 @@ def ranks_table(a: Analysis, lang: str, page: int = 0) -> str:
     return tag("table", {"class": "ranks"}, caption, tag("thead", None, head), tag("tbody", None, *body)) + nav
 
 
-LANES_MAX = 16
-LATEST_SHOWN = 8
 TABLE_ROWS = 50
-
-
-def shown_ranks(step: StepSummary) -> tuple[StepSummary, int]:
-    """A step as its lanes show it: every rank up to LANES_MAX, else the latest ranks and the median one (by
-    arrival), in rank order; and how many ranks the step has."""
-    ranks = step.ranks
-    if len(ranks) <= LANES_MAX:
-        return step, len(ranks)
-    by_arrival = sorted(ranks, key=lambda x: x.arrival_ms)
-    chosen = {x.rank for x in by_arrival[-LATEST_SHOWN:]} | {by_arrival[len(by_arrival) // 2].rank}
-    return replace(step, ranks=tuple(x for x in ranks if x.rank in chosen)), len(ranks)
+EXPOSED = 16
+"""The page's example scrape shows the latest ranks, this many at most (a job of 4,096 would fill 400 KB)."""
 
 
 TRACE_REGIONS = (
@@ -284,18 +270,19 @@ def traces_regions(
         out.update(dict.fromkeys(TRACE_REGIONS, ""))
         return out
     index = min(max(step_index, 0), len(analysis.steps) - 1)
-    step, total = shown_ranks(analysis.steps[index])
-    note = i18n.t("traces.lanes_note", lang, shown=len(step.ranks), n=total) if len(step.ranks) < total else ""
+    step = analysis.steps[index]
+    shown, total = len(step.drawn), len(step.columns.ranks)
+    note = i18n.t("traces.lanes_note", lang, shown=shown, n=total) if shown < total else ""
     out.update(
         {
-            "trace-map": map_svg(rank_step_map(analysis), threshold, lang),
+            "trace-map": map_svg(analysis.rank_map, threshold, lang),
             "trace-lanes-note": text("p", {"class": "help", "data-testid": "trace-lanes-note"}, note) if note else "",
             "trace-summary": summary_html(analysis, lang),
             "trace-step": step_options(analysis, index, lang),
             "trace-timeline-view": trace_timeline_svg(step, tuple(s.rank for s in analysis.stragglers), lang),
             "trace-ranks": ranks_table(analysis, lang, rank_page),
             "alert-rule": text("code", None, rules_file(threshold)),
-            "exposition": text("code", None, exposition(analysis)),
+            "exposition": text("code", None, exposition(analysis, most=EXPOSED)),
             "dashboard": text("code", None, dashboard()),
         }
     )

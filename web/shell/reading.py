@@ -2,29 +2,58 @@
 ddpcore's measurement of the traces, so the page receives only what it draws and judges."""
 
 import pickle
+import time
 
 import js
+from ddpview.transfer import parts
 from pyodide.ffi import to_js
 
 from ddpcore.analysis import judge, measure_loaded
 from ddpcore.fit import outlook_of
-from ddpcore.traces import FileError, collect, read_trace
+from ddpcore.traces import MAX_FILE_BYTES, FileError, collect, read_trace
 
 SLICE = 1024 * 1024
+EVERY_S = 0.1
+"""Progress is posted at most this often: each message costs the page a render, and 4,096 small summaries would
+otherwise send 8,000 of them."""
 
 
 def _post(**message):
     js.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
 
 
-def slices(file, index):
-    """A File's bytes, slice after slice (FileReaderSync: workers may block), progress posted after each."""
+class Progress:
+    """What the worker has read, posted to the page at most every EVERY_S: the file being read, how far, and the
+    files read whole since the last post (index and rank)."""
+
+    def __init__(self):
+        self.last = 0.0
+        self.read = []
+        self.now = (0, 0, 0)
+
+    def at(self, index, done, size):
+        self.now = (index, done, size)
+        self.post()
+
+    def file_read(self, index, rank):
+        self.read.append([index, rank])
+        self.post()
+
+    def post(self, force=False):
+        if force or time.monotonic() - self.last >= EVERY_S:
+            index, done, size = self.now
+            _post(type="progress", index=index, done=done, size=size, read=self.read)
+            self.read, self.last = [], time.monotonic()
+
+
+def slices(file, index, progress):
+    """A File's bytes, slice after slice (FileReaderSync: workers may block), progress noted after each."""
     reader = js.FileReaderSync.new()
     size = int(file.size)
     for start in range(0, size, SLICE):
         end = min(start + SLICE, size)
         data = reader.readAsArrayBuffer(file.slice(start, end)).to_bytes()
-        _post(type="progress", index=index, done=end, size=size)
+        progress.at(index, end, size)
         yield data
 
 
@@ -34,19 +63,36 @@ def fitted(measured, threshold):
     return outlook_of(judge(measured, threshold)) if measured is not None else (None, "")
 
 
+_kept = []
+"""The last measurement, kept so that a new threshold is fitted here (seconds for thousands of ranks), not on the
+page's thread."""
+
+
+def refit(threshold):
+    """The model fitted again to the kept measurement at a new threshold: (outlook, FitError code), pickled."""
+    return to_js(pickle.dumps(fitted(_kept[0] if _kept else None, threshold)))
+
+
 def parse_files(files, threshold):
     """Every file read and parsed in turn, then the traces measured and the model fitted; all of it pickled."""
     results = []
+    progress = Progress()
+    sizes = [int(file.size) for file in files]
+    _post(type="sizes", sizes=sizes)
     for index, file in enumerate(files):
+        if sizes[index] > MAX_FILE_BYTES:
+            continue
         name = str(file.name)
         try:
-            trace = read_trace(name, slices(file, index))
+            trace = read_trace(name, slices(file, index, progress))
             results.append(trace)
-            _post(type="read", index=index, rank=trace.rank)
+            progress.file_read(index, trace.rank)
         except ValueError as exc:
             results.append(FileError(name, str(exc)))
         except (OverflowError, RecursionError, MemoryError) as exc:
             results.append(FileError(name, f"could not be read ({type(exc).__name__})"))
+    progress.post(force=True)
     _post(type="measuring", files=len(results))
     measured, errors = measure_loaded(collect(results))
-    return to_js(pickle.dumps((measured, errors, *fitted(measured, threshold))))
+    _kept[:] = [measured]
+    return to_js(parts(measured, errors, *fitted(measured, threshold)))

@@ -1,14 +1,19 @@
 """Your traces, DOM side: files picked, dropped or fetched as examples are read here and handed to ddpview.app."""
 
 import asyncio
+import json
 import pickle
 
 import js
-from ddpview import app, i18n
+from ddpview import app, i18n, transfer
 from pyodide.ffi import to_js
 from pyscript import window
 
 from .dom import by_id, guarded, in_background, show_error
+
+FILES_PER_MESSAGE = 64
+"""Files go to the worker this many at a time, each message in a task of its own: copying a File to a worker
+costs a file-system call (about 0.2 ms), and 4,096 at once would hold the page for a second."""
 
 
 class TracesShell:
@@ -17,11 +22,13 @@ class TracesShell:
     def __init__(self, page):
         self.page = page
         self.worker = None
+        self.measured_there = None
+        self.refitting = None
         self.too_big = []
         self.on_message = guarded(self.on_message_)
 
     def on_files(self, event):
-        in_background(self.read_files(list(event.target.files)))
+        in_background(self.read_files(event.target.files))
 
     def on_drag_over(self, event):
         event.preventDefault()
@@ -33,27 +40,36 @@ class TracesShell:
     def on_drop(self, event):
         event.preventDefault()
         by_id("trace-drop").classList.remove("over")
-        in_background(self.read_files(list(event.dataTransfer.files)))
+        in_background(self.read_files(event.dataTransfer.files))
 
     async def read_files(self, files):
-        """Files too large are refused at once; the others are read and parsed in the worker, off the main thread."""
+        """The browser's FileList goes to the worker whole (4,096 summaries are one message). Only the names are
+        read here: a File's size costs a file-system call on first use (a second for 4,096 files), so the worker
+        reads the sizes, posts them, and skips the files too large, which the page then lists as refused."""
+        names = json.loads(str(js.ddpcoreFileNames(files)))
+        self.too_big = []
+        self.page.update(app.loading_traces(self.page.model, len(names), tuple((str(n), None) for n in names)))
+        self.measured_there = None
+        listed, worker = js.Array.from_(files), self.worker_for()
+        for start in range(0, len(names), FILES_PER_MESSAGE):
+            await asyncio.sleep(0)
+            chunk = listed.slice(start, start + FILES_PER_MESSAGE)
+            more = start + FILES_PER_MESSAGE < len(names)
+            message = {"files": chunk, "more": more, "threshold": self.page.model.traces.threshold}
+            worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
+
+    def sized(self, sizes):
+        """The worker's sizes of the files: progress in megabytes, and the files over the limit refused."""
         from ddpcore.traces import MAX_FILE_BYTES, MIB, FileError
 
-        self.too_big, wanted = [], []
-        for f in files:
-            if int(f.size) > MAX_FILE_BYTES:
-                mb, limit = round(int(f.size) / MIB), MAX_FILE_BYTES // MIB
-                message = i18n.t("traces.too_big", self.page.model.lang, mb=mb, limit=limit)
-                self.too_big.append(FileError(str(f.name), message))
-            else:
-                wanted.append(f)
-        sizes = tuple((str(f.name), int(f.size)) for f in wanted)
-        self.page.update(app.loading_traces(self.page.model, len(wanted), sizes))
-        if not wanted:
-            self.page.update(app.with_measured(self.page.model, None, tuple(self.too_big)))
-            return
-        message = {"files": wanted, "threshold": self.page.model.traces.threshold}
-        self.worker_for().postMessage(to_js(message, dict_converter=js.Object.fromEntries))
+        model = app.file_sizes(self.page.model, sizes)
+        limit = MAX_FILE_BYTES // MIB
+        self.too_big = [
+            FileError(f.name, i18n.t("traces.too_big", model.lang, mb=round(f.size / MIB), limit=limit))
+            for f in model.traces.progress
+            if f.size is not None and f.size > MAX_FILE_BYTES
+        ]
+        self.page.update(model)
 
     def worker_for(self):
         if self.worker is None:
@@ -66,31 +82,55 @@ class TracesShell:
     def on_message_(self, event):
         data = event.data
         kind = str(data.type)
-        if kind == "progress":
-            self.page.update(app.read_progress(self.page.model, int(data.index), int(data.done), int(data.size)))
-        elif kind == "read":
-            self.page.update(app.file_read(self.page.model, int(data.index), int(data.rank)))
+        if kind == "sizes":
+            self.sized([int(size) for size in data.sizes])
+        elif kind == "progress":
+            model = app.files_read(self.page.model, ((int(i), int(r)) for i, r in data.read))
+            self.page.update(app.read_progress(model, int(data.index), int(data.done), int(data.size)))
         elif kind == "measuring":
             self.page.update(app.measuring_traces(self.page.model))
         elif kind == "done":
-            in_background(self.show(data.bytes.to_bytes()))
+            in_background(self.show(data.parts))
+        elif kind == "fitted":
+            self.refitting = None
+            self.page.update(app.with_fitted(self.page.model, *pickle.loads(data.bytes.to_bytes())), push_hash=False)
         else:
             self.page.update(app.cancel_reading(self.page.model))
             show_error(f"trace reader: {data.message}")
 
-    async def show(self, pickled):
-        """The worker's measurement and fit unpickled, then judged and drawn in a task of its own: each well under
-        50 ms."""
-        measured, errors, outlook, fit_error = pickle.loads(pickled)
+    async def show(self, parts):
+        """The worker's measurement and fit unpickled part by part, then judged, then drawn, each in a task of its
+        own (`ddpview.transfer`): none near 50 ms, even for thousands of ranks."""
+        pieces = []
+        for k in range(parts.length):
+            if k:
+                await asyncio.sleep(0)
+            pieces.append(transfer.unpickled(parts[k].to_bytes()))
+            parts[k] = None
         await asyncio.sleep(0)
+        measured, errors, outlook, fit_error = transfer.joined(pieces)
         model = app.with_measured(self.page.model, measured, (*self.too_big, *errors))
+        self.measured_there = measured
+        await asyncio.sleep(0)
         self.page.update(app.with_fitted(model, outlook, fit_error))
+
+    def refit(self, model):
+        """Ask the worker to fit the measurement it holds at the model's threshold; False when it does not hold the
+        one shown (an example, read on the page), and the page fits it itself."""
+        t = model.traces
+        if self.worker is None or t.measured is None or t.measured is not self.measured_there:
+            return False
+        if self.refitting != t.threshold:
+            self.refitting = t.threshold
+            self.worker.postMessage(to_js({"refit": t.threshold}, dict_converter=js.Object.fromEntries))
+        return True
 
     def on_cancel(self, event):
         """Stop reading: the worker is dropped (a new one starts with the next files); what was shown stays."""
         if self.worker is not None:
             self.worker.terminate()
             self.worker = None
+            self.measured_there = self.refitting = None
         self.page.update(app.cancel_reading(self.page.model))
 
     def on_example(self, event):
