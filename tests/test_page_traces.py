@@ -299,3 +299,28 @@ def test_sixty_summaries_page_through_the_ranks_table(open_page, tmp_path):
     page.wait_for_function("document.querySelectorAll('[data-testid=trace-rank]').length === 10")
     assert page.is_disabled("[data-testid=ranks-next]") and not page.is_disabled("[data-testid=ranks-prev]")
     watch.assert_clean()
+
+
+COUNT_REFITS = """() => {
+    window.__refits = 0;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, transfer) {
+        if (message && message.refit !== undefined) window.__refits += 1;
+        return post.call(this, message, transfer);
+    };
+}"""
+
+
+def test_a_new_threshold_is_fitted_by_the_worker_that_read_the_files(open_page):
+    page, watch = open_page("#view=traces")
+    page.evaluate(COUNT_REFITS)
+    page.set_input_files("[data-testid=trace-files]", [str(p) for p in sorted(FIXTURES.glob("*.pt.trace.json.gz"))])
+    page.wait_for_selector("[data-testid=fit-check]", timeout=60_000)
+    assert value(page, "fit-persistent") == 1
+    page.fill("[data-testid=alert-threshold]", "0.9")
+    page.wait_for_function(
+        "document.querySelector('[data-testid=fit-persistent]')?.getAttribute('data-value') === '0.0'", timeout=60_000
+    )
+    assert page.evaluate("window.__refits") >= 1, "the page asked the worker, which holds the measurement"
+    assert page.locator("[data-testid=fit-scale-row]").count() == 4
+    watch.assert_clean()

@@ -291,8 +291,9 @@ def _analysed(traces: TracesModel) -> TracesModel:
 
 
 def fit_due(model: Model) -> bool:
-    """An analysis waits for its fit: the shell runs `with_outlook` in a task of its own, after the analysis is
-    drawn (the fit's bootstrap takes tens of ms in the page)."""
+    """An analysis waits for its fit: the shell asks the trace worker when it holds the measurement (seconds for
+    thousands of ranks), else runs `with_outlook` in a task of its own after the analysis is drawn (tens of ms for
+    the examples)."""
     t = model.traces
     return t.analysis is not None and t.outlook is None and not t.fit_error
 
