@@ -108,6 +108,34 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
     assert "version 2" in loaded.errors[0].message
 
 
+@pytest.mark.parametrize(
+    ("column", "bad", "says"),
+    [
+        ("step", -1, "'step'"),
+        ("step", 1.5, "'step'"),
+        ("followed", 1, "'followed'"),
+        ("arrival_ms", "x", "'arrival_ms'"),
+        ("arrival_ms", None, "'arrival_ms'"),
+        ("backward_ms", -0.5, "'backward_ms'"),
+        ("length_ms", 1e20, "'length_ms'"),
+        ("period_ms", 0.0, "'period_ms' must be positive"),
+        ("gpu_busy_ms", 1.0, "GPU columns"),
+    ],
+)
+def test_a_bad_value_deep_in_a_summary_is_named_by_its_row_and_column(column, bad, says):
+    """The reader checks whole columns at once; a value that fails is still named by its row and column."""
+    from ddpcore.summary import COLUMNS
+
+    traces = load(files("ddp8/s2.0", "*.jsonl.gz")).traces
+    first = body(summarised(traces)[0][1])
+    row = 17
+    first["steps"][row][COLUMNS.index(column)] = bad
+    loaded = load([("bad.json.gz", again(first))])
+    assert [e.source for e in loaded.errors] == ["bad.json.gz"] and not loaded.traces
+    message = loaded.errors[0].message
+    assert f"step row {row + 1}" in message and says in message and "\n" not in message, message
+
+
 def test_summarize_writes_one_per_rank_and_analyze_reads_them(tmp_path, capsys):
     paths = [str(p) for p in sorted((FIXTURES / "ddp8" / "s1.5").glob("*.jsonl.gz"))]
     assert main(["summarize", *paths, "-o", str(tmp_path)]) == 0
