@@ -25,7 +25,8 @@ from .reader import READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, li
 from .stepfacts import RankColumns
 from .summary import is_summary, read_summary
 
-MIB = 1024 * 1024
+KIB = 1024
+MIB = KIB * KIB
 MAX_FILE_BYTES = 200 * MIB
 MAX_TIME_US = 1e17
 MAX_TIME_S = MAX_TIME_US / 1e6

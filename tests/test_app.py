@@ -175,6 +175,7 @@ def test_progress_of_thousands_of_files_is_two_bars():
     m = app.read_progress(m, 100, 1024, 2048)
     html = app.progress_html(m.traces.progress, "fr")
     assert "100 fichiers lus sur 4096" in html and 'aria-current="step"' in html and "rank100.ddpsum" in html
+    assert "1 sur 2 ko" in html, "a small file in kB, not 0 of 0 MB"
     assert html.count('data-testid="trace-progress-file"') == 2
     assert app.screen(m).texts["trace-status"] == "Reading file 101 of 4096…"
     m = app.files_read(m, [(i, i) for i in range(4095)])

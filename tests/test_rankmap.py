@@ -9,7 +9,7 @@ import pytest
 from ddpview.map_view import map_svg
 from ddpview.traces_view import TABLE_ROWS, traces_regions
 
-from ddpcore.analysis import DEFAULT_THRESHOLD, DRAWN_LATEST, analyze
+from ddpcore.analysis import DEFAULT_THRESHOLD, DRAWN_LATEST, judge, measure
 from ddpcore.rankmap import MAX_ROWS, rank_step_map
 from scripts.tracegen import generated_summaries
 
@@ -17,9 +17,15 @@ RANKS, STEPS, PERSISTENT, P = 4096, 200, 777, 0.0001
 
 
 @pytest.fixture(scope="module")
-def big():
+def measured_big():
     runs, slowed = generated_summaries(RANKS, STEPS, (PERSISTENT,), P, seed=3)
-    return analyze(runs), slowed
+    return measure(runs), slowed
+
+
+@pytest.fixture(scope="module")
+def big(measured_big):
+    measured, slowed = measured_big
+    return judge(measured), slowed
 
 
 def test_the_persistent_rank_and_the_transient_share(big):
@@ -109,3 +115,14 @@ def test_the_measurement_reaches_the_page_in_small_parts(big):
         None,
         "few",
     )
+
+
+def test_a_low_threshold_names_at_most_a_few_ranks_and_counts_the_rest(measured_big):
+    from ddpview.traces_view import LISTED, verdict_html
+
+    low = judge(measured_big[0], 1e-5)
+    assert len(low.stragglers) > LISTED and len(low.transient.ranks) > LISTED
+    html = verdict_html(low, "en")
+    assert html.count('data-testid="trace-persistent"') == LISTED
+    assert f"and {len(low.stragglers) - LISTED} more" in html
+    assert f"and {len(low.transient.ranks) - LISTED} more" in html and len(html) < 10_000

@@ -351,7 +351,7 @@ def progress_html(progress: tuple[FileProgress, ...], lang: str) -> str:
 
 
 def _progress_row(f: FileProgress, lang: str, current: bool) -> str:
-    from ddpcore.traces import MIB
+    from ddpcore.traces import KIB, MIB
 
     from .svg import tag, text
 
@@ -368,7 +368,8 @@ def _progress_row(f: FileProgress, lang: str, current: bool) -> str:
             ),
         )
     share = f.done / f.size if f.size else 1.0
-    mb = i18n.t("traces.progress_mb", lang, done=i18n.number(f.done / MIB, lang), size=i18n.number(f.size / MIB, lang))
+    unit, key = (MIB, "traces.progress_mb") if f.size >= MIB else (KIB, "traces.progress_kb")
+    mb = i18n.t(key, lang, done=i18n.number(f.done / unit, lang), size=i18n.number(f.size / unit, lang))
     return tag(
         "li",
         {

@@ -418,6 +418,7 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
     "traces.loading_file": {"en": "Reading file {i} of {n}…", "fr": "Lecture du fichier {i} sur {n}…"},
     "traces.progress_mb": {"en": "{done} of {size} MB", "fr": "{done} sur {size} Mo"},
+    "traces.progress_kb": {"en": "{done} of {size} kB", "fr": "{done} sur {size} ko"},
     "traces.progress_all": {"en": "{read} of {n} files read", "fr": "{read} fichiers lus sur {n}"},
     "traces.measuring": {"en": "Analysing {n} trace(s)…", "fr": "Analyse de {n} trace(s)…"},
     "traces.step": {"en": "Step", "fr": "Pas"},
@@ -445,6 +446,7 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas "
         "(rangs {ranks}), {cost} chacun en moyenne.",
     },
+    "traces.more": {"en": "and {n} more", "fr": "et {n} de plus"},
     "traces.transient_none": {
         "en": "Transient stragglers: no step had a rank late by {threshold} of the step or more.",
         "fr": "Retardataires passagers : aucun pas n'a eu de rang en retard d'au moins {threshold} du pas.",
