@@ -77,7 +77,7 @@ class RankColumns:
     rank: int
     source: str
     world_size: int | None
-    step: tuple[int, ...]
+    step: Sequence[int]
     start_ms: Column
     length_ms: Column
     period_ms: Column
@@ -133,7 +133,7 @@ def columns_of(facts: RankFacts) -> RankColumns:
         rank=facts.rank,
         source=facts.source,
         world_size=facts.world_size,
-        step=tuple(s.step for s in steps),
+        step=array("q", [s.step for s in steps]),
         start_ms=column("start_ms"),
         length_ms=column("length_ms"),
         period_ms=column("period_ms"),

@@ -168,7 +168,7 @@ def _table(rows: list, top: dict, source: str) -> RankColumns:
         rank=_whole(top.get("rank"), "'rank'", MAX_RANK),
         source=source,
         world_size=None if world is None else _whole(world, "'world_size'", MAX_RANK),
-        step=named["step"],
+        step=array("q", named["step"]),
         start_ms=floats("start_ms"),
         length_ms=floats("length_ms"),
         period_ms=floats("period_ms"),
