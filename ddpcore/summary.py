@@ -1,6 +1,7 @@
-"""Per-rank summaries: a trace reduced to what the analysis measures of each step (`facts.StepFacts`), small enough
+"""Per-rank summaries: a trace reduced to what the analysis measures of each step (`stepfacts.StepFacts`), small enough
 to gather from thousands of nodes, so that each node summarises its own ranks' traces where they lie and the
-analysis reads the summaries (`python -m ddpcore summarize`, docs/summaries.md).
+analysis reads the summaries (`python -m ddpcore summarize`, docs/summaries.md), straight into columns
+(`stepfacts.RankColumns`).
 
 A summary is gzipped JSON, one object whose first key is `format` (that is how a reader tells it from a trace):
 

@@ -208,7 +208,7 @@ def measuring_traces(model: Model) -> Model:
 
 def file_sizes(model: Model, sizes: Sequence[int]) -> Model:
     """The files' sizes, in order, as the worker found them (the page does not ask: see shell.traces)."""
-    progress = tuple(replace(f, size=s) for f, s in zip(model.traces.progress, sizes))
+    progress = tuple(FileProgress(f.name, s, f.done, f.rank) for f, s in zip(model.traces.progress, sizes))
     return replace(model, traces=replace(model.traces, progress=progress))
 
 

@@ -1,6 +1,7 @@
 """Runs in the trace-reading Web Worker (web/parse-worker.mjs): File slices into ddpcore's streaming reader, then
 ddpcore's measurement of the traces, so the page receives only what it draws and judges."""
 
+import json
 import pickle
 import time
 
@@ -78,7 +79,7 @@ def parse_files(files, threshold):
     results = []
     progress = Progress()
     sizes = [int(file.size) for file in files]
-    _post(type="sizes", sizes=sizes)
+    _post(type="sizes", sizes=json.dumps(sizes))
     for index, file in enumerate(files):
         if sizes[index] > MAX_FILE_BYTES:
             continue

@@ -83,7 +83,7 @@ class TracesShell:
         data = event.data
         kind = str(data.type)
         if kind == "sizes":
-            self.sized([int(size) for size in data.sizes])
+            self.sized(json.loads(str(data.sizes)))
         elif kind == "progress":
             model = app.files_read(self.page.model, ((int(i), int(r)) for i, r in data.read))
             self.page.update(app.read_progress(model, int(data.index), int(data.done), int(data.size)))
@@ -99,8 +99,9 @@ class TracesShell:
             show_error(f"trace reader: {data.message}")
 
     async def show(self, parts):
-        """The worker's measurement and fit unpickled part by part, then judged, then drawn, each in a task of its
-        own (`ddpview.transfer`): none near 50 ms, even for thousands of ranks."""
+        """The worker's measurement and fit unpickled part by part, then judged, then drawn (Your traces' markup
+        made, which `app` keeps, then written), each in a task of its own (`ddpview.transfer`): none near 50 ms,
+        even for thousands of ranks."""
         pieces = []
         for k in range(parts.length):
             if k:
@@ -109,10 +110,14 @@ class TracesShell:
             parts[k] = None
         await asyncio.sleep(0)
         measured, errors, outlook, fit_error = transfer.joined(pieces)
-        model = app.with_measured(self.page.model, measured, (*self.too_big, *errors))
+        model = app.with_fitted(
+            app.with_measured(self.page.model, measured, (*self.too_big, *errors)), outlook, fit_error
+        )
         self.measured_there = measured
         await asyncio.sleep(0)
-        self.page.update(app.with_fitted(model, outlook, fit_error))
+        app.screen(model)
+        await asyncio.sleep(0)
+        self.page.update(model)
 
     def refit(self, model):
         """Ask the worker to fit the measurement it holds at the model's threshold; False when it does not hold the
