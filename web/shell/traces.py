@@ -43,9 +43,9 @@ class TracesShell:
         in_background(self.read_files(event.dataTransfer.files))
 
     async def read_files(self, files):
-        """The browser's FileList goes to the worker whole (4,096 summaries are one message). Only the names are
-        read here: a File's size costs a file-system call on first use (a second for 4,096 files), so the worker
-        reads the sizes, posts them, and skips the files too large, which the page then lists as refused."""
+        """The browser's FileList goes to the worker, FILES_PER_MESSAGE files a task. Only the names are read here:
+        a File's size costs a file-system call on first use (a second for 4,096 files), so the worker reads the
+        sizes, posts them, and skips the files too large, which the page then lists as refused."""
         names = json.loads(str(js.ddpcoreFileNames(files)))
         self.too_big = []
         self.page.update(app.loading_traces(self.page.model, len(names), tuple((str(n), None) for n in names)))
