@@ -14,10 +14,9 @@ from pathlib import Path
 import build
 from scripts import core_timings
 from scripts.browser import launch_options
-from scripts.tracegen import generated_trace
+from scripts.tracegen import BIG_RANKS, BIG_STEPS, generated_trace
 
 ROOT = build.ROOT
-SUMMARY_RANKS, SUMMARY_STEPS = 4096, 200
 
 BUDGETS = {
     # name: (figure path, limit, unit)
@@ -480,9 +479,9 @@ def summaries_page_figures(dist: Path) -> dict:
     from playwright.sync_api import sync_playwright
 
     from ddpcore.summary import SUFFIX, summary_bytes
-    from scripts.tracegen import generated_summaries
+    from scripts.tracegen import big_run
 
-    runs, _ = generated_summaries(SUMMARY_RANKS, SUMMARY_STEPS, (777,), 0.0001, seed=3)
+    runs = big_run()
     peak: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         files = []
@@ -527,8 +526,8 @@ def summaries_page_figures(dist: Path) -> dict:
             done.set()
             server.shutdown()
     return {
-        "ranks": SUMMARY_RANKS,
-        "steps": SUMMARY_STEPS,
+        "ranks": BIG_RANKS,
+        "steps": BIG_STEPS,
         "seconds": seconds,
         "summaries_4096_long_tasks": len(long_tasks),
         "long_task_ms": long_tasks,
@@ -572,9 +571,9 @@ def summaries_figures() -> dict:
     from ddpcore.rankmap import rank_step_map
     from ddpcore.summary import SUFFIX, summary_bytes
     from ddpcore.traces import load
-    from scripts.tracegen import generated_summaries
+    from scripts.tracegen import big_run
 
-    runs, _ = generated_summaries(SUMMARY_RANKS, SUMMARY_STEPS, (777,), 0.0001, seed=3)
+    runs = big_run()
     files = [(f"rank{f.rank}{SUFFIX}", summary_bytes(f)) for f in runs]
     json_s = core_timings.best_seconds(lambda: [json.loads(gzip.decompress(data)) for _, data in files], 2)
     start = time.perf_counter()
@@ -582,8 +581,8 @@ def summaries_figures() -> dict:
     analyze_s = time.perf_counter() - start
     map_s = core_timings.best_seconds(lambda: map_svg(rank_step_map(analysis.steps), 0.1, "en"), 3)
     return {
-        "ranks": SUMMARY_RANKS,
-        "steps": SUMMARY_STEPS,
+        "ranks": BIG_RANKS,
+        "steps": BIG_STEPS,
         "bytes": sum(len(data) for _, data in files),
         "json_load_s": json_s,
         "analyze_s": analyze_s,

@@ -69,3 +69,12 @@ def generated_summaries(
             rows.append(StepFacts(n, 50.0 * n, 50.0, 50.0, True, arrival, compute, 40.0, phases, None))
         out.append(RankFacts(r, f"rank{r}", ranks, tuple(rows)))
     return out, slowed
+
+
+BIG_RANKS, BIG_STEPS, BIG_PERSISTENT = 4096, 200, 777
+
+
+def big_run() -> list[RankFacts]:
+    """The bench's and the screenshots' cluster-size run: 4,096 ranks x 200 steps, rank 777 persistently 2x late,
+    a transient 3x slowdown with probability 0.0001 per rank-step."""
+    return generated_summaries(BIG_RANKS, BIG_STEPS, (BIG_PERSISTENT,), 0.0001, seed=3)[0]
