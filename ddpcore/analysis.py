@@ -512,8 +512,8 @@ def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
     for s in steps:
         others = set(s.late_ranks) - persistent
         if others:
-            entry = s.columns.ranks.index
-            hit.append((s, max(s.columns.cost_ms[entry(r)] for r in others)))
+            ranks, cost = s.columns.ranks, s.columns.cost_ms
+            hit.append((s, max(cost[bisect_left(ranks, r)] for r in others)))
     return Transient(
         steps=len(steps),
         straggler_steps=len(hit),

@@ -356,37 +356,22 @@ def _progress_row(f: FileProgress, lang: str, current: bool) -> str:
     from .svg import tag, text
 
     name = f.name if f.rank is None else f"{f.name} · {i18n.t('rank', lang, r=f.rank)}"
-    label = i18n.t("traces.progress_of", lang, name=f.name)
+    row = {
+        "data-testid": "trace-progress-file",
+        "class": "current" if current else None,
+        "aria-current": current and "step",
+    }
+    bar = {"data-testid": "trace-progress-bar", "aria-label": i18n.t("traces.progress_of", lang, name=f.name)}
     if f.size is None:
-        return tag(
-            "li",
-            {"data-testid": "trace-progress-file", "class": "current" if current else None},
-            text("span", {"class": "name"}, name),
-            tag(
-                "progress",
-                {"data-testid": "trace-progress-bar", "aria-label": label},
-            ),
-        )
+        return tag("li", row, text("span", {"class": "name"}, name), tag("progress", bar))
     share = f.done / f.size if f.size else 1.0
     unit, key = (MIB, "traces.progress_mb") if f.size >= MIB else (KIB, "traces.progress_kb")
     mb = i18n.t(key, lang, done=i18n.number(f.done / unit, lang), size=i18n.number(f.size / unit, lang))
     return tag(
         "li",
-        {
-            "data-testid": "trace-progress-file",
-            "class": "current" if current else None,
-            "aria-current": current and "step",
-        },
+        row,
         text("span", {"class": "name"}, name),
-        tag(
-            "progress",
-            {
-                "max": max(f.size, 1),
-                "value": f.done,
-                "data-testid": "trace-progress-bar",
-                "aria-label": label,
-            },
-        ),
+        tag("progress", {"max": max(f.size, 1), "value": f.done, **bar}),
         text("output", {"data-value": share}, i18n.percent(share, lang)),
         text("span", {"class": "mb"}, mb),
     )
