@@ -26,14 +26,14 @@ from array import array
 from .intervals import Interval
 from .phases import ALLREDUCE, BACKWARD, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED
 from .reader import ReadError
-from .stepfacts import RankColumns, RankFacts, columns_of
+from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of
 
 FORMAT = "ddpcore-summary"
 VERSION = 1
 SUFFIX = ".ddpsum.json.gz"
 TIMING = ("length_ms", "period_ms")
 MEASURES = ("arrival_ms", "compute_ms", "anchor_ms")
-GPU = ("gpu_busy_ms", "gpu_compute_ms", "gpu_comm_ms", "gpu_overlapped_ms")
+GPU = tuple(f"gpu_{c}" for c in DEVICE_COLUMNS)
 COLUMNS = ("step", "start_ms", *TIMING, "followed", *MEASURES, *(f"{p}_ms" for p in SUMMED), *GPU)
 NS_DIGITS, US_DIGITS = 6, 3
 MAX_MS = 1e14
@@ -136,7 +136,7 @@ def _fine(columns: list[tuple]) -> bool:
     steps, followed = named["step"], named["followed"]
     if set(map(type, steps)) != {int} or min(steps) < 0 or max(steps) > MAX_STEP:
         return False
-    if set(map(type, followed)) != {bool} or min(named["period_ms"]) <= 0:
+    if set(map(type, followed)) != {bool}:
         return False
     gpu = [named[c] for c in GPU]
     nulls = [tuple(v is None for v in c) if None in c else None for c in gpu]
@@ -145,7 +145,8 @@ def _fine(columns: list[tuple]) -> bool:
     if nulls[0] is not None:
         gpu = [tuple(v for v in c if v is not None) for c in gpu]
     timed = [(named[c], LOWS[c]) for c in COLUMNS if c not in GPU and c not in ("step", "followed")]
-    return all(_numbers_within(c, low) for c, low in timed + [(c, LOWS[g]) for c, g in zip(gpu, GPU)] if c)
+    numbers = all(_numbers_within(c, low) for c, low in timed + [(c, LOWS[g]) for c, g in zip(gpu, GPU)] if c)
+    return numbers and min(named["period_ms"]) > 0
 
 
 def _table(rows: list, top: dict, source: str) -> RankColumns:

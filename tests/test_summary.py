@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ddpcore.analysis import analyze, facts_of
 from ddpcore.cli import analysis_payload, main
@@ -119,6 +121,8 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
         ("backward_ms", -0.5, "'backward_ms'"),
         ("length_ms", 1e20, "'length_ms'"),
         ("period_ms", 0.0, "'period_ms' must be positive"),
+        ("period_ms", "x", "'period_ms'"),
+        ("start_ms", [], "'start_ms'"),
         ("gpu_busy_ms", 1.0, "GPU columns"),
     ],
 )
@@ -167,3 +171,29 @@ def test_the_recorder_writes_the_summary_summarize_would(tmp_path):
     from_file = load([("rank3.jsonl", jsonl.read_bytes())]).traces[0]
     assert summary.read_bytes() == summary_bytes(facts_of(from_file))
     assert load([("s", summary.read_bytes())]).traces[0].rank == 3
+
+
+SUMMARY_OF_TRANSIENT = summarised(load(files("ddp8_transient", "rank0.jsonl.gz")).traces)[0][1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    row=st.integers(0, 38),
+    column=st.integers(0, 18),
+    bad=st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**20), 10**20),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=3),
+        st.lists(st.integers(), max_size=2),
+        st.dictionaries(st.text(max_size=2), st.integers(), max_size=1),
+    ),
+)
+def test_any_value_anywhere_reads_or_is_one_line(row, column, bad):
+    """Whatever a cell holds, the summary reads or gives one error line: never an exception out of `load`."""
+    first = body(SUMMARY_OF_TRANSIENT)
+    first["steps"][row % len(first["steps"])][column] = bad
+    loaded = load([("cell.json.gz", again(first))])
+    assert len(loaded.traces) + len(loaded.errors) == 1
+    assert all("\n" not in e.message for e in loaded.errors)
