@@ -15,7 +15,6 @@ from typing import NoReturn
 from .alerts import DEFAULT_JOB, dashboard, rules_file, scrape_config
 from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError, GpuGauges, analyze
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
-from .comm import MB
 from .config import Link, Phases, StepConfig, default_straggler
 from .fit import CAVEATS, FitError, Outlook, RunTimes, cluster_config, outlook
 from .metrics import step_metrics
@@ -27,6 +26,7 @@ from .params import (
     GPUS,
     GRAD_MB,
     LATENCY_US,
+    MB,
     MODE,
     PREFETCH_RESIDUAL_MS,
     SLOWDOWN,
@@ -464,11 +464,16 @@ def _progress_line(done: int, files: int, done_bytes: int, total: int) -> None:
 def _read_analysed(files: list[str], args: argparse.Namespace, command: str) -> tuple[Analysis | None, list[dict]]:
     """The files read and analysed (`_read_loaded`); an analysis that cannot be made is one line on stderr."""
     loaded, errors = _read_loaded(files, args, command)
+    return _analysed(loaded, args, command), errors
+
+
+def _analysed(loaded: Loaded, args: argparse.Namespace, command: str) -> Analysis | None:
+    """The files read, analysed; when they cannot be compared, None and one line on stderr."""
     try:
-        return analyze(loaded.traces, args.min_gap), errors
+        return analyze(loaded.traces, args.min_gap)
     except AnalysisError as exc:
         print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
-        return None, errors
+        return None
 
 
 def _read_loaded(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, list[dict]]:
@@ -658,10 +663,8 @@ def _run_replay(args: argparse.Namespace) -> int:
         )
         return 1
     loaded, _ = _read_loaded(args.files, args, "replay")
-    try:
-        analysis = analyze(loaded.traces, args.min_gap)
-    except AnalysisError as exc:
-        print(f"python -m ddpcore replay: error: {exc}", file=sys.stderr)
+    analysis = _analysed(loaded, args, "replay")
+    if analysis is None:
         return 1
     frames = frames_at(frames_of(analysis, loaded.traces), args.speed)
     ranks = analysis.steps[0].columns.ranks

@@ -5,10 +5,8 @@ from __future__ import annotations
 import math
 
 from .config import Link
+from .params import BYTES_PER_MS_PER_GBPS, MB
 from .ring import traffic_factor
-
-MB = 1e6
-BYTES_PER_MS_PER_GBPS = 1e6
 
 
 def ring_time_ms(gpus: int, link: Link, grad_mb: float | None = None) -> float:

@@ -7,11 +7,13 @@ from dataclasses import dataclass, field, replace
 from .params import (
     BANDWIDTH_GBPS,
     BUCKET_MB,
+    BYTES_PER_MS_PER_GBPS,
     FIRST_BUCKET_MB,
     GPUS,
     GRAD_MB,
     LATENCY_US,
     MAX_PHASE_MS,
+    MB,
     MIN_PHASE_MS,
     MODE,
     PREFETCH_RESIDUAL_MS,
@@ -56,6 +58,11 @@ class Link:
     def __post_init__(self) -> None:
         for param in (GRAD_MB, BANDWIDTH_GBPS, LATENCY_US):
             object.__setattr__(self, param.name, param.check(getattr(self, param.name)))
+        slowest = self.grad_mb * MB / (MAX_PHASE_MS * BYTES_PER_MS_PER_GBPS)
+        if self.bandwidth_gbps < slowest:
+            raise ConfigError(
+                "bandwidth_gbps", self.bandwidth_gbps, f">= {slowest:.3g} for a {self.grad_mb:g} MB gradient"
+            )
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,8 @@ class Param(Generic[T]):
 
 
 MAX_PHASE_MS = 1e7
+MB = 1e6
+BYTES_PER_MS_PER_GBPS = 1e6
 MIN_PHASE_MS = 1e-6
 """A nanosecond: shorter phases vanish when added to a step of milliseconds (floats), leaving a zero to divide by."""
 MAX_SIZE_MB = 1e7

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 
+import pytest
 from ddpview.urlstate import ViewState, decode, encode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -143,3 +144,12 @@ def test_any_hash_with_repeated_keys_decodes(pairs):
     assert isinstance(state, ViewState)
     assert decode(encode(state)) == (state, ())
     assert all(len(n.given) <= 41 for n in notices)
+
+
+@pytest.mark.parametrize("command", ["step", "cluster"])
+def test_a_link_too_slow_to_move_the_gradient_is_one_line(command, capsys):
+    from ddpcore.cli import main
+
+    assert main([command, "--bandwidth-gbps", "1E-306", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bandwidth-gbps" in err
