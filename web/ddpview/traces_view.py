@@ -44,18 +44,16 @@ LISTED = 20
 """Ranks named in the verdict, at most: past that, how many more (thousands of ranks can be late at a low threshold)."""
 
 
-def listed(ranks: tuple[int, ...], lang: str) -> str:
-    """Ranks as a list in the text, the first LISTED of them and how many more."""
-    shown = ", ".join(str(r) for r in ranks[:LISTED]) or "–"
-    return shown + (f" {i18n.t('traces.more', lang, n=len(ranks) - LISTED)}" if len(ranks) > LISTED else "")
+def listed(items: list[str], lang: str) -> str:
+    """Items as a list in the text: the first LISTED of them, and how many more."""
+    shown = ", ".join(items[:LISTED]) or "–"
+    return shown + (f" {i18n.t('traces.more', lang, n=len(items) - LISTED)}" if len(items) > LISTED else "")
 
 
 def verdict_html(a: Analysis, lang: str) -> str:
     """The headline: the persistent stragglers by lateness, or that none is consistently late; then the transients."""
     if a.stragglers:
-        names = ", ".join(i18n.t("rank", lang, r=s.rank) for s in a.stragglers[:LISTED])
-        if len(a.stragglers) > LISTED:
-            names += f" {i18n.t('traces.more', lang, n=len(a.stragglers) - LISTED)}"
+        names = listed([i18n.t("rank", lang, r=s.rank) for s in a.stragglers], lang)
         who = i18n.t("traces.stragglers_are", lang, ranks=names, n=len(a.stragglers))
         details = "".join(
             text(
@@ -85,7 +83,7 @@ def verdict_html(a: Analysis, lang: str) -> str:
             k=t.straggler_steps,
             n=t.steps,
             threshold=i18n.percent(a.threshold, lang),
-            ranks=listed(t.ranks, lang),
+            ranks=listed([str(r) for r in t.ranks], lang),
             cost=i18n.ms(t.mean_cost_ms, lang),
         )
         if t.straggler_steps

@@ -47,10 +47,9 @@ class Progress:
             self.read, self.last = [], time.monotonic()
 
 
-def slices(file, index, progress):
+def slices(file, index, size, progress):
     """A File's bytes, slice after slice (FileReaderSync: workers may block), progress noted after each."""
     reader = js.FileReaderSync.new()
-    size = int(file.size)
     for start in range(0, size, SLICE):
         end = min(start + SLICE, size)
         data = reader.readAsArrayBuffer(file.slice(start, end)).to_bytes()
@@ -85,7 +84,7 @@ def parse_files(files, threshold):
             continue
         name = str(file.name)
         try:
-            trace = read_trace(name, slices(file, index, progress))
+            trace = read_trace(name, slices(file, index, sizes[index], progress))
             results.append(trace)
             progress.file_read(index, trace.rank)
         except ValueError as exc:
