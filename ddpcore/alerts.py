@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
+from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
 from .params import check_number
 
 STEP_METRIC = "ddp_step_seconds"

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from .alerts import DEFAULT_JOB, dashboard, rules_file, scrape_config
-from .analysis import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, AnalysisError, GpuGauges, analyze
+from .measured import AnalysisError, GpuGauges
+from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, Cause, analyze, cause_text, prefetch_text
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
 from .config import Link, Phases, StepConfig, default_straggler
 from .fit import CAVEATS, FitError, Outlook, RunTimes, cluster_config, outlook
@@ -339,6 +340,11 @@ def _gauges_payload(g: GpuGauges | None) -> dict:
     return dict(zip(keys, (g.busy, g.compute, g.comm_overlap, g.exposed_comm_ms) if g else (None,) * len(keys)))
 
 
+def _cause_payload(cause: Cause | None) -> dict | None:
+    return None if cause is None else {"kind": cause.kind, "ms": cause.ms, "share": cause.share,
+                                       "parts_ms": cause.parts_ms, "lateness_ms": cause.lateness_ms}
+
+
 def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
     """`analyze --json`: the contract described in docs/traces.md."""
     t = analysis.transient
@@ -368,13 +374,14 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
                 "max_step_ms": s.max_step_ms,
                 "gap": s.gap,
                 "extra_ms": s.extra_ms,
+                "saved_ms": s.saved_ms,
                 "late_ranks": list(s.late_ranks),
             }
             for s in analysis.steps
         ],
         "threshold": analysis.threshold,
         "straggler_rank": analysis.straggler_rank,
-        "stragglers": [asdict(s) for s in analysis.stragglers],
+        "stragglers": [{**asdict(s), "cause": _cause_payload(s.cause)} for s in analysis.stragglers],
         "transient": {
             "steps": t.steps,
             "straggler_steps": t.straggler_steps,
@@ -382,6 +389,7 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
             "mean_cost_ms": t.mean_cost_ms,
             "ranks": list(t.ranks),
             "step_numbers": list(t.step_numbers),
+            "cause": _cause_payload(t.cause),
         },
         "median_gap": analysis.median_gap,
         "step_ms": analysis.step_ms,
@@ -391,10 +399,20 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
         "ideal_step_ms": analysis.ideal_step_ms,
         "efficiency": analysis.efficiency,
         "wait_ms_total": analysis.wait_ms_total,
+        "prefetch_gain_ms": analysis.prefetch_gain_ms,
+        "jitter_floor_ms": analysis.jitter_floor_ms,
         **_gauges_payload(analysis.gpu),
         "warnings": list(analysis.warnings),
         "errors": errors,
     }
+
+
+def _cause_of(payload: dict) -> Cause:
+    return Cause(payload["kind"], payload["ms"], payload["share"], payload["parts_ms"], payload["lateness_ms"])
+
+
+def _why(payload: dict) -> str:
+    return cause_text(_cause_of(payload))
 
 
 def _percent(value: float | None) -> str:
@@ -411,8 +429,15 @@ def _analysis_text(p: dict) -> str:
     else:
         who = "no persistent straggler"
     t = p["transient"]
+    why = [f"rank {s['rank']}: {_why(s['cause'])}" for s in p["stragglers"] if s["cause"]]
+    if t["straggler_steps"] and t["cause"]:
+        why.append(f"transient stragglers: {_why(t['cause'])}")
+    lesson = next((c for c in [*(s["cause"] for s in p["stragglers"]), t["cause"]] if c), None)
+    if lesson:
+        why.append(prefetch_text(_cause_of(lesson), p["prefetch_gain_ms"]))
     lines = [
         who,
+        *why,
         f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
         f"{p['threshold']:.0%} of the step or more"
         + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average" if t["straggler_steps"] else ""),
@@ -428,11 +453,11 @@ def _analysis_text(p: dict) -> str:
         )
     lines += [
         "",
-        f"{'rank':>5} {'mean step ms':>13} {'arrival ms':>11} {'median gap':>11} {'late in':>8} "
+        f"{'rank':>5} {'mean step ms':>13} {'wait ms':>11} {'median gap':>11} {'late in':>8} "
         f"{'GPU busy':>9} {'compute':>8}  source",
     ]
     lines += [
-        f"{r['rank']:>5} {r['mean_step_ms']:>13.2f} {r['median_arrival_ms']:>11.2f} {r['median_gap']:>11.1%} "
+        f"{r['rank']:>5} {r['mean_step_ms']:>13.2f} {r['median_wait_ms']:>11.2f} {r['median_gap']:>11.1%} "
         f"{r['late_steps']:>8} {_percent(r['gpu_busy']):>9} {_percent(r['gpu_compute']):>8}  {r['source']}"
         for r in p["ranks"]
     ]
@@ -610,7 +635,7 @@ def _add_summarize(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_summarize(args: argparse.Namespace) -> int:
-    from .analysis import table_of
+    from .tracefacts import table_of
     from .files import read_paths
     from .summary import SUFFIX, summary_bytes
 

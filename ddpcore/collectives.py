@@ -33,6 +33,9 @@ Everything else (the buffer broadcast at forward start, TorchRec's all_to_all, F
 
 UNKNOWN_KIND = "collective"
 HOST_PREFIXES = ("c10d::", "nccl:", "gloo:", "mpi:", "ucc:", "xccl:")
+WORKER_PREFIXES = ("gloo:",)
+"""Backends whose annotation spans the collective's run on a worker thread, not its launch: it ends when the
+collective does (the release), and starts when the worker gets to it, which is no launch."""
 KERNEL_PREFIXES = ("ncclDevKernel_", "ncclKernel_")
 RECORD_PARAM_COMMS = "record_param_comms"
 

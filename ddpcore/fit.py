@@ -2,14 +2,15 @@
 
 The cluster model (`ddpcore.cluster`) says each rank computes nominal × lognormal jitter × (s with probability p),
 k ranks always slower by s_k, and the step waits for the slowest. Here its parameters are estimated from an analysed
-run: per rank and step, the rank's compute (`analysis.compute_ms`) and its lateness at the barrier (`cost_ms`).
+run: per rank and step, the rank's work from the previous release to its readiness (`tracefacts`: its compute,
+and whatever else it did before its last gradient bucket was ready) and its lateness at the barrier (`cost_ms`).
 
 - **Persistent slow ranks**: the analysis' rule, late by the threshold (a share of the step) in a strict majority
   of steps. Their slowdown: the median over steps of their compute over the median compute of the other ranks.
 - **Each rank-step against its rank's median**: l = log(compute / that rank's median compute). Jitter makes l a
   centred normal; a transient slowdown adds log s to a few of them.
 - **Jitter**: σ = 1.4826 × the median absolute deviation of l (robust: the slowed rank-steps are few and far out).
-- **Transient rank-steps**: late at the barrier by the threshold (the analysis' rule), and with l above
+- **Transient rank-steps**: late by the analysis' rule (the threshold, beyond jitter), and with l above
   max(Z·σ, log(1 + threshold)). Z = 4: under lognormal jitter, 3 rank-steps in 100,000 pass by chance; no
   rank-step slower than its median by less than the threshold counts, whatever the noise; and a compute slowdown
   that did not make the rank late (it came after its first bucket, and the others waited for no one) costs nothing.
@@ -18,8 +19,8 @@ run: per rank and step, the rank's compute (`analysis.compute_ms`) and its laten
   percentiles of each estimator over bootstrap resamples of the rank-steps it rests on (the split into slowed and
   unslowed kept; seeded, so the same run gives the same figures).
 - **Timing**: nominal compute = the median rank's median compute × exp(σ²/2) (the model's jitter has mean 1); the
-  rest of the step (the AllReduce after the last bucket, the optimizer) = the median over steps of the step period
-  minus the slowest rank's compute, held at that length at every N.
+  rest of the step (the AllReduce after the last bucket is ready) = the median over steps of the step period minus
+  the slowest rank's compute, held at that length at every N.
 
 Assumptions: rank-steps are independent (no slowdown shared by a step or a node), the jitter is lognormal, and
 the pattern does not change over the run. docs/fit.md says when not to trust the figures.
@@ -37,7 +38,9 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .analysis import Analysis, medians_of_others, persistent_needed
+from .measured import medians_of_others
+
+from .verdict import Analysis, persistent_needed
 from .cluster import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
 from .params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, check_number
 
@@ -70,21 +73,28 @@ class FitError(ValueError):
 @dataclass(frozen=True)
 class RunTimes:
     """A run as the fit reads it: per step, each rank's compute and lateness (ms, ranks in `ranks` order), and the
-    step's period."""
+    step's period. From an analysis, also which rank-steps its verdict found late, and each step's saving in its
+    what-if: the fit then uses the verdict's own, so that one page gives one answer."""
 
     ranks: tuple[int, ...]
     compute_ms: tuple[tuple[float, ...], ...]
     cost_ms: tuple[tuple[float, ...], ...]
     period_ms: tuple[float, ...]
+    late: tuple[tuple[bool, ...], ...] | None = None
+    saved_ms: tuple[float, ...] | None = None
 
     @staticmethod
     def of_analysis(analysis: Analysis) -> RunTimes:
-        """The analysed steps: compute from the last gradient launch, lateness from the first (the analysis')."""
+        """The analysed steps: each rank's work from the previous release to its readiness (time lost between
+        steps included), its lateness at the barrier, and the verdict's late rank-steps and what-if."""
+        ranks = analysis.steps[0].columns.ranks
         return RunTimes(
-            analysis.steps[0].columns.ranks,
-            tuple(tuple(s.columns.compute_ms) for s in analysis.steps),
+            ranks,
+            tuple(tuple(s.columns.work_ms) for s in analysis.steps),
             tuple(tuple(s.columns.cost_ms) for s in analysis.steps),
             tuple(s.median_step_ms for s in analysis.steps),
+            tuple(tuple(r in s.late_ranks for r in ranks) for s in analysis.steps),
+            tuple(s.saved_ms for s in analysis.steps),
         )
 
     @staticmethod
@@ -248,7 +258,11 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
     columns = list(zip(*run.compute_ms))
     medians = [statistics.median(c) for c in columns]
     logs = [math.log(x / medians[j]) for row in run.compute_ms for j, x in enumerate(row)]
-    late = [c >= threshold * p for costs, p in zip(run.cost_ms, run.period_ms) for c in costs]
+    late = (
+        [flag for row in run.late for flag in row]
+        if run.late is not None
+        else [c >= threshold * p for costs, p in zip(run.cost_ms, run.period_ms) for c in costs]
+    )
     floor = math.log1p(threshold)
     split = _split(logs, late, floor)
     normal = [j for j in range(gpus) if j not in persistent] or list(range(gpus))
@@ -290,8 +304,13 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
 
 
 def what_if(run: RunTimes, fitted: Fit) -> WhatIf:
-    """Each step shortened by its worst straggler's lateness over the median of the others (the analysis' cost),
-    the stragglers being the persistent ranks and the transient rank-steps the fit found."""
+    """Each step re-timed without its stragglers: from an analysis, its own what-if (`verdict`); for a run known by
+    its compute alone, each step shortened by its worst straggler's lateness over the median of the others, the
+    stragglers being the persistent ranks and the transient rank-steps the fit found."""
+    measured = statistics.fmean(run.period_ms)
+    if run.saved_ms is not None:
+        step = measured - statistics.fmean(run.saved_ms)
+        return WhatIf(measured, step, step / measured, len(run.ranks) * HOURS_PER_DAY * (1 - step / measured))
     index = {r: j for j, r in enumerate(run.ranks)}
     persistent = {index[r] for r in fitted.persistent_ranks}
     slowed: dict[int, set[int]] = {}
@@ -302,7 +321,6 @@ def what_if(run: RunTimes, fitted: Fit) -> WhatIf:
         late = persistent | slowed.get(t, set())
         saved = max((max(costs[j], 0.0) for j in late), default=0.0)
         steps.append(period - saved)
-    measured = statistics.fmean(run.period_ms)
     step = statistics.fmean(steps)
     return WhatIf(measured, step, step / measured, len(run.ranks) * HOURS_PER_DAY * (1 - step / measured))
 

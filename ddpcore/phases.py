@@ -11,6 +11,8 @@ from __future__ import annotations
 LOAD, FORWARD, BACKWARD, WAIT, ALLREDUCE, OPTIMIZER = "load", "forward", "backward", "wait", "allreduce", "optimizer"
 OTHER_COMM, IDLE = "other_comm", "idle"
 GPU_COMPUTE, GPU_COMM = "gpu_compute", "gpu_comm"
+BETWEEN_STEPS, HOST_LAUNCH, COPIES = "between_steps", "host_launch", "copies"
+MIXED = "mixed"
 
 STEP = (LOAD, FORWARD, BACKWARD, WAIT, ALLREDUCE, OPTIMIZER)
 """The model's step, in order: every GPU goes through these, one after another (sequential mode)."""
@@ -30,5 +32,12 @@ MEASURED = (FORWARD, BACKWARD, OPTIMIZER, LOAD, ALLREDUCE, OTHER_COMM)
 communication shows only where no compute ran: exposed communication and the barrier wait."""
 SUMMED = (*MEASURED, IDLE)
 """Where each instant of a measured step goes: one of the partitioned phases, or idle (what a summary keeps)."""
+CAUSES = (LOAD, FORWARD, BACKWARD, OPTIMIZER, BETWEEN_STEPS, GPU_COMPUTE, HOST_LAUNCH, COPIES)
+"""Where a rank's time goes between the previous release and its readiness at the gradient barrier: the host phases,
+host time outside any phase (`between_steps`), and on a GPU trace kernels that ran longer (`gpu_compute`), the GPU
+idle while the host launched work (`host_launch`) and copies (`copies`). A straggler's cause is one of these, or
+`mixed` (MIXED)."""
+HOST_CAUSES = CAUSES[:5]
+"""The parts a host-only trace (or ddpcore's JSONL) can tell."""
 TRACE_LEGEND = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER, WAIT)
 """What a measured timeline draws (and GPU_COMPUTE, GPU_COMM when the traces hold kernels)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .analysis import StepSummary
+    from .measured import StepSummary
 
 MAX_ROWS = 256
 

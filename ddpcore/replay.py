@@ -14,7 +14,9 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .analysis import Analysis, table_of
+from .tracefacts import table_of
+
+from .verdict import Analysis
 from .instrument import StepTimes
 from .stepfacts import RankColumns, RankFacts
 from .traces import RankTrace

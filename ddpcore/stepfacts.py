@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from .intervals import Interval, Spans
+from .phases import CAUSES
 
 
 @dataclass(frozen=True)
@@ -31,10 +32,14 @@ class StepFacts:
     """One rank's step as the analysis uses it, whether read from a trace or from a summary (ddpcore.summary).
 
     `start_ms` is on the rank's own clock; every other time is in ms from the step's start: its length, its
-    period (to the next step's start), its arrival at the gradient collective, its compute (to the last gradient
-    launch), its anchor (the end of the gradient collective: the instant every rank shares), the time given to each
-    phase within the period, the GPU's time, and for drawing the phase, collective and kernel spans (a summary has
-    none of these; it keeps durations, not instants)."""
+    period (to the next step's start), its arrival at the gradient collective (its first launch: the measure from
+    the step's own start, for traces that give no release), its compute (to its readiness: its last gradient
+    bucket ready), its anchor (the release: the end of the gradient collective, the instant every rank shares), the
+    time given to each phase within the period, and the GPU's time. `released` says a gradient collective gave the
+    anchor; `comm_free_ms` is when its earlier gradient collectives had all ended (the last bucket's transfer cannot start
+    before); `work_ms` is the time from the previous step's release to the readiness (from the step's own start when
+    `from_release` is false), and `parts_ms` where it went (`phases.CAUSES`; None from a version 1 summary). For
+    drawing, the phase, collective and kernel spans (a summary has none: it keeps durations, not instants)."""
 
     step: int
     start_ms: float
@@ -46,6 +51,11 @@ class StepFacts:
     anchor_ms: float
     phases_ms: dict[str, float]
     device: DeviceTime | None
+    comm_free_ms: float = 0.0
+    released: bool = True
+    from_release: bool = False
+    work_ms: float = 0.0
+    parts_ms: dict[str, float] | None = None
     spans: tuple[Interval, ...] = ()
     comm_spans: Spans = Spans()
     device_spans: Spans = Spans()
@@ -71,8 +81,9 @@ class RankColumns:
     """One rank's steps column by column: what `measure` reads, for thousands of ranks without an object per step.
 
     Row i is step `step[i]`; the columns are `StepFacts`' fields (a summary is read straight into them). `device`
-    holds `DEVICE_COLUMNS` (None without kernels; a row without them has None in each); `detail` keeps the steps
-    with their spans when the columns come from a trace, for drawing."""
+    holds `DEVICE_COLUMNS` (None without kernels; a row without them has None in each); `parts_ms` is None when the
+    source keeps no breakdown (a version 1 summary); `detail` keeps the steps with their spans when the columns come
+    from a trace, for drawing."""
 
     rank: int
     source: str
@@ -87,6 +98,11 @@ class RankColumns:
     anchor_ms: Column
     phases_ms: Mapping[str, Column]
     device: tuple[Sequence[float | None], ...] | None
+    comm_free_ms: Column
+    released: Sequence[bool]
+    from_release: Sequence[bool]
+    work_ms: Column
+    parts_ms: Mapping[str, Column] | None
     detail: tuple[StepFacts, ...] = ()
 
     def device_at(self, i: int) -> DeviceTime | None:
@@ -111,6 +127,11 @@ class RankColumns:
             anchor_ms=self.anchor_ms[i],
             phases_ms=phases,
             device=self.device_at(i),
+            comm_free_ms=self.comm_free_ms[i],
+            released=self.released[i],
+            from_release=self.from_release[i],
+            work_ms=self.work_ms[i],
+            parts_ms=None if self.parts_ms is None else {p: c[i] for p, c in self.parts_ms.items()},
             spans=drawn(phases),
         )
 
@@ -129,6 +150,8 @@ def columns_of(facts: RankFacts) -> RankColumns:
         else tuple(tuple(None if d is None else getattr(d, f) for d in devices) for f in DEVICE_COLUMNS)
     )
     phases = {p: array("d", [s.phases_ms[p] for s in steps]) for p in (steps[0].phases_ms if steps else {})}
+    known = all(s.parts_ms is not None for s in steps)
+    parts = {p: array("d", [s.parts_ms[p] for s in steps]) for p in CAUSES} if known else None  # type: ignore[index]
     return RankColumns(
         rank=facts.rank,
         source=facts.source,
@@ -143,5 +166,10 @@ def columns_of(facts: RankFacts) -> RankColumns:
         anchor_ms=column("anchor_ms"),
         phases_ms=phases,
         device=device,
+        comm_free_ms=column("comm_free_ms"),
+        released=tuple(s.released for s in steps),
+        from_release=tuple(s.from_release for s in steps),
+        work_ms=column("work_ms"),
+        parts_ms=parts,
         detail=steps,
     )

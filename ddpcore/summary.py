@@ -5,15 +5,19 @@ analysis reads the summaries (`python -m ddpcore summarize`, docs/summaries.md),
 
 A summary is gzipped JSON, one object whose first key is `format` (that is how a reader tells it from a trace):
 
-    {"format": "ddpcore-summary", "version": 1, "rank": 3, "world_size": 8, "source": "rank3.pt.trace.json.gz",
+    {"format": "ddpcore-summary", "version": 2, "rank": 3, "world_size": 8, "source": "rank3.pt.trace.json.gz",
      "columns": ["step", "start_ms", ...], "steps": [[5, 1764460000123.456, 41.2, ...], ...]}
 
 One row per step, in `COLUMNS` order; times in ms, from the step's start but `start_ms` (the rank's clock, to the
 µs); the others kept to the ns, so an analysis of summaries equals the analysis of the traces to a nanosecond.
-GPU columns are null in a trace without kernels. About 60 bytes a rank-step once gzipped.
+GPU columns are null in a trace without kernels. About 80 bytes a rank-step once gzipped.
+
+Version 2 adds whether a gradient collective gave the release, the rank's work from the previous release to its
+readiness, and where that work went (`cause_<part>_ms`, `phases.CAUSES`). Version 1 is still read: its ranks are
+judged by the same barrier wait (release minus readiness), without a cause.
 
 >>> COLUMNS[:8]
-('step', 'start_ms', 'length_ms', 'period_ms', 'followed', 'arrival_ms', 'compute_ms', 'anchor_ms')
+('step', 'start_ms', 'length_ms', 'period_ms', 'followed', 'released', 'from_release', 'arrival_ms')
 """
 
 from __future__ import annotations
@@ -24,17 +28,23 @@ import math
 from array import array
 
 from .intervals import Interval
-from .phases import ALLREDUCE, BACKWARD, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED
+from .phases import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED
 from .reader import ReadError
 from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of
 
 FORMAT = "ddpcore-summary"
-VERSION = 1
+VERSION = 2
 SUFFIX = ".ddpsum.json.gz"
 TIMING = ("length_ms", "period_ms")
-MEASURES = ("arrival_ms", "compute_ms", "anchor_ms")
+FLAGS = ("followed", "released", "from_release")
+MEASURES = ("arrival_ms", "compute_ms", "anchor_ms", "work_ms", "comm_free_ms")
+PHASE_COLUMNS = tuple(f"{p}_ms" for p in SUMMED)
+PARTS = tuple(f"cause_{p}_ms" for p in CAUSES)
 GPU = tuple(f"gpu_{c}" for c in DEVICE_COLUMNS)
-COLUMNS = ("step", "start_ms", *TIMING, "followed", *MEASURES, *(f"{p}_ms" for p in SUMMED), *GPU)
+COLUMNS = ("step", "start_ms", *TIMING, *FLAGS, *MEASURES, *PHASE_COLUMNS, *PARTS, *GPU)
+COLUMNS_V1 = ("step", "start_ms", *TIMING, FLAGS[0], *MEASURES[:3], *PHASE_COLUMNS, *GPU)
+"""Version 1's columns: no release flags, no work, no parts."""
+COLUMNS_OF = {1: COLUMNS_V1, VERSION: COLUMNS}
 NS_DIGITS, US_DIGITS = 6, 3
 MAX_MS = 1e14
 MAX_STEP = 10**12
@@ -49,12 +59,15 @@ def _rounded(value: float | None) -> float | None:
 
 def _row(t: RankColumns, i: int) -> list[object]:
     gpu = [_rounded(c[i]) for c in t.device] if t.device else [None] * len(GPU)
-    measures = [*(getattr(t, c)[i] for c in TIMING), t.followed[i], *(getattr(t, c)[i] for c in MEASURES)]
+    parts = [round(t.parts_ms[p][i], NS_DIGITS) for p in CAUSES] if t.parts_ms else [0.0] * len(PARTS)
     return [
         t.step[i],
         round(t.start_ms[i], US_DIGITS),
-        *(v if isinstance(v, bool) else round(v, NS_DIGITS) for v in measures),
+        *(round(getattr(t, c)[i], NS_DIGITS) for c in TIMING),
+        *(bool(getattr(t, c)[i]) for c in FLAGS),
+        *(round(getattr(t, c)[i], NS_DIGITS) for c in MEASURES),
         *(round(t.phases_ms[p][i], NS_DIGITS) for p in SUMMED),
+        *parts,
         *gpu,
     ]
 
@@ -94,26 +107,26 @@ def _whole(value: object, where: str, high: int) -> int:
 
 
 NUMBERS = {int, float}
-LOWS = {c: (0.0 if c.endswith("_ms") and c[: -len("_ms")] in SUMMED or c in GPU else -MAX_MS) for c in COLUMNS}
+LOWS = {c: (0.0 if c in PHASE_COLUMNS or c in PARTS or c in GPU else -MAX_MS) for c in COLUMNS}
 
 
-def _checked(row: object, number: int) -> None:
+def _checked(row: object, number: int, columns: tuple[str, ...]) -> None:
     """Every value of a row within its column's bounds; the first one that is not, named in one line."""
     where = f"step row {number}"
-    if not isinstance(row, list) or len(row) != len(COLUMNS):
-        raise ReadError(f"summary {where}: expected {len(COLUMNS)} values")
-    for column, value in zip(COLUMNS, row):
+    if not isinstance(row, list) or len(row) != len(columns):
+        raise ReadError(f"summary {where}: expected {len(columns)} values")
+    for column, value in zip(columns, row):
         if column == "step":
             _whole(value, f"{where} 'step'", MAX_STEP)
-        elif column == "followed":
+        elif column in FLAGS:
             if not isinstance(value, bool):
-                raise ReadError(f"summary {where}: 'followed' must be true or false")
+                raise ReadError(f"summary {where}: '{column}' must be true or false")
         elif not (column in GPU and value is None):
             _number(value, f"{where} '{column}'", LOWS[column], MAX_MS)
     gpu = row[-len(GPU) :]
     if any(v is None for v in gpu) and not all(v is None for v in gpu):
         raise ReadError(f"summary {where}: the GPU columns must be all numbers or all null")
-    if row[COLUMNS.index("period_ms")] <= 0:
+    if row[columns.index("period_ms")] <= 0:
         raise ReadError(f"summary {where}: 'period_ms' must be positive")
 
 
@@ -129,14 +142,13 @@ def _numbers_within(column: tuple, low: float) -> bool:
     return math.isfinite(total) and low <= min(column) and max(column) <= MAX_MS
 
 
-def _fine(columns: list[tuple]) -> bool:
-    """The common case, checked column by column: whole steps, boolean `followed`, every time a finite number in
-    its range, periods positive, the GPU columns all numbers or all null in each row."""
-    named = dict(zip(COLUMNS, columns))
-    steps, followed = named["step"], named["followed"]
+def _fine(named: dict[str, tuple]) -> bool:
+    """The common case, checked column by column: whole steps, boolean flags, every time a finite number in its
+    range, periods positive, the GPU columns all numbers or all null in each row."""
+    steps = named["step"]
     if set(map(type, steps)) != {int} or min(steps) < 0 or max(steps) > MAX_STEP:
         return False
-    if set(map(type, followed)) != {bool}:
+    if any(set(map(type, named[f])) != {bool} for f in FLAGS if f in named):
         return False
     gpu = [named[c] for c in GPU]
     nulls = [tuple(v is None for v in c) if None in c else None for c in gpu]
@@ -144,20 +156,19 @@ def _fine(columns: list[tuple]) -> bool:
         return False
     if nulls[0] is not None:
         gpu = [tuple(v for v in c if v is not None) for c in gpu]
-    timed = [(named[c], LOWS[c]) for c in COLUMNS if c not in GPU and c not in ("step", "followed")]
+    timed = [(c, LOWS[k]) for k, c in named.items() if k not in GPU and k != "step" and k not in FLAGS]
     numbers = all(_numbers_within(c, low) for c, low in timed + [(c, LOWS[g]) for c, g in zip(gpu, GPU)] if c)
     return numbers and min(named["period_ms"]) > 0
 
 
-def _table(rows: list, top: dict, source: str) -> RankColumns:
-    if set(map(type, rows)) != {list} or set(map(len, rows)) != {len(COLUMNS)}:
-        bad = next(i for i, row in enumerate(rows) if not isinstance(row, list) or len(row) != len(COLUMNS))
-        _checked(rows[bad], bad + 1)
-    columns = list(zip(*rows))
-    if not _fine(columns):
+def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> RankColumns:
+    if set(map(type, rows)) != {list} or set(map(len, rows)) != {len(columns)}:
+        bad = next(i for i, row in enumerate(rows) if not isinstance(row, list) or len(row) != len(columns))
+        _checked(rows[bad], bad + 1, columns)
+    named = dict(zip(columns, zip(*rows)))
+    if not _fine(named):
         for i, row in enumerate(rows):
-            _checked(row, i + 1)
-    named = dict(zip(COLUMNS, columns))
+            _checked(row, i + 1, columns)
     if len(set(named["step"])) != len(rows):
         raise ReadError("a ddpcore summary with a step twice")
     gpu = [named[c] for c in GPU]
@@ -180,6 +191,11 @@ def _table(rows: list, top: dict, source: str) -> RankColumns:
         anchor_ms=floats("anchor_ms"),
         phases_ms={p: floats(f"{p}_ms") for p in SUMMED},
         device=None if all(v is None for v in gpu[0]) else tuple(tuple(map(_float, c)) for c in gpu),
+        released=named.get("released") or (True,) * len(rows),
+        from_release=named.get("from_release") or (False,) * len(rows),
+        work_ms=floats("work_ms" if "work_ms" in named else "compute_ms"),
+        comm_free_ms=floats("comm_free_ms" if "comm_free_ms" in named else "arrival_ms"),
+        parts_ms={p: floats(c) for p, c in zip(CAUSES, PARTS)} if PARTS[0] in named else None,
     )
 
 
@@ -200,11 +216,13 @@ def drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
 def read_summary(top: dict, source: str) -> RankColumns:
     """A summary object read back as columns; one ReadError line for anything foreign, malformed or out of range."""
     version = top.get("version")
-    if version != VERSION:
-        raise ReadError(f"a ddpcore summary of version {version!r}: this ddpcore reads version {VERSION}")
-    if top.get("columns") != list(COLUMNS):
+    columns = COLUMNS_OF.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
+    if columns is None:
+        known = " and ".join(map(str, COLUMNS_OF))
+        raise ReadError(f"a ddpcore summary of version {version!r}: this ddpcore reads versions {known}")
+    if top.get("columns") != list(columns):
         raise ReadError("a ddpcore summary whose columns are not those of its version")
     rows = top.get("steps")
     if not isinstance(rows, list) or not rows:
         raise ReadError("a ddpcore summary without steps")
-    return _table(rows, top, source)
+    return _table(rows, top, source, columns)

@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, collective_kind, kernel_kind, kind_of_op
+from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, WORKER_PREFIXES, collective_kind, kernel_kind, kind_of_op
 from .intervals import Interval, clip
 from .phases import HOST, RECORDED
 from .reader import READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
@@ -71,8 +71,9 @@ class TraceStep:
     """One step of one rank as recorded, on that rank's own clock (ms).
 
     `phases` are host intervals named load/forward/backward/optimizer (they may overlap: threads);
-    `collectives` are host launches named by kind (allreduce, all_to_all, …); `device` holds GPU work named
-    compute, memory or a collective kind, attributed to this step."""
+    `collectives` are host launches named by kind (allreduce, all_to_all, …); `runs` collectives as a backend's
+    worker thread ran them (gloo), from when it got to them to their end; `device` holds GPU work named compute,
+    memory or a collective kind, attributed to this step."""
 
     step: int
     start_ms: float
@@ -80,6 +81,7 @@ class TraceStep:
     phases: tuple[Interval, ...]
     collectives: tuple[Interval, ...]
     device: tuple[Interval, ...] = ()
+    runs: tuple[Interval, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,7 @@ class _KinetoScan:
         self.backward = array("d")
         self.module_forward: list[Interval] = []
         self.collectives: list[Interval] = []
+        self.runs: list[Interval] = []
         self.unnamed_comms: list[Interval] = []
         self.launch_ids = array("q")
         self.launch_ms = array("d")
@@ -252,7 +255,7 @@ class _KinetoScan:
         elif phase:
             self.phases.append(Interval(phase, start, end))
         elif host_kind := collective_kind(name):
-            self.collectives.append(Interval(host_kind, start, end))
+            (self.runs if name.startswith(WORKER_PREFIXES) else self.collectives).append(Interval(host_kind, start, end))
         elif name == RECORD_PARAM_COMMS:
             named = _rpc_kind(_mapping(e.get("args")))
             (self.collectives if named else self.unnamed_comms).append(Interval(named or UNKNOWN_KIND, start, end))
@@ -303,9 +306,10 @@ def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
 
     step_phases: list[list[Interval]] = [[] for _ in ordered]
     step_comms: list[list[Interval]] = [[] for _ in ordered]
+    step_runs: list[list[Interval]] = [[] for _ in ordered]
     step_device: list[list[Interval]] = [[] for _ in ordered]
     backward: list[list[float]] = [[math.inf, -math.inf] for _ in ordered]
-    for bucket, items in ((step_phases, phases), (step_comms, collectives)):
+    for bucket, items in ((step_phases, phases), (step_comms, collectives), (step_runs, scan.runs)):
         for item in items:
             i = step_of(item.start_ms)
             if i is not None:
@@ -330,8 +334,8 @@ def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
         if i >= 0:
             step_device[i].extend(clip([Interval(kind, start, end)], ordered[i][1][0], ordered[i][1][1]))
     steps = tuple(
-        TraceStep(n, w[0], w[1], _backward_envelope(p), tuple(c), tuple(d))
-        for (n, w), p, c, d in zip(ordered, step_phases, step_comms, step_device)
+        TraceStep(n, w[0], w[1], _backward_envelope(p), tuple(c), tuple(d), tuple(r))
+        for (n, w), p, c, d, r in zip(ordered, step_phases, step_comms, step_device, step_runs)
     )
     has_kernels = any(kind != MEMORY for kind, *_ in scan.device)
     return RankTrace(rank, world, source, "kineto", steps, has_kernels=has_kernels)

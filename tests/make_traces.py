@@ -1,33 +1,69 @@
-"""Write the real-trace fixtures: a PyTorch DDP job (gloo on CPU, 4 processes) with one rank slowed.
+"""Write the real-trace fixtures of stragglers with a known cause: a PyTorch DDP job (gloo on CPU, 4 processes, one
+thread each), one scenario per way a rank loses its time, and each iteration's wall time as the truth.
 
 Regenerate (not part of the tests; needs torch, which the tests do not):
 
     python -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch==2.13.0   # the CPU wheel on this machine
-    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/ddp4      # from the repository's root
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/causes               # every scenario
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/causes between       # one of them
 
-It writes, per rank, a PyTorch profiler Chrome trace (rank{r}.pt.trace.json.gz) and the project's JSONL
-(rank{r}.jsonl.gz, from ddpcore.instrument). Rank SLOW_RANK sleeps SLOW_MS in every forward pass: the analysis
-must name it and measure about SLOW_MS of extra time per step.
+Each scenario's folder holds, per rank, the project's JSONL of every step (rank{r}.jsonl.gz, from
+ddpcore.instrument), a PyTorch profiler Chrome trace of steps PROFILED (rank{r}.pt.trace.json.gz), and `truth.json`:
+every rank's wall time of each iteration (from one loop top to the next), the slowed rank, its cause, and the steps
+whose barrier the delay reaches. Delays are `time.sleep`, so the slowed rank takes no CPU from the others (2 cores
+hold 4 ranks here; a busy loop would slow them all).
+
+`tests/fixtures/ddp4` was written by this script's first version (rank 2 sleeping 40 ms in each forward, 12 steps).
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 WORLD = 4
-SLOW_RANK = 2
-SLOW_MS = 40.0
-STEPS = 12
-PROFILE_WAIT, PROFILE_WARMUP, PROFILE_ACTIVE = 2, 2, 6
+STEPS = 60
+FROM_STEP = 5
+"""The first step whose barrier a delay reaches (the earlier ones are the run's own, unslowed)."""
+PROFILE_WAIT, PROFILE_WARMUP, PROFILE_ACTIVE = 20, 2, 12
+PROFILED = range(PROFILE_WAIT + PROFILE_WARMUP, PROFILE_WAIT + PROFILE_WARMUP + PROFILE_ACTIVE)
+WIDTH, BATCH = 384, 32
 
 
-def worker(rank: int, out: str) -> None:
+@dataclass(frozen=True)
+class Scenario:
+    """One way a rank loses time: where it sleeps, how long, in which steps (`every`: each n-th step)."""
+
+    rank: int | None
+    cause: str
+    sleep_ms: float
+    every: int = 1
+
+    def delays(self, step: int) -> bool:
+        """Whether the delay reaches this step's gradient barrier."""
+        return self.rank is not None and step >= FROM_STEP and step % self.every == 0
+
+
+SCENARIOS = {
+    "clean": Scenario(None, "", 0.0),
+    "between": Scenario(0, "between_steps", 20.0),
+    "checkpoint": Scenario(0, "between_steps", 60.0, every=10),
+    "backward": Scenario(1, "backward", 15.0),
+    "input": Scenario(2, "load", 20.0),
+    "forward": Scenario(2, "forward", 20.0),
+    "optimizer": Scenario(3, "optimizer", 20.0),
+}
+"""The scenarios, by folder name; `cause` is what the analysis must name (ddpcore.causes)."""
+
+
+def worker(rank: int, out: str, name: str) -> None:
     import torch
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
@@ -36,67 +72,122 @@ def worker(rank: int, out: str) -> None:
 
     from ddpcore.instrument import Recorder
 
+    scenario = SCENARIOS[name]
+    mine = scenario.rank == rank
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     dist.init_process_group("gloo", rank=rank, world_size=WORLD)
+    state = {"step": 0}
+
+    def sleep_if(cause: str, step: int) -> None:
+        if mine and scenario.cause == cause and scenario.delays(step):
+            time.sleep(scenario.sleep_ms / 1000)
 
     class Net(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.layers = torch.nn.Sequential(
-                torch.nn.Linear(256, 512),
+            self.first = torch.nn.Linear(WIDTH, WIDTH)
+            self.rest = torch.nn.Sequential(
                 torch.nn.ReLU(),
-                torch.nn.Linear(512, 512),
+                torch.nn.Linear(WIDTH, WIDTH),
                 torch.nn.ReLU(),
-                torch.nn.Linear(512, 10),
+                torch.nn.Linear(WIDTH, WIDTH),
+                torch.nn.ReLU(),
+                torch.nn.Linear(WIDTH, 10),
             )
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            if rank == SLOW_RANK:
-                time.sleep(SLOW_MS / 1000)
-            return self.layers(x)
+            sleep_if("forward", state["step"])
+            h = self.first(x)
+            if mine and scenario.cause == "backward" and scenario.delays(state["step"]):
+                # runs when h's gradient is computed: after the last layers' buckets were launched, before the
+                # first layer's gradients (the last bucket) exist
+                h.register_hook(lambda g: time.sleep(scenario.sleep_ms / 1000))
+            return self.rest(h)
+
+    class Batches(torch.utils.data.Dataset):
+        def __len__(self) -> int:
+            return STEPS
+
+        def __getitem__(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+            sleep_if("load", i)
+            g = torch.Generator().manual_seed(i)
+            return torch.randn(BATCH, WIDTH, generator=g), torch.randint(0, 10, (BATCH,), generator=g)
 
     model = DDP(Net(), bucket_cap_mb=0.5)
     buffer = io.StringIO()
     rec = Recorder(buffer, rank=rank)
     model.register_comm_hook(None, rec.comm_hook(default_hooks.allreduce_hook))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    data = [(torch.randn(64, 256), torch.randint(0, 10, (64,))) for _ in range(STEPS)]
-    loader = torch.utils.data.DataLoader(data, batch_size=None)
+    opt.register_step_post_hook(lambda *_: sleep_if("optimizer", state["step"]))
+    loader = torch.utils.data.DataLoader(Batches(), batch_size=None)
+    tops: list[float] = []
     with profile(
         activities=[ProfilerActivity.CPU],
         schedule=schedule(wait=PROFILE_WAIT, warmup=PROFILE_WARMUP, active=PROFILE_ACTIVE, repeat=1),
     ) as prof:
-        for x, y in rec.steps(loader):
+        tops.append(time.time())
+        for step, (x, y) in enumerate(rec.steps(loader)):
+            state["step"] = step
             with rec.phase("forward"):
                 loss = torch.nn.functional.cross_entropy(model(x), y)
             with rec.phase("backward"):
                 loss.backward()
+            state["step"] = step + 1
             with rec.phase("optimizer"):
                 opt.step()
                 opt.zero_grad()
+            sleep_if("between_steps", step + 1)
             prof.step()
+            tops.append(time.time())
     dist.barrier()
     rec.close()
-    trace = Path(out) / f"rank{rank}.pt.trace.json"
+    folder = Path(out)
+    trace = folder / f"rank{rank}.pt.trace.json"
     prof.export_chrome_trace(str(trace))
     with open(trace, "rb") as src, gzip.open(f"{trace}.gz", "wb", compresslevel=9) as dst:
         shutil.copyfileobj(src, dst)
     trace.unlink()
-    with gzip.open(Path(out) / f"rank{rank}.jsonl.gz", "wt", compresslevel=9) as dst:
+    with gzip.open(folder / f"rank{rank}.jsonl.gz", "wt", compresslevel=9) as dst:
         dst.write(buffer.getvalue())
+    walls = [round((b - a) * 1000, 3) for a, b in zip(tops, tops[1:])]
+    (folder / f"wall{rank}.json").write_text(json.dumps(walls))
     dist.destroy_process_group()
 
 
-def main(out: str) -> None:
+def write_truth(folder: Path, name: str) -> None:
+    """Gather the ranks' wall times into truth.json, with what was injected."""
+    scenario = SCENARIOS[name]
+    walls = {}
+    for r in range(WORLD):
+        part = folder / f"wall{r}.json"
+        walls[str(r)] = json.loads(part.read_text())
+        part.unlink()
+    truth = {
+        "scenario": name,
+        "rank": scenario.rank,
+        "cause": scenario.cause or None,
+        "sleep_ms": scenario.sleep_ms,
+        "delayed_steps": [s for s in range(STEPS) if scenario.delays(s)],
+        "profiled_steps": list(PROFILED),
+        "step_ms": walls,
+    }
+    (folder / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+
+
+def main(out: str, names: list[str]) -> None:
     import torch.multiprocessing as mp
 
-    Path(out).mkdir(parents=True, exist_ok=True)
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(29500 + os.getpid() % 1000)
-    mp.spawn(worker, args=(out,), nprocs=WORLD, join=True)
+    for name in names:
+        folder = Path(out) / name
+        folder.mkdir(parents=True, exist_ok=True)
+        os.environ["MASTER_ADDR"] = "127.0.0.1"
+        os.environ["MASTER_PORT"] = str(29500 + (os.getpid() + len(name)) % 1000)
+        mp.spawn(worker, args=(str(folder), name), nprocs=WORLD, join=True)
+        write_truth(folder, name)
+        print(name, "written", flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parent / "fixtures" / "ddp4"))
+    root = sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parent / "fixtures" / "causes")
+    main(root, sys.argv[2:] or list(SCENARIOS))

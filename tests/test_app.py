@@ -11,7 +11,7 @@ from ddpview.page import Frame
 from ddpview.playback import duration_s
 from ddpview.sliders import slider_from_n
 
-from ddpcore.analysis import measure_loaded
+from ddpcore.measured import measure_loaded
 from ddpcore.ring import exchange_count
 from ddpcore.traces import load
 

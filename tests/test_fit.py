@@ -5,12 +5,13 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import statistics
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ddpcore.analysis import analyze
+from ddpcore.verdict import analyze
 from ddpcore.cluster import ClusterConfig, MeasuredTiming, cluster_step
 from ddpcore.fit import FitError, RunTimes, at_scale, cluster_config, fit, predicted, what_if, wilson_interval
 from ddpcore.traces import load
@@ -119,22 +120,21 @@ def test_real_transient_run():
     assert abs(f.slowed_rank_steps - truly_slowed) <= 2
 
 
-TRUE_COST_MS = {"s1.5": 11.1, "s2.0": 20.4}
-"""Median step minus the unslowed run's (tests/fixtures/README.md)."""
-
-
 @pytest.mark.parametrize("pattern", ["*.jsonl.gz", "*.pt.trace.json.gz"])
-@pytest.mark.parametrize("run_name", sorted(TRUE_COST_MS))
+@pytest.mark.parametrize("run_name", ["s1.5", "s2.0"])
 def test_real_persistent_runs(run_name, pattern):
-    """Rank 2 computes s times its nominal (a busy loop of (s - 1) x its compute): one slow rank, slowed by s; the
-    what-if saves what the run measured against the unslowed run."""
+    """Rank 2 computes s times its nominal (a busy loop of (s - 1) x its compute): one slow rank, slowed by s;
+    without it, the run steps about as the unslowed run."""
     s = float(run_name[1:])
     run = real(f"ddp8/{run_name}", pattern)
     f = fit(run)
     assert f.persistent_ranks == (2,)
     assert f.persistent_slowdown == pytest.approx(s, rel=0.15)
     saved = what_if(run, f)
-    assert saved.measured_step_ms - saved.step_ms == pytest.approx(TRUE_COST_MS[run_name], rel=0.20)
+    analysis = analyze(load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp8" / run_name).glob(pattern))]).traces)
+    assert saved.step_ms == pytest.approx(analysis.ideal_step_ms), "one page, one answer: the verdict's what-if"
+    clean = real("ddp8/s1.0", pattern)
+    assert saved.step_ms == pytest.approx(statistics.fmean(clean.period_ms), rel=0.1)
     assert saved.efficiency < 1 and saved.gpu_hours_saved_per_day > 0
 
 
@@ -206,8 +206,10 @@ def test_cluster_from_traces_runs_the_fitted_model(capsys):
     assert code == 0, err
     f = fit(real("ddp8/s1.5", "*.jsonl.gz"))
     assert json.loads(out) == json.loads(json.dumps(cluster_step(cluster_config(f, 1_000)).__dict__))
+    code, out, _ = run_cli(capsys, "cluster", "--from", *files, "--json")
+    fitted = json.loads(out)["efficiency"]
     code, out, _ = run_cli(capsys, "cluster", "--from", *files, "--persistent", "0", "--json")
-    assert json.loads(out)["gpus"] == 8 and json.loads(out)["efficiency"] > 0.85, "a flag overrides its fitted value"
+    assert json.loads(out)["gpus"] == 8 and json.loads(out)["efficiency"] > fitted + 0.05, "a flag overrides the fit"
     code, out, _ = run_cli(capsys, "cluster", "--from", *files, "--sweep", "--json")
     assert code == 0 and json.loads(out)[0]["gpus"] == 8
 

@@ -11,7 +11,7 @@ from ddpview import app
 from ddpview.i18n import LANGS, TEXT
 from ddpview.urlstate import decode
 
-from ddpcore.analysis import measure_loaded
+from ddpcore.measured import measure_loaded
 from ddpcore.fit import CAVEATS
 from ddpcore.traces import load
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pages import PageWatch, value
 
-from ddpcore.analysis import analyze
+from ddpcore.verdict import analyze
 from ddpcore.traces import load
 
 pytestmark = pytest.mark.browser

@@ -314,7 +314,7 @@ def test_real_prometheus_fires_for_rank_2_and_not_on_the_clean_run(tmp_path):
 
 
 def test_replay_plays_every_step_of_every_rank_and_stops(capsys):
-    from ddpcore.analysis import analyze
+    from ddpcore.verdict import analyze
     from ddpcore.cli import main
     from ddpcore.replay import frames_at, frames_of, play
     from ddpcore.traces import load

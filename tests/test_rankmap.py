@@ -9,7 +9,9 @@ import pytest
 from ddpview.map_view import map_svg
 from ddpview.traces_view import TABLE_ROWS, traces_regions
 
-from ddpcore.analysis import DEFAULT_THRESHOLD, DRAWN_LATEST, judge, measure
+from ddpcore.measured import DRAWN_LATEST, measure
+
+from ddpcore.verdict import DEFAULT_THRESHOLD, judge
 from ddpcore.rankmap import MAX_ROWS, rank_step_map
 from scripts.tracegen import generated_summaries
 
@@ -100,7 +102,7 @@ def test_the_measurement_reaches_the_page_in_small_parts(big):
 
     from ddpview import transfer
 
-    from ddpcore.analysis import measure
+    from ddpcore.measured import measure
 
     runs, _ = generated_summaries(RANKS, 20, (PERSISTENT,), P, seed=4)
     measured = measure(runs)

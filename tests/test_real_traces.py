@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ddpcore.analysis import analyze, arrival_ms
+from ddpcore.tracefacts import arrival_ms
+
+from ddpcore.verdict import analyze
 from ddpcore.cli import main
 from ddpcore.traces import load, parse_file
 from scripts.tracegen import gpu_pair
@@ -35,16 +37,8 @@ def analysed(folder: Path, pattern: str):
 # --- a real 8-rank job with a measured straggler cost ---------------------------------------------------------------
 
 
-def true_cost_ms(run: str) -> float:
-    """Median over ranks of each rank's median wall-time step (steps 10-39), against the same run at s = 1.0."""
-
-    def typical(name: str) -> float:
-        return statistics.median(
-            statistics.median(gz_json(p)["step_ms"][10:40])
-            for p in sorted((FIXTURES / "ddp8" / name).glob("rank*.summary.json.gz"))
-        )
-
-    return typical(run) - typical("s1.0")
+INJECTED_MS = {"s1.5": 10.6, "s2.0": 22.8}
+"""The busy loop rank 2 ran in its forward, per step (tests/fixtures/README.md)."""
 
 
 @pytest.mark.parametrize("pattern", FORMATS)
@@ -57,11 +51,17 @@ def test_ddp8_nobody_without_a_slowdown(pattern):
 @pytest.mark.parametrize("pattern", FORMATS)
 @pytest.mark.parametrize("run", ["s1.5", "s2.0"])
 def test_ddp8_rank2_and_its_cost(run, pattern):
-    truth = true_cost_ms(run)
+    """Rank 2 is late by what it was made to do, in its forward; without it, the run steps as the unslowed run.
+
+    The step growth against the unslowed run (11.1 and 20.4 ms) is no measure of rank 2's cost alone: at s = 1.5
+    the other ranks' own work is slower than at s = 1.0 (their median work 29.3 ms against 27.7), and the what-if
+    rightly leaves that in (docs/traces.md)."""
     a = analysed(FIXTURES / "ddp8" / run, pattern)
+    clean = analysed(FIXTURES / "ddp8" / "s1.0", pattern)
     assert [s.rank for s in a.stragglers] == [2]
-    assert a.straggler_cost_ms == pytest.approx(truth, rel=0.2)
-    assert a.stragglers[0].median_cost_ms == pytest.approx(truth, rel=0.2)
+    assert a.stragglers[0].median_cost_ms == pytest.approx(INJECTED_MS[run], rel=0.2)
+    assert a.stragglers[0].cause is not None and a.stragglers[0].cause.kind == "forward"
+    assert a.ideal_step_ms == pytest.approx(clean.step_ms, rel=0.1)
     assert 0 < a.efficiency < 1
     assert a.ideal_step_ms == pytest.approx(a.step_ms - a.straggler_cost_ms)
 
@@ -87,8 +87,9 @@ def test_transient_stragglers_from_jsonl():
         if ranks:
             assert by_step[step].slowest_rank in ranks, step
             assert by_step[step].has_straggler
-    truth = sum(1 for ranks in slowed.values() if ranks) / len(slowed)
-    assert a.transient.fraction == pytest.approx(truth, abs=0.05)
+    truth = {step for step, ranks in slowed.items() if ranks}
+    assert set(a.transient.step_numbers) == truth, "every slowed step, and no step slowed by jitter alone"
+    assert a.transient.fraction == pytest.approx(len(truth) / a.transient.steps)
     assert a.transient.straggler_steps == round(a.transient.fraction * a.transient.steps)
     assert set(a.transient.ranks) >= set().union(*slowed.values())
     assert a.stragglers == ()
@@ -154,7 +155,7 @@ def test_hta_arrival_is_ddp_allreduce_not_all_to_all():
             assert first_a2a < 40
             assert arrival_ms(step) > 150
     a = analyze(traces)
-    assert all(arrival > 150 for s in a.steps for arrival in s.columns.arrival_ms)
+    assert all(r.median_arrival_ms > 150 for r in a.ranks)
     assert any(sp.phase == "other_comm" for s in a.steps for x in s.drawn for sp in x.comm_spans)
     assert not any(
         sp.phase == "allreduce" and sp.start_ms - x.start_ms < 150
@@ -196,7 +197,8 @@ def test_cpu_traces_have_no_gpu_gauges(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["ranks"][0]["gpu_busy"] is None and data["ranks"][0]["comm_overlap"] is None
     assert data["stragglers"][0]["rank"] == 2 and data["straggler_rank"] == 2
-    assert set(data["stragglers"][0]) == {"rank", "median_gap", "median_cost_ms", "late_steps"}
+    assert set(data["stragglers"][0]) == {"rank", "median_gap", "median_cost_ms", "late_steps", "cause"}
+    assert data["stragglers"][0]["cause"]["kind"] == "forward"
 
 
 @pytest.mark.parametrize("threshold", [0.02, 0.1, 0.3])
@@ -212,7 +214,9 @@ def test_page_judges_a_pickled_measurement_as_the_cli_analyses(folder, pattern, 
     """The page receives the worker's measurement pickled and judges it: the verdict must be the CLI's."""
     import pickle
 
-    from ddpcore.analysis import judge, measure
+    from ddpcore.measured import measure
+
+    from ddpcore.verdict import judge
 
     loaded = load(files(folder, pattern))
     traces = loaded.traces

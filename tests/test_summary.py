@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.analysis import analyze, facts_of
+from ddpcore.tracefacts import facts_of
+
+from ddpcore.verdict import analyze
 from ddpcore.cli import analysis_payload, main
 from ddpcore.summary import FORMAT, SUFFIX, VERSION, summary_bytes
 from ddpcore.traces import load
@@ -107,7 +109,7 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
     assert len(loaded.traces) == 3 and [e.source for e in loaded.errors] == list(bad)
     for e in loaded.errors:
         assert "\n" not in e.message and "summary" in e.message
-    assert "version 2" in loaded.errors[0].message
+    assert "versions 1 and 2" in loaded.errors[0].message
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ddpcore import traces
-from ddpcore.analysis import analyze, medians_of_others
+from ddpcore.measured import medians_of_others
+from ddpcore.verdict import analyze
 from ddpcore.reader import MAX_JSON_DEPTH, gunzipped, texts
 from ddpcore.traces import load, parse_file
 
@@ -111,7 +112,7 @@ def test_the_buffer_broadcast_and_all_to_all_are_not_arrival():
         return json.dumps({"distributedInfo": {"rank": rank, "world_size": 2}, "traceEvents": events}).encode()
 
     a = analyze(load([("a.json", kineto(0, 2_000, 50_000)), ("b.json", kineto(1, 30_000, 50_000))]).traces)
-    assert [x.arrival_ms for x in a.steps[0].drawn] == [pytest.approx(50.0), pytest.approx(50.0)]
+    assert [x.ready_ms for x in a.steps[0].drawn] == [pytest.approx(50.0), pytest.approx(50.0)]
     assert a.stragglers == ()
 
 

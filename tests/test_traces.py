@@ -11,7 +11,8 @@ import pytest
 
 from ddpcore import traces
 from ddpcore.alerts import exposition, rules_file
-from ddpcore.analysis import AnalysisError, analyze
+from ddpcore.measured import AnalysisError
+from ddpcore.verdict import analyze
 from ddpcore.cli import main
 from ddpcore.instrument import Recorder
 from ddpcore.traces import load, parse_file
@@ -37,10 +38,9 @@ def test_real_ddp_traces_name_the_slowed_rank(pattern):
     slow = a.ranks[SLOW_RANK]
     assert slow.slowest_count >= len(a.steps) * 0.8
     assert slow.median_phases_ms["forward"] == pytest.approx(SLOW_MS, rel=0.2)
-    assert slow.median_wait_ms == pytest.approx(0, abs=2)
     for r in a.ranks:
         if r.rank != SLOW_RANK:
-            assert r.median_wait_ms == pytest.approx(SLOW_MS, rel=0.2)
+            assert r.median_wait_ms - slow.median_wait_ms == pytest.approx(SLOW_MS, rel=0.2)
     assert a.median_gap > 0.5, "the sleep is most of the step"
     assert 0 < a.efficiency < 1
 

@@ -10,7 +10,9 @@ import pytest
 from ddpview.i18n import LANGS, ms
 from ddpview.traces_view import traces_regions
 
-from ddpcore.analysis import DEFAULT_THRESHOLD, judge, measure_loaded
+from ddpcore.measured import measure_loaded
+
+from ddpcore.verdict import DEFAULT_THRESHOLD, judge
 from ddpcore.traces import load
 from scripts.tracegen import gpu_pair
 
@@ -74,7 +76,7 @@ def test_warnings_read_the_same_in_english_and_exist_in_french():
     from ddpview.i18n import TEXT
     from ddpview.traces_view import warning_text
 
-    from ddpcore.analysis import WARNINGS, Caveat
+    from ddpcore.measured import WARNINGS, Caveat
 
     for code, english in WARNINGS.items():
         assert TEXT[f"warn.{code}"]["en"] == english, "the page's English is the analysis's"

@@ -21,7 +21,8 @@ from .timeline_view import TimelineGeometry
 from .urlstate import Notice, ViewState, apply, decode, encode, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
-    from ddpcore.analysis import Analysis, Measured
+    from ddpcore.measured import Measured
+    from ddpcore.verdict import Analysis
     from ddpcore.fit import Outlook
     from ddpcore.traces import FileError
 
@@ -284,7 +285,7 @@ def with_threshold(model: Model, text: str) -> Model:
 
 
 def _analysed(traces: TracesModel) -> TracesModel:
-    from ddpcore.analysis import judge
+    from ddpcore.verdict import judge
 
     analysis = judge(traces.measured, traces.threshold) if traces.measured is not None else None
     return replace(traces, analysis=analysis, outlook=None, fit_error="")

@@ -316,6 +316,67 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "{loaded} of {world} ranks loaded: the straggler may be among the others",
         "fr": "{loaded} rangs chargés sur {world} : le retardataire peut être parmi les autres",
     },
+    "warn.no_release": {
+        "en": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
+        "rank's own step start, which misses time lost between steps and after the first bucket",
+        "fr": "{steps} pas sans collective de gradients sur chaque rang : leur retard est mesuré depuis le début du "
+        "pas de chaque rang, ce qui manque le temps perdu entre les pas et après le premier bucket",
+    },
+    "cause.load": {"en": "{ms} a step loading its input", "fr": "{ms} par pas à charger ses données"},
+    "cause.forward": {"en": "{ms} a step longer in its forward", "fr": "{ms} par pas de plus dans son forward"},
+    "cause.backward": {
+        "en": "{ms} a step longer in its backward",
+        "fr": "{ms} par pas de plus dans sa rétropropagation",
+    },
+    "cause.optimizer": {
+        "en": "{ms} a step longer in its optimizer step",
+        "fr": "{ms} par pas de plus dans son pas d'optimiseur",
+    },
+    "cause.between_steps": {
+        "en": "{ms} a step between its optimizer and its next step, outside any phase: logging, checkpointing, "
+        "evaluation or a pause on that rank",
+        "fr": "{ms} par pas entre son optimiseur et son pas suivant, hors de toute phase : journalisation, "
+        "checkpoint, évaluation ou pause sur ce rang",
+    },
+    "cause.gpu_compute": {
+        "en": "{ms} a step of longer GPU kernels (a slower or throttled GPU, or more work on it)",
+        "fr": "{ms} par pas de noyaux GPU plus longs (GPU plus lent ou bridé, ou plus de travail)",
+    },
+    "cause.host_launch": {
+        "en": "{ms} a step with its GPU idle, waiting for the host to launch work",
+        "fr": "{ms} par pas où son GPU attend, inactif, que l'hôte lance le travail",
+    },
+    "cause.copies": {"en": "{ms} a step in memory copies", "fr": "{ms} par pas en copies mémoire"},
+    "cause.mixed": {
+        "en": "{ms} a step with no single cause: {parts}",
+        "fr": "{ms} par pas sans cause unique : {parts}",
+    },
+    "part.load": {"en": "loading", "fr": "chargement"},
+    "part.forward": {"en": "forward", "fr": "forward"},
+    "part.backward": {"en": "backward", "fr": "rétropropagation"},
+    "part.optimizer": {"en": "optimizer", "fr": "optimiseur"},
+    "part.between_steps": {"en": "between steps", "fr": "entre les pas"},
+    "part.gpu_compute": {"en": "GPU kernels", "fr": "noyaux GPU"},
+    "part.host_launch": {"en": "GPU idle for the host", "fr": "GPU inactif pour l'hôte"},
+    "part.copies": {"en": "copies", "fr": "copies"},
+    "traces.why_rank": {"en": "Why rank {r} is late: {why}.", "fr": "Pourquoi le rang {r} est en retard : {why}."},
+    "traces.why_transient": {
+        "en": "Why the transient stragglers are late: {why}.",
+        "fr": "Pourquoi les retardataires passagers sont en retard : {why}.",
+    },
+    "traces.prefetch_yes": {
+        "en": "Prefetching input would save about {ms} a step on this run.",
+        "fr": "Précharger les données ferait gagner environ {ms} par pas sur ce run.",
+    },
+    "traces.prefetch_no": {
+        "en": "Prefetching input would not help this run: the time goes to {part}.",
+        "fr": "Précharger les données n'aiderait pas ce run : le temps part en {part}.",
+    },
+    "traces.excess": {
+        "en": "{label} · late by {ms} against the median rank",
+        "fr": "{label} · en retard de {ms} sur le rang médian",
+    },
+    "traces.release": {"en": "release", "fr": "libération"},
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
     "map.ranks": {"en": "ranks {first}–{last}", "fr": "rangs {first} à {last}"},
     "map.cell": {
@@ -456,8 +517,8 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Écart médian du dernier rang (part du pas)",
     },
     "traces.ideal": {
-        "en": "Step if late ranks arrived with the others (mean)",
-        "fr": "Pas si les rangs en retard arrivaient avec les autres (moyenne)",
+        "en": "Step re-timed with the late ranks on time (what-if, mean)",
+        "fr": "Pas recalculé avec les rangs en retard à l'heure (simulation, moyenne)",
     },
     "traces.step_mean": {"en": "Step time (mean over steps)", "fr": "Durée du pas (moyenne des pas)"},
     "traces.step_median": {"en": "Median step", "fr": "Pas médian"},
@@ -485,7 +546,6 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "No GPU gauges: these traces hold no GPU kernels (CPU activities only, or ddpcore JSONL).",
         "fr": "Pas de jauges GPU : ces traces ne contiennent aucun noyau GPU (activités CPU seules, ou JSONL ddpcore).",
     },
-    "traces.last_arrival": {"en": "last arrival", "fr": "dernière arrivée"},
     "traces.timeline_desc": {
         "en": "Measured step {step}, one lane per rank.",
         "fr": "Pas mesuré {step}, une ligne par rang.",
@@ -496,7 +556,6 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.col_late": {"en": "Late in", "fr": "En retard sur"},
     "traces.col_busy": {"en": "GPU busy", "fr": "GPU occupé"},
     "traces.col_compute": {"en": "Compute kernels", "fr": "Noyaux de calcul"},
-    "traces.col_arrival": {"en": "Arrival at collective", "fr": "Arrivée à la collective"},
     "traces.col_wait": {"en": "Wait", "fr": "Attente"},
     "traces.col_file": {"en": "File", "fr": "Fichier"},
     "traces.alert_title": {"en": "Catch it in production", "fr": "L'attraper en production"},
@@ -524,18 +583,21 @@ TEXT: dict[str, dict[str, str]] = {
         "de bord Grafana des mêmes séries.",
     },
     "traces.help": {
-        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them. A rank's lateness "
-        "is its arrival at the gradient collective (DDP's AllReduce, FSDP's reduce-scatter, launched in the "
-        "backward) against the median of the others; the others wait for it inside their collective (hatched). "
-        "Collectives of the forward (buffer broadcast, all_to_all) are drawn as other collectives and never count "
-        "as arrival. Under each lane, a thin row shows the collectives as they ran on the host and, for GPU traces, "
-        "one more the kernels.",
-        "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise. Le retard d'un "
-        "rang est son arrivée à la collective des gradients (l'AllReduce de DDP, le reduce-scatter de FSDP, lancés "
-        "pendant la rétropropagation) comparée à la médiane des autres ; les autres l'attendent dans leur collective "
-        "(hachuré). Les collectives du forward (broadcast des buffers, all_to_all) sont dessinées comme autres "
-        "collectives et ne comptent jamais comme arrivée. Sous chaque ligne, une rangée fine montre les collectives "
-        "telles qu'elles ont tourné sur l'hôte et, pour les traces GPU, une autre les noyaux.",
+        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them, and releases every "
+        "rank at the same instant (the dashed line). Lanes are aligned on it. A rank's lateness is how much less it "
+        "waited there (hatched, from when its last gradient bucket was ready) than the median of the others: time "
+        "it lost anywhere since the previous release, between steps included. A late rank's excess is marked in "
+        "red. Collectives of the forward (buffer broadcast, all_to_all) are drawn as other collectives and never "
+        "count. Under each lane, a thin row shows the collectives as they ran on the host and, for GPU traces, one "
+        "more the kernels.",
+        "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise, et libère tous les "
+        "rangs au même instant (le trait pointillé), sur lequel les lignes sont alignées. Le retard d'un rang est "
+        "combien il y a moins attendu (hachuré, depuis que son dernier bucket de gradients était prêt) que la "
+        "médiane des autres : le temps qu'il a perdu n'importe où depuis la libération précédente, entre les pas "
+        "compris. L'excès d'un rang en retard est marqué en rouge. Les collectives du forward (broadcast des "
+        "buffers, all_to_all) sont dessinées comme autres collectives et ne comptent jamais. Sous chaque ligne, une "
+        "rangée fine montre les collectives telles qu'elles ont tourné sur l'hôte et, pour les traces GPU, une autre "
+        "les noyaux.",
     },
     "traces.too_big": {
         "en": "{mb} MiB is over the {limit} MiB limit",

@@ -13,7 +13,7 @@ from . import i18n
 from .svg import data_value, num, svg_figure, tag, text
 
 if TYPE_CHECKING:
-    from ddpcore.analysis import StepSummary
+    from ddpcore.measured import StepSummary
 
 WIDTH = 900
 LEFT = 118
@@ -342,7 +342,8 @@ def _row_paths(
 
 
 def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str) -> str:
-    """A measured step: one lane per rank on the step's common clock, the wait for the last arrival hatched.
+    """A measured step: one lane per rank on the step's common clock (the release), each rank's wait at the barrier
+    hatched from its readiness, a late rank's excess over the median rank marked before it.
 
     Under each lane's phases (each instant given to one phase), a thin row shows the host's collectives as they
     ran, and for GPU traces one more the kernels (compute and communication)."""
@@ -352,7 +353,8 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
     origin = min(r.start_ms for r in ranks)
     end = max(r.device_spans.end_ms(r.end_ms) for r in ranks) - origin
     geo = TimelineGeometry(max(end, 1e-6) * 1.02, len(ranks), 2 if gpu else 1, legend_top(legend, lang))
-    latest = max(r.start_ms + r.arrival_ms for r in ranks) - origin
+    release = max(r.start_ms + r.ready_ms + r.wait_ms for r in ranks) - origin
+    late = set(step.late_ranks)
     lanes = []
     for lane, r in enumerate(ranks):
         y = geo.lane_y(lane)
@@ -384,12 +386,29 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
                     "trace-hatch",
                 )
             )
+        ready = r.start_ms - origin + r.ready_ms
+        if r.rank in late and r.cost_ms > 0:
+            items.append(
+                tag(
+                    "rect",
+                    {
+                        "x": geo.x_of(ready - r.cost_ms),
+                        "y": y - 3,
+                        "width": max(geo.x_of(ready) - geo.x_of(ready - r.cost_ms), 0.5),
+                        "height": 3,
+                        "class": "excess",
+                        "data-testid": "excess",
+                        "data-value": r.cost_ms,
+                    },
+                    text("title", None, i18n.t("traces.excess", lang, label=label, ms=i18n.ms(r.cost_ms, lang))),
+                )
+            )
         if r.wait_ms > 0:
             items.append(
                 _bar(
                     "wait",
-                    geo.x_of(r.start_ms - origin + r.arrival_ms),
-                    geo.x_of(latest),
+                    geo.x_of(ready),
+                    geo.x_of(ready + r.wait_ms),
                     y + 4,
                     LANE - 8,
                     f"{label} · {i18n.t('phase.wait', lang)} · {i18n.ms(r.wait_ms, lang)}",
@@ -404,13 +423,13 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
             )
         )
     bottom = geo.lane_y(len(ranks)) - LANE_GAP
-    bx = geo.x_of(latest)
+    bx = geo.x_of(release)
     marks = [
         tag("line", {"x1": bx, "y1": geo.top - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}),
         text(
             "text",
             {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
-            i18n.t("traces.last_arrival", lang),
+            i18n.t("traces.release", lang),
         ),
     ]
     return svg_figure(

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ddpcore.alerts import dashboard, exposition, rules_file
-from ddpcore.analysis import Analysis, GpuGauges
-from ddpcore.phases import SUMMED
+from ddpcore.measured import GpuGauges
+from ddpcore.phases import LOAD, MIXED, SUMMED
+from ddpcore.verdict import Analysis, Cause
 from ddpcore.traces import FileError
 
 from . import i18n
@@ -48,6 +49,51 @@ def listed(items: list[str], lang: str) -> str:
     """Items as a list in the text: the first LISTED of them, and how many more."""
     shown = ", ".join(items[:LISTED]) or "–"
     return shown + (f" {i18n.t('traces.more', lang, n=len(items) - LISTED)}" if len(items) > LISTED else "")
+
+
+def cause_html(cause: Cause, lang: str) -> str:
+    """Why a rank is late, in the page's language (`verdict.CAUSE_TEXT` in English)."""
+    parts = ", ".join(
+        f"{i18n.t('part.' + p, lang)} {i18n.ms(v, lang)}"
+        for p, v in sorted(cause.parts_ms.items(), key=lambda pv: -pv[1])[:3]
+        if v > 0
+    )
+    return i18n.t(f"cause.{cause.kind}", lang, ms=i18n.ms(cause.ms, lang), parts=parts)
+
+
+def _why_items(a: Analysis, lang: str) -> str:
+    """One line per persistent straggler's cause, one for the transient ones, then the prefetch lesson."""
+    lines = [
+        text(
+            "li",
+            {"data-testid": "trace-cause", "data-rank": s.rank, "data-kind": s.cause.kind, "data-value": s.cause.ms},
+            i18n.t("traces.why_rank", lang, r=s.rank, why=cause_html(s.cause, lang)),
+        )
+        for s in a.stragglers[:LISTED]
+        if s.cause is not None
+    ]
+    t = a.transient
+    if t.straggler_steps and t.cause is not None:
+        lines.append(
+            text(
+                "li",
+                {"data-testid": "trace-cause", "data-rank": -1, "data-kind": t.cause.kind, "data-value": t.cause.ms},
+                i18n.t("traces.why_transient", lang, why=cause_html(t.cause, lang)),
+            )
+        )
+    lesson = next((c for c in [*(s.cause for s in a.stragglers), t.cause if t.straggler_steps else None] if c), None)
+    if lesson is not None:
+        key, part = ("traces.prefetch_yes", LOAD) if lesson.kind == LOAD else ("traces.prefetch_no", lesson.kind)
+        if part == MIXED:
+            part = max(lesson.parts_ms, key=lesson.parts_ms.__getitem__)
+        lines.append(
+            text(
+                "li",
+                {"data-testid": "trace-prefetch", "data-value": a.prefetch_gain_ms if lesson.kind == LOAD else 0},
+                i18n.t(key, lang, ms=i18n.ms(a.prefetch_gain_ms, lang), part=i18n.t("part." + part, lang)),
+            )
+        )
+    return tag("ul", {"class": "why"}, "".join(lines)) if lines else ""
 
 
 def verdict_html(a: Analysis, lang: str) -> str:
@@ -105,6 +151,7 @@ def verdict_html(a: Analysis, lang: str) -> str:
             {"class": "transient"},
             text("output", {"data-testid": "trace-transient", "data-value": t.fraction}, transient),
         )
+        + _why_items(a, lang)
     )
 
 
@@ -187,12 +234,11 @@ def ranks_page(a: Analysis, page: int) -> tuple[int, int]:
 
 
 def ranks_table(a: Analysis, lang: str, page: int = 0) -> str:
-    """Per rank, latest first, TABLE_ROWS a page: step, arrival, gap, how often late, GPU gauges and the median
-    time of each phase."""
+    """Per rank, latest first, TABLE_ROWS a page: step, gap, how often late, wait at the barrier, GPU gauges and the
+    median time of each phase."""
     headings = (
         "traces.col_rank",
         "traces.col_step",
-        "traces.col_arrival",
         "traces.col_gap",
         "traces.col_late",
         "traces.col_wait",
@@ -213,7 +259,6 @@ def ranks_table(a: Analysis, lang: str, page: int = 0) -> str:
         cells = [
             text("th", {"scope": "row"}, r.rank),
             text("td", None, i18n.ms(r.mean_step_ms, lang)),
-            text("td", None, i18n.ms(r.median_arrival_ms, lang)),
             text("td", None, i18n.percent(r.median_gap, lang)),
             text("td", None, f"{r.late_steps}/{len(a.steps)}"),
             text("td", None, i18n.ms(r.median_wait_ms, lang)),

@@ -8,9 +8,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ddpcore.analysis import Measured
+    from ddpcore.measured import Measured
 
-ITEMS_PER_PART = 50_000
+ITEMS_PER_PART = 40_000
 """About this many rank-steps (or ranks x 12) in each part of the steps (or of the ranks)."""
 RANKS_PER_PART = ITEMS_PER_PART // 50
 

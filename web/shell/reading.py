@@ -9,7 +9,9 @@ import js
 from ddpview.transfer import parts
 from pyodide.ffi import to_js
 
-from ddpcore.analysis import judge, measure_loaded
+from ddpcore.measured import measure_loaded
+
+from ddpcore.verdict import judge
 from ddpcore.fit import outlook_of
 from ddpcore.traces import MAX_FILE_BYTES, FileError, collect, read_trace
 

@@ -142,7 +142,7 @@ class TracesShell:
         in_background(self.load_example(str(event.currentTarget.getAttribute("data-example"))))
 
     async def load_example(self, name):
-        from ddpcore.analysis import measure_loaded
+        from ddpcore.measured import measure_loaded
         from ddpcore.traces import load
 
         names = (await (await window.fetch("./examples/index.json")).json()).to_py()[name]

@@ -1,0 +1,505 @@
+"""Measured steps: how long each rank waited at each step's gradient barrier, and what the threshold does not change.
+
+Every rank leaves a step's gradient collective together (the release), so every rank's step lasts about as long:
+"slowest" cannot mean the longest step, nor the latest from its own step start (time lost before the step starts,
+or after its first bucket, moves that start or only later buckets). It means the rank that waited least at the
+barrier: the others were waiting for it.
+
+- A rank's **wait** in a step is the release minus its readiness (`tracefacts`), on its own clock.
+- Its **cost** is the median wait of the *other* ranks minus its own (with two ranks, the whole difference): how
+  much later than them it was ready. Its **gap** is that cost over the step period: the share of the step the
+  barrier costs.
+
+This module runs where the traces are read (the command line, the page's worker); `verdict` judges its result at a
+threshold, again at each new one, without the traces.
+
+>>> round(gap_of(cost_ms=5.0, period_ms=50.0), 3)
+0.1
+"""
+
+from __future__ import annotations
+
+import statistics
+from array import array
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter, sub, truediv
+
+from .intervals import Interval, Spans
+from .phases import CAUSES, SUMMED
+from .rankmap import RankStepMap, rank_step_map
+from .stepfacts import Column, DeviceTime, RankColumns, RankFacts, StepFacts
+from .summary import drawn as drawn_spans
+from .tracefacts import table_of
+from .traces import FileError, Loaded, RankTrace
+
+WARMUP_STEP = 0
+MAD_TO_SIGMA = 1.4826
+JITTER_Z = 4.0
+"""A rank-step this many robust standard deviations late is not jitter: under normal jitter 3 rank-steps in 100,000
+are by chance."""
+DRAWN_ALL = 16
+DRAWN_LATEST = 8
+
+
+WARNINGS = {
+    "partial": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
+    "warmup": "step {step} left out: a job's first iteration (DDP builds its buckets, kernels and allocators warm up) "
+    "is not a step like the others",
+    "one_step": "one step only: a straggler cannot be told from a one-off delay",
+    "some_ranks": "{loaded} of {world} ranks loaded: the straggler may be among the others",
+    "no_release": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
+    "rank's own step start, which misses time lost between steps and after the first bucket",
+}
+"""What the analysis warns of, in English; the page says the same in its own language from `code` and `values`."""
+
+
+class Caveat(str):
+    """A warning's English text, carrying its code and values so that a page can translate it."""
+
+    code: str
+    values: dict[str, object]
+
+    def __new__(cls, code: str, **values: object) -> Caveat:
+        warning = super().__new__(cls, WARNINGS[code].format(**values))
+        warning.code, warning.values = code, values
+        return warning
+
+    def __reduce__(self) -> tuple:
+        return _warning, (self.code, self.values)
+
+
+def _warning(code: str, values: dict[str, object]) -> Caveat:
+    return Caveat(code, **values)
+
+
+class AnalysisError(ValueError):
+    """Traces that load but cannot be compared (fewer than two ranks, no common step)."""
+
+
+def medians_of_others(values: Sequence[float]) -> list[float]:
+    """For each value, the median of all the others, in one sort (a job has thousands of ranks).
+
+    Removing one value shifts the middle of the rest by at most one place, so there are at most three answers: which
+    one depends only on where the value falls in the order.
+
+    >>> medians_of_others([10.0, 30.0, 20.0, 40.0])
+    [30.0, 20.0, 30.0, 20.0]
+    >>> medians_of_others([1.0, 5.0, 2.0])
+    [3.5, 1.5, 3.0]
+    """
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranked = [values[i] for i in order]
+    h = (len(values) - 1) // 2
+    if len(values) % 2 == 0:
+        out = [ranked[h]] * len(values)
+        for i in order[: h + 1]:
+            out[i] = ranked[h + 1]
+        return out
+    out = [(ranked[h - 1] + ranked[h]) / 2] * len(values)
+    for i in order[:h]:
+        out[i] = (ranked[h] + ranked[h + 1]) / 2
+    out[order[h]] = (ranked[h - 1] + ranked[h + 1]) / 2
+    return out
+
+
+def costs_of(wait_ms: Sequence[float]) -> array[float]:
+    """Each rank's cost in a step: the other ranks' median wait at the barrier minus its own.
+
+    >>> list(costs_of([20.0, 21.0, 0.5, 19.0]))
+    [-1.0, -2.0, 19.5, 1.0]
+    """
+    return array("d", map(sub, medians_of_others(wait_ms), wait_ms))
+
+
+def robust_sigma(values: Sequence[float]) -> float:
+    """1.4826 x the median absolute deviation: the standard deviation of normal values, unmoved by a few far out.
+
+    >>> round(robust_sigma([-1.0, 0.0, 1.0, 0.5, -0.5, 40.0]), 4)
+    1.1119
+    """
+    if not len(values):
+        return 0.0
+    middle = statistics.median(values)
+    return MAD_TO_SIGMA * statistics.median([abs(v - middle) for v in values])
+
+
+def gap_of(cost_ms: float, period_ms: float) -> float:
+    """The share of the step that a rank's lateness costs."""
+    return cost_ms / period_ms if period_ms > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class RankInStep:
+    """One rank in one analysed step, as its lane draws it; `spans`, `device_spans`, `start_ms` and `end_ms` are on
+    the step's common clock (ranks aligned on the release), `ready_ms` is its readiness from its own step start,
+    the rest are durations."""
+
+    rank: int
+    period_ms: float
+    ready_ms: float
+    cost_ms: float
+    gap: float
+    wait_ms: float
+    phases_ms: dict[str, float]
+    spans: tuple[Interval, ...]
+    comm_spans: Spans
+    device_spans: Spans
+    device: DeviceTime | None
+    start_ms: float
+    end_ms: float
+    followed: bool = True
+
+
+@dataclass(frozen=True)
+class StepRanks:
+    """Every rank in one step, column by column (entry i is rank `ranks[i]`, ranks in order): what the verdict, the
+    map and the fit read, without an object per rank (a job has thousands). `by_gap` lists the entries from the
+    smallest gap to the largest, so that the ranks late at any threshold are one bisection away. `work_ms` is each
+    rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
+    what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when its earlier
+    gradient collectives had ended (the readiness is minus the wait)."""
+
+    ranks: tuple[int, ...]
+    period_ms: Column
+    compute_ms: Column
+    cost_ms: Column
+    gap: Column
+    wait_ms: Column
+    work_ms: Column
+    by_gap: Sequence[int]
+    parts_ms: dict[str, Column] | None = None
+    from_release: bool = False
+    first_ms: Column = ()
+    free_ms: Column = ()
+
+    def late(self, threshold: float) -> list[int]:
+        """Entries whose gap reaches the threshold, in rank order."""
+        return sorted(self.by_gap[bisect_left(self.by_gap, threshold, key=self.gap.__getitem__) :])
+
+
+@dataclass(frozen=True)
+class StepSummary:
+    """One step across ranks: the latest rank (the one that waited least), its cost and gap, and whether that makes
+    a straggler step (`late_ranks` is left empty by `measure`, filled by `judge`, with `saved_ms`: what the step
+    would be shorter without them). `columns` holds every rank, `drawn` the ranks the lanes show with their spans:
+    all of them up to DRAWN_ALL, else the DRAWN_LATEST latest and the median one. `released`: a gradient collective
+    gave every rank its release (else lateness is measured from each rank's own step start)."""
+
+    step: int
+    slowest_rank: int
+    median_step_ms: float
+    max_step_ms: float
+    gap: float
+    extra_ms: float
+    late_ranks: tuple[int, ...]
+    columns: StepRanks
+    drawn: tuple[RankInStep, ...]
+    released: bool = True
+    saved_ms: float = 0.0
+
+    @property
+    def has_straggler(self) -> bool:
+        """Some rank was late by at least the threshold."""
+        return bool(self.late_ranks)
+
+
+@dataclass(frozen=True)
+class GpuGauges:
+    """Over a rank's analysed steps: what nvidia-smi would show, what compute kernels filled, and communication."""
+
+    busy: float
+    compute: float
+    comm_overlap: float | None
+    exposed_comm_ms: float
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """One rank over the analysed steps (`late_steps` is counted by `judge`)."""
+
+    rank: int
+    source: str
+    median_step_ms: float
+    mean_step_ms: float
+    median_phases_ms: dict[str, float]
+    median_arrival_ms: float
+    median_wait_ms: float
+    median_gap: float
+    median_cost_ms: float
+    late_steps: int
+    slowest_count: int
+    gpu: GpuGauges | None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """An analysis before its verdict: steps without their late ranks, ranks without their count of late steps.
+    `jitter_ms` is the spread of every rank-step's cost (a robust standard deviation): how late ranks are by chance
+    alone."""
+
+    steps: tuple[StepSummary, ...]
+    ranks: tuple[RankSummary, ...]
+    warnings: tuple[str, ...]
+    rank_map: RankStepMap
+    jitter_ms: float = 0.0
+
+
+def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
+    """The entries a step's lanes show: every rank up to DRAWN_ALL, else the DRAWN_LATEST latest (the largest
+    costs) and the median one, in rank order."""
+    if len(cost_ms) <= DRAWN_ALL:
+        return list(range(len(cost_ms)))
+    by_cost = sorted(range(len(cost_ms)), key=cost_ms.__getitem__)
+    return sorted({*by_cost[-DRAWN_LATEST:], by_cost[len(by_cost) // 2]})
+
+
+def _rank_in_step(rank: int, facts: StepFacts, cost: float, gap: float, wait: float, shift: float) -> RankInStep:
+    return RankInStep(
+        rank=rank,
+        period_ms=facts.period_ms,
+        ready_ms=facts.compute_ms,
+        cost_ms=cost,
+        gap=gap,
+        wait_ms=wait,
+        phases_ms=facts.phases_ms,
+        spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in facts.spans),
+        comm_spans=facts.comm_spans.shifted(shift),
+        device_spans=facts.device_spans.shifted(shift),
+        device=facts.device,
+        start_ms=shift,
+        end_ms=facts.length_ms + shift,
+        followed=facts.followed,
+    )
+
+
+def _gaps(cost: Sequence[float], period: Sequence[float]) -> array[float]:
+    if min(period) > 0:
+        return array("d", map(truediv, cost, period))
+    return array("d", [gap_of(c, p) for c, p in zip(cost, period)])
+
+
+def _waits(by_column: dict) -> tuple[array[float], array[float], array[float], bool]:
+    """Each rank's wait at the step's barrier, its first launch and when its earlier collectives were done (both
+    relative to the release), and whether it was measured from the release: when a rank has no gradient collective
+    in the step, the step falls back to arrivals from each rank's own step start (the wait is then the time to the
+    latest arrival, and the first launch and the collectives are left out)."""
+    if all(by_column["released"]):
+        anchor = by_column["anchor_ms"]
+        wait = array("d", (max(0.0, w) for w in map(sub, anchor, by_column["compute_ms"])))
+        first = array("d", map(min, map(sub, by_column["arrival_ms"], anchor), map(float.__neg__, wait)))
+        free = array("d", map(sub, by_column["comm_free_ms"], anchor))
+        return wait, first, free, True
+    arrival = by_column["arrival_ms"]
+    latest = max(arrival)
+    wait = array("d", map(sub, repeat(latest, len(arrival)), arrival))
+    ready = array("d", map(float.__neg__, wait))
+    return wait, ready, ready, False
+
+
+def _summarise_step(
+    number: int,
+    ranks: tuple[int, ...],
+    rows: Sequence[int],
+    tables: Sequence[RankColumns],
+    by_column: dict,
+    parts: dict[str, Column] | None,
+) -> StepSummary:
+    """One common step; `by_column` holds, for this step, each rank's value of a column (ranks in order): arrays,
+    not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more."""
+    period, anchor = by_column["period_ms"], by_column["anchor_ms"]
+    wait, first, free, released = _waits(by_column)
+    cost = costs_of(wait)
+    gap = _gaps(cost, period)
+    columns = StepRanks(
+        ranks,
+        period,
+        by_column["compute_ms"],
+        cost,
+        gap,
+        wait,
+        by_column["work_ms"],
+        array("i", sorted(range(len(gap)), key=gap.__getitem__)),
+        parts,
+        released and all(by_column["from_release"]),
+        first,
+        free,
+    )
+    lead = max(anchor)
+    drawn = tuple(
+        _rank_in_step(ranks[i], tables[i].facts_at(rows[i], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
+        for i in drawn_entries(cost)
+    )
+    slowest = max(range(len(cost)), key=cost.__getitem__)
+    return StepSummary(
+        number,
+        ranks[slowest],
+        statistics.median(period),
+        max(period),
+        gap[slowest],
+        cost[slowest],
+        (),
+        columns,
+        drawn,
+        released,
+    )
+
+
+def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges:
+    total = sum(periods)
+    comm = sum(d.comm_ms for d in device)
+    return GpuGauges(
+        busy=min(1.0, sum(d.busy_ms for d in device) / total) if total > 0 else 0.0,
+        compute=min(1.0, sum(d.compute_ms for d in device) / total) if total > 0 else 0.0,
+        comm_overlap=sum(d.overlapped_ms for d in device) / comm if comm > 0 else None,
+        exposed_comm_ms=statistics.fmean(d.exposed_comm_ms for d in device),
+    )
+
+
+def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
+    if table.device is None:
+        return None
+    with_device = [i for i in rows if table.device[0][i] is not None]
+    measured = [i for i in with_device if table.followed[i]] or with_device
+    devices = [table.device_at(i) for i in measured]
+    return _gauges([d for d in devices if d], [table.period_ms[i] for i in measured]) if measured else None
+
+
+def _rank_summary(
+    table: RankColumns, rows: Sequence[int], mine: dict[str, Sequence[float]], slowest: int
+) -> RankSummary:
+    """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost, gap and wait in
+    each)."""
+
+    def own(column: Column) -> Sequence[float]:
+        return _picked(column, rows)
+
+    period = own(table.period_ms)
+    return RankSummary(
+        rank=table.rank,
+        source=table.source,
+        median_step_ms=statistics.median(period),
+        mean_step_ms=statistics.fmean(period),
+        median_phases_ms={p: statistics.median(own(table.phases_ms[p])) for p in SUMMED},
+        median_arrival_ms=statistics.median(own(table.arrival_ms)),
+        median_wait_ms=statistics.median(mine["wait_ms"]),
+        median_gap=statistics.median(mine["gap"]),
+        median_cost_ms=statistics.median(mine["cost_ms"]),
+        late_steps=0,
+        slowest_count=slowest,
+        gpu=_rank_gauges(table, rows),
+    )
+
+
+def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list[int]:
+    step_sets = {t.rank: set(t.step) for t in tables}
+    common = set.intersection(*step_sets.values())
+    if not common:
+        raise AnalysisError("the ranks' traces share no step number: were they recorded in the same run?")
+    for t in tables:
+        extra = len(step_sets[t.rank] - common)
+        if extra:
+            warnings.append(Caveat("partial", rank=t.rank, source=t.source, extra=extra))
+    if WARMUP_STEP in common and len(common) > 1:
+        common.discard(WARMUP_STEP)
+        warnings.append(Caveat("warmup", step=WARMUP_STEP))
+    if len(common) == 1:
+        warnings.append(Caveat("one_step"))
+    return sorted(common)
+
+
+def _picked(column: Sequence, rows: Sequence[int]) -> Sequence:
+    """A column's values in the given rows (the column itself when they are all its rows, in order)."""
+    return column if rows == range(len(column)) else [column[i] for i in rows]
+
+
+def _rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
+    """The rows of the common steps in a rank's table, in step order."""
+    if list(table.step) == common:
+        return range(len(common))
+    where = {n: i for i, n in enumerate(table.step)}
+    return [where[n] for n in common]
+
+
+STEP_COLUMNS = ("arrival_ms", "period_ms", "anchor_ms", "compute_ms", "work_ms", "comm_free_ms")
+STEP_FLAGS = ("released", "from_release")
+RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
+
+
+def _parts_at(parts: dict[str, list[Sequence[float]]], j: int) -> dict[str, Column]:
+    """Step j's parts (`phases.CAUSES`), rank by rank, leaving out a part no rank spent time in (a host trace has
+    no GPU parts); single precision, since 4,096 ranks x 200 steps hold 8 of them."""
+    out = {}
+    for p, by_rank in parts.items():
+        values = array("f", map(itemgetter(j), by_rank))
+        if any(values):
+            out[p] = values
+    return out
+
+
+def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
+    """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans.
+
+    The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
+    the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
+    columns: a step's ranks are arrays, and only the ranks drawn get an object."""
+    if len(ranks) < 2:
+        raise AnalysisError("need traces of at least two ranks to compare them")
+    tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
+    warnings: list[Caveat] = []
+    common = _common_steps(tables, warnings)
+    worlds = {t.world_size for t in tables if t.world_size}
+    if worlds and max(worlds) > len(tables):
+        warnings.append(Caveat("some_ranks", loaded=len(tables), world=max(worlds)))
+    rows = [_rows_of(t, common) for t in tables]
+    order = tuple(t.rank for t in tables)
+    by_rank = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_COLUMNS}
+    flags = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_FLAGS}
+    parts = (
+        {p: [_picked(t.parts_ms[p], r) for t, r in zip(tables, rows)] for p in CAUSES}  # type: ignore[index]
+        if all(t.parts_ms is not None for t in tables)
+        else None
+    )
+
+    def columns_at(j: int) -> dict:
+        out: dict = {k: array("d", map(itemgetter(j), v)) for k, v in by_rank.items()}
+        out.update({k: tuple(map(itemgetter(j), v)) for k, v in flags.items()})
+        return out
+
+    steps = tuple(
+        _summarise_step(
+            n,
+            order,
+            [r[j] for r in rows],
+            tables,
+            columns_at(j),
+            _parts_at(parts, j) if parts is not None else None,
+        )
+        for j, n in enumerate(common)
+    )
+    unreleased = sum(not s.released for s in steps)
+    if unreleased:
+        warnings.append(Caveat("no_release", steps=unreleased))
+    by_step = {name: [getattr(s.columns, name) for s in steps] for name in RANK_COLUMNS}
+    slowest = Counter(s.slowest_rank for s in steps)
+    summaries = tuple(
+        _rank_summary(t, r, {name: list(map(itemgetter(k), v)) for name, v in by_step.items()}, slowest[t.rank])
+        for k, (t, r) in enumerate(zip(tables, rows))
+    )
+    costs = array("d")
+    for s in steps:
+        costs.extend(s.columns.cost_ms)
+    return Measured(steps, summaries, tuple(warnings), rank_step_map(steps), robust_sigma(costs))
+
+
+def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:
+    """The readable files measured; when they cannot be compared, None and why, as one more error line."""
+    if not loaded.traces:
+        return None, loaded.errors
+    try:
+        return measure(loaded.traces), loaded.errors
+    except AnalysisError as exc:
+        return None, (*loaded.errors, FileError("—", str(exc)))

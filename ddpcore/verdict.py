@@ -1,0 +1,365 @@
+"""The verdict on a measured run at a threshold: who is late, how often, why, and what the step would be without them.
+
+Runs where the verdict is shown (the page judges the worker's measurement again at each threshold), on `measured`.
+
+- A **persistent straggler** is late by at least the threshold in a strict majority of steps (at least two): its
+  median gap is then above the threshold, whether or not it is the very latest rank.
+- **Transient stragglers** are counted as a share of steps: the steps in which some other rank is that late, and
+  later than jitter makes ranks by chance (JITTER_Z robust standard deviations of every rank-step's cost). Lateness
+  is measured over a rank's whole work since the previous release, so compute jitter alone makes some rank late by
+  a few percent of the step in most steps; a persistent straggler needs no such test, being late in most steps.
+- **Why**: a late rank's work from the previous release to its readiness, part by part (`phases.CAUSES`), minus the
+  median rank's; one part with at least CAUSE_SHARE of the lateness names the cause, else it is `mixed`.
+- **What if**: each step re-timed with its late ranks ready when the median of the others was. The barrier
+  releases every rank a transfer after the last one is ready, so the step shortens by how much earlier the last
+  rank is ready (after "Understanding Stragglers in Large Model Training Using What-if Analysis", OSDI 2025,
+  which simulates each step with straggling operations set to their typical duration). That saving is the
+  step's straggler cost; the ideal step is the step without it. Headline step, cost and efficiency are means over
+  steps, because the mean is what a job pays: a median hides exactly the rare slow steps that large jobs have
+  most. Medians are given beside them.
+
+>>> named_cause({"load": 1.0, "forward": 0.5, "between_steps": 18.5}, lateness_ms=20.0).kind
+'between_steps'
+"""
+
+from __future__ import annotations
+
+import heapq
+import statistics
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from .measured import JITTER_Z, GpuGauges, Measured, RankSummary, StepRanks, StepSummary, measure
+from .params import THRESHOLD, check_number
+from .phases import CAUSES, LOAD, MIXED
+from .rankmap import RankStepMap
+from .stepfacts import RankColumns, RankFacts
+from .traces import RankTrace
+
+DEFAULT_THRESHOLD = THRESHOLD.default
+MAX_THRESHOLD = THRESHOLD.high
+CAUSE_SHARE = 0.8
+"""A part explaining at least this share of a rank's lateness names its cause."""
+
+
+CAUSE_TEXT = {
+    "load": "{ms} ms a step loading its input",
+    "forward": "{ms} ms a step longer in its forward",
+    "backward": "{ms} ms a step longer in its backward",
+    "optimizer": "{ms} ms a step longer in its optimizer step",
+    "between_steps": "{ms} ms a step between its optimizer and its next step, outside any phase: logging, "
+    "checkpointing, evaluation or a pause on that rank",
+    "gpu_compute": "{ms} ms a step of longer GPU kernels (a slower or throttled GPU, or more work on it)",
+    "host_launch": "{ms} ms a step with its GPU idle, waiting for the host to launch work",
+    "copies": "{ms} ms a step in memory copies",
+    "mixed": "{ms} ms a step with no single cause: {parts}",
+}
+"""Why a rank is late, in English, by cause; the page says the same in its own language from the kind."""
+PREFETCH_TEXT = {
+    True: "prefetching input would save about {ms} ms a step",
+    False: "prefetching input would not help: the time goes to {part}",
+}
+
+
+def cause_text(cause: Cause) -> str:
+    """One line of why, e.g. "19.6 ms a step between its optimizer and its next step, …"."""
+    parts = ", ".join(f"{p.replace('_', ' ')} {v:.1f} ms" for p, v in _largest(cause.parts_ms))
+    return CAUSE_TEXT[cause.kind].format(ms=f"{cause.ms:.1f}", parts=parts)
+
+
+def _largest(parts_ms: dict[str, float], most: int = 3) -> list[tuple[str, float]]:
+    return sorted(((p, v) for p, v in parts_ms.items() if v > 0), key=lambda pv: -pv[1])[:most]
+
+
+def prefetch_text(cause: Cause, gain_ms: float) -> str:
+    """The seed's lesson on this run: prefetching fixes an input straggler and nothing else."""
+    if cause.kind == LOAD:
+        return PREFETCH_TEXT[True].format(ms=f"{gain_ms:.1f}")
+    part = cause.kind if cause.kind != MIXED else (_largest(cause.parts_ms, 1) or [(MIXED, 0.0)])[0][0]
+    return PREFETCH_TEXT[False].format(part=part.replace("_", " "))
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Why a rank is late: its excess over the median rank in each part of its work (ms a step, `phases.CAUSES`),
+    and the part that explains at least CAUSE_SHARE of its lateness (`kind`), else `mixed`. `ms` is that part's
+    excess a step (mixed: the whole lateness), `share` its share of the lateness (mixed: the largest part's)."""
+
+    kind: str
+    ms: float
+    share: float
+    parts_ms: dict[str, float]
+    lateness_ms: float
+
+
+@dataclass(frozen=True)
+class Straggler:
+    """A rank late in a strict majority of steps, and why (None when its traces tell no parts)."""
+
+    rank: int
+    median_gap: float
+    median_cost_ms: float
+    late_steps: int
+    cause: Cause | None = None
+
+
+@dataclass(frozen=True)
+class Transient:
+    """Steps in which a rank other than the persistent stragglers was late by at least the threshold, and why,
+    over all those late rank-steps together."""
+
+    steps: int
+    straggler_steps: int
+    fraction: float
+    mean_cost_ms: float
+    ranks: tuple[int, ...]
+    step_numbers: tuple[int, ...]
+    cause: Cause | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The verdict on a run: per rank, per step, the stragglers, and the headline figures (means over steps).
+    `prefetch_gain_ms` is what the step would gain if the late ranks' excess loading time were hidden;
+    `jitter_floor_ms` how late a rank-step must be, beyond the threshold, to count as a transient straggler."""
+
+    ranks: tuple[RankSummary, ...]
+    steps: tuple[StepSummary, ...]
+    stragglers: tuple[Straggler, ...]
+    transient: Transient
+    threshold: float
+    step_ms: float
+    median_step_ms: float
+    straggler_cost_ms: float
+    median_cost_ms: float
+    ideal_step_ms: float
+    efficiency: float
+    median_gap: float
+    wait_ms_total: float
+    gpu: GpuGauges | None
+    warnings: tuple[str, ...]
+    rank_map: RankStepMap
+    prefetch_gain_ms: float = 0.0
+    jitter_floor_ms: float = 0.0
+
+    @property
+    def straggler_rank(self) -> int | None:
+        """The worst persistent straggler, or None when no rank is consistently late."""
+        return self.stragglers[0].rank if self.stragglers else None
+
+
+def persistent_needed(steps: int) -> int:
+    """Late steps that make a rank a persistent straggler: a strict majority, and at least two.
+
+    >>> persistent_needed(39), persistent_needed(2), persistent_needed(1)
+    (20, 2, 2)
+    """
+    return max(2, steps // 2 + 1)
+
+
+def _largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
+    """The largest of `values` once entry i is `moved[i]`; in C loops but for the moved entries (a step has
+    thousands of ranks)."""
+    if not moved:
+        return max(values)
+    top = heapq.nlargest(len(moved) + 1, values)
+    for i in moved:
+        if values[i] in top:
+            top.remove(values[i])
+    return max(*top[:1], *moved.values())
+
+
+def retimed_saving(ranks: StepRanks, earlier_ms: dict[int, float]) -> float:
+    """How much sooner a step's gradient barrier releases when entry i does its work `earlier_ms[i]` sooner, bucket
+    after bucket: the last bucket's transfer starts once the last rank is ready with it and the earlier buckets are
+    reduced, and these end sooner by as much as their last first launch comes sooner. Readiness is the release
+    minus the wait; every time here is relative to the release.
+
+    A rank late from its first bucket on (it lost time before the backward) moves the earlier buckets too:
+
+    >>> r = StepRanks((0, 1, 2), (), (), (), (), [20.0, 21.0, 2.0], (), (), None, True, [-25.0, -26.0, -8.0],
+    ...               [-5.0, -5.0, -5.0])
+    >>> retimed_saving(r, {2: 18.0})
+    18.0
+
+    A rank late only after its first bucket does not: the earlier buckets still end 5 ms before the release.
+
+    >>> retimed_saving(replace(r, first_ms=[-25.0, -26.0, -27.0]), {2: 18.0})
+    3.0
+    """
+    if not earlier_ms:
+        return 0.0
+    ready = [-w for w in ranks.wait_ms]
+    first = ranks.first_ms
+    moved_ready = {i: ready[i] - max(0.0, e) for i, e in earlier_ms.items()}
+    moved_first = {i: first[i] - max(0.0, e) for i, e in earlier_ms.items()}
+    sooner = max(first) - _largest_but(first, moved_first)
+    free = min(ranks.free_ms)
+    before = max(max(ready), free)
+    after = max(_largest_but(ready, moved_ready), free - sooner)
+    return max(0.0, before - after)
+
+
+def _largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
+    """The largest of `values` once entry i is `moved[i]`; in C loops but for the moved entries (a step has
+    thousands of ranks)."""
+    top = heapq.nlargest(len(moved) + 1, values)
+    for i in moved:
+        if values[i] in top:
+            top.remove(values[i])
+    return max(*top[:1], *moved.values())
+
+
+def saved_ms(ranks: StepRanks, late: Iterable[int]) -> float:
+    """The what-if of one step: each late entry ready when the median of the others was (sooner by its cost)."""
+    return retimed_saving(ranks, {i: ranks.cost_ms[i] for i in late})
+
+
+def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
+    """The part that explains at least CAUSE_SHARE of the lateness, else `mixed`."""
+    parts = {p: parts_ms.get(p, 0.0) for p in CAUSES}
+    top = max(CAUSES, key=parts.__getitem__)
+    share = parts[top] / lateness_ms if lateness_ms > 0 else 0.0
+    if share >= CAUSE_SHARE:
+        return Cause(top, parts[top], share, parts, lateness_ms)
+    return Cause(MIXED, lateness_ms, share, parts, lateness_ms)
+
+
+def _part_medians(step: StepSummary, cache: dict[int, dict[str, float]]) -> dict[str, float]:
+    key = step.step
+    if key not in cache:
+        parts = step.columns.parts_ms or {}
+        cache[key] = {p: statistics.median(v) for p, v in parts.items()}
+    return cache[key]
+
+
+def _cause(hits: Sequence[tuple[StepSummary, int]], medians: Callable[[StepSummary], dict[str, float]]) -> Cause | None:
+    """The cause over late rank-steps (a step and an entry in it), from the steps whose parts are known."""
+    known = [(s, i) for s, i in hits if s.columns.from_release and s.columns.parts_ms is not None]
+    if not known:
+        return None
+    excess = dict.fromkeys(CAUSES, 0.0)
+    for s, i in known:
+        typical = medians(s)
+        for p, values in (s.columns.parts_ms or {}).items():
+            excess[p] += values[i] - typical[p]
+    n = len(known)
+    lateness = statistics.fmean(s.columns.cost_ms[i] for s, i in known)
+    return named_cause({p: v / n for p, v in excess.items()}, lateness)
+
+
+def _entry(step: StepSummary, rank: int) -> int:
+    return bisect_left(step.columns.ranks, rank)
+
+
+def _transient(
+    steps: Sequence[StepSummary], persistent: set[int], medians: Callable[[StepSummary], dict[str, float]]
+) -> Transient:
+    hit, late = [], []
+    for s in steps:
+        others = set(s.late_ranks) - persistent
+        if others:
+            entries = [_entry(s, r) for r in others]
+            hit.append((s, max(s.columns.cost_ms[i] for i in entries)))
+            late.extend((s, i) for i in entries)
+    return Transient(
+        steps=len(steps),
+        straggler_steps=len(hit),
+        fraction=len(hit) / len(steps),
+        mean_cost_ms=statistics.fmean(c for _, c in hit) if hit else 0.0,
+        ranks=tuple(sorted({r for s, _ in hit for r in s.late_ranks} - persistent)),
+        step_numbers=tuple(s.step for s, _ in hit),
+        cause=_cause(late, medians),
+    )
+
+
+def _prefetch_saving(step: StepSummary, medians: Callable[[StepSummary], dict[str, float]]) -> float:
+    """What the step would gain if its late ranks loaded no slower than the median rank (input prefetched)."""
+    parts = step.columns.parts_ms
+    if not step.late_ranks or not parts or LOAD not in parts or not step.columns.from_release:
+        return 0.0
+    typical = medians(step)[LOAD]
+    entries = [_entry(step, r) for r in step.late_ranks]
+    return retimed_saving(step.columns, {i: parts[LOAD][i] - typical for i in entries})
+
+
+def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+    """The verdict at a threshold: who is late in which step, the persistent and transient stragglers and why, the
+    steps re-timed without them."""
+    check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
+    over = [s.columns.late(threshold) for s in measured.steps]
+    late_count = Counter(s.columns.ranks[i] for s, entries in zip(measured.steps, over) for i in entries)
+    needed = persistent_needed(len(measured.steps))
+    persistent = {r for r, n in late_count.items() if n >= needed}
+    floor = JITTER_Z * measured.jitter_ms
+    steps = []
+    for s, entries in zip(measured.steps, over):
+        ranks, cost = s.columns.ranks, s.columns.cost_ms
+        late = [i for i in entries if ranks[i] in persistent or cost[i] >= floor]
+        steps.append(replace(s, late_ranks=tuple(ranks[i] for i in late), saved_ms=saved_ms(s.columns, late)))
+    cache: dict[int, dict[str, float]] = {}
+
+    def medians(step: StepSummary) -> dict[str, float]:
+        return _part_medians(step, cache)
+
+    ranks = tuple(replace(r, late_steps=late_count[r.rank]) if late_count[r.rank] else r for r in measured.ranks)
+    stragglers = tuple(
+        sorted(
+            (
+                Straggler(
+                    r.rank,
+                    r.median_gap,
+                    r.median_cost_ms,
+                    r.late_steps,
+                    _cause([(s, _entry(s, r.rank)) for s in steps if r.rank in s.late_ranks], medians),
+                )
+                for r in ranks
+                if r.rank in persistent
+            ),
+            key=lambda s: (-s.median_cost_ms, s.rank),
+        )
+    )
+    transient = _transient(steps, {s.rank for s in stragglers}, medians)
+    saved = [s.saved_ms for s in steps]
+    step_ms = statistics.fmean(s.median_step_ms for s in steps)
+    cost = statistics.fmean(saved)
+    gauges = [r.gpu for r in ranks if r.gpu is not None]
+    return Analysis(
+        ranks=ranks,
+        steps=tuple(steps),
+        stragglers=stragglers,
+        transient=transient,
+        threshold=threshold,
+        step_ms=step_ms,
+        median_step_ms=statistics.median(s.median_step_ms for s in steps),
+        straggler_cost_ms=cost,
+        median_cost_ms=statistics.median(saved),
+        ideal_step_ms=step_ms - cost,
+        efficiency=(step_ms - cost) / step_ms if step_ms > 0 else 1.0,
+        median_gap=statistics.median(s.gap for s in steps),
+        wait_ms_total=statistics.fmean(sum(s.columns.wait_ms) for s in steps),
+        gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
+        warnings=measured.warnings,
+        rank_map=measured.rank_map,
+        prefetch_gain_ms=statistics.fmean(_prefetch_saving(s, medians) for s in steps),
+        jitter_floor_ms=floor,
+    )
+
+
+def analyze(traces: Sequence[RankTrace | RankFacts | RankColumns], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+    """Compare the ranks' common steps: per step who waited least at the barrier and what that cost, per rank how
+    often it is late, and why."""
+    check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
+    return judge(measure(traces), threshold)
+
+
+def _mean_gauges(gauges: Sequence[GpuGauges]) -> GpuGauges:
+    overlaps = [g.comm_overlap for g in gauges if g.comm_overlap is not None]
+    return GpuGauges(
+        busy=statistics.fmean(g.busy for g in gauges),
+        compute=statistics.fmean(g.compute for g in gauges),
+        comm_overlap=statistics.fmean(overlaps) if overlaps else None,
+        exposed_comm_ms=statistics.fmean(g.exposed_comm_ms for g in gauges),
+    )
