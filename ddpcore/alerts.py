@@ -2,11 +2,14 @@
 the traces.
 
 The rules follow the analysis (docs/traces.md), in PromQL, from two per-rank gauges the exporter sets after every
-step (`ddpcore.exporter`): the step's duration and the rank's arrival at the gradient collective.
+step (`ddpcore.exporter`): the step's duration and the rank's wait at the gradient barrier (from its last bucket
+ready to the release, on its own clock).
 
-- `ddp:rank_gap:ratio`, per rank: (arrival − the median rank's arrival) ÷ the median step. On arrival, not step time:
-  the barrier makes every rank's step equally long, so step time shows that the job slowed, never which rank did.
-  (PromQL's median includes the rank itself; with more than a few ranks that changes nothing.)
+- `ddp:rank_gap:ratio`, per rank: (the median rank's wait − its own wait) ÷ the median step. On the wait, not step
+  time: the barrier makes every rank's step equally long, so step time shows that the job slowed, never which rank
+  did; and not on the time from the rank's own step start, which misses time lost between steps (logging,
+  checkpoints, a pause) and late in the backward. (PromQL's median includes the rank itself; with more than a few
+  ranks that changes nothing.)
 - `DDPPersistentStraggler` fires for a rank whose *median* gap over the window is above the threshold: late in more
   than half of the samples, the analysis' persistent rule. A transient straggler, late now and then, never holds
   the median up; jitter stays far below it.
@@ -23,7 +26,8 @@ from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
 from .params import check_number
 
 STEP_METRIC = "ddp_step_seconds"
-ARRIVAL_METRIC = "ddp_step_arrival_seconds"
+WAIT_METRIC = "ddp_barrier_wait_seconds"
+WAIT_HELP = "Time this rank waited at the step's gradient barrier, from its last bucket ready to the release"
 PHASE_METRIC = "ddp_phase_seconds"
 STEPS_METRIC = "ddp_steps_total"
 GAP_RECORD = "ddp:rank_gap:ratio"
@@ -52,10 +56,10 @@ def alert_threshold(value: float) -> float:
 
 
 def gap_expr(job: str = DEFAULT_JOB) -> str:
-    """Per rank: (arrival − the median rank's arrival) ÷ the median step, as a share of the step."""
+    """Per rank: (the median rank's wait at the barrier − its own) ÷ the median step, as a share of the step."""
     sel = f'{{job="{_label(job)}"}}'
     return (
-        f"({ARRIVAL_METRIC}{sel} - on (job) group_left quantile by (job) (0.5, {ARRIVAL_METRIC}{sel}))"
+        f"(quantile by (job) (0.5, {WAIT_METRIC}{sel}) - on (job) group_right {WAIT_METRIC}{sel})"
         f" / on (job) group_left quantile by (job) (0.5, {STEP_METRIC}{sel})"
     )
 
@@ -85,7 +89,7 @@ def rules_file(threshold: float = DEFAULT_THRESHOLD, job: str = DEFAULT_JOB, tim
             "        labels:",
             "          severity: warning",
             "        annotations:",
-            f'          summary: "Rank {{{{ $labels.rank }}}} reaches the gradient collective '
+            f'          summary: "Rank {{{{ $labels.rank }}}} is ready at the gradient barrier '
             f"{{{{ $value | humanizePercentage }}}} "
             f'of a step after the median rank (median over {timing.window}, threshold {threshold:.0%})"',
             '          description: "Every other rank waits for it at the barrier: the whole job runs at its pace."',
@@ -95,8 +99,8 @@ def rules_file(threshold: float = DEFAULT_THRESHOLD, job: str = DEFAULT_JOB, tim
 
 
 DASHBOARD_PANELS = (
-    ("Arrival at the gradient collective, per rank", f'{ARRIVAL_METRIC}{{job="$job"}}', "s"),
-    ("Gap: arrival after the median rank, as a share of the step", f'{GAP_RECORD}{{job="$job"}}', "percentunit"),
+    ("Wait at the gradient barrier, per rank", f'{WAIT_METRIC}{{job="$job"}}', "s"),
+    ("Gap: ready after the median rank, as a share of the step", f'{GAP_RECORD}{{job="$job"}}', "percentunit"),
     ("Share of steps with a straggler", f'{SHARE_RECORD}{{job="$job"}}', "percentunit"),
     ("Step time, per rank", f'{STEP_METRIC}{{job="$job"}}', "s"),
 )
@@ -160,10 +164,10 @@ def scrape_config(targets: list[str], job: str = DEFAULT_JOB, interval: str = "1
 
 def exposition(analysis: Analysis, job: str = DEFAULT_JOB, most: int | None = None) -> str:
     """Per-rank medians from the traces, as a Prometheus scrape would see them; with `most`, only that many ranks
-    (the latest to arrive, in rank order) and a comment saying how many are left out."""
+    (the latest, those that waited least, in rank order) and a comment saying how many are left out."""
     ranks = analysis.ranks
     if most is not None and len(ranks) > most:
-        latest = sorted(ranks, key=lambda r: (-r.median_arrival_ms, r.rank))[:most]
+        latest = sorted(ranks, key=lambda r: (r.median_wait_ms, r.rank))[:most]
         ranks = tuple(sorted(latest, key=lambda r: r.rank))
     lines = [
         f"# HELP {STEP_METRIC} Wall time of a training step on this rank (median over the traced steps).",
@@ -171,12 +175,10 @@ def exposition(analysis: Analysis, job: str = DEFAULT_JOB, most: int | None = No
     ]
     lines += [f'{STEP_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_step_ms / 1000:.6f}' for r in ranks]
     lines += [
-        f"# HELP {ARRIVAL_METRIC} Time from the step's start to this rank's first gradient collective (median).",
-        f"# TYPE {ARRIVAL_METRIC} gauge",
+        f"# HELP {WAIT_METRIC} {WAIT_HELP} (median).",
+        f"# TYPE {WAIT_METRIC} gauge",
     ]
-    lines += [
-        f'{ARRIVAL_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_arrival_ms / 1000:.6f}' for r in ranks
-    ]
+    lines += [f'{WAIT_METRIC}{{job="{_label(job)}",rank="{r.rank}"}} {r.median_wait_ms / 1000:.6f}' for r in ranks]
     if len(ranks) < len(analysis.ranks):
         lines.append(f"# ... {len(analysis.ranks) - len(ranks)} more ranks, left out here")
     return "\n".join(lines) + "\n"

@@ -2,8 +2,8 @@
 
 This module needs the extra `ddpcore[prometheus]` (prometheus_client, the standard Python client); nothing else in
 ddpcore imports it. The names are those the rules file uses (`ddpcore.alerts`): per rank, labels `job` and `rank`,
-in seconds, the last finished step's duration and arrival at the gradient collective, each phase's time, and a
-count of steps. Scrape with `honor_labels: true` so the exporter's own `job` and `rank` labels are kept.
+in seconds, the last finished step's duration and wait at the gradient barrier, each phase's time, and a count of
+steps. Scrape with `honor_labels: true` so the exporter's own `job` and `rank` labels are kept.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
-from .alerts import ARRIVAL_METRIC, DEFAULT_JOB, PHASE_METRIC, STEP_METRIC, STEPS_METRIC
+from .alerts import DEFAULT_JOB, PHASE_METRIC, STEP_METRIC, STEPS_METRIC, WAIT_HELP, WAIT_METRIC
 from .instrument import StepTimes
 from .phases import RECORDED
 
@@ -31,12 +31,7 @@ class Exporter:
         self._step = Gauge(
             STEP_METRIC, "Wall time of this rank's last finished training step.", LABELS, registry=self.registry
         ).labels(*values)
-        self._arrival = Gauge(
-            ARRIVAL_METRIC,
-            "Time from the last step's start to this rank's first gradient collective (its arrival at the barrier).",
-            LABELS,
-            registry=self.registry,
-        ).labels(*values)
+        self._wait = Gauge(WAIT_METRIC, f"{WAIT_HELP}.", LABELS, registry=self.registry).labels(*values)
         phase = Gauge(
             PHASE_METRIC,
             "Time this rank spent in each phase of its last step.",
@@ -51,7 +46,7 @@ class Exporter:
     def observe(self, times: StepTimes) -> None:
         """A step finished: its times become the rank's current values (what `Recorder(on_step=…)` calls)."""
         self._step.set(times.seconds)
-        self._arrival.set(times.arrival_seconds)
+        self._wait.set(times.wait_seconds)
         for name, gauge in self._phases.items():
             gauge.set(times.phases.get(name, 0.0))
         self._steps.inc()

@@ -55,12 +55,14 @@ def summary_of_rows(rows: list[dict[str, Any]], source: str) -> bytes:
 @dataclass(frozen=True)
 class StepTimes:
     """One finished step of one rank, in seconds: its length, its arrival at the first gradient collective (the
-    end of the backward when no hook records collectives), and the time spent in each phase."""
+    end of the backward when no hook records collectives), the time spent in each phase, and its wait at the
+    gradient barrier: from the launch of its last bucket to the end of the last collective (0 without a hook)."""
 
     step: int
     seconds: float
     arrival_seconds: float
     phases: dict[str, float] = field(default_factory=dict)
+    wait_seconds: float = 0.0
 
 
 class Recorder:
@@ -87,6 +89,8 @@ class Recorder:
         self._rows: list[dict[str, Any]] = []
         self._phases: dict[int, dict[str, float]] = {}
         self._first_launch: dict[int, float] = {}
+        self._last_launch: dict[int, float] = {}
+        self._release: dict[int, float] = {}
         self._backward_end: dict[int, float] = {}
 
     def record(self, phase: str, start: float, end: float, step: int | None = None) -> None:
@@ -110,6 +114,8 @@ class Recorder:
                 spent[phase] = spent.get(phase, 0.0) + (end - start)
                 if phase == "backward":
                     self._backward_end[number] = end
+                if phase == "allreduce":
+                    self._release[number] = max(end, self._release.get(number, end))
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -141,9 +147,12 @@ class Recorder:
         with self._lock:
             phases = self._phases.pop(step, {})
             launch = self._first_launch.pop(step, None)
+            last = self._last_launch.pop(step, None)
+            release = self._release.pop(step, None)
             backward_end = self._backward_end.pop(step, None)
         arrival = launch if launch is not None else backward_end if backward_end is not None else end
-        self._on_step(StepTimes(step, end - start, arrival - start, phases))
+        wait = max(0.0, release - last) if release is not None and last is not None else 0.0
+        self._on_step(StepTimes(step, end - start, arrival - start, phases, wait))
 
     def comm_hook(self, inner: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         """Wrap a DDP communication hook: record each bucket's AllReduce from launch to completion."""
@@ -153,6 +162,7 @@ class Recorder:
             step, start = self.step, self._clock()
             with self._lock:
                 self._first_launch.setdefault(step, start)
+                self._last_launch[step] = max(start, self._last_launch.get(step, start))
             future = inner(state, bucket)
 
             def done(fut: Any) -> Any:

@@ -33,8 +33,8 @@ class Frame:
 
 
 def frames_of(analysis: Analysis, ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> list[Frame]:
-    """Every analysed step of the ranks analysed as a frame: each rank's period, arrival and phase times, in
-    seconds."""
+    """Every analysed step of the ranks analysed as a frame: each rank's period, arrival, phase times and wait at
+    the barrier, in seconds."""
     tables = [table_of(r) for r in ranks]
     rows = [{n: i for i, n in enumerate(t.step)} for t in tables]
     frames = []
@@ -43,7 +43,8 @@ def frames_of(analysis: Analysis, ranks: Sequence[RankTrace | RankFacts | RankCo
         for t, where in zip(tables, rows):
             i = where[s.step]
             phases = {p: column[i] / 1000 for p, column in t.phases_ms.items()}
-            times[t.rank] = StepTimes(s.step, t.period_ms[i] / 1000, t.arrival_ms[i] / 1000, phases)
+            wait = max(0.0, t.anchor_ms[i] - t.compute_ms[i]) / 1000
+            times[t.rank] = StepTimes(s.step, t.period_ms[i] / 1000, t.arrival_ms[i] / 1000, phases, wait)
         frames.append(Frame(s.median_step_ms / 1000, dict(sorted(times.items()))))
     return frames
 

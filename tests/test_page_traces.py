@@ -34,7 +34,7 @@ def test_example_traces_name_the_straggler(open_page):
     assert f"step {expected.steps[3].step}:" in page.inner_text("[data-testid=trace-step]")
     page.fill("[data-testid=alert-threshold]", "0.25")
     assert "> 0.25" in page.inner_text("[data-testid=alert-rule]")
-    assert 'ddp_step_arrival_seconds{job="ddp",rank="2"}' in page.inner_text("[data-testid=exposition]")
+    assert 'ddp_barrier_wait_seconds{job="ddp",rank="2"}' in page.inner_text("[data-testid=exposition]")
     watch.assert_clean()
 
 

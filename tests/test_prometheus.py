@@ -26,7 +26,7 @@ import pytest
 
 from ddpcore.alerts import (
     ALERT,
-    ARRIVAL_METRIC,
+    WAIT_METRIC,
     DASHBOARD_PANELS,
     GAP_RECORD,
     SHARE_RECORD,
@@ -66,12 +66,12 @@ def series(metric: str, rank: int, values) -> dict:
     return {"series": f'{metric}{{job="ddp",rank="{rank}"}}', "values": " ".join(f"{v:.6f}" for v in values)}
 
 
-def scenario(arrivals: np.ndarray, step_s: float = 0.060) -> list[dict]:
-    """Input series: per rank, its arrival at every sample (15 s apart) and a constant step."""
-    samples = arrivals.shape[0]
+def scenario(waits: np.ndarray, step_s: float = 0.060) -> list[dict]:
+    """Input series: per rank, its wait at the barrier at every sample (15 s apart) and a constant step."""
+    samples = waits.shape[0]
     out = []
-    for rank in range(arrivals.shape[1]):
-        out.append(series(ARRIVAL_METRIC, rank, arrivals[:, rank]))
+    for rank in range(waits.shape[1]):
+        out.append(series(WAIT_METRIC, rank, waits[:, rank]))
         out.append(series(STEP_METRIC, rank, [step_s] * samples))
     return out
 
@@ -79,17 +79,17 @@ def scenario(arrivals: np.ndarray, step_s: float = 0.060) -> list[dict]:
 def test_rules_fire_on_a_straggler_and_stay_quiet_on_jitter_and_transients(tmp_path):
     """promtool's unit tests of the generated rules, on series drawn like the cluster model's."""
     rng = np.random.default_rng(5)
-    samples, base = 60, 0.010
+    samples, base, least = 60, 0.030, 0.010
     persistent = np.full((samples, RANKS), base)
-    persistent[:, 2] = 0.030
+    persistent[:, 2] = least
     jitter = base * rng.lognormal(0.0, 0.05, size=(samples, RANKS))
     transient = base * rng.lognormal(0.0, 0.02, size=(samples, RANKS))
     late = [i for i in range(samples) if i % 4 == 0]
     for i in late:
-        transient[i, i % RANKS] = 0.030
-    gap = (0.030 - base) / 0.060
+        transient[i, i % RANKS] = least
+    gap = (base - least) / 0.060
     summary = (
-        f"Rank 2 reaches the gradient collective {gap * 100:.4g}% of a step after the median rank "
+        f"Rank 2 is ready at the gradient barrier {gap * 100:.4g}% of a step after the median rank "
         f"(median over {UNIT.window}, threshold 10%)"
     )
     firing = {
@@ -230,9 +230,38 @@ def test_exporter_serves_the_names_the_rules_use():
     with served(exporter, port):
         text = get(f"http://127.0.0.1:{port}/metrics")
     assert f'{STEP_METRIC}{{job="ddp",rank="3"}} 0.04' in text
-    assert f'{ARRIVAL_METRIC}{{job="ddp",rank="3"}} 0.015' in text
+    assert f'{WAIT_METRIC}{{job="ddp",rank="3"}} 0.0' in text, "no collective completed: no wait measured"
     assert 'ddp_phase_seconds{job="ddp",phase="forward",rank="3"} 0.008' in text
     assert 'ddp_steps_total{job="ddp",rank="3"} 1.0' in text
+
+
+def test_the_recorder_measures_the_wait_from_the_last_bucket_to_the_release():
+    from ddpcore.instrument import Recorder
+
+    class Done:
+        def then(self, fn):  # type: ignore[no-untyped-def]
+            fn(self)
+            return self
+
+        def value(self) -> None:
+            return None
+
+    # load, forward, backward (two buckets, each done at once: 12-12 ms and 20-30 ms), optimizer, next step
+    ticks = iter([0.0, 0.001, 0.002, 0.010, 0.010, 0.012, 0.012, 0.020, 0.030, 0.031, 0.032, 0.040, 0.050, 0.060])
+    seen = []
+    rec = Recorder(io.StringIO(), rank=0, clock=lambda: next(ticks), on_step=seen.append)
+    hook = rec.comm_hook(lambda state, bucket: Done())
+    for _ in rec.steps([1]):
+        with rec.phase("forward"):
+            pass
+        with rec.phase("backward"):
+            hook(None, None)
+            hook(None, None)
+        with rec.phase("optimizer"):
+            pass
+    (times,) = seen
+    assert times.arrival_seconds == pytest.approx(0.012)
+    assert times.wait_seconds == pytest.approx(0.030 - 0.020), "from the last launch to the last completion"
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -251,17 +280,24 @@ def query(base: str, expr: str) -> list[dict]:
     return body["data"]["result"]
 
 
-def test_real_prometheus_fires_for_rank_2_and_not_on_the_clean_run(tmp_path):
-    """Two replays of the real 8-rank run, rank 2 slowed 2x (job "slow") and nobody slowed (job "clean"), scraped
-    by a real Prometheus every second: the alert fires for rank 2 of the slow job, never for the clean one."""
-    runs = {"slow": FIXTURES / "ddp8" / "s2.0", "clean": FIXTURES / "ddp8" / "s1.0"}
+def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_path):
+    """Replays of real runs scraped by a real Prometheus every second: 8 ranks with rank 2 slowed 2x in its forward
+    (job "slow"), the same with nobody slowed (job "clean"), and 4 ranks where rank 0 loses 20 ms between steps
+    (job "between", which a measure from each rank's own step start cannot see). The alert fires for rank 2 of
+    the slow job and rank 0 of the between job, never for the clean one."""
+    runs = {
+        "slow": FIXTURES / "ddp8" / "s2.0",
+        "clean": FIXTURES / "ddp8" / "s1.0",
+        "between": FIXTURES / "causes" / "between",
+    }
+    expected = {"slow": ["2"], "between": ["0"]}
     timing = RuleTiming(window="10s", duration="5s")
     processes: list[subprocess.Popen] = []
     try:
         targets: dict[str, list[str]] = {}
         for job, folder in runs.items():
-            base = free_ports(RANKS)
             files = [str(p) for p in sorted(folder.glob("rank*.jsonl.gz"))]
+            base = free_ports(len(files))
             processes.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "ddpcore", "replay", *files, "--port", str(base), "--job", job],
@@ -270,7 +306,7 @@ def test_real_prometheus_fires_for_rank_2_and_not_on_the_clean_run(tmp_path):
                     stderr=open(tmp_path / f"replay-{job}.log", "w"),  # noqa: SIM115
                 )
             )
-            targets[job] = [f"127.0.0.1:{base + i}" for i in range(RANKS)]
+            targets[job] = [f"127.0.0.1:{base + i}" for i in range(len(files))]
         for job in runs:
             (tmp_path / f"rules-{job}.yml").write_text(rules_file(0.1, job, timing))
         scrapes = "".join(scrape_config(targets[job], job, "1s").replace("scrape_configs:\n", "") for job in runs)
@@ -293,17 +329,20 @@ def test_real_prometheus_fires_for_rank_2_and_not_on_the_clean_run(tmp_path):
             )
         )
         base = f"http://127.0.0.1:{port}"
-        firing = f'ALERTS{{alertname="{ALERT}",job="slow",alertstate="firing"}}'
-        deadline, fired = time.monotonic() + 120, []
-        while time.monotonic() < deadline and not fired:
+        firing = f'ALERTS{{alertname="{ALERT}",alertstate="firing"}}'
+        deadline, fired = time.monotonic() + 120, {}
+        while time.monotonic() < deadline and set(fired) != set(expected):
             time.sleep(1)
             for p in processes:
                 assert p.poll() is None, (tmp_path / "prometheus.log").read_text()[-2000:]
             try:
-                fired = query(base, firing)
+                found = query(base, firing)
             except OSError:
                 continue
-        assert [r["metric"]["rank"] for r in fired] == ["2"], "the alert fires for rank 2 of the slowed run"
+            fired = {}
+            for r in found:
+                fired.setdefault(r["metric"]["job"], []).append(r["metric"]["rank"])
+        assert fired == expected, "the alert fires for the late rank of each slowed run"
         assert query(base, 'ALERTS{job="clean"}') == [], "no alert, not even pending, on the clean run"
         shares = {r["metric"]["job"]: float(r["value"][1]) for r in query(base, SHARE_RECORD)}
         assert shares["slow"] > 0.5 and shares["slow"] > shares["clean"], shares
@@ -325,10 +364,10 @@ def test_replay_plays_every_step_of_every_rank_and_stops(capsys):
     frames = frames_at(frames_of(analysis, loaded.traces), 10.0)
     shown: list[tuple[int, float]] = []
     slept: list[float] = []
-    assert play(frames, lambda rank, t: shown.append((rank, t.arrival_seconds)), loops=2, sleep=slept.append) == 78
+    assert play(frames, lambda rank, t: shown.append((rank, t.wait_seconds)), loops=2, sleep=slept.append) == 78
     assert len(shown) == 2 * 39 * RANKS and sum(slept) == pytest.approx(2 * 39 * analysis.step_ms / 1000 / 10, rel=1e-9)
-    late = [a for r, a in shown if r == 2]
-    assert statistics.median(late) > 2 * statistics.median(a for r, a in shown if r != 2)
+    late = [w for r, w in shown if r == 2]
+    assert statistics.median(w for r, w in shown if r != 2) - statistics.median(late) > 0.015, "rank 2 waits least"
     base = free_ports(RANKS)
     code = main(["replay", *map(str, files), "--port", str(base), "--speed", "1000", "--loops", "1"])
     out = capsys.readouterr().out

@@ -147,10 +147,10 @@ def test_no_straggler_when_none_stands_out():
 def test_rules_file_and_exposition():
     a = analyze(load(files("*.jsonl.gz")).traces)
     rule = rules_file(0.15, job='train"x')
-    assert "ddp_step_arrival_seconds" in rule and "> 0.15" in rule and 'job="train\\"x"' in rule
+    assert "ddp_barrier_wait_seconds" in rule and "> 0.15" in rule and 'job="train\\"x"' in rule
     text = exposition(a)
     assert text.count('ddp_step_seconds{job="ddp",rank="') == 4
-    assert "# TYPE ddp_step_arrival_seconds gauge" in text
+    assert "# TYPE ddp_barrier_wait_seconds gauge" in text
     latest = max(a.ranks, key=lambda r: r.median_arrival_ms).rank
     short = exposition(a, most=1)
     assert short.count('ddp_step_seconds{job="ddp"') == 1 and f'rank="{latest}"' in short
