@@ -22,8 +22,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
 from .params import check_number
+from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
 
 STEP_METRIC = "ddp_step_seconds"
 WAIT_METRIC = "ddp_barrier_wait_seconds"

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from .alerts import DEFAULT_JOB, dashboard, rules_file, scrape_config
-from .measured import AnalysisError, GpuGauges
-from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, Cause, analyze, cause_text, prefetch_text
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
 from .config import Link, Phases, StepConfig, default_straggler
 from .fit import CAVEATS, FitError, Outlook, RunTimes, cluster_config, outlook
+from .measured import AnalysisError, GpuGauges
 from .metrics import step_metrics
 from .params import (
     BANDWIDTH_GBPS,
@@ -27,6 +26,7 @@ from .params import (
     GPUS,
     GRAD_MB,
     LATENCY_US,
+    LOST_IN,
     MB,
     MODE,
     PREFETCH_RESIDUAL_MS,
@@ -41,6 +41,7 @@ from .replay import MAX_SPEED, frames_at, frames_of, play
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
 from .traces import Loaded
+from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, Cause, analyze, cause_text, prefetch_text
 
 MAX_JOBS = 256
 
@@ -71,6 +72,7 @@ def step_payload(config: StepConfig) -> dict:
     payload = asdict(step_metrics(config, schedule))
     payload["stragglers"] = list(config.stragglers)
     payload["slowdown"] = config.slowdown
+    payload["lost_in"] = config.lost_in
     payload["prefetch"] = config.prefetch
     payload["buckets"] = [
         {"index": b.index, "bytes": round(b.mb * MB), "start_ms": b.start_ms, "end_ms": b.end_ms}
@@ -89,8 +91,8 @@ def step_payload(config: StepConfig) -> dict:
 
 def _step_text(p: dict) -> str:
     lines = [
-        f"{p['gpus']} GPUs, {p['mode']} mode, straggler(s) {p['stragglers']} at {p['slowdown']:g}x, "
-        f"prefetch {'on' if p['prefetch'] else 'off'}",
+        f"{p['gpus']} GPUs, {p['mode']} mode, straggler(s) {p['stragglers']} at {p['slowdown']:g}x "
+        f"(time lost in {p['lost_in'].replace('_', ' ')}), prefetch {'on' if p['prefetch'] else 'off'}",
         f"  step time          {p['step_ms']:8.2f} ms   (ideal {p['ideal_step_ms']:.2f} ms)",
         f"  efficiency         {p['efficiency']:8.3f}",
         f"  straggler cost     {p['straggler_cost_ms']:8.2f} ms",
@@ -162,6 +164,7 @@ def _add_step(sub: argparse._SubParsersAction) -> None:
         help=f"rank(s) of the slow GPU(s), 0-based (default {default_straggler(GPUS.default)})",
     )
     _add_param(p, SLOWDOWN)
+    _add_param(p, LOST_IN)
     p.add_argument("--prefetch", action="store_true", help="prefetch input data (hides loading but a residual copy)")
     for param in (PREFETCH_RESIDUAL_MS, TENSOR_ACTIVITY, MODE):
         _add_param(p, param)
@@ -200,6 +203,7 @@ def _run_step(args: argparse.Namespace) -> None:
         gpus=args.gpus,
         stragglers=tuple(args.straggler) if args.straggler else (default_straggler(args.gpus),),
         slowdown=args.slowdown,
+        lost_in=args.lost_in,
         prefetch=args.prefetch,
         prefetch_residual_ms=args.prefetch_residual_ms,
         tensor_activity=args.tensor_activity,
@@ -341,8 +345,17 @@ def _gauges_payload(g: GpuGauges | None) -> dict:
 
 
 def _cause_payload(cause: Cause | None) -> dict | None:
-    return None if cause is None else {"kind": cause.kind, "ms": cause.ms, "share": cause.share,
-                                       "parts_ms": cause.parts_ms, "lateness_ms": cause.lateness_ms}
+    return (
+        None
+        if cause is None
+        else {
+            "kind": cause.kind,
+            "ms": cause.ms,
+            "share": cause.share,
+            "parts_ms": cause.parts_ms,
+            "lateness_ms": cause.lateness_ms,
+        }
+    )
 
 
 def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
@@ -635,9 +648,9 @@ def _add_summarize(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_summarize(args: argparse.Namespace) -> int:
-    from .tracefacts import table_of
     from .files import read_paths
     from .summary import SUFFIX, summary_bytes
+    from .tracefacts import table_of
 
     check_int("jobs", args.jobs, 1, MAX_JOBS)
     loaded = read_paths(args.files, args.jobs)

@@ -12,6 +12,7 @@ from .params import (
     GPUS,
     GRAD_MB,
     LATENCY_US,
+    LOST_IN,
     MAX_PHASE_MS,
     MB,
     MIN_PHASE_MS,
@@ -67,12 +68,13 @@ class Link:
 
 @dataclass(frozen=True)
 class StepConfig:
-    """One data-parallel step: GPU count, phases, stragglers and prefetch."""
+    """One data-parallel step: GPU count, phases, stragglers (and where they lose their time) and prefetch."""
 
     gpus: int = GPUS.default
     phases: Phases = field(default_factory=Phases)
     stragglers: tuple[int, ...] = (default_straggler(GPUS.default),)
     slowdown: float = SLOWDOWN.default
+    lost_in: str = LOST_IN.default
     prefetch: bool = False
     prefetch_residual_ms: float = PREFETCH_RESIDUAL_MS.default
     tensor_activity: float = TENSOR_ACTIVITY.default
@@ -90,7 +92,7 @@ class StepConfig:
         object.__setattr__(self, "stragglers", tuple(sorted(set(stragglers))))
         if not isinstance(self.prefetch, bool):
             raise ConfigError("prefetch", self.prefetch, "true or false")
-        for param in (SLOWDOWN, PREFETCH_RESIDUAL_MS, TENSOR_ACTIVITY, MODE, BUCKET_MB, FIRST_BUCKET_MB):
+        for param in (SLOWDOWN, LOST_IN, PREFETCH_RESIDUAL_MS, TENSOR_ACTIVITY, MODE, BUCKET_MB, FIRST_BUCKET_MB):
             object.__setattr__(self, param.name, param.check(getattr(self, param.name)))
         if self.link is not None and not isinstance(self.link, Link):
             raise ConfigError("link", self.link, "a Link value")
@@ -110,8 +112,30 @@ class StepConfig:
         return self.phases.load
 
     def slowdown_of(self, rank: int) -> float:
-        """The factor by which this rank's compute is slowed."""
-        return self.slowdown if rank in self.stragglers else 1.0
+        """The factor by which this rank's compute is slowed (1 when the straggler loses its time elsewhere)."""
+        return self.slowdown if rank in self.stragglers and self.lost_in == "compute" else 1.0
+
+    def extra_ms_of(self, rank: int) -> float:
+        """The time a straggler loses outside its compute: as much as the slowdown would add to its forward and
+        backward, so that moving it changes where it goes, not how much.
+
+        >>> StepConfig(slowdown=2.0, lost_in="load").extra_ms_of(2)
+        26.0
+        """
+        if rank not in self.stragglers or self.lost_in == "compute":
+            return 0.0
+        return (self.slowdown - 1.0) * (self.phases.forward + self.phases.backward)
+
+    def load_of(self, rank: int) -> float:
+        """This rank's loading: prefetched loading runs ahead in workers, a slow loader's delay included, leaving
+        only the copy to the GPU; else the nominal load, and a slow loader's delay."""
+        if self.prefetch:
+            return self.load_effective_ms
+        return self.phases.load + (self.extra_ms_of(rank) if self.lost_in == "load" else 0.0)
+
+    def pause_of(self, rank: int) -> float:
+        """Time this rank spends between the previous step and this one (a straggler losing its time there)."""
+        return self.extra_ms_of(rank) if self.lost_in == "between_steps" else 0.0
 
     def without_stragglers(self) -> StepConfig:
         """The same step with nobody slowed: the ideal the straggler cost is measured against."""

@@ -38,11 +38,10 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .measured import medians_of_others
-
-from .verdict import Analysis, persistent_needed
 from .cluster import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
+from .measured import medians_of_others
 from .params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, check_number
+from .verdict import Analysis, persistent_needed
 
 Z_CUT = 4.0
 MAD_TO_SIGMA = 1.4826

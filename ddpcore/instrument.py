@@ -39,8 +39,8 @@ from .phases import RECORDED as PHASES
 def summary_of_rows(rows: list[dict[str, Any]], source: str) -> bytes:
     """The summary file (ddpcore.summary) of JSONL rows as the Recorder writes them: the same as `summarize` of the
     JSONL file."""
-    from .tracefacts import facts_of
     from .summary import summary_bytes
+    from .tracefacts import facts_of
     from .traces import TraceError, _JsonlRows
 
     table = _JsonlRows()

@@ -432,7 +432,7 @@ RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
 def _parts_at(parts: dict[str, list[Sequence[float]]], j: int) -> dict[str, Column]:
     """Step j's parts (`phases.CAUSES`), rank by rank, leaving out a part no rank spent time in (a host trace has
     no GPU parts); single precision, since 4,096 ranks x 200 steps hold 8 of them."""
-    out = {}
+    out: dict[str, Column] = {}
     for p, by_rank in parts.items():
         values = array("f", map(itemgetter(j), by_rank))
         if any(values):

@@ -116,6 +116,13 @@ MODE = Param(
     choices=("sequential", "overlap"),
     help="sequential is the reference model; overlap puts DDP's gradient buckets on a comm stream",
 )
+LOST_IN = Param(
+    "lost_in",
+    "compute",
+    choices=("compute", "load", "between_steps"),
+    help="where the straggler loses its time: its forward and backward (slowed by --slowdown), or the same extra time "
+    "loading its input, or between steps (a pause before its step: logging, a checkpoint)",
+)
 PREFETCH_RESIDUAL_MS = Param("prefetch_residual_ms", 1.0, 0.0, MAX_PHASE_MS, "ms", "load time prefetch cannot hide")
 TENSOR_ACTIVITY = Param("tensor_activity", 0.5, 0.0, 1.0, help="share of compute-kernel time the tensor pipes are busy")
 BUCKET_MB = Param("bucket_mb", 25.0, 0.0, MAX_SIZE_MB, "MB", "DDP bucket cap", low_open=True)

@@ -14,12 +14,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from .tracefacts import table_of
-
-from .verdict import Analysis
 from .instrument import StepTimes
 from .stepfacts import RankColumns, RankFacts
+from .tracefacts import table_of
 from .traces import RankTrace
+from .verdict import Analysis
 
 MAX_SPEED = 1000.0
 

@@ -112,6 +112,13 @@ def _intervals(boundaries: list[float], phases: tuple[str, ...] = PHASES) -> tup
     return tuple(Interval(name, a, b) for name, a, b in zip(phases, boundaries, boundaries[1:]))
 
 
+def _paused(pause: float, intervals: tuple[Interval, ...]) -> tuple[Interval, ...]:
+    """A rank's phases after a pause before its step (between steps), when it has one."""
+    if pause <= 0:
+        return intervals
+    return (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
+
+
 def build_schedule(config: StepConfig) -> Schedule:
     """The step's schedule in the configured mode (sequential, or DDP overlap with buckets)."""
     return build_overlap(config) if config.mode == "overlap" else build_sequential(config)
@@ -120,9 +127,10 @@ def build_schedule(config: StepConfig) -> Schedule:
 def build_sequential(config: StepConfig) -> Schedule:
     """Every rank computes, waits at the barrier for the slowest, then AllReduce and optimizer together."""
     p = config.phases
-    load = config.load_effective_ms
     slowdowns = [config.slowdown_of(r) for r in range(config.gpus)]
-    compute_end = [load + s * p.forward + s * p.backward for s in slowdowns]
+    pauses = [config.pause_of(r) for r in range(config.gpus)]
+    loaded = [pause + config.load_of(r) for r, pause in enumerate(pauses)]
+    compute_end = [start + s * p.forward + s * p.backward for start, s in zip(loaded, slowdowns)]
     barrier = max(compute_end)
     allreduce_end = barrier + allreduce_ms(config)
     step = allreduce_end + p.optimizer
@@ -130,7 +138,12 @@ def build_sequential(config: StepConfig) -> Schedule:
         RankSchedule(
             rank=r,
             slowdown=s,
-            intervals=_intervals([0.0, load, load + s * p.forward, compute_end[r], barrier, allreduce_end, step]),
+            intervals=_paused(
+                pauses[r],
+                _intervals(
+                    [pauses[r], loaded[r], loaded[r] + s * p.forward, compute_end[r], barrier, allreduce_end, step]
+                ),
+            ),
         )
         for r, s in enumerate(slowdowns)
     )
@@ -142,9 +155,10 @@ def build_overlap(config: StepConfig) -> Schedule:
     and the previous bucket's AllReduce is done (one comm stream); the optimizer waits for the last bucket."""
     p = config.phases
     link = config.network
-    load = config.load_effective_ms
     slowdowns = [config.slowdown_of(r) for r in range(config.gpus)]
-    backward_start = [load + s * p.forward for s in slowdowns]
+    pauses = [config.pause_of(r) for r in range(config.gpus)]
+    loaded = [pause + config.load_of(r) for r, pause in enumerate(pauses)]
+    backward_start = [start + s * p.forward for start, s in zip(loaded, slowdowns)]
     compute_end = [b + s * p.backward for b, s in zip(backward_start, slowdowns)]
     buckets: list[Bucket] = []
     produced, previous_end = 0.0, 0.0
@@ -162,7 +176,12 @@ def build_overlap(config: StepConfig) -> Schedule:
         RankSchedule(
             rank=r,
             slowdown=s,
-            intervals=_intervals([0.0, load, backward_start[r], compute_end[r], comm_end, step], phases.OVERLAP_STEP),
+            intervals=_paused(
+                pauses[r],
+                _intervals(
+                    [pauses[r], loaded[r], backward_start[r], compute_end[r], comm_end, step], phases.OVERLAP_STEP
+                ),
+            ),
         )
         for r, s in enumerate(slowdowns)
     )

@@ -36,10 +36,11 @@ class StepFacts:
     the step's own start, for traces that give no release), its compute (to its readiness: its last gradient
     bucket ready), its anchor (the release: the end of the gradient collective, the instant every rank shares), the
     time given to each phase within the period, and the GPU's time. `released` says a gradient collective gave the
-    anchor; `comm_free_ms` is when its earlier gradient collectives had all ended (the last bucket's transfer cannot start
-    before); `work_ms` is the time from the previous step's release to the readiness (from the step's own start when
-    `from_release` is false), and `parts_ms` where it went (`phases.CAUSES`; None from a version 1 summary). For
-    drawing, the phase, collective and kernel spans (a summary has none: it keeps durations, not instants)."""
+    anchor; `comm_free_ms` is when its earlier gradient collectives had all ended (the last bucket's transfer
+    cannot start before); `work_ms` is the time from the previous step's release to the readiness (from the step's
+    own start when `from_release` is false), and `parts_ms` where it went (`phases.CAUSES`; None from a version 1
+    summary). For drawing, the phase, collective and kernel spans (a summary has none: it keeps durations, not
+    instants)."""
 
     step: int
     start_ms: float

@@ -4,8 +4,8 @@ command line, the page's worker, `summarize`), never where a verdict is only jud
 Every rank leaves a step's gradient collective together: its end is the **release**, an instant every rank shares.
 A rank's **readiness** is when its last gradient bucket was ready: the host's launch of the step's last gradient
 collective, or on a GPU trace the start of its last gradient kernel (the host runs ahead of the GPU; the kernel
-starts once the bucket's gradients are computed, then spins until every rank has joined). Its **wait** at the barrier, release minus
-readiness, is a duration on its own clock: no clock sync across hosts is needed.
+starts once the bucket's gradients are computed, then spins until every rank has joined). Its **wait** at the
+barrier, release minus readiness, is a duration on its own clock: no clock sync across hosts is needed.
 
 The time from the previous step's release to this readiness is the rank's **work** for the step, and it is split
 into where it went (`phases.CAUSES`): host phases, host time outside any phase (between steps), and on a GPU the

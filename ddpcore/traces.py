@@ -255,7 +255,9 @@ class _KinetoScan:
         elif phase:
             self.phases.append(Interval(phase, start, end))
         elif host_kind := collective_kind(name):
-            (self.runs if name.startswith(WORKER_PREFIXES) else self.collectives).append(Interval(host_kind, start, end))
+            (self.runs if name.startswith(WORKER_PREFIXES) else self.collectives).append(
+                Interval(host_kind, start, end)
+            )
         elif name == RECORD_PARAM_COMMS:
             named = _rpc_kind(_mapping(e.get("args")))
             (self.collectives if named else self.unnamed_comms).append(Interval(named or UNKNOWN_KIND, start, end))

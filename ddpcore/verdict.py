@@ -202,16 +202,6 @@ def retimed_saving(ranks: StepRanks, earlier_ms: dict[int, float]) -> float:
     return max(0.0, before - after)
 
 
-def _largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
-    """The largest of `values` once entry i is `moved[i]`; in C loops but for the moved entries (a step has
-    thousands of ranks)."""
-    top = heapq.nlargest(len(moved) + 1, values)
-    for i in moved:
-        if values[i] in top:
-            top.remove(values[i])
-    return max(*top[:1], *moved.values())
-
-
 def saved_ms(ranks: StepRanks, late: Iterable[int]) -> float:
     """The what-if of one step: each late entry ready when the median of the others was (sooner by its cost)."""
     return retimed_saving(ranks, {i: ranks.cost_ms[i] for i in late})
@@ -257,7 +247,8 @@ def _entry(step: StepSummary, rank: int) -> int:
 def _transient(
     steps: Sequence[StepSummary], persistent: set[int], medians: Callable[[StepSummary], dict[str, float]]
 ) -> Transient:
-    hit, late = [], []
+    hit: list[tuple[StepSummary, float]] = []
+    late: list[tuple[StepSummary, int]] = []
     for s in steps:
         others = set(s.late_ranks) - persistent
         if others:
@@ -285,20 +276,28 @@ def _prefetch_saving(step: StepSummary, medians: Callable[[StepSummary], dict[st
     return retimed_saving(step.columns, {i: parts[LOAD][i] - typical for i in entries})
 
 
+def _late_steps(measured: Measured, threshold: float, floor: float) -> tuple[list[StepSummary], Counter[int], set[int]]:
+    """Each step with its late ranks and its what-if saving; how many steps each rank is over the threshold in;
+    and the persistent stragglers (over it in a strict majority). A rank-step over the threshold is late when it
+    is a persistent straggler's, or past the jitter floor."""
+    over = [s.columns.late(threshold) for s in measured.steps]
+    count = Counter(s.columns.ranks[i] for s, entries in zip(measured.steps, over) for i in entries)
+    needed = persistent_needed(len(measured.steps))
+    persistent = {r for r, n in count.items() if n >= needed}
+    steps = []
+    for s, entries in zip(measured.steps, over):
+        ranks, costs = s.columns.ranks, s.columns.cost_ms
+        late = [i for i in entries if ranks[i] in persistent or costs[i] >= floor]
+        steps.append(replace(s, late_ranks=tuple(ranks[i] for i in late), saved_ms=saved_ms(s.columns, late)))
+    return steps, count, persistent
+
+
 def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     """The verdict at a threshold: who is late in which step, the persistent and transient stragglers and why, the
     steps re-timed without them."""
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
-    over = [s.columns.late(threshold) for s in measured.steps]
-    late_count = Counter(s.columns.ranks[i] for s, entries in zip(measured.steps, over) for i in entries)
-    needed = persistent_needed(len(measured.steps))
-    persistent = {r for r, n in late_count.items() if n >= needed}
     floor = JITTER_Z * measured.jitter_ms
-    steps = []
-    for s, entries in zip(measured.steps, over):
-        ranks, cost = s.columns.ranks, s.columns.cost_ms
-        late = [i for i in entries if ranks[i] in persistent or cost[i] >= floor]
-        steps.append(replace(s, late_ranks=tuple(ranks[i] for i in late), saved_ms=saved_ms(s.columns, late)))
+    steps, late_count, persistent = _late_steps(measured, threshold, floor)
     cache: dict[int, dict[str, float]] = {}
 
     def medians(step: StepSummary) -> dict[str, float]:

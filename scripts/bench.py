@@ -567,10 +567,10 @@ def summaries_figures() -> dict:
     sys.path.insert(0, str(build.WEB))
     from ddpview.map_view import map_svg
 
-    from ddpcore.verdict import analyze
     from ddpcore.rankmap import rank_step_map
     from ddpcore.summary import SUFFIX, summary_bytes
     from ddpcore.traces import load
+    from ddpcore.verdict import analyze
     from scripts.tracegen import big_run
 
     runs = big_run()

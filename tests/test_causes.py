@@ -10,6 +10,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+from make_traces import SCENARIOS
 
 from ddpcore.cli import analysis_payload
 from ddpcore.intervals import Interval
@@ -17,7 +18,6 @@ from ddpcore.phases import CAUSES
 from ddpcore.tracefacts import work_parts
 from ddpcore.traces import TraceStep, load
 from ddpcore.verdict import analyze
-from make_traces import SCENARIOS
 
 CAUSED = Path(__file__).parent / "fixtures" / "causes"
 FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]

@@ -29,5 +29,13 @@ def test_the_examples_exist():
     counts = {name: doctest.testmod(importlib.import_module(name)).attempted for name in MODULES}
     assert all(
         counts[m] > 0
-        for m in ("ddpcore.intervals", "ddpcore.collectives", "ddpcore.reader", "ddpcore.traces", "ddpcore.tracefacts", "ddpcore.measured", "ddpcore.verdict")
+        for m in (
+            "ddpcore.intervals",
+            "ddpcore.collectives",
+            "ddpcore.reader",
+            "ddpcore.traces",
+            "ddpcore.tracefacts",
+            "ddpcore.measured",
+            "ddpcore.verdict",
+        )
     )

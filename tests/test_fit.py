@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddpcore.verdict import analyze
 from ddpcore.cluster import ClusterConfig, MeasuredTiming, cluster_step
 from ddpcore.fit import FitError, RunTimes, at_scale, cluster_config, fit, predicted, what_if, wilson_interval
 from ddpcore.traces import load
+from ddpcore.verdict import analyze
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RANKS, STEPS, NOMINAL_MS, OTHER_MS = 64, 500, 26.0, 8.0
@@ -131,7 +131,9 @@ def test_real_persistent_runs(run_name, pattern):
     assert f.persistent_ranks == (2,)
     assert f.persistent_slowdown == pytest.approx(s, rel=0.15)
     saved = what_if(run, f)
-    analysis = analyze(load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp8" / run_name).glob(pattern))]).traces)
+    analysis = analyze(
+        load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp8" / run_name).glob(pattern))]).traces
+    )
     assert saved.step_ms == pytest.approx(analysis.ideal_step_ms), "one page, one answer: the verdict's what-if"
     clean = real("ddp8/s1.0", pattern)
     assert saved.step_ms == pytest.approx(statistics.fmean(clean.period_ms), rel=0.1)

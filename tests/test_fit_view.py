@@ -11,8 +11,8 @@ from ddpview import app
 from ddpview.i18n import LANGS, TEXT
 from ddpview.urlstate import decode
 
-from ddpcore.measured import measure_loaded
 from ddpcore.fit import CAVEATS
+from ddpcore.measured import measure_loaded
 from ddpcore.traces import load
 
 FIXTURES = Path(__file__).parent / "fixtures"

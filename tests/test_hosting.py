@@ -56,5 +56,11 @@ def test_the_app_ships_as_bytecode_without_server_modules(dist):
     import zipfile
 
     names = set(zipfile.ZipFile(dist / "py" / build.BUNDLE).namelist())
-    assert {"ddpcore/verdict.pyc", "ddpcore/measured.pyc", "ddpcore/fit.pyc", "ddpview/app.pyc", "shell/reading.pyc"} <= names
+    assert {
+        "ddpcore/verdict.pyc",
+        "ddpcore/measured.pyc",
+        "ddpcore/fit.pyc",
+        "ddpview/app.pyc",
+        "shell/reading.pyc",
+    } <= names
     assert not {f"ddpcore/{name}" for name in build.WEB_SKIP} & names

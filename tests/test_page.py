@@ -215,3 +215,22 @@ def test_the_measured_h200_fact_beside_the_gauges_and_in_the_measure_table(open_
         for word in words:
             assert word in fact and word in table, (lang, word)
     watch.assert_clean()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_where_the_straggler_loses_its_time_and_what_prefetch_does(open_page, lang):
+    page, watch = open_page(f"#gpus=8&straggler=2&slowdown=2&prefetch=0&lang={lang}")
+    page.select_option("[data-testid=lost-in]", "load")
+    expect_hash(page, contains="lost=load")
+    assert value(page, "straggler-cost") == pytest.approx(26, abs=1e-9)
+    assert value(page, "prefetch-gain") == pytest.approx(31, abs=1e-9)
+    page.click("[data-testid=prefetch]")
+    assert value(page, "straggler-cost") == pytest.approx(0, abs=1e-9)
+    lesson = page.inner_text("[data-testid=lesson]")
+    assert ("fixes an input straggler" if lang == "en" else "guérit un retardataire d'entrée") in lesson
+    page.select_option("[data-testid=lost-in]", "between_steps")
+    assert value(page, "straggler-cost") == pytest.approx(26, abs=1e-9)
+    assert page.locator("[data-testid=timeline] [data-phase=between_steps]").count() >= 1
+    page.select_option("[data-testid=lost-in]", "compute")
+    assert value(page, "straggler-cost") == pytest.approx(26, abs=1e-9) and value(page, "prefetch-gain") == 5
+    watch.assert_clean()

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pages import PageWatch, value
 
-from ddpcore.verdict import analyze
 from ddpcore.traces import load
+from ddpcore.verdict import analyze
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,19 @@ def test_example_traces_name_the_straggler(open_page):
     assert value(page, "trace-gap") == pytest.approx(expected.median_gap, rel=1e-12)
     assert page.locator("[data-testid=trace-timeline] [data-testid=lane]").count() == 4
     assert page.locator("[data-testid=trace-timeline] [data-testid=lane].straggler").get_attribute("data-rank") == "2"
-    assert page.locator("[data-testid=trace-timeline] [data-phase=wait]").count() == 3
+    assert page.locator("[data-testid=trace-timeline] [data-phase=wait]").count() == 4, "every rank waits a little"
+    excess = page.locator("[data-testid=trace-timeline] [data-testid=lane].straggler [data-testid=excess]")
+    assert float(excess.get_attribute("data-value")) == pytest.approx(expected.steps[0].extra_ms, abs=0.01)
+    cause = page.locator("[data-testid=trace-cause][data-rank='2']")
+    assert cause.get_attribute("data-kind") == "forward" == expected.stragglers[0].cause.kind
+    assert "longer in its forward" in cause.inner_text()
+    assert "would not help" in page.inner_text("[data-testid=trace-prefetch]")
+    page.wait_for_selector("[data-testid=fit-whatif], [data-testid=fit-error]")
+    if page.locator("[data-testid=fit-whatif]").count():
+        assert value(page, "fit-whatif") == pytest.approx(value(page, "trace-ideal-step-time"), rel=1e-9)
+    page.select_option("[data-testid=lang]", "fr")
+    assert "de plus dans son forward" in page.inner_text("[data-testid=trace-cause][data-rank='2']")
+    page.select_option("[data-testid=lang]", "en")
     assert page.locator("[data-testid=trace-step] option").count() == len(expected.steps)
     page.select_option("[data-testid=trace-step]", "3")
     assert f"step {expected.steps[3].step}:" in page.inner_text("[data-testid=trace-step]")

@@ -26,11 +26,11 @@ import pytest
 
 from ddpcore.alerts import (
     ALERT,
-    WAIT_METRIC,
     DASHBOARD_PANELS,
     GAP_RECORD,
     SHARE_RECORD,
     STEP_METRIC,
+    WAIT_METRIC,
     RuleTiming,
     dashboard,
     rules_file,
@@ -353,10 +353,10 @@ def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_pa
 
 
 def test_replay_plays_every_step_of_every_rank_and_stops(capsys):
-    from ddpcore.verdict import analyze
     from ddpcore.cli import main
     from ddpcore.replay import frames_at, frames_of, play
     from ddpcore.traces import load
+    from ddpcore.verdict import analyze
 
     files = sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))
     loaded = load([(p.name, p.read_bytes()) for p in files])

@@ -10,9 +10,8 @@ from ddpview.map_view import map_svg
 from ddpview.traces_view import TABLE_ROWS, traces_regions
 
 from ddpcore.measured import DRAWN_LATEST, measure
-
-from ddpcore.verdict import DEFAULT_THRESHOLD, judge
 from ddpcore.rankmap import MAX_ROWS, rank_step_map
+from ddpcore.verdict import DEFAULT_THRESHOLD, judge
 from scripts.tracegen import generated_summaries
 
 RANKS, STEPS, PERSISTENT, P = 4096, 200, 777, 0.0001

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ddpcore.tracefacts import arrival_ms
-
-from ddpcore.verdict import analyze
 from ddpcore.cli import main
+from ddpcore.tracefacts import arrival_ms
 from ddpcore.traces import load, parse_file
+from ddpcore.verdict import analyze
 from scripts.tracegen import gpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -215,7 +214,6 @@ def test_page_judges_a_pickled_measurement_as_the_cli_analyses(folder, pattern, 
     import pickle
 
     from ddpcore.measured import measure
-
     from ddpcore.verdict import judge
 
     loaded = load(files(folder, pattern))

@@ -65,3 +65,31 @@ def test_several_stragglers():
     m = step_metrics(StepConfig(stragglers=(1, 5), slowdown=2.0))
     assert m.step_ms == pytest.approx(70.0)
     assert m.wait_ms_total == pytest.approx(6 * 26.0)
+
+
+@pytest.mark.parametrize("lost_in", ["compute", "load", "between_steps"])
+def test_where_the_straggler_loses_its_time_moves_it_not_its_amount(lost_in):
+    """The same 2x straggler, its 26 ms lost computing, loading or between steps: the same cost without prefetch;
+    prefetching hides an input straggler whole and does nothing for the others."""
+    plain = step_metrics(StepConfig(slowdown=2.0, lost_in=lost_in))
+    assert plain.step_ms == 70 and plain.straggler_cost_ms == 26
+    prefetched = step_metrics(StepConfig(slowdown=2.0, lost_in=lost_in, prefetch=True))
+    if lost_in == "load":
+        assert prefetched.straggler_cost_ms == 0 and prefetched.step_ms == 39
+        assert plain.prefetch_gain_ms == 26 + 5
+    else:
+        assert prefetched.straggler_cost_ms == 26 and plain.prefetch_gain_ms == 5
+    schedule = build_schedule(StepConfig(slowdown=2.0, lost_in=lost_in))
+    first = schedule.ranks[2].intervals[0]
+    assert (first.phase, first.duration_ms) == (
+        ("between_steps", 26.0) if lost_in == "between_steps" else ("load", 32.0 if lost_in == "load" else 6.0)
+    )
+    assert schedule.ranks[2].slowdown == (2.0 if lost_in == "compute" else 1.0)
+    assert all(r.intervals[-1].end_ms == 70 for r in schedule.ranks), "the barrier ends every rank's step together"
+
+
+def test_a_straggler_losing_time_between_steps_in_overlap_mode_delays_every_bucket():
+    base = step_metrics(StepConfig(mode="overlap", slowdown=2.0))
+    paused = step_metrics(StepConfig(mode="overlap", slowdown=2.0, lost_in="between_steps"))
+    assert paused.straggler_cost_ms == pytest.approx(26.0, abs=1e-9)
+    assert paused.straggler_cost_ms >= base.straggler_cost_ms

@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.tracefacts import facts_of
-
-from ddpcore.verdict import analyze
 from ddpcore.cli import analysis_payload, main
 from ddpcore.summary import FORMAT, SUFFIX, VERSION, summary_bytes
+from ddpcore.tracefacts import facts_of
 from ddpcore.traces import load
+from ddpcore.verdict import analyze
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUNS = [

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from ddpcore import traces
 from ddpcore.measured import medians_of_others
-from ddpcore.verdict import analyze
 from ddpcore.reader import MAX_JSON_DEPTH, gunzipped, texts
 from ddpcore.traces import load, parse_file
+from ddpcore.verdict import analyze
 
 FIXTURES = Path(__file__).parent / "fixtures"
 STEP_S = 0.1

@@ -11,11 +11,11 @@ import pytest
 
 from ddpcore import traces
 from ddpcore.alerts import exposition, rules_file
-from ddpcore.measured import AnalysisError
-from ddpcore.verdict import analyze
 from ddpcore.cli import main
 from ddpcore.instrument import Recorder
+from ddpcore.measured import AnalysisError
 from ddpcore.traces import load, parse_file
+from ddpcore.verdict import analyze
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ddp4"
 SLOW_RANK, SLOW_MS = 2, 40.0  # as tests/make_traces.py wrote them

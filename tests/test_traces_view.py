@@ -11,9 +11,8 @@ from ddpview.i18n import LANGS, ms
 from ddpview.traces_view import traces_regions
 
 from ddpcore.measured import measure_loaded
-
-from ddpcore.verdict import DEFAULT_THRESHOLD, judge
 from ddpcore.traces import load
+from ddpcore.verdict import DEFAULT_THRESHOLD, judge
 from scripts.tracegen import gpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -21,10 +21,10 @@ from .timeline_view import TimelineGeometry
 from .urlstate import Notice, ViewState, apply, decode, encode, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
-    from ddpcore.measured import Measured
-    from ddpcore.verdict import Analysis
     from ddpcore.fit import Outlook
+    from ddpcore.measured import Measured
     from ddpcore.traces import FileError
+    from ddpcore.verdict import Analysis
 
 LOG_SCALE = "log-n"
 TAB_KEYS = ("ArrowRight", "ArrowLeft", "Home", "End")

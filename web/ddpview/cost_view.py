@@ -84,7 +84,9 @@ def gauge_pair(displayed: tuple[str, float, str], useful: tuple[str, float, str]
     )
 
 
-def cost_html(m: StepMetrics, lang: str) -> str:
+def cost_html(m: StepMetrics, lang: str, lost_in: str | None = "compute") -> str:
+    """The cost panel: step, ideal, efficiency, straggler cost, prefetch gain, wait, the two gauges, and the
+    prefetch lesson for where the straggler loses its time (`lost_in`; None: nobody slowed)."""
     rows = [
         ms_row("cost.step", "step-time", m.step_ms, lang, "big"),
         ms_row("cost.ideal", "ideal-step-time", m.ideal_step_ms, lang),
@@ -98,7 +100,7 @@ def cost_html(m: StepMetrics, lang: str) -> str:
         ("useful-compute", m.useful_compute, "cost.useful"),
         lang,
     )
-    key = "cost.lesson" if m.straggler_cost_ms > 0 else "cost.lesson_none"
+    key = "cost.lesson_none" if lost_in is None else f"cost.lesson_{lost_in}"
     lesson = text(
         "p",
         {"class": "lesson", "data-testid": "lesson"},

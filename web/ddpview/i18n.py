@@ -250,6 +250,10 @@ TEXT: dict[str, dict[str, str]] = {
         "rapporte nccl-tests).",
     },
     "ctl.mode": {"en": "Mode", "fr": "Mode"},
+    "ctl.lost_in": {"en": "The straggler loses its time", "fr": "Le retardataire perd son temps"},
+    "ctl.lost_in_compute": {"en": "computing (forward, backward)", "fr": "en calcul (forward, backward)"},
+    "ctl.lost_in_load": {"en": "loading its input", "fr": "à charger ses données"},
+    "ctl.lost_in_between_steps": {"en": "between steps", "fr": "entre les pas"},
     "ctl.mode_sequential": {"en": "Sequential (reference)", "fr": "Séquentiel (référence)"},
     "ctl.mode_overlap": {"en": "DDP overlap (buckets)", "fr": "Recouvrement DDP (buckets)"},
     "ctl.bandwidth": {"en": "Link bandwidth (GB/s)", "fr": "Bande passante (Go/s)"},
@@ -583,15 +587,15 @@ TEXT: dict[str, dict[str, str]] = {
         "de bord Grafana des mêmes séries.",
     },
     "traces.help": {
-        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them, and releases every "
-        "rank at the same instant (the dashed line). Lanes are aligned on it. A rank's lateness is how much less it "
-        "waited there (hatched, from when its last gradient bucket was ready) than the median of the others: time "
+        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them, and releases "
+        "every rank at the same instant (the dashed line). Lanes are aligned on it. A rank's lateness is how much "
+        "less it waited there (hatched, from when its last gradient bucket was ready) than the median of the others: time "
         "it lost anywhere since the previous release, between steps included. A late rank's excess is marked in "
         "red. Collectives of the forward (buffer broadcast, all_to_all) are drawn as other collectives and never "
         "count. Under each lane, a thin row shows the collectives as they ran on the host and, for GPU traces, one "
         "more the kernels.",
-        "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise, et libère tous les "
-        "rangs au même instant (le trait pointillé), sur lequel les lignes sont alignées. Le retard d'un rang est "
+        "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise, et libère tous "
+        "les rangs au même instant (le trait pointillé), sur lequel les lignes sont alignées. Le retard d'un rang est "
         "combien il y a moins attendu (hachuré, depuis que son dernier bucket de gradients était prêt) que la "
         "médiane des autres : le temps qu'il a perdu n'importe où depuis la libération précédente, entre les pas "
         "compris. L'excès d'un rang en retard est marqué en rouge. Les collectives du forward (broadcast des "
@@ -604,6 +608,7 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "{mb} Mio dépasse la limite de {limit} Mio",
     },
     "phase.idle": {"en": "idle", "fr": "inactif"},
+    "phase.between_steps": {"en": "between steps", "fr": "entre les pas"},
     "cost.step": {"en": "Step time", "fr": "Durée du pas"},
     "cost.ideal": {"en": "Ideal step (no straggler)", "fr": "Pas idéal (sans retardataire)"},
     "cost.efficiency": {"en": "Efficiency", "fr": "Efficacité"},
@@ -618,11 +623,24 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "tensor pipes busy, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
         "fr": "tensor cores actifs, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
     },
-    "cost.lesson": {
+    "cost.lesson_compute": {
         "en": "Prefetch saves {gain} ms; the straggler costs {cost} ms. An I/O fix does not cure a "
         "synchronisation problem.",
         "fr": "Le préchargement fait gagner {gain} ms ; le retardataire coûte {cost} ms. Une optimisation d'E/S "
         "ne guérit pas un problème de synchronisation.",
+    },
+    "cost.lesson_load": {
+        "en": "This straggler loses its time loading its input: prefetch saves {gain} ms, and the straggler costs "
+        "{cost} ms. Prefetching fixes an input straggler, and nothing else.",
+        "fr": "Ce retardataire perd son temps à charger ses données : le préchargement fait gagner {gain} ms, et le "
+        "retardataire coûte {cost} ms. Précharger guérit un retardataire d'entrée, et rien d'autre.",
+    },
+    "cost.lesson_between_steps": {
+        "en": "This straggler loses its time between steps (logging, a checkpoint, a pause): prefetch saves {gain} "
+        "ms; the straggler costs {cost} ms. Move that work out of the step, or do it on every rank at once.",
+        "fr": "Ce retardataire perd son temps entre les pas (journalisation, checkpoint, pause) : le préchargement "
+        "fait gagner {gain} ms ; le retardataire coûte {cost} ms. Sortez ce travail du pas, ou faites-le sur tous "
+        "les rangs à la fois.",
     },
     "cost.lesson_none": {
         "en": "Prefetch saves {gain} ms. Slow the straggler down to see what the barrier costs in comparison.",

@@ -35,6 +35,7 @@ def config_of(state: ViewState) -> StepConfig:
         gpus=state.gpus,
         stragglers=(state.straggler,),
         slowdown=state.slowdown,
+        lost_in=state.lost_in,
         prefetch=state.prefetch,
         mode=state.mode,
         link=link,
@@ -109,7 +110,7 @@ def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
         "timeline-view": timeline_svg(
             schedule, axis_max_ms(state), lang, ideal_ms=metrics.ideal_step_ms, playhead_ms=frame.playhead_ms
         ),
-        "cost-view": cost_html(metrics, lang),
+        "cost-view": cost_html(metrics, lang, state.lost_in if state.slowdown > 1 else None),
         "exchange-view": exchange_html(state.gpus, frame.exchange),
     }
 

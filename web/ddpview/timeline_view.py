@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ddpcore.intervals import Spans
-from ddpcore.phases import GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
+from ddpcore.phases import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
 from ddpcore.schedule import PHASES, Schedule
 
 from . import i18n
@@ -202,14 +202,18 @@ def timeline_svg(
     playhead_ms: float | None = None,
 ) -> str:
     n = len(schedule.ranks)
-    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n, int(bool(schedule.buckets)), legend_top(PHASES, lang))
-    stragglers = set(schedule.config.stragglers) if schedule.config.slowdown > 1.0 else set()
+    config = schedule.config
+    paused = any(i.phase == BETWEEN_STEPS for r in schedule.ranks for i in r.intervals)
+    legend = (BETWEEN_STEPS, *PHASES) if paused else PHASES
+    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n, int(bool(schedule.buckets)), legend_top(legend, lang))
+    stragglers = set(config.stragglers) if config.slowdown > 1.0 else set()
     lanes = []
     for lane, rank in enumerate(schedule.ranks):
         y = geo.lane_y(lane)
         is_straggler = rank.rank in stragglers
         label = i18n.t("gpu", lang, i=rank.rank)
-        items = _lane_head(y, f"{label} ▲ {num(rank.slowdown, 1)}×" if is_straggler else label, is_straggler)
+        slowed = f" {num(rank.slowdown, 1)}×" if config.lost_in == "compute" else ""
+        items = _lane_head(y, f"{label} ▲{slowed}" if is_straggler else label, is_straggler)
         for iv in rank.intervals:
             if iv.duration_ms <= 0:
                 continue
@@ -306,7 +310,7 @@ def timeline_svg(
         i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
         {"data-testid": "timeline", "data-axis-max": data_value(geo.axis_max_ms)},
         _defs("hatch"),
-        _legend(lang, "hatch"),
+        _legend(lang, "hatch", legend),
         *lanes,
         _axis(geo, lang),
         *marks,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.measured import GpuGauges
 from ddpcore.phases import LOAD, MIXED, SUMMED
-from ddpcore.verdict import Analysis, Cause
 from ddpcore.traces import FileError
+from ddpcore.verdict import Analysis, Cause
 
 from . import i18n
 from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row

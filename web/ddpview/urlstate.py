@@ -14,6 +14,7 @@ from ddpcore.params import (
     CLUSTER_SLOWDOWN,
     GPUS,
     JITTER_CV,
+    LOST_IN,
     MAX_PHASE_MS,
     MODE,
     PERSISTENT,
@@ -42,6 +43,7 @@ class ViewState:
     gpus: int = GPUS.default
     straggler: int = default_straggler(GPUS.default)
     slowdown: float = SLOWDOWN.default
+    lost_in: str = LOST_IN.default
     prefetch: bool = False
     mode: str = MODE.default
     bandwidth_gbps: float = BANDWIDTH_GBPS.default
@@ -95,6 +97,7 @@ FIELDS = (
     from_param("gpus", "gpus", GPUS, "ctl.gpus", high=PAGE_MAX_GPUS),
     Field("straggler", "straggler", 0, PAGE_MAX_GPUS - 1, digits=0, label="ctl.straggler"),
     from_param("slowdown", "slowdown", SLOWDOWN, "ctl.slowdown", high=PAGE_MAX_SLOWDOWN),
+    from_param("lost", "lost_in", LOST_IN, "ctl.lost_in"),
     Field("prefetch", "prefetch", boolean=True, label="ctl.prefetch"),
     from_param("mode", "mode", MODE, "ctl.mode"),
     from_param("bw", "bandwidth_gbps", BANDWIDTH_GBPS, "ctl.bandwidth", low=1.0, high=1000.0),

@@ -9,11 +9,10 @@ import js
 from ddpview.transfer import parts
 from pyodide.ffi import to_js
 
-from ddpcore.measured import measure_loaded
-
-from ddpcore.verdict import judge
 from ddpcore.fit import outlook_of
+from ddpcore.measured import measure_loaded
 from ddpcore.traces import MAX_FILE_BYTES, FileError, collect, read_trace
+from ddpcore.verdict import judge
 
 SLICE = 1024 * 1024
 EVERY_S = 0.1
