@@ -587,13 +587,13 @@ TEXT: dict[str, dict[str, str]] = {
         "de bord Grafana des mêmes séries.",
     },
     "traces.help": {
-        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them, and releases "
-        "every rank at the same instant (the dashed line). Lanes are aligned on it. A rank's lateness is how much "
-        "less it waited there (hatched, from when its last gradient bucket was ready) than the median of the others: time "
-        "it lost anywhere since the previous release, between steps included. A late rank's excess is marked in "
-        "red. Collectives of the forward (buffer broadcast, all_to_all) are drawn as other collectives and never "
-        "count. Under each lane, a thin row shows the collectives as they ran on the host and, for GPU traces, one "
-        "more the kernels.",
+        "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them, and releases every"
+        " rank at the same instant (the dashed line). Lanes are aligned on it. A rank's lateness is how much less"
+        " it waited there (hatched, from when its last gradient bucket was ready) than the median of the others: "
+        "time it lost anywhere since the previous release, between steps included. A late rank's excess is marked"
+        " in red. Collectives of the forward (buffer broadcast, all_to_all) are drawn as other collectives and "
+        "never count. Under each lane, a thin row shows the collectives as they ran on the host and, for GPU "
+        "traces, one more the kernels.",
         "fr": "<b>Remarquez</b> que tous les pas durent à peu près autant : la barrière les égalise, et libère tous "
         "les rangs au même instant (le trait pointillé), sur lequel les lignes sont alignées. Le retard d'un rang est "
         "combien il y a moins attendu (hachuré, depuis que son dernier bucket de gradients était prêt) que la "
