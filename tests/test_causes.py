@@ -174,3 +174,15 @@ def test_a_gpu_ranks_work_is_kernels_copies_and_the_idle_gpu_named_by_its_host()
     assert parts["host_launch"] == 1.0 + 2.0, "and while its host was in a phase, launching"
     assert parts["between_steps"] == 3.0, "and while its host was in none"
     assert sum(parts.values()) == pytest.approx(31.0)
+
+
+def test_one_screen_one_answer_on_the_torchrec_pair():
+    """The verdict's ideal step and the fit panel's "without its stragglers" are the same what-if."""
+    from ddpcore.fit import outlook_of
+
+    a = analyze(load(files(CAUSED.parent / "hta_torchrec", "*.json.gz")).traces)
+    outlook, error = outlook_of(a)
+    assert error == "" and outlook is not None
+    assert outlook.whatif.step_ms == pytest.approx(a.ideal_step_ms)
+    assert a.straggler_cost_ms == pytest.approx(a.step_ms - outlook.whatif.step_ms)
+    assert all(r.median_wait_ms < 1.0 for r in a.ranks), "both ranks' last gradient kernels ran about 0.1 ms"
