@@ -31,7 +31,7 @@ def test_initial_language_from_link_else_browser():
 def test_control_text_reads_checkboxes_and_the_log_slider():
     assert app.control_text("", "x", True, True) == "1"
     assert app.control_text("", "x", False, True) == "0"
-    assert app.control_text(app.LOG_SCALE, "0", False, False) == "8"
+    assert app.control_text(app.LOG_SCALE, "0", False, False) == "2", "the smallest run the fit can open"
     assert app.control_text(app.LOG_SCALE, "1000", False, False) == "1000000"
     position = slider_from_n(4096)
     assert abs(int(app.control_text(app.LOG_SCALE, str(position), False, False)) - 4096) < 0.01 * 4096
@@ -124,7 +124,20 @@ def test_traces_threshold_and_step_picker():
     assert not shown.flags["copy-alert"]["disabled"]
     high = app.with_threshold(m, "0.99")
     assert high.traces.analysis.straggler_rank is None and high.traces.threshold == 0.99
-    assert app.with_threshold(m, "nan") == m and app.with_threshold(m, "12") == m
+    for refused, hint in (("nan", "number"), ("0", "range"), ("-1", "range"), ("150", "range"), ("x", "number")):
+        kept = app.with_threshold(high, refused)
+        assert kept.traces.threshold == 0.99 and kept.traces.analysis == high.traces.analysis, refused
+        assert kept.traces.threshold_hint == (hint, refused)
+        note = app.screen(kept).texts["threshold-note"]
+        assert f"“{refused}” not applied" in note and "Still 0.99" in note
+        assert app.screen(kept).flags["alert-threshold"]["value"] == "0.99", "the field shows what is applied"
+    percent = app.with_threshold(m, "15")
+    assert percent.traces.threshold == 0.15 and "read as a percent: 15%" in app.screen(percent).texts["threshold-note"]
+    assert app.with_threshold(m, "15 %").traces.threshold == 0.15
+    assert app.screen(app.with_threshold(m, "0.2")).texts["threshold-note"] == ""
+    french = replace(m, lang="fr")
+    comma = app.with_threshold(french, "0,2")
+    assert comma.traces.threshold == 0.2 and app.screen(comma).flags["alert-threshold"]["value"] == "0,2"
     assert app.with_trace_step(m, "3").traces.step_index == 3
     assert app.with_trace_step(m, "not-a-number") == m
     assert app.screen(app.loading_traces(m, 2)).texts["trace-status"] == "Reading 2 file(s)…"

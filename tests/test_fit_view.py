@@ -44,16 +44,32 @@ def test_panel_is_well_formed_in_both_languages(lang):
     assert "nan" not in markup.lower().replace("nanc", "")
 
 
-def test_the_link_opens_the_cluster_view_on_the_fitted_run():
-    m = app.with_outlook(traces_model("ddp8_transient"))
+@pytest.mark.parametrize(
+    ("folder", "pattern", "gpus"),
+    [("ddp8_transient", "*.jsonl.gz", 8), ("ddp4", "*.jsonl.gz", 4), ("hta_torchrec", "*.json.gz", 2)],
+)
+def test_the_link_opens_the_cluster_view_on_the_fitted_run(folder, pattern, gpus):
+    """At the run's own size, with the fitted figures to the last digit: the Cluster view computes what the fit
+    table and `cluster --from` compute (no rounding in the link, no minimum above the run's size)."""
+    from ddpcore.cluster import cluster_step
+    from ddpcore.fit import cluster_config
+
+    m = app.with_outlook(traces_model(folder, pattern))
     seen = m.traces.outlook
     href = app.screen(m).regions["trace-fit"].split('data-testid="fit-open-cluster"')[0].rsplit('href="', 1)[1]
     state, notices = decode(href.split('"')[0].replace("&amp;", "&"))
     assert notices == () and state.view == "cluster"
-    assert state.cluster_gpus == 8 and state.compute_ms == pytest.approx(seen.fit.compute_ms, abs=1e-3)
+    assert state.cluster_gpus == gpus == seen.fit.gpus and state.compute_ms == seen.fit.compute_ms
     cluster = app.screen(replace(m, state=state)).regions
-    shown = float(cluster["cluster-values"].split('data-testid="cluster-step-time" data-value="')[1].split('"')[0])
-    assert shown == pytest.approx(seen.check.expected_step_ms, rel=0.01), "the Cluster view shows the check's step"
+    expected = cluster_step(cluster_config(seen.fit))
+    assert expected == seen.scale[0], "the fit table's own row"
+
+    def shown(testid: str) -> float:
+        return float(cluster["cluster-values"].split(f'data-testid="{testid}" data-value="')[1].split('"')[0])
+
+    assert shown("cluster-step-time") == expected.expected_step_ms == seen.check.expected_step_ms
+    assert shown("cluster-p99") == expected.p99_step_ms and shown("cluster-efficiency") == expected.efficiency
+    assert shown("cluster-hours-lost") == expected.gpu_hours_lost_per_day
     assert 'data-testid="cluster-timing"' in cluster["cluster-timing"]
     assert 'data-testid="cluster-allreduce"' not in cluster["cluster-values"]
 

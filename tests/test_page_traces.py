@@ -45,6 +45,7 @@ def test_example_traces_name_the_straggler(open_page):
     page.select_option("[data-testid=trace-step]", "3")
     assert f"step {expected.steps[3].step}:" in page.inner_text("[data-testid=trace-step]")
     page.fill("[data-testid=alert-threshold]", "0.25")
+    page.press("[data-testid=alert-threshold]", "Enter")
     assert "> 0.25" in page.inner_text("[data-testid=alert-rule]")
     assert 'ddp_barrier_wait_seconds{job="ddp",rank="2"}' in page.inner_text("[data-testid=exposition]")
     watch.assert_clean()
@@ -175,6 +176,7 @@ def test_cpu_traces_say_why_there_are_no_gauges_and_the_threshold_decides(open_p
     assert value(page, "trace-straggler") == 2
     threshold = round(min(value(page, "trace-gap") + 0.1, 1.0), 2)
     page.fill("[data-testid=alert-threshold]", f"{threshold:g}")
+    page.press("[data-testid=alert-threshold]", "Enter")
     page.wait_for_function("document.querySelector('[data-testid=trace-straggler]').dataset.value === '-1'")
     assert f"> {threshold:g}" in page.inner_text("[data-testid=alert-rule]")
     watch.assert_clean()
@@ -330,9 +332,41 @@ def test_a_new_threshold_is_fitted_by_the_worker_that_read_the_files(open_page):
     page.wait_for_selector("[data-testid=fit-check]", timeout=60_000)
     assert value(page, "fit-persistent") == 1
     page.fill("[data-testid=alert-threshold]", "0.9")
+    page.press("[data-testid=alert-threshold]", "Enter")
     page.wait_for_function(
         "document.querySelector('[data-testid=fit-persistent]')?.getAttribute('data-value') === '0.0'", timeout=60_000
     )
     assert page.evaluate("window.__refits") >= 1, "the page asked the worker, which holds the measurement"
     assert page.locator("[data-testid=fit-scale-row]").count() == 4
+    watch.assert_clean()
+
+
+def test_the_threshold_field_shows_what_is_applied(open_page):
+    """Typing "15" never applies "1" on the way; a percent is read as one, with a hint; a refused value says so and
+    the field goes back to what is applied; French takes a decimal comma."""
+    page, watch = open_page("#view=traces")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_selector("[data-testid=trace-straggler]")
+    field = "[data-testid=alert-threshold]"
+    page.click(field)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("15")
+    assert "> bool 0.1\n" in page.inner_text("[data-testid=alert-rule]") + "\n", "nothing applied while typing"
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.15')")
+    assert page.input_value(field) == "0.15" and "read as a percent" in page.inner_text("[data-testid=threshold-note]")
+    for refused in ("0", "-1", "abc"):
+        page.fill(field, refused)
+        page.press(field, "Enter")
+        page.wait_for_function(
+            "r => document.querySelector('[data-testid=threshold-note]').textContent.includes(r)", arg=refused
+        )
+        assert page.input_value(field) == "0.15", "the field shows the threshold still applied"
+        assert "> 0.15" in page.inner_text("[data-testid=alert-rule]")
+    page.select_option("[data-testid=lang]", "fr")
+    page.wait_for_function("document.querySelector('[data-testid=alert-threshold]').value === '0,15'")
+    page.fill(field, "0,2")
+    page.press(field, "Enter")
+    page.wait_for_function("document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.2')")
+    assert page.input_value(field) == "0,2" and page.inner_text("[data-testid=threshold-note]") == ""
     watch.assert_clean()

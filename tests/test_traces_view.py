@@ -99,3 +99,15 @@ def test_kernel_rows_are_one_path_per_kind_with_their_count_and_time():
         assert f"rank {rank.rank} · GPU compute · {len(compute)} span(s), {total} in all" in svg
     assert svg.count('data-phase="gpu_compute"') == len(step.drawn)
     assert '<rect class="bar gpu_compute' not in svg
+
+
+def test_data_values_carry_the_raw_number():
+    """docs/contracts.md promises the raw number in `data-value`: a share of 11 steps in 39 is not 0.28."""
+    from ddpview.svg import tag
+
+    assert 'data-value="0.375"' in tag("output", {"data-value": 3 / 8}) and 'x="0.38"' in tag("rect", {"x": 3 / 8})
+    loaded = load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp8_transient").glob("*.jsonl.gz"))])
+    measured, _ = measure_loaded(loaded)
+    a = judge(measured, DEFAULT_THRESHOLD)
+    markup = traces_regions(a, (), 0, DEFAULT_THRESHOLD, "en", 0)["trace-summary"]
+    assert f'data-testid="trace-transient" data-value="{a.transient.fraction!r}"' in markup

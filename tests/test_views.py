@@ -184,7 +184,7 @@ def test_cluster_plot_and_values():
     got = {e.get("data-testid"): float(e.get("data-value")) for e in values.iter() if e.get("data-value")}
     assert got["cluster-step-time"] == current.expected_step_ms
     assert got["cluster-p-any"] == current.p_any_straggler
-    assert n_from_slider(0) == 8 and n_from_slider(1000) == 1_000_000
+    assert n_from_slider(0) == 2 and n_from_slider(1000) == 1_000_000
     for n in (8, 100, 4096, 1_000_000):
         assert abs(n_from_slider(slider_from_n(n)) / n - 1) < 0.01
 

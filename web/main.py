@@ -45,7 +45,7 @@ class Page:
             ("lang", "change", self.on_lang),
             ("trace-files", "change", traces.on_files),
             ("trace-step", "change", self.on_trace_step),
-            ("alert-threshold", "input", self.on_threshold),
+            ("alert-threshold", "change", self.on_threshold),
             ("trace-drop", "dragover", traces.on_drag_over),
             ("trace-drop", "dragleave", traces.on_drag_leave),
             ("trace-drop", "drop", traces.on_drop),
@@ -143,6 +143,7 @@ class Page:
 
     def on_threshold(self, event):
         self.update(app.with_threshold(self.model, str(event.target.value)))
+        event.target.value = app.threshold_shown(self.model)
 
     def on_frame(self, _):
         try:

@@ -17,6 +17,7 @@ from ddpcore.schedule import Schedule, build_schedule
 from . import i18n, playback
 from .page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
 from .sliders import n_from_slider, slider_from_n
+from .threshold import read_threshold, shown
 from .timeline_view import TimelineGeometry
 from .urlstate import Notice, ViewState, apply, decode, encode, texts
 
@@ -59,6 +60,8 @@ class TracesModel:
     loading: int = 0
     measuring: bool = False
     progress: tuple[FileProgress, ...] = ()
+    threshold_hint: tuple[str, str] = ("", "")
+    """What the last committed threshold text needs said (`threshold.Reading.hint`), and that text."""
 
 
 @dataclass(frozen=True)
@@ -274,14 +277,28 @@ def with_rank_page(model: Model, text: str) -> Model:
 
 
 def with_threshold(model: Model, text: str) -> Model:
-    """The threshold field decides who is late: the verdict and the alert rule follow it; bad text changes nothing."""
-    from ddpcore.alerts import alert_threshold
+    """The threshold field, committed, decides who is late: the verdict and the alert rule follow it. A text that
+    is no threshold changes nothing but the hint saying why (`ddpview.threshold`)."""
+    reading = read_threshold(text)
+    traces = replace(model.traces, threshold_hint=(reading.hint, text.strip()[:40]))
+    if reading.value is None or reading.value == model.traces.threshold:
+        return replace(model, traces=traces)
+    return replace(model, traces=_analysed(replace(traces, threshold=reading.value)))
 
-    try:
-        threshold = alert_threshold(float(text))
-    except ValueError:
-        return model
-    return replace(model, traces=_analysed(replace(model.traces, threshold=threshold)))
+
+def threshold_shown(model: Model) -> str:
+    """The applied threshold as its field shows it: after any commit, the field shows what is applied."""
+    return shown(model.traces.threshold, model.lang)
+
+
+def threshold_note(model: Model) -> str:
+    """The hint under the threshold field, in the page's language (empty when the text needed none)."""
+    hint, given = model.traces.threshold_hint
+    if not hint:
+        return ""
+    applied = shown(model.traces.threshold, model.lang)
+    percent = i18n.percent(model.traces.threshold, model.lang)
+    return i18n.t(f"threshold.{hint}", model.lang, given=given, applied=applied, percent=percent)
 
 
 def _analysed(traces: TracesModel) -> TracesModel:
@@ -437,6 +454,7 @@ def screen(model: Model) -> Screen:
             "slowdown-out": f"{i18n.number(state.slowdown, lang, 1)}×",
             "play": i18n.t(play_key, lang),
             "trace-status": status,
+            "threshold-note": threshold_note(model),
         },
         attributes={
             "cluster-gpus": {"data-value": str(state.cluster_gpus)},
@@ -448,6 +466,7 @@ def screen(model: Model) -> Screen:
             "copy-exposition": {"disabled": model.traces.analysis is None},
             "copy-dashboard": {"disabled": model.traces.analysis is None},
             "trace-cancel": {"hidden": not loading},
+            "alert-threshold": {"value": threshold_shown(model)},
         },
         view=state.view,
         mode=state.mode,

@@ -8,6 +8,7 @@ from .facts import H200_PROBE
 
 LANGS = ("en", "fr")
 NBSP = "\u202f"
+MAX_DIGITS = 6
 
 
 def number(value: float, lang: str, digits: int = 1) -> str:
@@ -27,10 +28,18 @@ def ms(value: float, lang: str) -> str:
 
 
 def percent(ratio: float, lang: str, digits: int = 1) -> str:
-    """A 0..1 ratio as a percentage with up to `digits` decimals, in the language's typography."""
+    """A 0..1 ratio as a percentage with up to `digits` decimals, in the language's typography; a ratio too small
+    for them keeps its first significant digit, so that a nonzero share never reads 0 %.
+
+    >>> percent(0.0001, "en"), percent(0.1234, "fr")
+    ('0.01%', '12,3\u202f%')
+    """
     if not math.isfinite(ratio):
         return "–"
-    return f"{number(ratio * 100, lang, digits)}{NBSP if lang == 'fr' else ''}%"
+    value = ratio * 100
+    if 0 < abs(value) < 10**-digits:
+        digits = min(MAX_DIGITS, math.ceil(-math.log10(abs(value))))
+    return f"{number(value, lang, digits)}{NBSP if lang == 'fr' else ''}%"
 
 
 def signed_percent(ratio: float, lang: str, digits: int = 1) -> str:
@@ -381,6 +390,21 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "{label} · en retard de {ms} sur le rang médian",
     },
     "traces.release": {"en": "release", "fr": "libération"},
+    "threshold.percent": {
+        "en": "“{given}” read as a percent: {percent} of the step ({applied}).",
+        "fr": "« {given} » lu comme un pourcentage : {percent} du pas ({applied}).",
+    },
+    "threshold.range": {
+        "en": "“{given}” not applied: a threshold is a share of the step above 0 and at most 1 (0.2), or a percent "
+        "(20 %). Still {applied}.",
+        "fr": "« {given} » non appliqué : un seuil est une part du pas supérieure à 0 et au plus 1 (0,2), ou un "
+        "pourcentage (20 %). Toujours {applied}.",
+    },
+    "threshold.number": {
+        "en": "“{given}” not applied: not a number. A share of the step (0.2) or a percent (20 %). Still {applied}.",
+        "fr": "« {given} » non appliqué : ce n'est pas un nombre. Une part du pas (0,2) ou un pourcentage (20 %). "
+        "Toujours {applied}.",
+    },
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
     "map.ranks": {"en": "ranks {first}–{last}", "fr": "rangs {first} à {last}"},
     "map.cell": {

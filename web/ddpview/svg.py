@@ -29,6 +29,8 @@ def num(value: float, digits: int = 2) -> str:
 
 
 def attrs(values: Mapping[str, AttrValue]) -> str:
+    """Attributes as markup: text escaped, numbers finite, drawn at 2 decimals but `data-*` numbers at full
+    precision (they are the raw figures tests and scripts read, docs/contracts.md)."""
     parts = []
     for key, value in values.items():
         if value is None or value is False:
@@ -36,7 +38,7 @@ def attrs(values: Mapping[str, AttrValue]) -> str:
         if value is True:
             parts.append(f" {key}")
         elif isinstance(value, (int, float)):
-            parts.append(f' {key}="{num(value)}"')
+            parts.append(f' {key}="{data_value(value) if key.startswith("data-") else num(value)}"')
         else:
             parts.append(f' {key}="{esc(value)}"')
     return "".join(parts)

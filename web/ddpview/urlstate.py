@@ -31,6 +31,9 @@ PAGE_MAX_SLOWDOWN = 3.0
 PAGE_CLUSTER_GPUS = 4096
 VIEWS = ("step", "cluster", "traces")
 MAX_HASH_CHARS = 2000
+EXACT = -1
+"""`digits` for a field kept as given, unrounded: the Cluster view opened on a fitted run must compute what the fit
+table and `cluster --from` compute, to the last digit."""
 TRUE_WORDS = ("1", "true", "on", "yes")
 FALSE_WORDS = ("0", "false", "off", "no", "")
 
@@ -85,7 +88,7 @@ def from_param(key: str, attr: str, param: Param, label: str, **narrower: float)
         attr,
         narrower.get("low", param.low),
         narrower.get("high", param.high),
-        None if param.choices else digits,
+        None if param.choices or digits == EXACT else digits,
         param.choices,
         label=label,
         param=param,
@@ -101,15 +104,15 @@ FIELDS = (
     Field("prefetch", "prefetch", boolean=True, label="ctl.prefetch"),
     from_param("mode", "mode", MODE, "ctl.mode"),
     from_param("bw", "bandwidth_gbps", BANDWIDTH_GBPS, "ctl.bandwidth", low=1.0, high=1000.0),
-    from_param("n", "cluster_gpus", CLUSTER_GPUS, "cluster.gpus", low=8, high=1_000_000),
-    from_param("cv", "jitter_cv", JITTER_CV, "cluster.cv", high=0.5, digits=3),
-    from_param("p", "straggler_prob", STRAGGLER_PROB, "cluster.p", high=0.1, digits=8),
-    from_param("s", "cluster_slowdown", CLUSTER_SLOWDOWN, "cluster.s", digits=2),
+    from_param("n", "cluster_gpus", CLUSTER_GPUS, "cluster.gpus", high=1_000_000),
+    from_param("cv", "jitter_cv", JITTER_CV, "cluster.cv", digits=EXACT),
+    from_param("p", "straggler_prob", STRAGGLER_PROB, "cluster.p", digits=EXACT),
+    from_param("s", "cluster_slowdown", CLUSTER_SLOWDOWN, "cluster.s", digits=EXACT),
     from_param("k", "persistent", PERSISTENT, "cluster.k", high=1000),
-    from_param("ks", "persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks", digits=2),
+    from_param("ks", "persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks", digits=EXACT),
     from_param("ar", "allreduce", ALLREDUCE, "cluster.ar"),
-    Field("cm", "compute_ms", 0.0, MAX_PHASE_MS, digits=3),
-    Field("om", "other_ms", 0.0, MAX_PHASE_MS, digits=3),
+    Field("cm", "compute_ms", 0.0, MAX_PHASE_MS, digits=None),
+    Field("om", "other_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("lang", "lang", choices=("", *LANGS)),
 )
 STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
@@ -134,7 +137,8 @@ def _as_text(value: object) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
-        return f"{value:.10g}"
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
     return str(value)
 
 
@@ -152,6 +156,8 @@ def clamp(spec: Field, text: str) -> object | None:
     if math.isnan(number):
         return None
     number = min(max(number, spec.low), spec.high)
+    if spec.digits is None:
+        return number
     return int(round(number)) if spec.digits == 0 else round(number, spec.digits)
 
 
