@@ -234,3 +234,35 @@ def test_where_the_straggler_loses_its_time_and_what_prefetch_does(open_page, la
     page.select_option("[data-testid=lost-in]", "compute")
     assert value(page, "straggler-cost") == pytest.approx(26, abs=1e-9) and value(page, "prefetch-gain") == 5
     watch.assert_clean()
+
+
+def test_skip_link_back_and_forward_and_focus_after_the_last_exchange(open_page):
+    """The skip link's #main is no view state; Back and Forward move between views; the focus never falls to the
+    page's body when "Next exchange" becomes disabled."""
+    page, watch = open_page("#gpus=8&straggler=2&slowdown=2&prefetch=0")
+    page.click("[data-testid=view-cluster]")
+    expect_hash(page, contains="view=cluster")
+    page.click("[data-testid=view-traces]")
+    expect_hash(page, contains="view=traces")
+    page.go_back()
+    page.wait_for_function(
+        "document.querySelector('[data-testid=view-cluster]').getAttribute('aria-selected') === 'true'"
+    )
+    page.go_back()
+    page.wait_for_function("document.querySelector('[data-testid=view-step]').getAttribute('aria-selected') === 'true'")
+    assert value(page, "straggler-cost") == pytest.approx(26, abs=1e-9), "the step view as it was"
+    page.go_forward()
+    page.wait_for_function(
+        "document.querySelector('[data-testid=view-cluster]').getAttribute('aria-selected') === 'true'"
+    )
+    page.click("[data-testid=view-step]")
+    page.evaluate("location.hash = '#main'")
+    page.wait_for_timeout(300)
+    assert page.locator("[data-testid=notice]").count() == 0 and page.input_value("[data-testid=gpus]") == "8"
+    assert page.get_attribute("[data-testid=view-step]", "aria-selected") == "true"
+    page.focus("[data-testid=next-step]")
+    for _ in range(14):
+        page.keyboard.press("Enter")
+    assert page.is_disabled("[data-testid=next-step]")
+    assert page.evaluate("document.activeElement.getAttribute('data-testid')") == "reset"
+    watch.assert_clean()

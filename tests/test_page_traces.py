@@ -267,7 +267,10 @@ def test_your_run_at_scale_opens_the_cluster_view_on_it(open_page):
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-testid=cluster-timing]")
     assert page.is_visible("[data-testid=cluster-step-time]")
-    assert value(page, "cluster-step-time") == pytest.approx(expected, rel=0.01)
+    assert value(page, "cluster-step-time") == pytest.approx(expected, rel=1e-12)
+    assert page.input_value("[data-testid=cluster-gpus]") == "4", "the run's own size, not the field's old minimum"
+    top = page.evaluate("document.getElementById('panel-cluster').getBoundingClientRect().top")
+    assert -2 <= top < page.viewport_size["height"] / 2, "the Cluster view is scrolled to"
     assert "cm=" in page.evaluate("location.hash")
     page.click("[data-testid=cluster-timing-off]")
     page.wait_for_function("!document.querySelector('[data-testid=cluster-timing]')")
@@ -309,9 +312,37 @@ def test_sixty_summaries_page_through_the_ranks_table(open_page, tmp_path):
     assert value(page, "trace-straggler") == 41
     assert page.locator("[data-testid=trace-rank]").count() == 50
     assert page.locator("[data-testid=trace-lanes-note]").count() == 1
-    page.click("[data-testid=ranks-next]")
+    page.focus("[data-testid=ranks-next]")
+    page.keyboard.press("Enter")
     page.wait_for_function("document.querySelectorAll('[data-testid=trace-rank]').length === 10")
     assert page.is_disabled("[data-testid=ranks-next]") and not page.is_disabled("[data-testid=ranks-prev]")
+    focused = "document.activeElement.getAttribute('data-testid')"
+    assert page.evaluate(focused) == "ranks-prev", "focus moves to Previous, never to the page's body"
+    watch.assert_clean()
+
+
+def test_the_map_is_one_tab_stop_with_arrow_keys_inside(open_page, tmp_path):
+    from ddpcore.summary import SUFFIX, summary_bytes
+    from scripts.tracegen import generated_summaries
+
+    runs, slowed = generated_summaries(24, 8, persistent=(5,), p=0.08, seed=4)
+    paths = []
+    for facts in runs:
+        path = tmp_path / f"rank{facts.rank}{SUFFIX}"
+        path.write_bytes(summary_bytes(facts))
+        paths.append(str(path))
+    page, watch = open_page("#view=traces")
+    page.set_input_files("[data-testid=trace-files]", paths)
+    page.wait_for_selector("[data-testid=rank-step-map]", timeout=120_000)
+    rows = page.locator("[data-testid=map-row]")
+    assert rows.count() >= 3, slowed
+    assert page.locator("[data-testid=map-row][tabindex='0']").count() == 1, "the map is one Tab stop"
+    rows.first.focus()
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.getAttribute('data-ranks')") == rows.nth(1).get_attribute("data-ranks")
+    page.keyboard.press("End")
+    assert page.evaluate("document.activeElement.getAttribute('data-ranks')") == rows.last.get_attribute("data-ranks")
+    assert page.locator("[data-testid=map-row][tabindex='0']").count() == 1
     watch.assert_clean()
 
 
@@ -369,4 +400,42 @@ def test_the_threshold_field_shows_what_is_applied(open_page):
     page.press(field, "Enter")
     page.wait_for_function("document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.2')")
     assert page.input_value(field) == "0,2" and page.inner_text("[data-testid=threshold-note]") == ""
+    watch.assert_clean()
+
+
+COUNT_TERMINATIONS = """() => {
+    window.__terminated = 0;
+    const stop = Worker.prototype.terminate;
+    Worker.prototype.terminate = function () { window.__terminated += 1; return stop.call(this); };
+}"""
+
+
+def test_the_last_action_wins(open_page, tmp_path):
+    """A read under way is stopped by the next pick, drop, example or Cancel: its worker is dropped, so nothing it
+    had coming can land after (a dropped worker posts nothing), and the new files show their own names and sizes."""
+    big = big_traces(tmp_path, 12)
+    small = [str(p) for p in sorted(FIXTURES.glob("*.jsonl.gz"))]
+    page, watch = open_page("#view=traces")
+    page.evaluate(COUNT_TERMINATIONS)
+    page.set_input_files("[data-testid=trace-files]", big)
+    page.wait_for_selector("[data-testid=trace-progress-bar]")
+    page.click("[data-testid=trace-example]")
+    page.wait_for_function(
+        "document.querySelectorAll('[data-testid=trace-timeline] [data-testid=lane]').length === 4"
+        " && !document.querySelector('[data-testid=trace-progress-bar]')"
+    )
+    assert page.evaluate("window.__terminated") == 1 and not page.is_visible("[data-testid=trace-cancel]")
+    assert value(page, "trace-straggler") == 2
+    assert page.input_value("[data-testid=trace-files]") == "", "the picker is cleared: the same files can come again"
+    page.set_input_files("[data-testid=trace-files]", big)
+    page.wait_for_selector("[data-testid=trace-progress-bar]")
+    page.set_input_files("[data-testid=trace-files]", small)
+    page.wait_for_function(
+        "document.querySelector('[data-testid=trace-progress]')?.textContent.includes('rank0.jsonl')"
+    )
+    progress = page.inner_text("[data-testid=trace-progress]")
+    assert "big" not in progress and "MB" not in progress, "the new files' own sizes, in kB"
+    page.wait_for_function("!document.querySelector('[data-testid=trace-progress-bar]')", timeout=60_000)
+    assert page.evaluate("window.__terminated") == 2
+    assert value(page, "trace-straggler") == 2 and page.locator("[data-testid=trace-rank]").count() == 4
     watch.assert_clean()

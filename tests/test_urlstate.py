@@ -79,3 +79,12 @@ def test_cluster_keys_round_trip():
         allreduce="tree",
     )
     assert decode(encode(state)) == (state, ())
+
+
+def test_the_skip_links_anchor_is_no_view_state():
+    from ddpview import app
+
+    m = app.initial("#view=cluster&n=64", "en", False)
+    assert app.with_hash(m, "#main") == m, "the view, N and the notices stay"
+    fresh = app.initial("#main", "en", False)
+    assert fresh.notices == () and fresh.state.view == "step"

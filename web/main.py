@@ -14,7 +14,7 @@ from ddpview import app, i18n
 from ddpview.page import PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
-from shell.dom import Writer, by_id, guarded, now_s, show_error
+from shell.dom import Writer, by_id, guarded, now_s, roved, show_error
 from shell.traces import TracesShell
 
 
@@ -100,15 +100,16 @@ class Page:
         self.update(app.with_view(self.model, str(event.currentTarget.getAttribute("data-view"))))
 
     def on_tab_key(self, event):
-        tabs = self.writer.tabs
-        index = app.tab_after(str(event.key), tabs.index(event.currentTarget), len(tabs))
-        if index is not None:
-            event.preventDefault()
-            tabs[index].focus()
-            self.update(app.with_view(self.model, str(tabs[index].getAttribute("data-view"))))
+        tab = roved(event, self.writer.tabs, event.currentTarget)
+        if tab is not None:
+            self.update(app.with_view(self.model, str(tab.getAttribute("data-view"))))
 
     def on_hash(self, event):
+        """A new hash (a link, Back or Forward): a new view is scrolled to."""
+        view = self.model.state.view
         self.update(app.with_hash(self.model, str(window.location.hash)))
+        if self.model.state.view != view:
+            by_id(f"panel-{self.model.state.view}").scrollIntoView()
 
     def on_lang(self, event):
         self.update(app.with_lang(self.model, str(by_id("lang").value)))
@@ -137,9 +138,12 @@ class Page:
             self.update(app.with_rank_page(self.model, str(target.getAttribute("data-rank-page"))))
 
     def on_map_key(self, event):
+        """The map is one Tab stop: arrows, Home and End move between its rows; Enter or Space opens a row's step."""
         if str(event.key) in ("Enter", " "):
             event.preventDefault()
             self.on_map(event)
+            return
+        roved(event, list(document.querySelectorAll("[data-testid=map-row]")), event.target.closest("[data-testid]"))
 
     def on_threshold(self, event):
         self.update(app.with_threshold(self.model, str(event.target.value)))
@@ -193,9 +197,10 @@ class Page:
     def write_hash(self, *_):
         """Deferred to its own task: a burst of slider input events writes the URL once, after the DOM update."""
         self.hash_pending = False
-        wanted = app.link(self.model)
-        if str(window.location.hash) != wanted:
-            window.history.replaceState(None, "", wanted)
+        wanted, shown = app.link(self.model), str(window.location.hash)
+        if shown != wanted:
+            new_view = app.with_hash(self.model, shown).state.view != self.model.state.view
+            (window.history.pushState if new_view else window.history.replaceState)(None, "", wanted)
 
 
 try:

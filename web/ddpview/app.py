@@ -19,7 +19,7 @@ from .page import Frame, axis_max_ms, config_of, notices_html, regions, straggle
 from .sliders import n_from_slider, slider_from_n
 from .threshold import read_threshold, shown
 from .timeline_view import TimelineGeometry
-from .urlstate import Notice, ViewState, apply, decode, encode, texts
+from .urlstate import Notice, ViewState, apply, decode, encode, is_anchor, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
     from ddpcore.fit import Outlook
@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at
     from ddpcore.verdict import Analysis
 
 LOG_SCALE = "log-n"
-TAB_KEYS = ("ArrowRight", "ArrowLeft", "Home", "End")
+MOVES = {"ArrowRight": 1, "ArrowDown": 1, "ArrowLeft": -1, "ArrowUp": -1}
+"""Arrow keys in a group of one Tab stop (the view tabs, the map's rows): one item on, or back."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,8 @@ def slot(key: str, scale: str = "") -> str:
 
 
 def initial(fragment: str, browser_lang: str, reduced_motion: bool) -> Model:
-    """The model from the URL hash and the browser's language."""
-    state, notices = decode(fragment)
+    """The model from the URL hash (an anchor such as the skip link's is no state) and the browser's language."""
+    state, notices = decode("" if is_anchor(fragment) else fragment)
     return Model(state, state.lang or i18n.pick_lang(browser_lang), notices, reduced_motion=reduced_motion)
 
 
@@ -121,11 +122,17 @@ def with_view(model: Model, view: str) -> Model:
 
 
 def tab_after(key: str, index: int, count: int) -> int | None:
-    """The tab the arrow keys, Home and End move to (wrapping round), or None for any other key."""
-    if key not in TAB_KEYS:
-        return None
-    moved = {"ArrowRight": index + 1, "ArrowLeft": index - 1, "Home": 0, "End": count - 1}[key]
-    return moved % count
+    """The item of a one-Tab-stop group (the view tabs, the map's rows) that the arrow keys, Home and End move to
+    (wrapping round), or None for any other key.
+
+    >>> tab_after("ArrowDown", 3, 4), tab_after("ArrowLeft", 0, 4), tab_after("End", 0, 4), tab_after("a", 0, 4)
+    (0, 3, 3, None)
+    """
+    if key == "Home":
+        return 0
+    if key == "End":
+        return count - 1
+    return (index + MOVES[key]) % count if key in MOVES and count else None
 
 
 def with_lang(model: Model, lang: str) -> Model:
@@ -135,7 +142,10 @@ def with_lang(model: Model, lang: str) -> Model:
 
 
 def with_hash(model: Model, fragment: str) -> Model:
-    """The user edited the URL hash: its state, its notices, and its language if it names one."""
+    """The user edited the URL hash: its state, its notices, and its language if it names one. An anchor (the skip
+    link's "#main") moves the focus, not the view: it changes nothing."""
+    if is_anchor(fragment):
+        return model
     state, notices = decode(fragment)
     model = replace(model, lang=state.lang or model.lang)
     return with_state(model, state, notices)

@@ -67,7 +67,7 @@ def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
                 "g",
                 {
                     "class": "map-row",
-                    "tabindex": 0,
+                    "tabindex": 0 if not groups else -1,
                     "role": "button",
                     "aria-label": label,
                     "data-testid": "map-row",

@@ -168,6 +168,16 @@ def _same(given: str, used: object) -> bool:
         return given.strip().lower() == _as_text(used)
 
 
+def is_anchor(fragment: str) -> bool:
+    """A hash that names a place in the page ("#main", the skip link's), not a view: no key=value in it.
+
+    >>> is_anchor("#main"), is_anchor("#gpus=8"), is_anchor("")
+    (True, False, False)
+    """
+    text = fragment[1:] if fragment.startswith("#") else fragment
+    return bool(text) and "=" not in text and "&" not in text and text.replace("-", "").isalnum()
+
+
 def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
     """Parse '#gpus=8&straggler=2&slowdown=1.5&prefetch=1'; unknown keys are reported, not fatal."""
     text = fragment[1:] if fragment.startswith("#") else fragment

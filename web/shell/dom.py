@@ -61,6 +61,38 @@ def guarded(handler):
     return create_proxy(run)
 
 
+SAME_ITEM = ("data-ranks", "data-rank-page", "data-rank")
+"""What tells an item from the others of its `data-testid` (a map row, a page button)."""
+
+
+def roved(event, items, current):
+    """In a group of one Tab stop (the view tabs, the map's rows): the item the key moves to from `current`, made
+    the group's stop and focused; None for any other key."""
+    from ddpview.app import tab_after
+
+    index = tab_after(str(event.key), items.index(current), len(items)) if current in items else None
+    if index is None:
+        return None
+    event.preventDefault()
+    current.tabIndex, items[index].tabIndex = -1, 0
+    items[index].focus()
+    return items[index]
+
+
+def focus_near(element):
+    """Focus the element's nearest enabled sibling (after it, else before), e.g. "Previous" once "Next" is disabled
+    at the end: the focus never falls to the page's body."""
+    if not element:
+        return
+    for step in ("nextElementSibling", "previousElementSibling"):
+        other = getattr(element, step)
+        while other:
+            if not other.matches(":disabled") and other.tabIndex >= 0:
+                other.focus()
+                return
+            other = getattr(other, step)
+
+
 class Writer:
     """Applies ddpview.app's changes: markup by id, control values by slot, texts, attributes, flags, the view."""
 
@@ -80,7 +112,7 @@ class Writer:
 
     def write(self, kind, name, value):
         if kind == "region":
-            self.element(name).innerHTML = value
+            self.write_region(self.element(name), value)
         elif kind == "value":
             for element in self.controls.get(name, ()):
                 if str(element.type) == "checkbox":
@@ -93,10 +125,30 @@ class Writer:
             for attr, text in value.items():
                 self.element(name).setAttribute(attr, text)
         elif kind == "flag":
+            element = self.element(name)
             for prop, on in value.items():
-                setattr(self.element(name), prop, on)
+                leaving = prop == "disabled" and on and element == document.activeElement
+                setattr(element, prop, on)
+                if leaving:
+                    focus_near(element)
         else:
             self.show_view(*value)
+
+    def write_region(self, element, markup):
+        """New markup for a region; the focus stays on the control it was on (the same `data-testid`), or the
+        nearest one enabled, rather than falling to the page's body."""
+        active = document.activeElement
+        testid = active and element.contains(active) and active.getAttribute("data-testid")
+        same = "".join(f"[{a}='{active.getAttribute(a)}']" for a in SAME_ITEM if testid and active.hasAttribute(a))
+        element.innerHTML = markup
+        if testid:
+            again = element.querySelector(f"[data-testid='{testid}']{same}") or element.querySelector(
+                f"[data-testid='{testid}']"
+            )
+            if again and again.matches(":disabled"):
+                focus_near(again)
+            elif again:
+                again.focus()
 
     def show_view(self, view, mode):
         for tab in self.tabs:

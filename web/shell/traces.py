@@ -17,18 +17,35 @@ costs a file-system call (about 0.2 ms), and 4,096 at once would hold the page f
 
 
 class TracesShell:
-    """Reads trace files into the page's model (`page.model`, shown with `page.update`)."""
+    """Reads trace files into the page's model (`page.model`, shown with `page.update`).
+
+    The last thing the user does wins: a pick, a drop, an example or Cancel starts a new `action`, stops a read under
+    way (its worker is dropped; a new one starts), and whatever the earlier one still had coming never lands."""
 
     def __init__(self, page):
         self.page = page
         self.worker = None
+        self.busy = False
+        self.action = 0
         self.measured_there = None
         self.refitting = None
         self.too_big = []
-        self.on_message = guarded(self.on_message_)
+
+    def new_action(self):
+        """A new user action: the one before is cancelled (a busy worker is dropped); returns the new one's number."""
+        self.action += 1
+        if self.busy and self.worker is not None:
+            self.worker.terminate()
+            self.worker = None
+            self.measured_there = self.refitting = None
+        self.busy = False
+        return self.action
 
     def on_files(self, event):
-        in_background(self.read_files(event.target.files))
+        """Files picked: read, and the picker cleared, so that picking the same files again reads them again."""
+        files = js.Array.from_(event.target.files)
+        in_background(self.read_files(files))
+        event.target.value = ""
 
     def on_drag_over(self, event):
         event.preventDefault()
@@ -40,20 +57,24 @@ class TracesShell:
     def on_drop(self, event):
         event.preventDefault()
         by_id("trace-drop").classList.remove("over")
-        in_background(self.read_files(event.dataTransfer.files))
+        in_background(self.read_files(js.Array.from_(event.dataTransfer.files)))
 
     async def read_files(self, files):
-        """The browser's FileList goes to the worker, FILES_PER_MESSAGE files a task. Only the names are read here:
-        a File's size costs a file-system call on first use (a second for 4,096 files), so the worker reads the
-        sizes, posts them, and skips the files too large, which the page then lists as refused."""
+        """The picked files (a JS array of File) go to the worker, FILES_PER_MESSAGE files a task. Only the names are
+        read here: a File's size costs a file-system call on first use (a second for 4,096 files), so the worker reads
+        the sizes, posts them, and skips the files too large, which the page then lists as refused."""
         names = json.loads(str(js.ddpcoreFileNames(files)))
+        action = self.new_action()
         self.too_big = []
         self.page.update(app.loading_traces(self.page.model, len(names), tuple((str(n), None) for n in names)))
         self.measured_there = None
-        listed, worker = js.Array.from_(files), self.worker_for()
+        worker = self.worker_for()
+        self.busy = True
         for start in range(0, len(names), FILES_PER_MESSAGE):
             await asyncio.sleep(0)
-            chunk = listed.slice(start, start + FILES_PER_MESSAGE)
+            if action != self.action:
+                return
+            chunk = files.slice(start, start + FILES_PER_MESSAGE)
             more = start + FILES_PER_MESSAGE < len(names)
             message = {"files": chunk, "more": more, "threshold": self.page.model.traces.threshold}
             worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
@@ -72,14 +93,18 @@ class TracesShell:
         self.page.update(model)
 
     def worker_for(self):
+        """The reading worker, started when there is none; once it is dropped, its last messages are ignored."""
         if self.worker is None:
             self.worker = js.Worker.new(
                 "./parse-worker.mjs", to_js({"type": "module"}, dict_converter=js.Object.fromEntries)
             )
-            self.worker.onmessage = self.on_message
+            worker = self.worker
+            self.worker.onmessage = guarded(lambda event: self.on_message(event, worker))
         return self.worker
 
-    def on_message_(self, event):
+    def on_message(self, event, worker):
+        if worker is not self.worker:
+            return
         data = event.data
         kind = str(data.type)
         if kind == "sizes":
@@ -90,15 +115,17 @@ class TracesShell:
         elif kind == "measuring":
             self.page.update(app.measuring_traces(self.page.model))
         elif kind == "done":
-            in_background(self.show(data.parts))
+            self.busy = False
+            in_background(self.show(data.parts, self.action))
         elif kind == "fitted":
             self.refitting = None
             self.page.update(app.with_fitted(self.page.model, *pickle.loads(data.bytes.to_bytes())), push_hash=False)
         else:
+            self.busy = False
             self.page.update(app.cancel_reading(self.page.model))
             show_error(f"trace reader: {data.message}")
 
-    async def show(self, parts):
+    async def show(self, parts, action):
         """The worker's measurement and fit unpickled part by part, then judged, then drawn (Your traces' markup
         made, which `app` keeps, then written), each in a task of its own (`ddpview.transfer`): none near 50 ms,
         even for thousands of ranks."""
@@ -106,17 +133,23 @@ class TracesShell:
         for k in range(parts.length):
             if k:
                 await asyncio.sleep(0)
+            if action != self.action:
+                return
             pieces.append(transfer.unpickled(parts[k].to_bytes()))
             parts[k] = None
         await asyncio.sleep(0)
+        if action != self.action:
+            return
         measured, errors, outlook, fit_error = transfer.joined(pieces)
         model = app.with_fitted(
             app.with_measured(self.page.model, measured, (*self.too_big, *errors)), outlook, fit_error
         )
-        self.measured_there = measured
         await asyncio.sleep(0)
         app.screen(model)
         await asyncio.sleep(0)
+        if action != self.action:
+            return
+        self.measured_there = measured
         self.page.update(model)
 
     def refit(self, model):
@@ -131,11 +164,9 @@ class TracesShell:
         return True
 
     def on_cancel(self, event):
-        """Stop reading: the worker is dropped (a new one starts with the next files); what was shown stays."""
-        if self.worker is not None:
-            self.worker.terminate()
-            self.worker = None
-            self.measured_there = self.refitting = None
+        """Stop reading: a busy worker is dropped (a new one starts with the next files), what it still had coming
+        never lands, and what was shown stays."""
+        self.new_action()
         self.page.update(app.cancel_reading(self.page.model))
 
     def on_example(self, event):
@@ -145,12 +176,17 @@ class TracesShell:
         from ddpcore.measured import measure_loaded
         from ddpcore.traces import load
 
+        action = self.new_action()
         names = (await (await window.fetch("./examples/index.json")).json()).to_py()[name]
+        if action != self.action:
+            return
         self.page.update(app.loading_traces(self.page.model, len(names)))
         contents = []
         for file in names:
             response = await window.fetch(f"./examples/{name}/{file}")
             contents.append((file, (await response.arrayBuffer()).to_bytes()))
+            if action != self.action:
+                return
         self.page.update(app.with_measured(self.page.model, *measure_loaded(load(contents))))
 
     def on_copy(self, event):
