@@ -79,6 +79,9 @@ def test_uploaded_files_bad_ones_and_hostile_names(open_page, tmp_path):
     assert "again.json.gz" in text and "second file for rank 0" in text
     assert page.locator("[data-testid=trace-rank]").count() == 4
     assert "<script>" in page.inner_text("#trace-ranks"), "the hostile file name is shown as text"
+    page.select_option("[data-testid=lang]", "fr")
+    french = page.inner_text("[data-testid=trace-errors]")
+    assert "JSON invalide" in french and "pas une trace" in french and "second fichier pour le rang 0" in french
     assert page.evaluate("window.__pwned") is None
     assert page.locator("#trace-ranks script, #trace-ranks svg").count() == 0
     watch.assert_clean()
@@ -90,6 +93,8 @@ def test_copy_buttons_and_dropping_files(browser, site):
     watch = PageWatch(page, site.rstrip("/"))
     page.goto(site + "#view=traces")
     page.wait_for_selector("html.ready", timeout=60_000)
+    for block in ("alert-rule", "exposition", "dashboard", "copy-alert", "copy-exposition", "copy-dashboard"):
+        assert not page.is_visible(f"[data-testid={block}]"), "nothing to copy before any traces"
     names = [p.name for p in sorted(FIXTURES.glob("*.jsonl.gz"))]
     payloads = [list((FIXTURES / n).read_bytes()) for n in names]
     prevented = page.evaluate(
@@ -108,6 +113,8 @@ def test_copy_buttons_and_dropping_files(browser, site):
     page.click("[data-testid=copy-alert]")
     page.wait_for_function("document.querySelector('[data-testid=copy-alert]').textContent === 'Copied'")
     assert page.evaluate("navigator.clipboard.readText()") == page.inner_text("[data-testid=alert-rule]")
+    assert page.inner_text("[data-testid=copy-exposition]") == "Copy", "only the button clicked says so"
+    page.wait_for_function("document.querySelector('[data-testid=copy-alert]').textContent === 'Copy'")
     watch.assert_clean()
     context.close()
 

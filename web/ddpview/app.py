@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at
     from ddpcore.verdict import Analysis
 
 LOG_SCALE = "log-n"
+COPYABLE = (("alert-rule", "copy-alert"), ("exposition", "copy-exposition"), ("dashboard", "copy-dashboard"))
+"""What there is to copy once traces are analysed, and its button (hidden before: no empty code blocks)."""
 MOVES = {"ArrowRight": 1, "ArrowDown": 1, "ArrowLeft": -1, "ArrowUp": -1}
 """Arrow keys in a group of one Tab stop (the view tabs, the map's rows): one item on, or back."""
 
@@ -472,9 +474,8 @@ def screen(model: Model) -> Screen:
         },
         flags={
             "next-step": {"disabled": model.frame.exchange >= exchange_count(state.gpus)},
-            "copy-alert": {"disabled": model.traces.analysis is None},
-            "copy-exposition": {"disabled": model.traces.analysis is None},
-            "copy-dashboard": {"disabled": model.traces.analysis is None},
+            **{block: {"hidden": model.traces.analysis is None} for block, _ in COPYABLE},
+            **{button: dict.fromkeys(("hidden", "disabled"), model.traces.analysis is None) for _, button in COPYABLE},
             "trace-cancel": {"hidden": not loading},
             "alert-threshold": {"value": threshold_shown(model)},
         },

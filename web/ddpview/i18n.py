@@ -529,12 +529,13 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Aucun retardataire persistant : aucun rang n'est en retard sur la plupart des pas",
     },
     "traces.transient_line": {
-        "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more (ranks "
-        "{ranks}), "
-        "{cost} each on average.",
+        "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more "
+        "({which}), {cost} each on average.",
         "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas "
-        "(rangs {ranks}), {cost} chacun en moyenne.",
+        "({which}), {cost} chacun en moyenne.",
     },
+    "traces.which_one": {"en": "rank {ranks}", "fr": "rang {ranks}"},
+    "traces.which_many": {"en": "ranks {ranks}", "fr": "rangs {ranks}"},
     "traces.more": {"en": "and {n} more", "fr": "et {n} de plus"},
     "traces.transient_none": {
         "en": "Transient stragglers: no step had a rank late by {threshold} of the step or more.",
@@ -671,6 +672,9 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Le préchargement fait gagner {gain} ms. Ralentissez le retardataire pour comparer avec le coût "
         "de la barrière.",
     },
+    "notice.ignored": {"en": "ignored", "fr": "ignoré"},
+    "notice.auto": {"en": "auto", "fr": "auto"},
+    "notice.defaults": {"en": "defaults", "fr": "valeurs par défaut"},
     "notice.clamped": {
         "en": "Link value {name}={given} is not usable here; using {used}.",
         "fr": "Valeur du lien {name}={given} inutilisable ici ; valeur retenue : {used}.",

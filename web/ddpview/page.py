@@ -134,8 +134,18 @@ def straggler_options(gpus: int, selected: int, lang: str) -> str:
     )
 
 
+def _used(used: str, lang: str) -> str:
+    """What a link's value became: a number, a word, or one of the notices' own words in the page's language."""
+    key = f"notice.{used}"
+    return i18n.t(key, lang) if key in i18n.TEXT else used
+
+
 def notices_html(notices: tuple[Notice, ...], lang: str) -> str:
     return "".join(
-        text("li", {"data-testid": "notice"}, i18n.t("notice.clamped", lang, name=n.key, given=n.given, used=n.used))
+        text(
+            "li",
+            {"data-testid": "notice"},
+            i18n.t("notice.clamped", lang, name=n.key, given=n.given, used=_used(n.used, lang)),
+        )
         for n in notices
     )

@@ -10,15 +10,22 @@ from ddpcore.verdict import Analysis, Cause
 
 from . import i18n
 from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row
+from .file_errors import in_language
 from .map_view import map_svg
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
 
-def errors_html(errors: tuple[FileError, ...]) -> str:
-    """One list item per file left out, its name and the reason, both as text."""
+def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
+    """One list item per file left out, its name and the reason (in the page's language), both as text."""
     return "".join(
-        tag("li", {"data-testid": "trace-error"}, text("strong", None, e.source), " ", text("span", None, e.message))
+        tag(
+            "li",
+            {"data-testid": "trace-error"},
+            text("strong", None, e.source),
+            " ",
+            text("span", None, in_language(e.message, lang)),
+        )
         for e in errors
     )
 
@@ -109,8 +116,8 @@ def verdict_html(a: Analysis, lang: str) -> str:
                     "traces.persistent_line",
                     lang,
                     r=s.rank,
-                    late=s.late_steps,
-                    steps=len(a.steps),
+                    late=i18n.number(s.late_steps, lang, 0),
+                    steps=i18n.number(len(a.steps), lang, 0),
                     gap=i18n.percent(s.median_gap, lang),
                     cost=i18n.ms(s.median_cost_ms, lang),
                 ),
@@ -126,10 +133,14 @@ def verdict_html(a: Analysis, lang: str) -> str:
         i18n.t(
             "traces.transient_line",
             lang,
-            k=t.straggler_steps,
-            n=t.steps,
+            k=i18n.number(t.straggler_steps, lang, 0),
+            n=i18n.number(t.steps, lang, 0),
             threshold=i18n.percent(a.threshold, lang),
-            ranks=listed([str(r) for r in t.ranks], lang),
+            which=i18n.t(
+                "traces.which_one" if len(t.ranks) == 1 else "traces.which_many",
+                lang,
+                ranks=listed([str(r) for r in t.ranks], lang),
+            ),
             cost=i18n.ms(t.mean_cost_ms, lang),
         )
         if t.straggler_steps
@@ -322,7 +333,7 @@ def traces_regions(
     rank_page: int = 0,
 ) -> dict[str, str]:
     """Markup of every region of the view, by element id."""
-    out = {"trace-errors": errors_html(errors)}
+    out = {"trace-errors": errors_html(errors, lang)}
     if analysis is None:
         out.update(dict.fromkeys(TRACE_REGIONS, ""))
         return out

@@ -16,6 +16,10 @@ FILES_PER_MESSAGE = 64
 costs a file-system call (about 0.2 ms), and 4,096 at once would hold the page for a second."""
 
 
+COPIED_S = 2.0
+"""How long a Copy button says "Copied" before it is a Copy button again."""
+
+
 class TracesShell:
     """Reads trace files into the page's model (`page.model`, shown with `page.update`).
 
@@ -198,5 +202,7 @@ class TracesShell:
         try:
             await window.navigator.clipboard.writeText(source.textContent)
             button.textContent = i18n.t("traces.copied", self.page.model.lang)
+            await asyncio.sleep(COPIED_S)
+            button.textContent = i18n.t("traces.copy", self.page.model.lang)
         except Exception:
             window.getSelection().selectAllChildren(source)

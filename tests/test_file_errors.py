@@ -1,0 +1,62 @@
+"""Every line of error a bad file gets reads in French on the French page (#24: "empty file", "not a readable
+gzip file (truncated)" stayed English)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from ddpview.file_errors import in_language
+
+from ddpcore.measured import measure_loaded
+from ddpcore.traces import load
+
+
+def jsonl(*rows: dict) -> bytes:
+    return "\n".join(json.dumps(r) for r in rows).encode()
+
+
+ROW = {"rank": 0, "step": 1, "phase": "load", "start": 0.0, "end": 0.1}
+SUMMARY = {"format": "ddpcore-summary", "version": 2, "rank": 0, "columns": [], "steps": []}
+BAD = {
+    "empty.json": b"",
+    "cut.json.gz": gzip.compress(b'{"traceEvents": []}')[:-12],
+    "tail.json.gz": gzip.compress(b"{}") + b"garbage",
+    "deep.json": b'{"traceEvents": ' + b"[" * 990 + b"]" * 990 + b"}",
+    "latin1.json": b'{"a": "\xe9"}',
+    "broken.json": b'{"traceEvents": [',
+    "other.json": b'{"hello": "world"}',
+    "list.json": b"[1, 2]",
+    "norank.json": b'{"traceEvents": []}',
+    "nosteps.json": json.dumps({"distributedInfo": {"rank": 0}, "traceEvents": []}).encode(),
+    "bigrank.json": json.dumps({"distributedInfo": {"rank": 10**30}, "traceEvents": []}).encode(),
+    "ts.json": json.dumps(
+        {"distributedInfo": {"rank": 0}, "traceEvents": [{"ph": "X", "name": "x", "ts": 1e300, "dur": 1}]}
+    ).encode(),
+    "extra.json": b'{"traceEvents": []} {"more": 1}',
+    "phase.jsonl": jsonl({**ROW, "phase": "lunch"}),
+    "times.jsonl": jsonl({**ROW, "end": -1.0}),
+    "ranks.jsonl": jsonl(ROW, {**ROW, "rank": 3}),
+    "step.jsonl": jsonl({**ROW, "step": -1}),
+    "line.jsonl": jsonl(ROW) + b"\n{oops}",
+    "summary.json": json.dumps({**SUMMARY, "version": 9}).encode(),
+    "columns.json": json.dumps({**SUMMARY, "columns": ["x"]}).encode(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_every_file_error_reads_in_french(name):
+    loaded = load([(name, BAD[name])])
+    assert len(loaded.errors) == 1, name
+    english = loaded.errors[0].message
+    french = in_language(english, "fr")
+    assert french != english, english
+    assert in_language(english, "en") == english
+
+
+def test_runs_that_cannot_be_compared_say_why_in_french():
+    _, errors = measure_loaded(load([("a.jsonl", jsonl(ROW))]))
+    assert in_language(errors[-1].message, "fr").startswith("il faut les traces d'au moins deux rangs")
+    twice = load([("a.jsonl", jsonl(ROW)), ("b.jsonl", jsonl(ROW))])
+    assert in_language(twice.errors[0].message, "fr").startswith("un second fichier pour le rang 0")
