@@ -161,7 +161,8 @@ class StepRanks:
     smallest gap to the largest, so that the ranks late at any threshold are one bisection away. `work_ms` is each
     rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
     what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when its earlier
-    gradient collectives had ended (the readiness is minus the wait)."""
+    gradient collectives had ended (the readiness is minus the wait). `part_medians`: the median rank's time in
+    each part, what a late rank's excess is measured against (made here once, not at each threshold)."""
 
     ranks: tuple[int, ...]
     period_ms: Column
@@ -175,6 +176,7 @@ class StepRanks:
     from_release: bool = False
     first_ms: Column = ()
     free_ms: Column = ()
+    part_medians: dict[str, float] | None = None
 
     def late(self, threshold: float) -> list[int]:
         """Entries whose gap reaches the threshold, in rank order."""
@@ -327,6 +329,7 @@ def _summarise_step(
         released and all(by_column["from_release"]),
         first,
         free,
+        {p: statistics.median(v) for p, v in parts.items()} if parts is not None else None,
     )
     lead = max(anchor)
     drawn = tuple(

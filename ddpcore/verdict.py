@@ -28,7 +28,7 @@ import heapq
 import statistics
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from .measured import JITTER_Z, GpuGauges, Measured, RankSummary, StepRanks, StepSummary, measure
@@ -40,6 +40,8 @@ from .traces import RankTrace
 
 DEFAULT_THRESHOLD = THRESHOLD.default
 MAX_THRESHOLD = THRESHOLD.high
+FEW = 64
+"""Up to this many ranks, a plain loop beats a heap."""
 CAUSE_SHARE = 0.8
 """A part explaining at least this share of a rank's lateness names its cause."""
 
@@ -164,6 +166,11 @@ def _largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
     thousands of ranks)."""
     if not moved:
         return max(values)
+    if len(values) <= FEW:
+        copy = list(values)
+        for i, v in moved.items():
+            copy[i] = v
+        return max(copy)
     top = heapq.nlargest(len(moved) + 1, values)
     for i in moved:
         if values[i] in top:
@@ -217,22 +224,14 @@ def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
     return Cause(MIXED, lateness_ms, share, parts, lateness_ms)
 
 
-def _part_medians(step: StepSummary, cache: dict[int, dict[str, float]]) -> dict[str, float]:
-    key = step.step
-    if key not in cache:
-        parts = step.columns.parts_ms or {}
-        cache[key] = {p: statistics.median(v) for p, v in parts.items()}
-    return cache[key]
-
-
-def _cause(hits: Sequence[tuple[StepSummary, int]], medians: Callable[[StepSummary], dict[str, float]]) -> Cause | None:
+def _cause(hits: Sequence[tuple[StepSummary, int]]) -> Cause | None:
     """The cause over late rank-steps (a step and an entry in it), from the steps whose parts are known."""
     known = [(s, i) for s, i in hits if s.columns.from_release and s.columns.parts_ms is not None]
     if not known:
         return None
     excess = dict.fromkeys(CAUSES, 0.0)
     for s, i in known:
-        typical = medians(s)
+        typical = s.columns.part_medians or {}
         for p, values in (s.columns.parts_ms or {}).items():
             excess[p] += values[i] - typical[p]
     n = len(known)
@@ -244,9 +243,7 @@ def _entry(step: StepSummary, rank: int) -> int:
     return bisect_left(step.columns.ranks, rank)
 
 
-def _transient(
-    steps: Sequence[StepSummary], persistent: set[int], medians: Callable[[StepSummary], dict[str, float]]
-) -> Transient:
+def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
     hit: list[tuple[StepSummary, float]] = []
     late: list[tuple[StepSummary, int]] = []
     for s in steps:
@@ -262,16 +259,16 @@ def _transient(
         mean_cost_ms=statistics.fmean(c for _, c in hit) if hit else 0.0,
         ranks=tuple(sorted({r for s, _ in hit for r in s.late_ranks} - persistent)),
         step_numbers=tuple(s.step for s, _ in hit),
-        cause=_cause(late, medians),
+        cause=_cause(late),
     )
 
 
-def _prefetch_saving(step: StepSummary, medians: Callable[[StepSummary], dict[str, float]]) -> float:
+def _prefetch_saving(step: StepSummary) -> float:
     """What the step would gain if its late ranks loaded no slower than the median rank (input prefetched)."""
     parts = step.columns.parts_ms
     if not step.late_ranks or not parts or LOAD not in parts or not step.columns.from_release:
         return 0.0
-    typical = medians(step)[LOAD]
+    typical = (step.columns.part_medians or {}).get(LOAD, 0.0)
     entries = [_entry(step, r) for r in step.late_ranks]
     return retimed_saving(step.columns, {i: parts[LOAD][i] - typical for i in entries})
 
@@ -288,8 +285,28 @@ def _late_steps(measured: Measured, threshold: float, floor: float) -> tuple[lis
     for s, entries in zip(measured.steps, over):
         ranks, costs = s.columns.ranks, s.columns.cost_ms
         late = [i for i in entries if ranks[i] in persistent or costs[i] >= floor]
-        steps.append(replace(s, late_ranks=tuple(ranks[i] for i in late), saved_ms=saved_ms(s.columns, late)))
+        steps.append(_judged(s, tuple(ranks[i] for i in late), saved_ms(s.columns, late)))
     return steps, count, persistent
+
+
+def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
+    """The step with its late ranks and saving (`dataclasses.replace` inspects the fields at every call: 11,700
+    steps made it a third of a judgement)."""
+    if not late and not s.late_ranks and not saved and not s.saved_ms:
+        return s
+    return StepSummary(
+        s.step,
+        s.slowest_rank,
+        s.median_step_ms,
+        s.max_step_ms,
+        s.gap,
+        s.extra_ms,
+        late,
+        s.columns,
+        s.drawn,
+        s.released,
+        saved,
+    )
 
 
 def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
@@ -298,10 +315,6 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
     floor = JITTER_Z * measured.jitter_ms
     steps, late_count, persistent = _late_steps(measured, threshold, floor)
-    cache: dict[int, dict[str, float]] = {}
-
-    def medians(step: StepSummary) -> dict[str, float]:
-        return _part_medians(step, cache)
 
     ranks = tuple(replace(r, late_steps=late_count[r.rank]) if late_count[r.rank] else r for r in measured.ranks)
     stragglers = tuple(
@@ -312,7 +325,7 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
                     r.median_gap,
                     r.median_cost_ms,
                     r.late_steps,
-                    _cause([(s, _entry(s, r.rank)) for s in steps if r.rank in s.late_ranks], medians),
+                    _cause([(s, _entry(s, r.rank)) for s in steps if r.rank in s.late_ranks]),
                 )
                 for r in ranks
                 if r.rank in persistent
@@ -320,7 +333,7 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
             key=lambda s: (-s.median_cost_ms, s.rank),
         )
     )
-    transient = _transient(steps, {s.rank for s in stragglers}, medians)
+    transient = _transient(steps, {s.rank for s in stragglers})
     saved = [s.saved_ms for s in steps]
     step_ms = statistics.fmean(s.median_step_ms for s in steps)
     cost = statistics.fmean(saved)
@@ -342,7 +355,7 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
         gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
         warnings=measured.warnings,
         rank_map=measured.rank_map,
-        prefetch_gain_ms=statistics.fmean(_prefetch_saving(s, medians) for s in steps),
+        prefetch_gain_ms=statistics.fmean(_prefetch_saving(s) for s in steps),
         jitter_floor_ms=floor,
     )
 

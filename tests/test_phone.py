@@ -27,7 +27,12 @@ def test_no_horizontal_overflow_at_390_px(browser, site, lang):
         ring = page.locator("[data-testid=ring]")
         if view == "step":
             assert ring.bounding_box()["width"] <= PHONE["width"]
-    timeline = page.locator("[data-testid=trace-timeline]").bounding_box()
-    assert timeline["x"] >= 0 and timeline["x"] + timeline["width"] <= PHONE["width"]
+    holder = page.locator("#trace-timeline-view").bounding_box()
+    assert holder["x"] >= 0 and holder["x"] + holder["width"] <= PHONE["width"], "the measured step scrolls in place"
+    for label in ("#trace-timeline-view .lane-label", "#trace-map .map-label"):
+        height = page.locator(label).first.bounding_box()["height"]
+        assert height >= 9, (label, height, "a label must stay readable")
+    rule = page.locator("[data-testid=alert-rule]")
+    assert rule.evaluate("e => getComputedStyle(e).whiteSpace") == "pre", "YAML keeps its indentation"
     watch.assert_clean()
     context.close()

@@ -6,6 +6,8 @@ step (the shell reads `data-step-index`)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ddpcore.rankmap import RankStepMap
 
 from . import i18n
@@ -13,6 +15,9 @@ from .svg import num, svg_figure, tag, text
 
 WIDTH, LEFT, TOP, BOTTOM = 900, 70, 8, 26
 ROW_MAX, HEIGHT_MAX = 18.0, 320.0
+MAX_COLUMNS = 600
+"""Past this many steps, consecutive steps share a column, which shows the latest of their late cells: a cell
+stays wide enough to see and click, and 11,700 steps stay a few thousand elements."""
 
 
 def _ranks_label(row: tuple[int, ...], lang: str) -> str:
@@ -24,13 +29,20 @@ def _ranks_label(row: tuple[int, ...], lang: str) -> str:
 def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
     """The map: a late cell is as dark as its gap is large (twice the threshold and more: darkest)."""
     rows, columns = len(m.rows), len(m.steps)
+    shown = min(columns, MAX_COLUMNS)
     row_h = min(ROW_MAX, HEIGHT_MAX / max(rows, 1))
-    cell_w = (WIDTH - LEFT - 10) / max(columns, 1)
+    cell_w = (WIDTH - LEFT - 10) / max(shown, 1)
     height = TOP + rows * row_h + BOTTOM
     late = m.late_cells(threshold)
-    by_row: dict[int, list[int]] = {}
+    latest: dict[tuple[int, int], int] = {}
     for i, j in late:
+        key = (i, j * shown // columns)
+        if key not in latest or m.gap[i][j] > m.gap[i][latest[key]]:
+            latest[key] = j
+    by_row: dict[int, list[int]] = {}
+    for (i, _), j in sorted(latest.items()):
         by_row.setdefault(i, []).append(j)
+    late_in = Counter(i for i, _ in late)
     groups = []
     for i, columns_late in sorted(by_row.items()):
         y = TOP + i * row_h
@@ -38,7 +50,7 @@ def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
             tag(
                 "rect",
                 {
-                    "x": LEFT + j * cell_w,
+                    "x": LEFT + (j * shown // columns) * cell_w,
                     "y": y,
                     "width": max(cell_w, 0.5),
                     "height": max(row_h, 0.5),
@@ -61,7 +73,7 @@ def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
             )
             for j in columns_late
         ]
-        label = i18n.t("map.row", lang, ranks=_ranks_label(m.rows[i], lang), late=len(columns_late), steps=len(m.steps))
+        label = i18n.t("map.row", lang, ranks=_ranks_label(m.rows[i], lang), late=late_in[i], steps=len(m.steps))
         groups.append(
             tag(
                 "g",
@@ -72,7 +84,7 @@ def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
                     "aria-label": label,
                     "data-testid": "map-row",
                     "data-ranks": f"{m.rows[i][0]}-{m.rows[i][-1]}",
-                    "data-late": len(columns_late),
+                    "data-late": late_in[i],
                     "data-step-index": max(columns_late, key=lambda j: m.gap[i][j]),
                 },
                 text("title", None, label),

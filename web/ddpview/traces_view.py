@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.measured import GpuGauges
 from ddpcore.phases import LOAD, MIXED, SUMMED
@@ -30,21 +32,43 @@ def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
     )
 
 
+PICKED_AROUND = 25
+"""The step picker lists this many steps at each end of the run and on each side of the step shown, and as many
+straggler steps on each side: a run of 11,700 steps would otherwise be a list nobody can use (and a megabyte)."""
+
+
+def picked_steps(analysis: Analysis, index: int) -> list[int]:
+    """The step indices the picker lists (all of them for a short run): both ends, the neighbourhood of the step
+    shown, and the nearest straggler steps before and after it.
+
+    A straggler step far away is still a click on the rank x step map away."""
+    count, k = len(analysis.steps), PICKED_AROUND
+    if count <= 6 * k:
+        return list(range(count))
+    late = [i for i, s in enumerate(analysis.steps) if s.has_straggler]
+    where = bisect_left(late, index)
+    return sorted(
+        {*range(k), *range(count - k, count), *range(max(0, index - k), min(count, index + k + 1))}
+        | set(late[max(0, where - k) : where + k])
+    )
+
+
 def step_options(analysis: Analysis, index: int, lang: str) -> str:
-    """The step picker: each step with its latest rank and gap, straggler steps marked."""
+    """The step picker: each step listed (`picked_steps`) with its latest rank and gap, straggler steps marked."""
+    steps = analysis.steps
     return "".join(
         text(
             "option",
             {"value": i, "selected": i == index},
             i18n.t(
-                "traces.step_option_late" if s.has_straggler else "traces.step_option",
+                "traces.step_option_late" if steps[i].has_straggler else "traces.step_option",
                 lang,
-                n=s.step,
-                r=s.slowest_rank,
-                gap=i18n.percent(s.gap, lang),
+                n=steps[i].step,
+                r=steps[i].slowest_rank,
+                gap=i18n.percent(steps[i].gap, lang),
             ),
         )
-        for i, s in enumerate(analysis.steps)
+        for i in picked_steps(analysis, index)
     )
 
 
