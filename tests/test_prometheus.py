@@ -295,9 +295,11 @@ def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_pa
     processes: list[subprocess.Popen] = []
     try:
         targets: dict[str, list[str]] = {}
-        for job, folder in runs.items():
-            files = [str(p) for p in sorted(folder.glob("rank*.jsonl.gz"))]
-            base = free_ports(len(files))
+        inputs = {job: [str(p) for p in sorted(folder.glob("rank*.jsonl.gz"))] for job, folder in runs.items()}
+        # one run of ports for every replay: ports chosen one replay at a time could be chosen twice, since a
+        # replay binds its ports only once it has started
+        base = free_ports(sum(map(len, inputs.values())))
+        for job, files in inputs.items():
             processes.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "ddpcore", "replay", *files, "--port", str(base), "--job", job],
@@ -307,6 +309,7 @@ def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_pa
                 )
             )
             targets[job] = [f"127.0.0.1:{base + i}" for i in range(len(files))]
+            base += len(files)
         for job in runs:
             (tmp_path / f"rules-{job}.yml").write_text(rules_file(0.1, job, timing))
         scrapes = "".join(scrape_config(targets[job], job, "1s").replace("scrape_configs:\n", "") for job in runs)
@@ -334,7 +337,8 @@ def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_pa
         while time.monotonic() < deadline and set(fired) != set(expected):
             time.sleep(1)
             for p in processes:
-                assert p.poll() is None, (tmp_path / "prometheus.log").read_text()[-2000:]
+                logs = "".join(f.read_text()[-1500:] for f in sorted(tmp_path.glob("*.log")))
+                assert p.poll() is None, logs
             try:
                 found = query(base, firing)
             except OSError:
