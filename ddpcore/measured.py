@@ -19,6 +19,7 @@ threshold, again at each new one, without the traces.
 
 from __future__ import annotations
 
+import math
 import statistics
 from array import array
 from bisect import bisect_left
@@ -35,6 +36,7 @@ from .stepfacts import Column, DeviceTime, RankColumns, RankFacts, StepFacts
 from .summary import drawn as drawn_spans
 from .tracefacts import table_of
 from .traces import FileError, Loaded, RankTrace
+from .whatif import retimed_saving
 
 WARMUP_STEP = 0
 MAD_TO_SIGMA = 1.4826
@@ -162,7 +164,8 @@ class StepRanks:
     rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
     what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when its earlier
     gradient collectives had ended (the readiness is minus the wait). `part_medians`: the median rank's time in
-    each part, what a late rank's excess is measured against (made here once, not at each threshold)."""
+    each part, what a late rank's excess is measured against; `solo_saved_ms`, the step re-timed with its latest
+    entry `solo_entry` on time (the common case at any threshold): both made here once, not at each threshold."""
 
     ranks: tuple[int, ...]
     period_ms: Column
@@ -177,6 +180,8 @@ class StepRanks:
     first_ms: Column = ()
     free_ms: Column = ()
     part_medians: dict[str, float] | None = None
+    solo_entry: int = -1
+    solo_saved_ms: float = 0.0
 
     def late(self, threshold: float) -> list[int]:
         """Entries whose gap reaches the threshold, in rank order."""
@@ -241,13 +246,18 @@ class RankSummary:
 class Measured:
     """An analysis before its verdict: steps without their late ranks, ranks without their count of late steps.
     `jitter_ms` is the spread of every rank-step's cost (a robust standard deviation): how late ranks are by chance
-    alone."""
+    alone. Over the steps, whatever the threshold: the mean and median step, the latest rank's median gap, and the
+    mean of each step's waits summed over its ranks."""
 
     steps: tuple[StepSummary, ...]
     ranks: tuple[RankSummary, ...]
     warnings: tuple[str, ...]
     rank_map: RankStepMap
     jitter_ms: float = 0.0
+    step_ms: float = 0.0
+    median_step_ms: float = 0.0
+    median_gap: float = 0.0
+    wait_ms_total: float = 0.0
 
 
 def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
@@ -316,6 +326,7 @@ def _summarise_step(
     wait, first, free, released = _waits(by_column)
     cost = costs_of(wait)
     gap = _gaps(cost, period)
+    slowest = max(range(len(cost)), key=cost.__getitem__)
     columns = StepRanks(
         ranks,
         period,
@@ -330,13 +341,14 @@ def _summarise_step(
         first,
         free,
         {p: statistics.median(v) for p, v in parts.items()} if parts is not None else None,
+        slowest,
+        retimed_saving(wait, first, free, {slowest: cost[slowest]}),
     )
     lead = max(anchor)
     drawn = tuple(
         _rank_in_step(ranks[i], tables[i].facts_at(rows[i], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
         for i in drawn_entries(cost)
     )
-    slowest = max(range(len(cost)), key=cost.__getitem__)
     return StepSummary(
         number,
         ranks[slowest],
@@ -495,7 +507,18 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
     costs = array("d")
     for s in steps:
         costs.extend(s.columns.cost_ms)
-    return Measured(steps, summaries, tuple(warnings), rank_step_map(steps), robust_sigma(costs))
+    periods = [s.median_step_ms for s in steps]
+    return Measured(
+        steps,
+        summaries,
+        tuple(warnings),
+        rank_step_map(steps),
+        robust_sigma(costs),
+        statistics.fmean(periods),
+        statistics.median(periods),
+        statistics.median(s.gap for s in steps),
+        statistics.fmean(math.fsum(s.columns.wait_ms) for s in steps),
+    )
 
 
 def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:

@@ -24,11 +24,11 @@ Runs where the verdict is shown (the page judges the worker's measurement again 
 
 from __future__ import annotations
 
-import heapq
+import math
 import statistics
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .measured import JITTER_Z, GpuGauges, Measured, RankSummary, StepRanks, StepSummary, measure
@@ -37,11 +37,10 @@ from .phases import CAUSES, LOAD, MIXED
 from .rankmap import RankStepMap
 from .stepfacts import RankColumns, RankFacts
 from .traces import RankTrace
+from .whatif import retimed_saving
 
 DEFAULT_THRESHOLD = THRESHOLD.default
 MAX_THRESHOLD = THRESHOLD.high
-FEW = 64
-"""Up to this many ranks, a plain loop beats a heap."""
 CAUSE_SHARE = 0.8
 """A part explaining at least this share of a rank's lateness names its cause."""
 
@@ -161,57 +160,12 @@ def persistent_needed(steps: int) -> int:
     return max(2, steps // 2 + 1)
 
 
-def _largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
-    """The largest of `values` once entry i is `moved[i]`; in C loops but for the moved entries (a step has
-    thousands of ranks)."""
-    if not moved:
-        return max(values)
-    if len(values) <= FEW:
-        copy = list(values)
-        for i, v in moved.items():
-            copy[i] = v
-        return max(copy)
-    top = heapq.nlargest(len(moved) + 1, values)
-    for i in moved:
-        if values[i] in top:
-            top.remove(values[i])
-    return max(*top[:1], *moved.values())
-
-
-def retimed_saving(ranks: StepRanks, earlier_ms: dict[int, float]) -> float:
-    """How much sooner a step's gradient barrier releases when entry i does its work `earlier_ms[i]` sooner, bucket
-    after bucket: the last bucket's transfer starts once the last rank is ready with it and the earlier buckets are
-    reduced, and these end sooner by as much as their last first launch comes sooner. Readiness is the release
-    minus the wait; every time here is relative to the release.
-
-    A rank late from its first bucket on (it lost time before the backward) moves the earlier buckets too:
-
-    >>> r = StepRanks((0, 1, 2), (), (), (), (), [20.0, 21.0, 2.0], (), (), None, True, [-25.0, -26.0, -8.0],
-    ...               [-5.0, -5.0, -5.0])
-    >>> retimed_saving(r, {2: 18.0})
-    18.0
-
-    A rank late only after its first bucket does not: the earlier buckets still end 5 ms before the release.
-
-    >>> retimed_saving(replace(r, first_ms=[-25.0, -26.0, -27.0]), {2: 18.0})
-    3.0
-    """
-    if not earlier_ms:
-        return 0.0
-    ready = [-w for w in ranks.wait_ms]
-    first = ranks.first_ms
-    moved_ready = {i: ready[i] - max(0.0, e) for i, e in earlier_ms.items()}
-    moved_first = {i: first[i] - max(0.0, e) for i, e in earlier_ms.items()}
-    sooner = max(first) - _largest_but(first, moved_first)
-    free = min(ranks.free_ms)
-    before = max(max(ready), free)
-    after = max(_largest_but(ready, moved_ready), free - sooner)
-    return max(0.0, before - after)
-
-
-def saved_ms(ranks: StepRanks, late: Iterable[int]) -> float:
-    """The what-if of one step: each late entry ready when the median of the others was (sooner by its cost)."""
-    return retimed_saving(ranks, {i: ranks.cost_ms[i] for i in late})
+def saved_ms(ranks: StepRanks, late: Sequence[int]) -> float:
+    """The what-if of one step: each late entry ready when the median of the others was (sooner by its cost). The
+    common case, the latest rank alone late, was re-timed once by `measure`."""
+    if len(late) == 1 and late[0] == ranks.solo_entry:
+        return ranks.solo_saved_ms
+    return retimed_saving(ranks.wait_ms, ranks.first_ms, ranks.free_ms, {i: ranks.cost_ms[i] for i in late})
 
 
 def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
@@ -269,8 +223,9 @@ def _prefetch_saving(step: StepSummary) -> float:
     if not step.late_ranks or not parts or LOAD not in parts or not step.columns.from_release:
         return 0.0
     typical = (step.columns.part_medians or {}).get(LOAD, 0.0)
+    c = step.columns
     entries = [_entry(step, r) for r in step.late_ranks]
-    return retimed_saving(step.columns, {i: parts[LOAD][i] - typical for i in entries})
+    return retimed_saving(c.wait_ms, c.first_ms, c.free_ms, {i: parts[LOAD][i] - typical for i in entries})
 
 
 def _late_steps(measured: Measured, threshold: float, floor: float) -> tuple[list[StepSummary], Counter[int], set[int]]:
@@ -335,8 +290,8 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     )
     transient = _transient(steps, {s.rank for s in stragglers})
     saved = [s.saved_ms for s in steps]
-    step_ms = statistics.fmean(s.median_step_ms for s in steps)
-    cost = statistics.fmean(saved)
+    step_ms = measured.step_ms
+    cost = math.fsum(saved) / len(saved)
     gauges = [r.gpu for r in ranks if r.gpu is not None]
     return Analysis(
         ranks=ranks,
@@ -345,17 +300,17 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
         transient=transient,
         threshold=threshold,
         step_ms=step_ms,
-        median_step_ms=statistics.median(s.median_step_ms for s in steps),
+        median_step_ms=measured.median_step_ms,
         straggler_cost_ms=cost,
         median_cost_ms=statistics.median(saved),
         ideal_step_ms=step_ms - cost,
         efficiency=(step_ms - cost) / step_ms if step_ms > 0 else 1.0,
-        median_gap=statistics.median(s.gap for s in steps),
-        wait_ms_total=statistics.fmean(sum(s.columns.wait_ms) for s in steps),
+        median_gap=measured.median_gap,
+        wait_ms_total=measured.wait_ms_total,
         gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
         warnings=measured.warnings,
         rank_map=measured.rank_map,
-        prefetch_gain_ms=statistics.fmean(_prefetch_saving(s) for s in steps),
+        prefetch_gain_ms=math.fsum([_prefetch_saving(s) for s in steps if s.late_ranks]) / len(steps),
         jitter_floor_ms=floor,
     )
 

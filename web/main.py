@@ -33,6 +33,8 @@ class Page:
         self.editing = None
         self.hash_pending = self.fit_pending = False
         self.tick_proxy, self.hash_proxy = create_proxy(self.on_frame), create_proxy(self.write_hash)
+        self.threshold_proxy, self.threshold_text = guarded(self.apply_threshold), ""
+        self.after_paint = create_proxy(lambda *_: window.setTimeout(self.threshold_proxy, 0))
         self.fit_proxy = guarded(self.fit)
         self.traces = TracesShell(self)
 
@@ -146,8 +148,14 @@ class Page:
         roved(event, list(document.querySelectorAll("[data-testid=map-row]")), event.target.closest("[data-testid]"))
 
     def on_threshold(self, event):
-        self.update(app.with_threshold(self.model, str(event.target.value)))
-        event.target.value = app.threshold_shown(self.model)
+        """Judged in a task of its own once the commit is painted (a frame, then a task): 11,700 steps take a
+        judgement of about 100 ms, which the interaction itself must not wait for."""
+        self.threshold_text = str(event.target.value)
+        window.requestAnimationFrame(self.after_paint)
+
+    def apply_threshold(self, *_):
+        self.update(app.with_threshold(self.model, self.threshold_text))
+        by_id("alert-threshold").value = app.threshold_shown(self.model)
 
     def on_frame(self, _):
         try:
