@@ -167,6 +167,8 @@ class JsonStream:
         self.buffer = ""
         self.pos = 0
         self.lines_before = 0
+        self.counted = (0, 0)
+        """(position, newlines before it) in the buffer: a line number is counted on from the last one asked for."""
         self.done = False
 
     def _more(self) -> bool:
@@ -175,7 +177,7 @@ class JsonStream:
             return False
         if self.pos > READ_AHEAD or self.pos * 2 > len(self.buffer):
             self.lines_before += self.buffer.count("\n", 0, self.pos)
-            self.buffer, self.pos = self.buffer[self.pos :], 0
+            self.buffer, self.pos, self.counted = self.buffer[self.pos :], 0, (0, 0)
         parts, size = [self.buffer], 0
         while size < READ_AHEAD:
             chunk = next(self.chunks, None)
@@ -188,8 +190,14 @@ class JsonStream:
         return size > 0
 
     def line(self, pos: int | None = None) -> int:
-        """The line (1-based) of a position in the buffer (default: the reading position)."""
-        return self.lines_before + self.buffer.count("\n", 0, self.pos if pos is None else pos) + 1
+        """The line (1-based) of a position in the buffer (default: the reading position). Counted on from the
+        last position asked for: JSONL asks at every row, and counting from the buffer's start each time made
+        reading quadratic in the buffer."""
+        at = self.pos if pos is None else pos
+        start, lines = self.counted if at >= self.counted[0] else (0, 0)
+        lines += self.buffer.count("\n", start, at)
+        self.counted = (at, lines)
+        return self.lines_before + lines + 1
 
     def peek(self) -> str:
         """The next character that is not white space, or '' at the end."""

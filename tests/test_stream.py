@@ -132,3 +132,15 @@ def test_depth_guard_never_lets_too_deep_through(value, size):
             assert not passed, "nesting over the limit must be refused"
         else:
             assert passed, "well under the limit must pass"
+
+
+def test_a_bad_row_deep_in_a_long_jsonl_is_named_by_its_line():
+    """Line numbers are counted on from the last row's (counting from the buffer's start at every row made reading
+    quadratic): they must still be right, across the reader's buffer refills."""
+    from ddpcore.traces import load
+
+    row = '{"rank": 0, "step": %d, "phase": "forward", "start": %d.0, "end": %d.5}'
+    lines = [row % (n, n, n) for n in range(30_000)]
+    lines[24_999] = '{"rank": 0, "step": oops}'
+    loaded = load([("long.jsonl", "\n".join(lines).encode())])
+    assert loaded.errors[0].message.startswith("line 25000:"), loaded.errors[0].message
