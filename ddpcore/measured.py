@@ -36,7 +36,7 @@ from .stepfacts import Column, DeviceTime, RankColumns, RankFacts, StepFacts
 from .summary import drawn as drawn_spans
 from .tracefacts import table_of
 from .traces import FileError, Loaded, RankTrace
-from .whatif import retimed_saving
+from .whatif import earliest_free, retimed_saving
 
 WARMUP_STEP = 0
 MAD_TO_SIGMA = 1.4826
@@ -162,7 +162,7 @@ class StepRanks:
     map and the fit read, without an object per rank (a job has thousands). `by_gap` lists the entries from the
     smallest gap to the largest, so that the ranks late at any threshold are one bisection away. `work_ms` is each
     rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
-    what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when its earlier
+    what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when the earlier
     gradient collectives had ended (the readiness is minus the wait). `part_medians`: the median rank's time in
     each part, what a late rank's excess is measured against; `solo_saved_ms`, the step re-timed with its latest
     entry `solo_entry` on time (the common case at any threshold): both made here once, not at each threshold."""
@@ -178,7 +178,7 @@ class StepRanks:
     parts_ms: dict[str, Column] | None = None
     from_release: bool = False
     first_ms: Column = ()
-    free_ms: Column = ()
+    free_ms: float = 0.0
     part_medians: dict[str, float] | None = None
     solo_entry: int = -1
     solo_saved_ms: float = 0.0
@@ -294,7 +294,7 @@ def _gaps(cost: Sequence[float], period: Sequence[float]) -> array[float]:
     return array("d", [gap_of(c, p) for c, p in zip(cost, period)])
 
 
-def _waits(by_column: dict) -> tuple[array[float], array[float], array[float], bool]:
+def _waits(by_column: dict) -> tuple[array[float], array[float], float, bool]:
     """Each rank's wait at the step's barrier, its first launch and when its earlier collectives were done (both
     relative to the release), and whether it was measured from the release: when a rank has no gradient collective
     in the step, the step falls back to arrivals from each rank's own step start (the wait is then the time to the
@@ -302,14 +302,14 @@ def _waits(by_column: dict) -> tuple[array[float], array[float], array[float], b
     if all(by_column["released"]):
         anchor = by_column["anchor_ms"]
         wait = array("d", (max(0.0, w) for w in map(sub, anchor, by_column["compute_ms"])))
-        first = array("d", map(min, map(sub, by_column["arrival_ms"], anchor), map(float.__neg__, wait)))
-        free = array("d", map(sub, by_column["comm_free_ms"], anchor))
+        first = array("f", map(min, map(sub, by_column["arrival_ms"], anchor), map(float.__neg__, wait)))
+        free = earliest_free(array("d", map(sub, by_column["comm_free_ms"], anchor)))
         return wait, first, free, True
     arrival = by_column["arrival_ms"]
     latest = max(arrival)
     wait = array("d", map(sub, repeat(latest, len(arrival)), arrival))
-    ready = array("d", map(float.__neg__, wait))
-    return wait, ready, ready, False
+    ready = array("f", map(float.__neg__, wait))
+    return wait, ready, min(ready), False
 
 
 def _summarise_step(
@@ -334,7 +334,7 @@ def _summarise_step(
         cost,
         gap,
         wait,
-        by_column["work_ms"],
+        array("f", by_column["work_ms"]),
         array("i", sorted(range(len(gap)), key=gap.__getitem__)),
         parts,
         released and all(by_column["from_release"]),
@@ -473,11 +473,14 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
     order = tuple(t.rank for t in tables)
     by_rank = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_COLUMNS}
     flags = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_FLAGS}
-    parts = (
-        {p: [_picked(t.parts_ms[p], r) for t, r in zip(tables, rows)] for p in CAUSES}  # type: ignore[index]
-        if all(t.parts_ms is not None for t in tables)
-        else None
-    )
+    parts = None
+    if all(t.parts_ms is not None for t in tables):
+        kept = [t.parts_ms or {} for t in tables]
+        parts = {
+            p: [_picked(k[p], r) if p in k else [0.0] * len(r) for k, r in zip(kept, rows)]
+            for p in CAUSES
+            if any(p in k for k in kept)
+        }
 
     def columns_at(j: int) -> dict:
         out: dict = {k: array("d", map(itemgetter(j), v)) for k, v in by_rank.items()}

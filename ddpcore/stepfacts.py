@@ -82,9 +82,9 @@ class RankColumns:
     """One rank's steps column by column: what `measure` reads, for thousands of ranks without an object per step.
 
     Row i is step `step[i]`; the columns are `StepFacts`' fields (a summary is read straight into them). `device`
-    holds `DEVICE_COLUMNS` (None without kernels; a row without them has None in each); `parts_ms` is None when the
-    source keeps no breakdown (a version 1 summary); `detail` keeps the steps with their spans when the columns come
-    from a trace, for drawing."""
+    holds `DEVICE_COLUMNS` (None without kernels; a row without them has None in each); `parts_ms` holds the parts
+    any step spent time in (a part left out is zero), None when the source keeps no breakdown (a version 1
+    summary); `detail` keeps the steps with their spans when the columns come from a trace, for drawing."""
 
     rank: int
     source: str
@@ -100,8 +100,9 @@ class RankColumns:
     phases_ms: Mapping[str, Column]
     device: tuple[Sequence[float | None], ...] | None
     comm_free_ms: Column
-    released: Sequence[bool]
-    from_release: Sequence[bool]
+    released: bytes
+    """Per row, 1 when a gradient collective gave the release (a byte a row: 4,096 ranks x 200 steps)."""
+    from_release: bytes
     work_ms: Column
     parts_ms: Mapping[str, Column] | None
     detail: tuple[StepFacts, ...] = ()
@@ -129,12 +130,23 @@ class RankColumns:
             phases_ms=phases,
             device=self.device_at(i),
             comm_free_ms=self.comm_free_ms[i],
-            released=self.released[i],
-            from_release=self.from_release[i],
+            released=bool(self.released[i]),
+            from_release=bool(self.from_release[i]),
             work_ms=self.work_ms[i],
             parts_ms=None if self.parts_ms is None else {p: c[i] for p, c in self.parts_ms.items()},
             spans=drawn(phases),
         )
+
+
+def parts_columns(rows: Sequence[Mapping[str, float] | None]) -> dict[str, Column]:
+    """Where each step's work went, column by column in single precision, leaving out a part no step spent time in
+    (a host trace has no GPU parts; a summary of 4,096 ranks x 200 steps would hold 8 columns of 819,200)."""
+    out: dict[str, Column] = {}
+    for p in CAUSES:
+        values = array("f", [(row or {}).get(p, 0.0) for row in rows])
+        if any(values):
+            out[p] = values
+    return out
 
 
 def columns_of(facts: RankFacts) -> RankColumns:
@@ -151,8 +163,7 @@ def columns_of(facts: RankFacts) -> RankColumns:
         else tuple(tuple(None if d is None else getattr(d, f) for d in devices) for f in DEVICE_COLUMNS)
     )
     phases = {p: array("d", [s.phases_ms[p] for s in steps]) for p in (steps[0].phases_ms if steps else {})}
-    known = all(s.parts_ms is not None for s in steps)
-    parts = {p: array("d", [s.parts_ms[p] for s in steps]) for p in CAUSES} if known else None  # type: ignore[index]
+    parts = parts_columns([s.parts_ms for s in steps]) if all(s.parts_ms is not None for s in steps) else None
     return RankColumns(
         rank=facts.rank,
         source=facts.source,
@@ -168,8 +179,8 @@ def columns_of(facts: RankFacts) -> RankColumns:
         phases_ms=phases,
         device=device,
         comm_free_ms=column("comm_free_ms"),
-        released=tuple(s.released for s in steps),
-        from_release=tuple(s.from_release for s in steps),
+        released=bytes(s.released for s in steps),
+        from_release=bytes(s.from_release for s in steps),
         work_ms=column("work_ms"),
         parts_ms=parts,
         detail=steps,

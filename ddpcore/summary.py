@@ -59,7 +59,8 @@ def _rounded(value: float | None) -> float | None:
 
 def _row(t: RankColumns, i: int) -> list[object]:
     gpu = [_rounded(c[i]) for c in t.device] if t.device else [None] * len(GPU)
-    parts = [round(t.parts_ms[p][i], NS_DIGITS) for p in CAUSES] if t.parts_ms else [0.0] * len(PARTS)
+    kept = t.parts_ms or {}
+    parts = [round(float(kept[p][i]), NS_DIGITS) if p in kept else 0.0 for p in CAUSES]
     return [
         t.step[i],
         round(t.start_ms[i], US_DIGITS),
@@ -177,6 +178,11 @@ def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> Rank
     def floats(column: str) -> array[float]:
         return array("d", named[column])
 
+    def flags(column: str, missing: bool) -> bytes:
+        """A true-or-false column, a byte a row (a tuple of bools costs 8 bytes a row); a version 1 summary has
+        none: `missing` throughout."""
+        return bytes(named[column]) if column in named else bytes([missing]) * len(rows)
+
     return RankColumns(
         rank=_whole(top.get("rank"), "'rank'", MAX_RANK),
         source=source,
@@ -191,12 +197,21 @@ def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> Rank
         anchor_ms=floats("anchor_ms"),
         phases_ms={p: floats(f"{p}_ms") for p in SUMMED},
         device=None if all(v is None for v in gpu[0]) else tuple(tuple(map(_float, c)) for c in gpu),
-        released=named.get("released") or (True,) * len(rows),
-        from_release=named.get("from_release") or (False,) * len(rows),
+        released=flags("released", True),
+        from_release=flags("from_release", False),
         work_ms=floats("work_ms" if "work_ms" in named else "compute_ms"),
         comm_free_ms=floats("comm_free_ms" if "comm_free_ms" in named else "arrival_ms"),
-        parts_ms={p: floats(c) for p, c in zip(CAUSES, PARTS)} if PARTS[0] in named else None,
+        parts_ms=_nonzero(named, PARTS) if PARTS[0] in named else None,
     )
+
+
+def _nonzero(named: dict[str, tuple], columns: tuple[str, ...]) -> dict[str, array[float]]:
+    """The parts columns any step has time in, by part, in single precision (`stepfacts.parts_columns`)."""
+    out = {}
+    for part, column in zip(CAUSES, columns):
+        if any(named[column]):
+            out[part] = array("f", named[column])
+    return out
 
 
 def _float(value: float | None) -> float | None:

@@ -17,6 +17,12 @@ FEW = 64
 """Up to this many ranks, a plain loop beats a heap."""
 
 
+def earliest_free(free_ms: Sequence[float]) -> float:
+    """When a step's earlier gradient collectives had ended, from each rank's view of it: a completion callback
+    fires when a collective has ended, or later, so the earliest is the best."""
+    return min(free_ms)
+
+
 def largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
     """The largest of `values` once entry i is `moved[i]`; in C loops but for the moved entries (a step has
     thousands of ranks).
@@ -39,20 +45,19 @@ def largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
 
 
 def retimed_saving(
-    wait_ms: Sequence[float], first_ms: Sequence[float], free_ms: Sequence[float], earlier_ms: dict[int, float]
+    wait_ms: Sequence[float], first_ms: Sequence[float], free_ms: float, earlier_ms: dict[int, float]
 ) -> float:
     """How much sooner a barrier releases when entry i does its work `earlier_ms[i]` sooner. `first_ms`: each
-    rank's first gradient launch; `free_ms`: when its earlier gradient collectives had ended (a callback fires when
-    a collective has ended, or later: the earliest is the best).
+    rank's first gradient launch; `free_ms`: when the earlier gradient collectives had ended (`earliest_free`).
 
     A rank late from its first bucket on (it lost time before the backward) moves the earlier buckets too:
 
-    >>> retimed_saving([20.0, 21.0, 2.0], [-25.0, -26.0, -8.0], [-5.0, -5.0, -5.0], {2: 18.0})
+    >>> retimed_saving([20.0, 21.0, 2.0], [-25.0, -26.0, -8.0], -5.0, {2: 18.0})
     18.0
 
     A rank late only after its first bucket does not: the earlier buckets still end 5 ms before the release.
 
-    >>> retimed_saving([20.0, 21.0, 2.0], [-25.0, -26.0, -27.0], [-5.0, -5.0, -5.0], {2: 18.0})
+    >>> retimed_saving([20.0, 21.0, 2.0], [-25.0, -26.0, -27.0], -5.0, {2: 18.0})
     3.0
     """
     if not earlier_ms:
@@ -61,7 +66,6 @@ def retimed_saving(
     moved_ready = {i: ready[i] - max(0.0, e) for i, e in earlier_ms.items()}
     moved_first = {i: first_ms[i] - max(0.0, e) for i, e in earlier_ms.items()}
     sooner = max(first_ms) - largest_but(first_ms, moved_first)
-    free = min(free_ms)
-    before = max(max(ready), free)
-    after = max(largest_but(ready, moved_ready), free - sooner)
+    before = max(max(ready), free_ms)
+    after = max(largest_but(ready, moved_ready), free_ms - sooner)
     return max(0.0, before - after)

@@ -14,7 +14,7 @@ from pathlib import Path
 import build
 from scripts import core_timings
 from scripts.browser import launch_options
-from scripts.tracegen import BIG_RANKS, BIG_STEPS, generated_trace
+from scripts.tracegen import BIG_RANKS, BIG_STEPS, LONG_STEPS, generated_jsonl, generated_trace
 
 ROOT = build.ROOT
 
@@ -39,10 +39,25 @@ BUDGETS = {
 }
 FLOORS = {
     # name: (figure path, lower limit, unit): throughput budgets, where more is better
+    f"page, 8 ranks x {LONG_STEPS:,} steps of JSONL read, measured and drawn: speed vs the command line": (
+        ("long_run", "jsonl_page_vs_native"),
+        0.5,
+        "x",
+    ),
     "streaming reader throughput vs json.load, native": (("stream", "stream_vs_json_load"), 1.0, "x"),
     "streaming reader throughput, Pyodide vs native": (("stream", "pyodide_vs_native_stream"), 0.4, "x"),
 }
 CEILINGS = {
+    f"page, {LONG_STEPS:,} steps: a new threshold committed, the interaction (Event Timing)": (
+        ("long_run", "threshold_interaction_ms"),
+        200.0,
+        "ms",
+    ),
+    f"page, {LONG_STEPS:,} steps: the language switched, its longest task": (
+        ("long_run", "lang_long_task_ms"),
+        200.0,
+        "ms",
+    ),
     "streaming reader peak memory vs file size": (("stream", "stream_peak_ratio"), 0.25, "x"),
     "page, 8 ranks x 50 MB read in the worker: main-thread long tasks (> 50 ms)": (
         ("stream", "page_parse_long_tasks"),
@@ -451,6 +466,76 @@ def page_parse_figures(dist: Path, trace: bytes) -> dict:
     }
 
 
+LONG_PROBE = """() => {
+  window.__events = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.interactionId) window.__events.push(e.duration);
+  }).observe({ type: "event", durationThreshold: 16, buffered: false });
+}"""
+
+
+def long_run_figures(dist: Path) -> dict:
+    """8 ranks x 11,700 steps of JSONL: read, measured and drawn by the page against `analyze` of the same files
+    natively; then, on the page, a threshold committed (the interaction, by Event Timing, and the task that judges
+    it) and a language switch (its longest task)."""
+    from playwright.sync_api import sync_playwright
+
+    from ddpcore.files import read_paths
+    from ddpcore.measured import measure
+    from ddpcore.verdict import judge
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for rank in range(PAGE_RANKS):
+            path = Path(tmp) / f"rank{rank}.jsonl"
+            path.write_bytes(generated_jsonl(rank))
+            files.append(str(path))
+        start = time.perf_counter()
+        judge(measure(read_paths(files).traces))
+        native_s = time.perf_counter() - start
+        server, url = build.serve_in_thread(dist)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(**launch_options())
+                context = browser.new_context(viewport={"width": 1360, "height": 1000}, service_workers="block")
+                context.add_init_script(READY_PROBE)
+                page = context.new_page()
+                page.goto(url + "#view=traces")
+                page.wait_for_function("window.__ready_ms !== null", timeout=60_000)
+                start = time.perf_counter()
+                page.set_input_files("[data-testid=trace-files]", files)
+                page.wait_for_selector("[data-testid=trace-step-time]", timeout=1_200_000)
+                page_s = time.perf_counter() - start
+                page.wait_for_timeout(2000)
+                page.evaluate(LONG_PROBE)
+                before = page.evaluate("window.__long_tasks.length")
+                page.fill("[data-testid=alert-threshold]", "0.3")
+                page.press("[data-testid=alert-threshold]", "Enter")
+                page.wait_for_function(
+                    "document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.3')"
+                )
+                page.wait_for_timeout(1000)
+                interaction = max(page.evaluate("window.__events") or [0.0])
+                judging = max(page.evaluate("window.__long_tasks").__getitem__(slice(before, None)) or [0.0])
+                before = page.evaluate("window.__long_tasks.length")
+                page.select_option("[data-testid=lang]", "fr")
+                page.wait_for_timeout(2000)
+                lang = max(page.evaluate("window.__long_tasks").__getitem__(slice(before, None)) or [0.0])
+                browser.close()
+        finally:
+            server.shutdown()
+    return {
+        "ranks": PAGE_RANKS,
+        "steps": LONG_STEPS,
+        "native_s": native_s,
+        "page_s": page_s,
+        "jsonl_page_vs_native": native_s / page_s,
+        "threshold_interaction_ms": interaction,
+        "threshold_judging_task_ms": judging,
+        "lang_long_task_ms": lang,
+    }
+
+
 def renderer_mb() -> float | None:
     """Resident memory of Chromium's renderer processes (a page and its workers live in its renderer), in MB; None
     where /proc is not there to read."""
@@ -610,6 +695,7 @@ def main(dist: Path, out: Path, quick: bool = False) -> int:
     results["page_parse"] = page_parse_figures(dist, trace)
     stream["page_parse_long_tasks"] = results["page_parse"]["page_parse_long_tasks"]
     stream["page_parse_input_p95_ratio"] = results["page_parse"]["page_parse_input_p95_ratio"]
+    results["long_run"] = long_run_figures(dist)
     write_report(results, out)
     print((out / "README.md").read_text())
     return 0

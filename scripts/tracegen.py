@@ -123,3 +123,32 @@ def big_run() -> list[RankFacts]:
     """The bench's and the screenshots' cluster-size run: 4,096 ranks x 200 steps, rank 777 persistently 2x late,
     a transient 3x slowdown with probability 0.0001 per rank-step."""
     return generated_summaries(BIG_RANKS, BIG_STEPS, (BIG_PERSISTENT,), 0.0001, seed=3)[0]
+
+
+LONG_STEPS = 11_700
+"""A long run's steps, as a user's 8 JSONL files of 6.8 MB held (issue 24)."""
+
+
+def generated_jsonl(rank: int, steps: int = LONG_STEPS, slow_rank: int = 3, seed: int = 0) -> bytes:
+    """ddpcore JSONL of one rank of a long run: load, forward, backward, three bucket AllReduces and the optimizer a
+    step, with jitter; `slow_rank` 1.5x slower in its forward and backward (about 8 MB for 11,700 steps)."""
+    import json
+    import random
+
+    rng = random.Random(seed * 1000 + rank)
+    rows, t = [], 1_764_460_000.0
+    slow = 1.5 if rank == slow_rank else 1.0
+    for step in range(steps):
+        start = t
+        for phase, seconds in (("load", 0.002), ("forward", 0.010 * slow), ("backward", 0.016 * slow)):
+            d = seconds * rng.lognormvariate(0.0, 0.03)
+            rows.append({"rank": rank, "step": step, "phase": phase, "start": t, "end": t + d})
+            t += d
+        release = start + 0.046
+        for bucket in range(3):
+            launch = t - 0.010 + 0.004 * bucket
+            rows.append({"rank": rank, "step": step, "phase": "allreduce", "start": launch, "end": release})
+        t = max(t, release)
+        rows.append({"rank": rank, "step": step, "phase": "optimizer", "start": t, "end": t + 0.002})
+        t += 0.003
+    return ("\n".join(json.dumps(r) for r in rows) + "\n").encode()
