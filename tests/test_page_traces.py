@@ -46,7 +46,7 @@ def test_example_traces_name_the_straggler(open_page):
     assert f"step {expected.steps[3].step}:" in page.inner_text("[data-testid=trace-step]")
     page.fill("[data-testid=alert-threshold]", "0.25")
     page.press("[data-testid=alert-threshold]", "Enter")
-    assert "> 0.25" in page.inner_text("[data-testid=alert-rule]")
+    page.wait_for_function("document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.25')")
     assert 'ddp_barrier_wait_seconds{job="ddp",rank="2"}' in page.inner_text("[data-testid=exposition]")
     watch.assert_clean()
 
@@ -397,7 +397,8 @@ def test_the_threshold_field_shows_what_is_applied(open_page):
         page.fill(field, refused)
         page.press(field, "Enter")
         page.wait_for_function(
-            "r => document.querySelector('[data-testid=threshold-note]').textContent.includes(r)", arg=refused
+            "r => document.querySelector('[data-testid=threshold-note]').textContent.includes(`“${r}” not applied`)",
+            arg=refused,
         )
         assert page.input_value(field) == "0.15", "the field shows the threshold still applied"
         assert "> 0.15" in page.inner_text("[data-testid=alert-rule]")
