@@ -80,20 +80,28 @@ class RunTimes:
     cost_ms: tuple[tuple[float, ...], ...]
     period_ms: tuple[float, ...]
     late: tuple[tuple[bool, ...], ...] | None = None
-    saved_ms: tuple[float, ...] | None = None
+    verdict_ms: tuple[float, float] | None = None
+    """From an analysis: its mean step and its what-if's ideal step, which the fit's what-if repeats."""
 
     @staticmethod
     def of_analysis(analysis: Analysis) -> RunTimes:
         """The analysed steps: each rank's work from the previous release to its readiness (time lost between
-        steps included), its lateness at the barrier, and the verdict's late rank-steps and what-if."""
+        steps included), its lateness at the barrier, and the verdict's late rank-steps and what-if.
+
+        Work is counted from the previous release only in steps whose previous step was recorded; the first step of
+        a profiling window counts from its own start. The two cannot be mixed as one rank's jitter, so the fit
+        reads the steps counted from a release when there are two or more, else every step from its own start."""
         ranks = analysis.steps[0].columns.ranks
+        released = [s for s in analysis.steps if s.columns.from_release]
+        steps = released if len(released) >= 2 else list(analysis.steps)
+        work = [s.columns.work_ms if len(released) >= 2 else s.columns.compute_ms for s in steps]
         return RunTimes(
             ranks,
-            tuple(tuple(s.columns.work_ms) for s in analysis.steps),
-            tuple(tuple(s.columns.cost_ms) for s in analysis.steps),
-            tuple(s.median_step_ms for s in analysis.steps),
-            tuple(tuple(r in s.late_ranks for r in ranks) for s in analysis.steps),
-            tuple(s.saved_ms for s in analysis.steps),
+            tuple(tuple(w) for w in work),
+            tuple(tuple(s.columns.cost_ms) for s in steps),
+            tuple(s.median_step_ms for s in steps),
+            tuple(tuple(r in s.late_ranks for r in ranks) for s in steps),
+            (analysis.step_ms, analysis.ideal_step_ms),
         )
 
     @staticmethod
@@ -307,8 +315,8 @@ def what_if(run: RunTimes, fitted: Fit) -> WhatIf:
     its compute alone, each step shortened by its worst straggler's lateness over the median of the others, the
     stragglers being the persistent ranks and the transient rank-steps the fit found."""
     measured = statistics.fmean(run.period_ms)
-    if run.saved_ms is not None:
-        step = measured - statistics.fmean(run.saved_ms)
+    if run.verdict_ms is not None:
+        measured, step = run.verdict_ms
         return WhatIf(measured, step, step / measured, len(run.ranks) * HOURS_PER_DAY * (1 - step / measured))
     index = {r: j for j, r in enumerate(run.ranks)}
     persistent = {index[r] for r in fitted.persistent_ranks}

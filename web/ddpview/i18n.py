@@ -599,17 +599,19 @@ TEXT: dict[str, dict[str, str]] = {
         "</code> (<code>pip install 'ddpcore[prometheus]'</code>), or try them on these traces with "
         "<code>python -m ddpcore replay FILES --port 9400</code>. The rules below record each rank's gap and the share "
         "of steps with a straggler, and alert when a rank's <em>median</em> gap stays above the threshold: a "
-        "persistent straggler, not a transient one. Alert on <em>arrival</em> at the collective, not on step time: "
-        "the barrier makes every rank's step equally long, so step time tells you the job slowed down, never which "
-        "rank slowed it. Below the rules, a Grafana dashboard of the same series.",
+        "persistent straggler, not a transient one. Alert on the <em>wait at the barrier</em>, not on step time: the "
+        "barrier makes every rank's step equally long, so step time tells you the job slowed down, never which rank "
+        "slowed it; the rank that waits least is the one the others wait for, wherever it lost its time. Below the "
+        "rules, a Grafana dashboard of the same series.",
         "fr": "Exportez les deux jauges depuis la boucle d'entraînement : <code>Recorder(…, "
         "on_step=serve_metrics(port, rank).observe)</code> (<code>pip install 'ddpcore[prometheus]'</code>), ou "
         "essayez-les sur ces traces avec <code>python -m ddpcore replay FICHIERS --port 9400</code>. Les règles "
         "ci-dessous enregistrent l'écart de chaque rang et la part des pas avec retardataire, et alertent quand "
         "l'écart <em>médian</em> d'un rang reste au-dessus du seuil : un retardataire persistant, pas un transitoire. "
-        "Alertez sur l'<em>arrivée</em> à la collective, pas sur la durée du pas : la barrière rend tous les pas "
-        "également longs ; la durée dit que le job ralentit, jamais quel rang le ralentit. Sous les règles, un tableau "
-        "de bord Grafana des mêmes séries.",
+        "Alertez sur l'<em>attente à la barrière</em>, pas sur la durée du pas : la barrière rend tous les pas "
+        "également longs ; la durée dit que le job ralentit, jamais quel rang le ralentit ; le rang qui attend le "
+        "moins est celui que les autres attendent, où qu'il ait perdu son temps. Sous les règles, un tableau de bord "
+        "Grafana des mêmes séries.",
     },
     "traces.help": {
         "en": "<b>Notice</b> that every rank's step lasts about as long: the barrier equalises them, and releases every"
