@@ -119,6 +119,13 @@ def _paused(pause: float, intervals: tuple[Interval, ...]) -> tuple[Interval, ..
     return (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
 
 
+def _starts(config: StepConfig) -> tuple[list[float], list[float], list[float]]:
+    """Per rank: its compute slowdown, its pause before the step, and when its loading ends (its forward starts)."""
+    slowdowns = [config.slowdown_of(r) for r in range(config.gpus)]
+    pauses = [config.pause_of(r) for r in range(config.gpus)]
+    return slowdowns, pauses, [pause + config.load_of(r) for r, pause in enumerate(pauses)]
+
+
 def build_schedule(config: StepConfig) -> Schedule:
     """The step's schedule in the configured mode (sequential, or DDP overlap with buckets)."""
     return build_overlap(config) if config.mode == "overlap" else build_sequential(config)
@@ -127,9 +134,7 @@ def build_schedule(config: StepConfig) -> Schedule:
 def build_sequential(config: StepConfig) -> Schedule:
     """Every rank computes, waits at the barrier for the slowest, then AllReduce and optimizer together."""
     p = config.phases
-    slowdowns = [config.slowdown_of(r) for r in range(config.gpus)]
-    pauses = [config.pause_of(r) for r in range(config.gpus)]
-    loaded = [pause + config.load_of(r) for r, pause in enumerate(pauses)]
+    slowdowns, pauses, loaded = _starts(config)
     compute_end = [start + s * p.forward + s * p.backward for start, s in zip(loaded, slowdowns)]
     barrier = max(compute_end)
     allreduce_end = barrier + allreduce_ms(config)
@@ -155,9 +160,7 @@ def build_overlap(config: StepConfig) -> Schedule:
     and the previous bucket's AllReduce is done (one comm stream); the optimizer waits for the last bucket."""
     p = config.phases
     link = config.network
-    slowdowns = [config.slowdown_of(r) for r in range(config.gpus)]
-    pauses = [config.pause_of(r) for r in range(config.gpus)]
-    loaded = [pause + config.load_of(r) for r, pause in enumerate(pauses)]
+    slowdowns, pauses, loaded = _starts(config)
     backward_start = [start + s * p.forward for start, s in zip(loaded, slowdowns)]
     compute_end = [b + s * p.backward for b, s in zip(backward_start, slowdowns)]
     buckets: list[Bucket] = []

@@ -474,6 +474,18 @@ LONG_PROBE = """() => {
 }"""
 
 
+def traces_page(p, url: str):  # type: ignore[no-untyped-def]
+    """A browser (Playwright's `p`) and its page on Your traces, Python live, no service worker, the long-task
+    probe in place."""
+    browser = p.chromium.launch(**launch_options())
+    context = browser.new_context(viewport={"width": 1360, "height": 1000}, service_workers="block")
+    context.add_init_script(READY_PROBE)
+    page = context.new_page()
+    page.goto(url + "#view=traces")
+    page.wait_for_function("window.__ready_ms !== null", timeout=60_000)
+    return browser, page
+
+
 def long_run_figures(dist: Path) -> dict:
     """8 ranks x 11,700 steps of JSONL: read, measured and drawn by the page against `analyze` of the same files
     natively; then, on the page, a threshold committed (the interaction, by Event Timing, and the task that judges
@@ -496,12 +508,7 @@ def long_run_figures(dist: Path) -> dict:
         server, url = build.serve_in_thread(dist)
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(**launch_options())
-                context = browser.new_context(viewport={"width": 1360, "height": 1000}, service_workers="block")
-                context.add_init_script(READY_PROBE)
-                page = context.new_page()
-                page.goto(url + "#view=traces")
-                page.wait_for_function("window.__ready_ms !== null", timeout=60_000)
+                browser, page = traces_page(p, url)
                 start = time.perf_counter()
                 page.set_input_files("[data-testid=trace-files]", files)
                 page.wait_for_selector("[data-testid=trace-step-time]", timeout=1_200_000)
@@ -586,12 +593,7 @@ def summaries_page_figures(dist: Path) -> dict:
 
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(**launch_options())
-                context = browser.new_context(viewport={"width": 1360, "height": 1000}, service_workers="block")
-                context.add_init_script(READY_PROBE)
-                page = context.new_page()
-                page.goto(url + "#view=traces")
-                page.wait_for_function("window.__ready_ms !== null", timeout=60_000)
+                browser, page = traces_page(p, url)
                 page.wait_for_timeout(1000)
                 idle = renderer_mb()
                 sampler = threading.Thread(target=sample, daemon=True)

@@ -303,16 +303,23 @@ def test_the_rank_step_map_opens_a_step(open_page):
     watch.assert_clean()
 
 
-def test_sixty_summaries_page_through_the_ranks_table(open_page, tmp_path):
+def summaries_in(tmp_path, ranks: int, steps: int, **run) -> tuple[list[str], set]:
+    """Generated summaries written as files (their paths), and the rank-steps slowed by chance."""
     from ddpcore.summary import SUFFIX, summary_bytes
     from scripts.tracegen import generated_summaries
 
-    runs, _ = generated_summaries(60, 6, persistent=(41,), seed=2)
+    runs, slowed = generated_summaries(ranks, steps, **run)
     paths = []
     for facts in runs:
         path = tmp_path / f"rank{facts.rank}{SUFFIX}"
         path.write_bytes(summary_bytes(facts))
         paths.append(str(path))
+    return paths, slowed
+
+
+def test_sixty_summaries_page_through_the_ranks_table(open_page, tmp_path):
+
+    paths, _ = summaries_in(tmp_path, 60, 6, persistent=(41,), seed=2)
     page, watch = open_page("#view=traces")
     page.set_input_files("[data-testid=trace-files]", paths)
     page.wait_for_selector("[data-testid=ranks-next]", timeout=120_000)
@@ -329,15 +336,8 @@ def test_sixty_summaries_page_through_the_ranks_table(open_page, tmp_path):
 
 
 def test_the_map_is_one_tab_stop_with_arrow_keys_inside(open_page, tmp_path):
-    from ddpcore.summary import SUFFIX, summary_bytes
-    from scripts.tracegen import generated_summaries
 
-    runs, slowed = generated_summaries(24, 8, persistent=(5,), p=0.08, seed=4)
-    paths = []
-    for facts in runs:
-        path = tmp_path / f"rank{facts.rank}{SUFFIX}"
-        path.write_bytes(summary_bytes(facts))
-        paths.append(str(path))
+    paths, slowed = summaries_in(tmp_path, 24, 8, persistent=(5,), p=0.08, seed=4)
     page, watch = open_page("#view=traces")
     page.set_input_files("[data-testid=trace-files]", paths)
     page.wait_for_selector("[data-testid=rank-step-map]", timeout=120_000)
