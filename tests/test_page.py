@@ -256,8 +256,12 @@ def test_skip_link_back_and_forward_and_focus_after_the_last_exchange(open_page)
         "document.querySelector('[data-testid=view-cluster]').getAttribute('aria-selected') === 'true'"
     )
     page.click("[data-testid=view-step]")
-    page.evaluate("location.hash = '#main'")
-    page.wait_for_timeout(300)
+    page.evaluate(
+        """() => new Promise((done) => {
+            addEventListener("hashchange", () => requestAnimationFrame(() => setTimeout(done, 0)), { once: true });
+            location.hash = "#main";
+        })"""
+    )
     assert page.locator("[data-testid=notice]").count() == 0 and page.input_value("[data-testid=gpus]") == "8"
     assert page.get_attribute("[data-testid=view-step]", "aria-selected") == "true"
     page.focus("[data-testid=next-step]")
