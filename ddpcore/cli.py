@@ -344,20 +344,6 @@ def _gauges_payload(g: GpuGauges | None) -> dict:
     return dict(zip(keys, (g.busy, g.compute, g.comm_overlap, g.exposed_comm_ms) if g else (None,) * len(keys)))
 
 
-def _cause_payload(cause: Cause | None) -> dict | None:
-    return (
-        None
-        if cause is None
-        else {
-            "kind": cause.kind,
-            "ms": cause.ms,
-            "share": cause.share,
-            "parts_ms": cause.parts_ms,
-            "lateness_ms": cause.lateness_ms,
-        }
-    )
-
-
 def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
     """`analyze --json`: the contract described in docs/traces.md."""
     t = analysis.transient
@@ -394,7 +380,7 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
         ],
         "threshold": analysis.threshold,
         "straggler_rank": analysis.straggler_rank,
-        "stragglers": [{**asdict(s), "cause": _cause_payload(s.cause)} for s in analysis.stragglers],
+        "stragglers": [asdict(s) for s in analysis.stragglers],
         "transient": {
             "steps": t.steps,
             "straggler_steps": t.straggler_steps,
@@ -402,7 +388,7 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
             "mean_cost_ms": t.mean_cost_ms,
             "ranks": list(t.ranks),
             "step_numbers": list(t.step_numbers),
-            "cause": _cause_payload(t.cause),
+            "cause": None if t.cause is None else asdict(t.cause),
         },
         "median_gap": analysis.median_gap,
         "step_ms": analysis.step_ms,
@@ -420,12 +406,8 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
     }
 
 
-def _cause_of(payload: dict) -> Cause:
-    return Cause(payload["kind"], payload["ms"], payload["share"], payload["parts_ms"], payload["lateness_ms"])
-
-
 def _why(payload: dict) -> str:
-    return cause_text(_cause_of(payload))
+    return cause_text(Cause(**payload))
 
 
 def _percent(value: float | None) -> str:
@@ -447,7 +429,7 @@ def _analysis_text(p: dict) -> str:
         why.append(f"transient stragglers: {_why(t['cause'])}")
     lesson = next((c for c in [*(s["cause"] for s in p["stragglers"]), t["cause"]] if c), None)
     if lesson:
-        why.append(prefetch_text(_cause_of(lesson), p["prefetch_gain_ms"]))
+        why.append(prefetch_text(Cause(**lesson), p["prefetch_gain_ms"]))
     lines = [
         who,
         *why,

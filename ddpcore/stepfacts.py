@@ -138,15 +138,10 @@ class RankColumns:
         )
 
 
-def parts_columns(rows: Sequence[Mapping[str, float] | None]) -> dict[str, Column]:
-    """Where each step's work went, column by column in single precision, leaving out a part no step spent time in
-    (a host trace has no GPU parts; a summary of 4,096 ranks x 200 steps would hold 8 columns of 819,200)."""
-    out: dict[str, Column] = {}
-    for p in CAUSES:
-        values = array("f", [(row or {}).get(p, 0.0) for row in rows])
-        if any(values):
-            out[p] = values
-    return out
+def kept_parts(columns: Mapping[str, Sequence[float]]) -> dict[str, Column]:
+    """Where each step's work went, by part (`phases.CAUSES`), in single precision, leaving out a part no step spent
+    time in (a host trace has no GPU parts; a summary of 4,096 ranks x 200 steps would hold 8 columns of 819,200)."""
+    return {p: array("f", columns[p]) for p in CAUSES if p in columns and any(columns[p])}
 
 
 def columns_of(facts: RankFacts) -> RankColumns:
@@ -163,7 +158,8 @@ def columns_of(facts: RankFacts) -> RankColumns:
         else tuple(tuple(None if d is None else getattr(d, f) for d in devices) for f in DEVICE_COLUMNS)
     )
     phases = {p: array("d", [s.phases_ms[p] for s in steps]) for p in (steps[0].phases_ms if steps else {})}
-    parts = parts_columns([s.parts_ms for s in steps]) if all(s.parts_ms is not None for s in steps) else None
+    known = all(s.parts_ms is not None for s in steps)
+    parts = kept_parts({p: [(s.parts_ms or {}).get(p, 0.0) for s in steps] for p in CAUSES}) if known else None
     return RankColumns(
         rank=facts.rank,
         source=facts.source,

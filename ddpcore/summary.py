@@ -30,7 +30,7 @@ from array import array
 from .intervals import Interval
 from .phases import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED
 from .reader import ReadError
-from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of
+from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of, kept_parts
 
 FORMAT = "ddpcore-summary"
 VERSION = 2
@@ -201,17 +201,8 @@ def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> Rank
         from_release=flags("from_release", False),
         work_ms=floats("work_ms" if "work_ms" in named else "compute_ms"),
         comm_free_ms=floats("comm_free_ms" if "comm_free_ms" in named else "arrival_ms"),
-        parts_ms=_nonzero(named, PARTS) if PARTS[0] in named else None,
+        parts_ms=kept_parts({p: named[c] for p, c in zip(CAUSES, PARTS)}) if PARTS[0] in named else None,
     )
-
-
-def _nonzero(named: dict[str, tuple], columns: tuple[str, ...]) -> dict[str, array[float]]:
-    """The parts columns any step has time in, by part, in single precision (`stepfacts.parts_columns`)."""
-    out = {}
-    for part, column in zip(CAUSES, columns):
-        if any(named[column]):
-            out[part] = array("f", named[column])
-    return out
 
 
 def _float(value: float | None) -> float | None:

@@ -15,7 +15,7 @@ so a rank's excess of work over the others is its lateness, part by part.
 >>> from .intervals import Interval
 >>> step = TraceStep(1, 100.0, 150.0, (Interval("backward", 110.0, 140.0),),
 ...                  (Interval("allreduce", 120.0, 125.0), Interval("allreduce", 130.0, 138.0)))
->>> release_of(step), readiness_of(step, release_of(step))
+>>> release_of(step), readiness_of(step)
 (138.0, 130.0)
 """
 
@@ -110,7 +110,7 @@ def comm_free_of(step: TraceStep, release: float | None) -> float:
     return step.start_ms + arrival_ms(step)
 
 
-def readiness_of(step: TraceStep, release: float | None) -> float:
+def readiness_of(step: TraceStep) -> float:
     """When the rank's last gradient bucket was ready: on a GPU, the start of its last gradient kernel (the GPU
     reaches it once the bucket's gradients are computed, unless an earlier bucket's kernel still holds the stream,
     which `comm_free_of` tells); else the host's launch of the last gradient collective; without any, the end of
@@ -199,7 +199,7 @@ def _step_facts(
     phases = {p: sum(i.duration_ms for i in spans if i.phase == p) for p in MEASURED}
     phases[IDLE] = max(0.0, (s.end_ms - s.start_ms) - sum(phases.values()))
     release = release_of(s)
-    ready = readiness_of(s, release)
+    ready = readiness_of(s)
     origin, covering = (previous[1], (previous[0], s)) if previous else (s.start_ms, (s,))
     return StepFacts(
         step=s.step,

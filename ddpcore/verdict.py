@@ -66,20 +66,15 @@ PREFETCH_TEXT = {
 
 def cause_text(cause: Cause) -> str:
     """One line of why, e.g. "19.6 ms a step between its optimizer and its next step, …"."""
-    parts = ", ".join(f"{p.replace('_', ' ')} {v:.1f} ms" for p, v in _largest(cause.parts_ms))
+    parts = ", ".join(f"{p.replace('_', ' ')} {v:.1f} ms" for p, v in cause.largest())
     return CAUSE_TEXT[cause.kind].format(ms=f"{cause.ms:.1f}", parts=parts)
-
-
-def _largest(parts_ms: dict[str, float], most: int = 3) -> list[tuple[str, float]]:
-    return sorted(((p, v) for p, v in parts_ms.items() if v > 0), key=lambda pv: -pv[1])[:most]
 
 
 def prefetch_text(cause: Cause, gain_ms: float) -> str:
     """The seed's lesson on this run: prefetching fixes an input straggler and nothing else."""
     if cause.kind == LOAD:
         return PREFETCH_TEXT[True].format(ms=f"{gain_ms:.1f}")
-    part = cause.kind if cause.kind != MIXED else (_largest(cause.parts_ms, 1) or [(MIXED, 0.0)])[0][0]
-    return PREFETCH_TEXT[False].format(part=part.replace("_", " "))
+    return PREFETCH_TEXT[False].format(part=cause.main_part.replace("_", " "))
 
 
 @dataclass(frozen=True)
@@ -93,6 +88,17 @@ class Cause:
     share: float
     parts_ms: dict[str, float]
     lateness_ms: float
+
+    def largest(self, most: int = 3) -> list[tuple[str, float]]:
+        """The parts with an excess, largest first: what a `mixed` cause lists."""
+        return sorted(((p, v) for p, v in self.parts_ms.items() if v > 0), key=lambda pv: -pv[1])[:most]
+
+    @property
+    def main_part(self) -> str:
+        """Where the time goes: the cause, or for `mixed` its largest part."""
+        if self.kind != MIXED:
+            return self.kind
+        return next(iter(self.largest(1)), (MIXED, 0.0))[0]
 
 
 @dataclass(frozen=True)

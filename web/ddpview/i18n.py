@@ -372,6 +372,7 @@ TEXT: dict[str, dict[str, str]] = {
     "part.gpu_compute": {"en": "GPU kernels", "fr": "noyaux GPU"},
     "part.host_launch": {"en": "GPU idle for the host", "fr": "GPU inactif pour l'hôte"},
     "part.copies": {"en": "copies", "fr": "copies"},
+    "part.mixed": {"en": "several parts", "fr": "plusieurs parts"},
     "traces.why_rank": {"en": "Why rank {r} is late: {why}.", "fr": "Pourquoi le rang {r} est en retard : {why}."},
     "traces.why_transient": {
         "en": "Why the transient stragglers are late: {why}.",

@@ -6,7 +6,7 @@ from bisect import bisect_left
 
 from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.measured import GpuGauges
-from ddpcore.phases import LOAD, MIXED, SUMMED
+from ddpcore.phases import LOAD, SUMMED
 from ddpcore.traces import FileError
 from ddpcore.verdict import Analysis, Cause
 
@@ -84,11 +84,7 @@ def listed(items: list[str], lang: str) -> str:
 
 def cause_html(cause: Cause, lang: str) -> str:
     """Why a rank is late, in the page's language (`verdict.CAUSE_TEXT` in English)."""
-    parts = ", ".join(
-        f"{i18n.t('part.' + p, lang)} {i18n.ms(v, lang)}"
-        for p, v in sorted(cause.parts_ms.items(), key=lambda pv: -pv[1])[:3]
-        if v > 0
-    )
+    parts = ", ".join(f"{i18n.t('part.' + p, lang)} {i18n.ms(v, lang)}" for p, v in cause.largest())
     return i18n.t(f"cause.{cause.kind}", lang, ms=i18n.ms(cause.ms, lang), parts=parts)
 
 
@@ -114,9 +110,8 @@ def _why_items(a: Analysis, lang: str) -> str:
         )
     lesson = next((c for c in [*(s.cause for s in a.stragglers), t.cause if t.straggler_steps else None] if c), None)
     if lesson is not None:
-        key, part = ("traces.prefetch_yes", LOAD) if lesson.kind == LOAD else ("traces.prefetch_no", lesson.kind)
-        if part == MIXED:
-            part = max(lesson.parts_ms, key=lesson.parts_ms.__getitem__)
+        key = "traces.prefetch_yes" if lesson.kind == LOAD else "traces.prefetch_no"
+        part = lesson.main_part
         lines.append(
             text(
                 "li",
