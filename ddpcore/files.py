@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 
 from .reader import READ_CHUNK
-from .traces import FileError, Loaded, ReadRank, collect, read_trace
+from .traces import FileError, Loaded, ReadRank, collect, read_or_why
 
 Progress = Callable[[int, int, int, int], None]
 """Called after each file: files done, files in all, bytes done, bytes in all."""
@@ -21,14 +21,8 @@ def chunks_of(path: str, size: int = READ_CHUNK) -> Iterator[bytes]:
 
 def read_path(path: str) -> ReadRank | FileError:
     """One trace file, or why it cannot be read (one line)."""
-    try:
-        return read_trace(path, chunks_of(path))
-    except OSError as exc:
-        return FileError(path, exc.strerror or str(exc))
-    except ValueError as exc:
-        return FileError(path, str(exc))
-    except (OverflowError, RecursionError, MemoryError) as exc:
-        return FileError(path, f"could not be read ({type(exc).__name__})")
+    size = _size(path)
+    return read_or_why(path, chunks_of(path), size or None)
 
 
 def _size(path: str) -> int:

@@ -494,15 +494,27 @@ def load(files: Iterable[tuple[str, bytes]]) -> Loaded:
 
 def load_streams(files: Iterable[tuple[str, Iterable[bytes]]]) -> Loaded:
     """As `load`, each file given as the chunks of its bytes (read from disk or a browser's File as they come)."""
-    return collect(_read_one(source, chunks) for source, chunks in files)
+    return collect(read_or_why(source, chunks) for source, chunks in files)
 
 
-def _read_one(source: str, chunks: Iterable[bytes]) -> ReadRank | FileError:
+def read_or_why(source: str, chunks: Iterable[bytes], size: int | None = None) -> ReadRank | FileError:
+    """One file read, or why it cannot be (one line): every reader (`load`, the CLI's files, the page's worker)
+    comes here, so that a failure is worded once. A `size` known beforehand over the limit is refused unread.
+
+    >>> read_or_why("a.json", [b""]).message
+    'empty file'
+    >>> read_or_why("big.json", [], size=MAX_FILE_BYTES + MIB).message
+    '201 MiB is over the 200 MiB limit'
+    """
+    if size is not None and size > MAX_FILE_BYTES:
+        return FileError(source, f"{size // MIB} MiB is over {_limit_text()}")
     try:
         return read_trace(source, chunks)
-    except TraceError as exc:
+    except OSError as exc:
+        return FileError(source, exc.strerror or str(exc))
+    except ValueError as exc:
         return FileError(source, str(exc))
-    except (ValueError, OverflowError, RecursionError, MemoryError) as exc:
+    except (OverflowError, RecursionError, MemoryError) as exc:
         return FileError(source, f"could not be read ({type(exc).__name__})")
 
 

@@ -60,3 +60,50 @@ def test_runs_that_cannot_be_compared_say_why_in_french():
     assert in_language(errors[-1].message, "fr").startswith("il faut les traces d'au moins deux rangs")
     twice = load([("a.jsonl", jsonl(ROW)), ("b.jsonl", jsonl(ROW))])
     assert in_language(twice.errors[0].message, "fr").startswith("un second fichier pour le rang 0")
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_every_reader_words_a_failure_alike(tmp_path, name):
+    """`load` (bytes), the CLI's `read_path` (disk) and the page worker's `read_or_why` (slices, size known) say
+    the same line for the same bad file: one function words them."""
+    from ddpcore.files import read_path
+    from ddpcore.traces import chunked, read_or_why
+
+    path = tmp_path / name
+    path.write_bytes(BAD[name])
+    by_load = load([(str(path), BAD[name])]).errors[0]
+    by_disk = read_path(str(path))
+    by_worker = read_or_why(str(path), chunked(BAD[name]), len(BAD[name]))
+    assert by_load == by_disk == by_worker
+
+
+def test_a_file_over_the_limit_is_refused_unread_in_both_languages(tmp_path):
+    from ddpcore.traces import MAX_FILE_BYTES, MIB, read_or_why
+
+    def never():
+        raise AssertionError("a file over the limit must not be read")
+        yield b""
+
+    refused = read_or_why("huge.json", never(), MAX_FILE_BYTES + 50 * MIB)
+    assert refused.message == "250 MiB is over the 200 MiB limit"
+    assert in_language(refused.message, "fr") == "250 Mio dépasse la limite de 200 Mio"
+
+
+def test_a_file_that_cannot_be_opened_says_the_systems_reason(tmp_path):
+    from ddpcore.files import read_path
+
+    missing = read_path(str(tmp_path / "gone.json"))
+    assert missing.message == "No such file or directory"
+
+
+@pytest.mark.parametrize("exc", [OverflowError, RecursionError, MemoryError])
+def test_a_reader_that_runs_out_says_could_not_be_read(exc):
+    from ddpcore.traces import read_or_why
+
+    def failing():
+        raise exc()
+        yield b""
+
+    line = read_or_why("x.json", failing()).message
+    assert line == f"could not be read ({exc.__name__})"
+    assert in_language(line, "fr") == f"illisible ({exc.__name__})"

@@ -19,6 +19,7 @@ FRENCH = (
     (r"not a readable gzip file \(truncated\)", "fichier gzip illisible (tronqué)"),
     (r"not a readable gzip file \(data after the last member\)", "fichier gzip illisible (données après la fin)"),
     (r"not a readable gzip file \((.*)\)", r"fichier gzip illisible (\1)"),
+    (r"(\d+) MiB is over the (\d+) MiB limit", r"\1 Mio dépasse la limite de \2 Mio"),
     (r"over the (\d+) MiB limit once decompressed", r"plus que la limite de \1 Mio une fois décompressé"),
     (r"over the (\d+) MiB limit", r"plus que la limite de \1 Mio"),
     (r"JSON nested deeper than (\d+) levels: not a trace", r"JSON imbriqué sur plus de \1 niveaux : pas une trace"),

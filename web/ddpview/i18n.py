@@ -631,10 +631,6 @@ TEXT: dict[str, dict[str, str]] = {
         "rangée fine montre les collectives telles qu'elles ont tourné sur l'hôte et, pour les traces GPU, une autre "
         "les noyaux.",
     },
-    "traces.too_big": {
-        "en": "{mb} MiB is over the {limit} MiB limit",
-        "fr": "{mb} Mio dépasse la limite de {limit} Mio",
-    },
     "phase.idle": {"en": "idle", "fr": "inactif"},
     "phase.between_steps": {"en": "between steps", "fr": "entre les pas"},
     "cost.step": {"en": "Step time", "fr": "Durée du pas"},

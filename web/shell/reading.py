@@ -11,7 +11,7 @@ from pyodide.ffi import to_js
 
 from ddpcore.fit import outlook_of
 from ddpcore.measured import measure_loaded
-from ddpcore.traces import MAX_FILE_BYTES, FileError, collect, read_trace
+from ddpcore.traces import FileError, collect, read_or_why
 from ddpcore.verdict import judge
 
 SLICE = 1024 * 1024
@@ -81,17 +81,10 @@ def parse_files(files, threshold):
     sizes = [int(file.size) for file in files]
     _post(type="sizes", sizes=json.dumps(sizes))
     for index, file in enumerate(files):
-        if sizes[index] > MAX_FILE_BYTES:
-            continue
-        name = str(file.name)
-        try:
-            trace = read_trace(name, slices(file, index, sizes[index], progress))
-            results.append(trace)
-            progress.file_read(index, trace.rank)
-        except ValueError as exc:
-            results.append(FileError(name, str(exc)))
-        except (OverflowError, RecursionError, MemoryError) as exc:
-            results.append(FileError(name, f"could not be read ({type(exc).__name__})"))
+        result = read_or_why(str(file.name), slices(file, index, sizes[index], progress), sizes[index])
+        results.append(result)
+        if not isinstance(result, FileError):
+            progress.file_read(index, result.rank)
     progress.post(force=True)
     _post(type="measuring", files=len(results))
     measured, errors = measure_loaded(collect(results))

@@ -33,7 +33,6 @@ class TracesShell:
         self.action = 0
         self.measured_there = None
         self.refitting = None
-        self.too_big = []
 
     def new_action(self):
         """A new user action: the one before is cancelled (a busy worker is dropped); returns the new one's number."""
@@ -66,10 +65,9 @@ class TracesShell:
     async def read_files(self, files):
         """The picked files (a JS array of File) go to the worker, FILES_PER_MESSAGE files a task. Only the names are
         read here: a File's size costs a file-system call on first use (a second for 4,096 files), so the worker reads
-        the sizes, posts them, and skips the files too large, which the page then lists as refused."""
+        the sizes, posts them, and refuses the files too large with one line each, as every reader does."""
         names = json.loads(str(js.ddpcoreFileNames(files)))
         action = self.new_action()
-        self.too_big = []
         self.page.update(app.loading_traces(self.page.model, len(names), tuple((str(n), None) for n in names)))
         self.measured_there = None
         worker = self.worker_for()
@@ -84,17 +82,8 @@ class TracesShell:
             worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
 
     def sized(self, sizes):
-        """The worker's sizes of the files: progress in megabytes, and the files over the limit refused."""
-        from ddpcore.traces import MAX_FILE_BYTES, MIB, FileError
-
-        model = app.file_sizes(self.page.model, sizes)
-        limit = MAX_FILE_BYTES // MIB
-        self.too_big = [
-            FileError(f.name, i18n.t("traces.too_big", model.lang, mb=round(f.size / MIB), limit=limit))
-            for f in model.traces.progress
-            if f.size is not None and f.size > MAX_FILE_BYTES
-        ]
-        self.page.update(model)
+        """The worker's sizes of the files: progress in megabytes (the worker refuses those over the limit)."""
+        self.page.update(app.file_sizes(self.page.model, sizes))
 
     def worker_for(self):
         """The reading worker, started when there is none; once it is dropped, its last messages are ignored."""
@@ -146,7 +135,7 @@ class TracesShell:
             return
         measured, errors, outlook, fit_error = transfer.joined(pieces)
         model = app.with_fitted(
-            app.with_measured(self.page.model, measured, (*self.too_big, *errors)), outlook, fit_error
+            app.with_measured(self.page.model, measured, errors), outlook, fit_error
         )
         await asyncio.sleep(0)
         app.screen(model)
