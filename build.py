@@ -34,7 +34,7 @@ PYODIDE_DIR = NODE_MODULES / "pyodide"
 PYSCRIPT_PATTERNS = ("core.js", "core-*.js", "core.css", "error-*.js")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-game", "!py-terminal"]
-WEB_SKIP = {"__main__.py", "cli.py", "exporter.py", "replay.py"}
+WEB_SKIP = {"__main__.py", "cli.py", "exporter.py", "replay.py", "reports.py"}
 """Command-line and server modules the page never imports (the exporter needs prometheus_client)."""
 MIME = {
     ".mjs": "text/javascript",

@@ -15,9 +15,8 @@ from typing import NoReturn
 from .alerts import DEFAULT_JOB, dashboard, rules_file, scrape_config
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
 from .config import Link, Phases, StepConfig, default_straggler
-from .fit import CAVEATS, FitError, Outlook, RunTimes, cluster_config, outlook
-from .measured import AnalysisError, GpuGauges
-from .metrics import step_metrics
+from .fit import FitError, Outlook, cluster_config, outlook_or_why
+from .measured import RUN, Measured, measure_loaded
 from .params import (
     BANDWIDTH_GBPS,
     BUCKET_MB,
@@ -27,21 +26,30 @@ from .params import (
     GRAD_MB,
     LATENCY_US,
     LOST_IN,
-    MB,
     MODE,
     PREFETCH_RESIDUAL_MS,
     SLOWDOWN,
     TENSOR_ACTIVITY,
+    THRESHOLD,
     ConfigError,
     Param,
     check_int,
     check_number,
 )
 from .replay import MAX_SPEED, frames_at, frames_of, play
-from .ring import exchanges, traffic_factor
-from .schedule import build_schedule
+from .reports import (
+    analysis_payload,
+    analysis_text,
+    cluster_table,
+    fit_payload,
+    fit_text,
+    ring_payload,
+    ring_text,
+    step_payload,
+    step_text,
+)
 from .traces import Loaded
-from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis, Cause, analyze, cause_text, prefetch_text
+from .verdict import Analysis, judge
 
 MAX_JOBS = 256
 
@@ -64,83 +72,6 @@ def _flag(field: str) -> str:
 
 def _emit(payload: dict, as_json: bool, text: Callable[[dict], str]) -> None:
     print(json.dumps(payload, indent=2, allow_nan=False) if as_json else text(payload))
-
-
-def step_payload(config: StepConfig) -> dict:
-    """`step --json`: the metrics, the buckets and every rank's phases."""
-    schedule = build_schedule(config)
-    payload = asdict(step_metrics(config, schedule))
-    payload["stragglers"] = list(config.stragglers)
-    payload["slowdown"] = config.slowdown
-    payload["lost_in"] = config.lost_in
-    payload["prefetch"] = config.prefetch
-    payload["buckets"] = [
-        {"index": b.index, "bytes": round(b.mb * MB), "start_ms": b.start_ms, "end_ms": b.end_ms}
-        for b in schedule.buckets
-    ]
-    payload["ranks"] = [
-        {
-            "rank": r.rank,
-            "slowdown": r.slowdown,
-            "phases": [{"phase": i.phase, "start_ms": i.start_ms, "end_ms": i.end_ms} for i in r.intervals],
-        }
-        for r in schedule.ranks
-    ]
-    return payload
-
-
-def _step_text(p: dict) -> str:
-    lines = [
-        f"{p['gpus']} GPUs, {p['mode']} mode, straggler(s) {p['stragglers']} at {p['slowdown']:g}x "
-        f"(time lost in {p['lost_in'].replace('_', ' ')}), prefetch {'on' if p['prefetch'] else 'off'}",
-        f"  step time          {p['step_ms']:8.2f} ms   (ideal {p['ideal_step_ms']:.2f} ms)",
-        f"  efficiency         {p['efficiency']:8.3f}",
-        f"  straggler cost     {p['straggler_cost_ms']:8.2f} ms",
-        f"  prefetch gain      {p['prefetch_gain_ms']:8.2f} ms",
-        f"  displayed util     {p['displayed_util']:8.3f}   (what nvidia-smi shows)",
-        f"  useful compute     {p['useful_compute']:8.3f}   (tensor pipes busy)",
-        f"  barrier wait total {p['wait_ms_total']:8.2f} GPU-ms",
-        f"  ring traffic       {p['ring_traffic_factor']:8.3f} x gradient size per GPU",
-        f"  exposed comm       {p['exposed_comm_ms']:8.2f} ms   (algbw {p['algbw_gbps']:.1f} GB/s, busbw "
-        f"{p['busbw_gbps']:.1f} GB/s)",
-        *(
-            f"  bucket {b['index']:>3}  {b['bytes'] / MB:8.2f} MB  {b['start_ms']:8.2f} -> {b['end_ms']:8.2f} ms"
-            for b in p["buckets"]
-        ),
-        "",
-        "  rank  " + "  ".join(f"{name:>9}" for name in (ph["phase"] for ph in p["ranks"][0]["phases"])),
-    ]
-    for r in p["ranks"]:
-        cells = "  ".join(f"{ph['end_ms'] - ph['start_ms']:9.2f}" for ph in r["phases"])
-        lines.append(f"  {r['rank']:>4}  {cells}")
-    return "\n".join(lines)
-
-
-def ring_payload(gpus: int) -> dict:
-    """`ring --json`: the exchanges and every transfer of each."""
-    steps = exchanges(gpus)
-    return {
-        "gpus": gpus,
-        "exchanges": len(steps),
-        "reduce_scatter_exchanges": sum(1 for e in steps if e.stage == "reduce-scatter"),
-        "all_gather_exchanges": sum(1 for e in steps if e.stage == "all-gather"),
-        "traffic_factor": traffic_factor(gpus),
-        "transfers": [[asdict(t) for t in e.transfers] for e in steps],
-    }
-
-
-def _ring_text(p: dict) -> str:
-    lines = [
-        f"ring AllReduce over {p['gpus']} GPUs: {p['exchanges']} exchanges "
-        f"({p['reduce_scatter_exchanges']} reduce-scatter + {p['all_gather_exchanges']} all-gather), "
-        f"each GPU sends {p['traffic_factor']:.3f} x the gradient size",
-    ]
-    half = p["reduce_scatter_exchanges"]
-    for i, transfers in enumerate(p["transfers"], start=1):
-        stage = "reduce-scatter" if i <= half else "all-gather"
-        sends = ", ".join(f"{t['src']}->{t['dst']}:c{t['chunk']}" for t in transfers)
-        lines.append(f"  {i:>3} {stage:<14} {sends}")
-    return "\n".join(lines)
 
 
 RING_GPUS = replace(GPUS, high=256)
@@ -208,7 +139,7 @@ def _run_step(args: argparse.Namespace) -> None:
         prefetch_residual_ms=args.prefetch_residual_ms,
         tensor_activity=args.tensor_activity,
     )
-    _emit(step_payload(config), args.json, _step_text)
+    _emit(step_payload(config), args.json, step_text)
 
 
 def _add_ring(sub: argparse._SubParsersAction) -> None:
@@ -224,7 +155,7 @@ def _add_ring(sub: argparse._SubParsersAction) -> None:
 
 def _run_ring(args: argparse.Namespace) -> None:
     RING_GPUS.check(args.gpus)
-    _emit(ring_payload(args.gpus), args.json, _ring_text)
+    _emit(ring_payload(args.gpus), args.json, ring_text)
 
 
 def _add_param(p: argparse.ArgumentParser, param: Param, derived: bool = False) -> None:
@@ -276,24 +207,10 @@ def _run_cluster(args: argparse.Namespace) -> int:
         config = ClusterConfig(**{**{param.name: param.default for param in CLUSTER_PARAMS}, **given}, link=link)
     if args.sweep:
         rows = [asdict(r) for r in cluster_sweep(config)]
-        print(json.dumps(rows, indent=2, allow_nan=False) if args.json else _cluster_table(rows))
+        print(json.dumps(rows, indent=2, allow_nan=False) if args.json else cluster_table(rows))
     else:
-        _emit(asdict(cluster_step(config)), args.json, lambda r: _cluster_table([r]))
+        _emit(asdict(cluster_step(config)), args.json, lambda r: cluster_table([r]))
     return 0
-
-
-def _cluster_table(rows: list[dict]) -> str:
-    head = (
-        f"{'gpus':>9} {'E[step] ms':>11} {'p50 ms':>9} {'p99 ms':>9} {'efficiency':>10} {'P(any slow)':>11} "
-        f"{'GPU-h lost/day':>15}"
-    )
-    lines = [head]
-    for r in rows:
-        lines.append(
-            f"{r['gpus']:>9,} {r['expected_step_ms']:>11.2f} {r['p50_step_ms']:>9.2f} {r['p99_step_ms']:>9.2f} "
-            f"{r['efficiency']:>10.3f} {r['p_any_straggler']:>11.4f} {r['gpu_hours_lost_per_day']:>15,.1f}"
-        )
-    return "\n".join(lines)
 
 
 def _add_jobs(p: argparse.ArgumentParser) -> None:
@@ -305,10 +222,12 @@ def _add_jobs(p: argparse.ArgumentParser) -> None:
 def _add_reading_args(p: argparse.ArgumentParser) -> None:
     _add_jobs(p)
     p.add_argument(
+        THRESHOLD.flag,
         "--min-gap",
+        dest=THRESHOLD.name,
         type=float,
-        default=DEFAULT_THRESHOLD,
-        help=f"share of the step from which a rank counts as late, 0-{MAX_THRESHOLD:g} (default {DEFAULT_THRESHOLD:g})",
+        default=THRESHOLD.default,
+        help=THRESHOLD.describe(),
     )
 
 
@@ -331,139 +250,12 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--rules",
         metavar="DIR",
-        help="also write the Prometheus rules (ddp-rules.yml, at --min-gap) and a Grafana dashboard "
+        help="also write the Prometheus rules (ddp-rules.yml, at --threshold) and a Grafana dashboard "
         "(ddp-dashboard.json) into DIR",
     )
     p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label the rules select (default {DEFAULT_JOB})")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_analyze)
-
-
-def _gauges_payload(g: GpuGauges | None) -> dict:
-    keys = ("gpu_busy", "gpu_compute", "comm_overlap", "exposed_comm_ms")
-    return dict(zip(keys, (g.busy, g.compute, g.comm_overlap, g.exposed_comm_ms) if g else (None,) * len(keys)))
-
-
-def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
-    """`analyze --json`: the contract described in docs/traces.md."""
-    t = analysis.transient
-    return {
-        "ranks": [
-            {
-                "rank": r.rank,
-                "source": r.source,
-                "median_step_ms": r.median_step_ms,
-                "mean_step_ms": r.mean_step_ms,
-                "median_phases_ms": r.median_phases_ms,
-                "median_arrival_ms": r.median_arrival_ms,
-                "median_wait_ms": r.median_wait_ms,
-                "median_gap": r.median_gap,
-                "median_cost_ms": r.median_cost_ms,
-                "late_steps": r.late_steps,
-                "slowest_count": r.slowest_count,
-                **_gauges_payload(r.gpu),
-            }
-            for r in analysis.ranks
-        ],
-        "steps": [
-            {
-                "step": s.step,
-                "slowest_rank": s.slowest_rank,
-                "median_step_ms": s.median_step_ms,
-                "max_step_ms": s.max_step_ms,
-                "gap": s.gap,
-                "extra_ms": s.extra_ms,
-                "saved_ms": s.saved_ms,
-                "late_ranks": list(s.late_ranks),
-            }
-            for s in analysis.steps
-        ],
-        "threshold": analysis.threshold,
-        "straggler_rank": analysis.straggler_rank,
-        "stragglers": [asdict(s) for s in analysis.stragglers],
-        "transient": {
-            "steps": t.steps,
-            "straggler_steps": t.straggler_steps,
-            "fraction": t.fraction,
-            "mean_cost_ms": t.mean_cost_ms,
-            "ranks": list(t.ranks),
-            "step_numbers": list(t.step_numbers),
-            "cause": None if t.cause is None else asdict(t.cause),
-        },
-        "median_gap": analysis.median_gap,
-        "step_ms": analysis.step_ms,
-        "median_step_ms": analysis.median_step_ms,
-        "straggler_cost_ms": analysis.straggler_cost_ms,
-        "median_cost_ms": analysis.median_cost_ms,
-        "ideal_step_ms": analysis.ideal_step_ms,
-        "efficiency": analysis.efficiency,
-        "wait_ms_total": analysis.wait_ms_total,
-        "prefetch_gain_ms": analysis.prefetch_gain_ms,
-        "jitter_floor_ms": analysis.jitter_floor_ms,
-        **_gauges_payload(analysis.gpu),
-        "warnings": list(analysis.warnings),
-        "errors": errors,
-    }
-
-
-def _why(payload: dict) -> str:
-    return cause_text(Cause(**payload))
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
-
-
-def _analysis_text(p: dict) -> str:
-    if p["stragglers"]:
-        who = "persistent straggler(s): " + ", ".join(
-            f"rank {s['rank']} (late in {s['late_steps']}/{len(p['steps'])} steps, median gap {s['median_gap']:.1%}, "
-            f"{s['median_cost_ms']:.2f} ms)"
-            for s in p["stragglers"]
-        )
-    else:
-        who = "no persistent straggler"
-    t = p["transient"]
-    why = [f"rank {s['rank']}: {_why(s['cause'])}" for s in p["stragglers"] if s["cause"]]
-    if t["straggler_steps"] and t["cause"]:
-        why.append(f"transient stragglers: {_why(t['cause'])}")
-    lesson = next((c for c in [*(s["cause"] for s in p["stragglers"]), t["cause"]] if c), None)
-    if lesson:
-        why.append(prefetch_text(Cause(**lesson), p["prefetch_gain_ms"]))
-    lines = [
-        who,
-        *why,
-        f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
-        f"{p['threshold']:.0%} of the step or more"
-        + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average" if t["straggler_steps"] else ""),
-        f"step {p['step_ms']:.2f} ms mean ({p['median_step_ms']:.2f} median); stragglers cost "
-        f"{p['straggler_cost_ms']:.2f} ms "
-        f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f})",
-    ]
-    if p["gpu_busy"] is not None:
-        lines.append(
-            f"GPU busy as nvidia-smi shows it {p['gpu_busy']:.1%}, compute kernels {p['gpu_compute']:.1%}, "
-            f"communication overlapped by compute {_percent(p['comm_overlap'])}, exposed communication "
-            f"{p['exposed_comm_ms']:.2f} ms a step"
-        )
-    lines += [
-        "",
-        f"{'rank':>5} {'mean step ms':>13} {'wait ms':>11} {'median gap':>11} {'late in':>8} "
-        f"{'GPU busy':>9} {'compute':>8}  source",
-    ]
-    lines += [
-        f"{r['rank']:>5} {r['mean_step_ms']:>13.2f} {r['median_wait_ms']:>11.2f} {r['median_gap']:>11.1%} "
-        f"{r['late_steps']:>8} {_percent(r['gpu_busy']):>9} {_percent(r['gpu_compute']):>8}  {r['source']}"
-        for r in p["ranks"]
-    ]
-    lines += ["", f"{'step':>6} {'latest':>7} {'step ms':>9} {'gap':>8}  late ranks"]
-    lines += [
-        f"{s['step']:>6} {s['slowest_rank']:>7} {s['median_step_ms']:>9.2f} {s['gap']:>8.1%}  "
-        f"{', '.join(map(str, s['late_ranks'])) or '-'}"
-        for s in p["steps"]
-    ]
-    lines += [f"warning: {w}" for w in p["warnings"]]
-    return "\n".join(lines)
 
 
 PROGRESS_BYTES = 50 * 1024 * 1024
@@ -481,101 +273,37 @@ def _progress_line(done: int, files: int, done_bytes: int, total: int) -> None:
     )
 
 
-def _read_analysed(files: list[str], args: argparse.Namespace, command: str) -> tuple[Analysis | None, list[dict]]:
-    """The files read and analysed (`_read_loaded`); an analysis that cannot be made is one line on stderr."""
-    loaded, errors = _read_loaded(files, args, command)
-    return _analysed(loaded, args, command), errors
+def _say(command: str, line: str) -> None:
+    print(f"python -m ddpcore {command}: {line}", file=sys.stderr)
 
 
-def _analysed(loaded: Loaded, args: argparse.Namespace, command: str) -> Analysis | None:
-    """The files read, analysed; when they cannot be compared, None and one line on stderr."""
-    try:
-        return analyze(loaded.traces, args.min_gap)
-    except AnalysisError as exc:
-        print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
-        return None
-
-
-def _read_loaded(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, list[dict]]:
-    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs); each unreadable
-    file is one line on stderr."""
+def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, Measured | None, list[dict]]:
+    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured;
+    each unreadable file is one line on stderr, and so is a run that cannot be measured (then None)."""
     from .files import read_paths
 
-    check_number("min_gap", args.min_gap, 0.0, MAX_THRESHOLD, low_open=True)
+    THRESHOLD.check(args.threshold)
     check_int("jobs", args.jobs, 1, MAX_JOBS)
     large = sum(os.path.getsize(f) for f in files if os.path.isfile(f)) > PROGRESS_BYTES
     loaded = read_paths(files, args.jobs, _progress_line if large and sys.stderr.isatty() else None)
-    errors = [{"source": e.source, "message": e.message} for e in loaded.errors]
+    measured, errors = measure_loaded(loaded)
     for e in errors:
-        print(f"python -m ddpcore {command}: {e['source']}: {e['message']}", file=sys.stderr)
-    return loaded, errors
+        _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
+    return loaded, measured, [{"source": e.source, "message": e.message} for e in loaded.errors]
+
+
+def _fit(analysis: Analysis, command: str) -> Outlook | None:
+    """The outlook of the analysis; when the run cannot be fitted, None and one line on stderr."""
+    seen = outlook_or_why(analysis)
+    if isinstance(seen, FitError):
+        _say(command, f"error: {seen}")
+        return None
+    return seen
 
 
 def _fitted(files: list[str], args: argparse.Namespace) -> Outlook | None:
-    analysis, _ = _read_analysed(files, args, "cluster")
-    return _fit_or_say(analysis, args.min_gap, "cluster") if analysis else None
-
-
-def _fit_or_say(analysis: Analysis, threshold: float, command: str) -> Outlook | None:
-    try:
-        return outlook(RunTimes.of_analysis(analysis), threshold)
-    except FitError as exc:
-        print(f"python -m ddpcore {command}: error: {exc}", file=sys.stderr)
-        return None
-
-
-def _pair(interval: tuple[float, float] | None) -> list[float] | None:
-    return list(interval) if interval else None
-
-
-def fit_payload(seen: Outlook) -> dict:
-    """`analyze --fit --json`: the fitted model, the what-if on the run, the check at its size and the sizes beyond."""
-    fitted = seen.fit
-    return {
-        "fit": {
-            "jitter_cv": fitted.jitter_cv,
-            "jitter_cv_interval": _pair(fitted.jitter_cv_interval),
-            "straggler_prob": fitted.straggler_prob,
-            "straggler_prob_interval": _pair(fitted.straggler_prob_interval),
-            "slowdown": fitted.slowdown,
-            "slowdown_interval": _pair(fitted.slowdown_interval),
-            "persistent": fitted.persistent,
-            "persistent_ranks": list(fitted.persistent_ranks),
-            "persistent_slowdown": fitted.persistent_slowdown,
-            "rank_steps": fitted.rank_steps,
-            "slowed_rank_steps": fitted.slowed_rank_steps,
-            "steps": fitted.steps,
-            "compute_ms": fitted.compute_ms,
-            "other_ms": fitted.other_ms,
-            "caveats": list(fitted.caveats),
-        },
-        "whatif": asdict(seen.whatif),
-        "predicted": asdict(seen.check),
-        "at_scale": [asdict(r) for r in seen.scale],
-    }
-
-
-def _interval_text(interval: list[float] | None, digits: int, suffix: str = "") -> str:
-    return f" [{interval[0]:.{digits}f}{suffix}, {interval[1]:.{digits}f}{suffix}]" if interval else ""
-
-
-def _fit_text(p: dict) -> str:
-    f, w, c = p["fit"], p["whatif"], p["predicted"]
-    lines = [
-        f"fit over {f['rank_steps']} rank-steps (95% intervals): jitter cv {f['jitter_cv']:.3f}"
-        f"{_interval_text(f['jitter_cv_interval'], 3)}; transient stragglers p {f['straggler_prob']:.4f}"
-        f"{_interval_text(f['straggler_prob_interval'], 4)} ({f['slowed_rank_steps']} rank-steps), slowdown "
-        f"{f['slowdown']:.2f}x{_interval_text(f['slowdown_interval'], 2, 'x')}; persistent {f['persistent']}"
-        + (f" (ranks {f['persistent_ranks']}, {f['persistent_slowdown']:.2f}x)" if f["persistent"] else ""),
-        f"without its stragglers the run would step in {w['step_ms']:.2f} ms instead of {w['measured_step_ms']:.2f} "
-        f"(efficiency {w['efficiency']:.3f}), {w['gpu_hours_saved_per_day']:,.1f} GPU-hours a day saved at "
-        f"{c['gpus']} GPUs",
-        f"model check at {c['gpus']} GPUs: expected step {c['expected_step_ms']:.2f} ms, measured "
-        f"{c['measured_step_ms']:.2f} ms ({c['error']:+.1%})",
-        _cluster_table(p["at_scale"]),
-    ]
-    lines += [f"caveat: {CAVEATS[code]}" for code in f["caveats"]]
-    return "\n".join(lines)
+    _, measured, _ = _read(files, args, "cluster")
+    return _fit(judge(measured, args.threshold), "cluster") if measured else None
 
 
 RULES_FILE, DASHBOARD_FILE = "ddp-rules.yml", "ddp-dashboard.json"
@@ -588,25 +316,26 @@ def _write_rules(folder: Path, threshold: float, job: str) -> list[str] | None:
         (folder / RULES_FILE).write_text(rules_file(threshold, job), encoding="utf-8")
         (folder / DASHBOARD_FILE).write_text(dashboard(job), encoding="utf-8")
     except OSError as exc:
-        print(f"python -m ddpcore analyze: error: {folder}: {exc.strerror}", file=sys.stderr)
+        _say("analyze", f"error: {folder}: {exc.strerror}")
         return None
     return [str(folder / RULES_FILE), str(folder / DASHBOARD_FILE)]
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
-    analysis, errors = _read_analysed(args.files, args, "analyze")
-    if analysis is None:
+    _, measured, errors = _read(args.files, args, "analyze")
+    if measured is None:
         return 1
+    analysis = judge(measured, args.threshold)
     payload = analysis_payload(analysis, errors)
-    text = _analysis_text
+    text = analysis_text
     if args.fit:
-        fitted = _fit_or_say(analysis, args.min_gap, "analyze")
+        fitted = _fit(analysis, "analyze")
         if fitted is None:
             return 1
         payload.update(fit_payload(fitted))
-        text = lambda p: _analysis_text(p) + "\n\n" + _fit_text(p)  # noqa: E731
+        text = lambda p: analysis_text(p) + "\n\n" + fit_text(p)  # noqa: E731
     if args.rules:
-        written = _write_rules(Path(args.rules), args.min_gap, args.job)
+        written = _write_rules(Path(args.rules), args.threshold, args.job)
         if written is None:
             return 1
         payload["written"] = written
@@ -637,7 +366,7 @@ def _run_summarize(args: argparse.Namespace) -> int:
     check_int("jobs", args.jobs, 1, MAX_JOBS)
     loaded = read_paths(args.files, args.jobs)
     for e in loaded.errors:
-        print(f"python -m ddpcore summarize: {e.source}: {e.message}", file=sys.stderr)
+        _say("summarize", f"{e.source}: {e.message}")
     folder = Path(args.out)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -646,7 +375,7 @@ def _run_summarize(args: argparse.Namespace) -> int:
             target.write_bytes(summary_bytes(table_of(trace)))
             print(f"{trace.source} -> {target}")
     except OSError as exc:
-        print(f"python -m ddpcore summarize: error: {folder}: {exc.strerror}", file=sys.stderr)
+        _say("summarize", f"error: {folder}: {exc.strerror}")
         return 1
     return 1 if loaded.errors else 0
 
@@ -682,10 +411,10 @@ def _run_replay(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    loaded, _ = _read_loaded(args.files, args, "replay")
-    analysis = _analysed(loaded, args, "replay")
-    if analysis is None:
+    loaded, measured, _ = _read(args.files, args, "replay")
+    if measured is None:
         return 1
+    analysis = judge(measured, args.threshold)
     frames = frames_at(frames_of(analysis, loaded.traces), args.speed)
     ranks = analysis.steps[0].columns.ranks
     check_int("port", args.port + len(ranks) - 1, 1, 65535)
@@ -696,7 +425,7 @@ def _run_replay(args: argparse.Namespace) -> int:
             for i, r in enumerate(ranks):
                 stack.enter_context(served(exporters[r], args.port + i, args.addr))
         except OSError as exc:
-            print(f"python -m ddpcore replay: error: cannot listen on {args.addr}: {exc.strerror}", file=sys.stderr)
+            _say("replay", f"error: cannot listen on {args.addr}: {exc.strerror}")
             return 1
         print(f"replaying {len(frames)} steps of {len(ranks)} ranks at {args.speed:g}x; scrape config:", flush=True)
         print(scrape_config(targets, args.job, "1s"), flush=True)

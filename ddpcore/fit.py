@@ -374,12 +374,18 @@ class Outlook:
     scale: tuple[ClusterResult, ...]
 
 
-def outlook_of(analysis: Analysis) -> tuple[Outlook | None, str]:
-    """The outlook of an analysis at its own threshold, or None and the FitError's code: what the page shows."""
+def outlook_or_why(analysis: Analysis) -> Outlook | FitError:
+    """The outlook of an analysis at its own threshold, or the FitError saying why there is none."""
     try:
-        return outlook(RunTimes.of_analysis(analysis), analysis.threshold), ""
+        return outlook(RunTimes.of_analysis(analysis), analysis.threshold)
     except FitError as exc:
-        return None, exc.code
+        return exc
+
+
+def outlook_of(analysis: Analysis) -> tuple[Outlook | None, str]:
+    """`outlook_or_why` as the page keeps it: the outlook, or None and the FitError's code (its texts' key)."""
+    seen = outlook_or_why(analysis)
+    return (None, seen.code) if isinstance(seen, FitError) else (seen, "")
 
 
 def outlook(run: RunTimes, threshold: float = THRESHOLD.default) -> Outlook:

@@ -524,11 +524,14 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
     )
 
 
+RUN = "—"
+"""The source of the one error line that is not one file's: the files read cannot be compared."""
+
+
 def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:
-    """The readable files measured; when they cannot be compared, None and why, as one more error line."""
-    if not loaded.traces:
-        return None, loaded.errors
+    """The readable files measured; when they cannot be compared, None and why, as one more error line (source
+    RUN): the command line and the page both read a run this way."""
     try:
         return measure(loaded.traces), loaded.errors
     except AnalysisError as exc:
-        return None, (*loaded.errors, FileError("—", str(exc)))
+        return None, (*loaded.errors, FileError(RUN, str(exc)))

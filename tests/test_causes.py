@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from make_traces import SCENARIOS
 
-from ddpcore.cli import analysis_payload
 from ddpcore.intervals import Interval
 from ddpcore.phases import CAUSES
+from ddpcore.reports import analysis_payload
 from ddpcore.tracefacts import work_parts
 from ddpcore.traces import TraceStep, load
 from ddpcore.verdict import analyze

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.cli import analysis_payload, main
+from ddpcore.cli import main
+from ddpcore.reports import analysis_payload
 from ddpcore.summary import FORMAT, SUFFIX, VERSION, summary_bytes
 from ddpcore.tracefacts import facts_of
 from ddpcore.traces import load

@@ -184,3 +184,15 @@ def test_cli_analyze_reports_bad_files(tmp_path, capsys):
     assert main(["analyze", str(bad)]) == 1
     assert main(["analyze", *paths, "--min-gap", "-1"]) == 2
     assert main(["analyze", *paths, "--min-gap", "2"]) == 2
+
+
+def test_cli_threshold_flag_and_its_alias_agree(capsys):
+    """`--threshold` is the flag; `--min-gap`, its old name, still works and means the same."""
+    paths = [str(p) for p in sorted(FIXTURES.glob("*.jsonl.gz"))]
+    assert main(["analyze", *paths, "--threshold", "0.25", "--json"]) == 0
+    by_name = json.loads(capsys.readouterr().out)
+    assert main(["analyze", *paths, "--min-gap", "0.25", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == by_name
+    assert by_name["threshold"] == 0.25
+    assert main(["analyze", str(FIXTURES / "nothing.json")]) == 1
+    assert "error: need traces of at least two ranks" in capsys.readouterr().err
