@@ -238,14 +238,15 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "serve":
         serve(args.port)
     elif args.command == "test":
-        from scripts import tasks
-
-        return tasks.test(rest)
+        return _task("test", *rest)
     elif args.command in ("screenshot", "bench"):
-        from scripts import tasks
-
-        tasks.run_with_browser(args.command, str(args.out))
+        return _task(args.command, str(args.out))
     return 0
+
+
+def _task(*args: str) -> int:
+    """A command of scripts/tasks.py, in a process of its own: tasks import this module, never the reverse."""
+    return subprocess.run([sys.executable, "-m", "scripts.tasks", *args], cwd=ROOT).returncode
 
 
 if __name__ == "__main__":

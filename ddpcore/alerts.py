@@ -22,8 +22,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .params import check_number
-from .verdict import DEFAULT_THRESHOLD, MAX_THRESHOLD, Analysis
+from .params import THRESHOLD
+from .verdict import Analysis
 
 STEP_METRIC = "ddp_step_seconds"
 WAIT_METRIC = "ddp_barrier_wait_seconds"
@@ -51,8 +51,8 @@ def _label(value: str) -> str:
 
 
 def alert_threshold(value: float) -> float:
-    """A gap as a share of the step: above 0, at most MAX_THRESHOLD."""
-    return check_number("threshold", value, 0.0, MAX_THRESHOLD, low_open=True)
+    """A gap as a share of the step, as THRESHOLD allows it."""
+    return THRESHOLD.check(value)
 
 
 def gap_expr(job: str = DEFAULT_JOB) -> str:
@@ -64,7 +64,7 @@ def gap_expr(job: str = DEFAULT_JOB) -> str:
     )
 
 
-def rules_file(threshold: float = DEFAULT_THRESHOLD, job: str = DEFAULT_JOB, timing: RuleTiming = RuleTiming()) -> str:
+def rules_file(threshold: float = THRESHOLD.default, job: str = DEFAULT_JOB, timing: RuleTiming = RuleTiming()) -> str:
     """The rules file: the gap, the straggler steps and their share recorded, and the persistent-straggler alert."""
     threshold = alert_threshold(threshold)
     sel = f'{{job="{_label(job)}"}}'

@@ -14,7 +14,8 @@ from typing import NoReturn
 
 from .alerts import DEFAULT_JOB, dashboard, rules_file, scrape_config
 from .cluster import ClusterConfig, cluster_step, cluster_sweep
-from .config import Link, Phases, StepConfig, default_straggler
+from .comm import Link
+from .config import Phases, StepConfig, default_straggler
 from .fit import FitError, Outlook, cluster_config, outlook_or_why
 from .measured import RUN, Measured, measure_loaded
 from .params import (

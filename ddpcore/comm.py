@@ -1,12 +1,31 @@
-"""AllReduce time from gradient size, link bandwidth and per-hop latency (docs/model.md)."""
+"""The link an AllReduce crosses, and the AllReduce's time from gradient size, bandwidth and per-hop latency
+(docs/model.md)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from .config import Link
-from .params import BYTES_PER_MS_PER_GBPS, MB
+from .params import BANDWIDTH_GBPS, BYTES_PER_MS_PER_GBPS, GRAD_MB, LATENCY_US, MAX_PHASE_MS, MB, ConfigError
 from .ring import traffic_factor
+
+
+@dataclass(frozen=True)
+class Link:
+    """Gradient size and the network it crosses: what an AllReduce's duration is derived from."""
+
+    grad_mb: float = GRAD_MB.default
+    bandwidth_gbps: float = BANDWIDTH_GBPS.default
+    latency_us: float = LATENCY_US.default
+
+    def __post_init__(self) -> None:
+        for param in (GRAD_MB, BANDWIDTH_GBPS, LATENCY_US):
+            object.__setattr__(self, param.name, param.check(getattr(self, param.name)))
+        slowest = self.grad_mb * MB / (MAX_PHASE_MS * BYTES_PER_MS_PER_GBPS)
+        if self.bandwidth_gbps < slowest:
+            raise ConfigError(
+                "bandwidth_gbps", self.bandwidth_gbps, f">= {slowest:.3g} for a {self.grad_mb:g} MB gradient"
+            )
 
 
 def ring_time_ms(gpus: int, link: Link, grad_mb: float | None = None) -> float:

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .comm import Link, ring_time_ms
 from .params import (
-    BANDWIDTH_GBPS,
     BUCKET_MB,
-    BYTES_PER_MS_PER_GBPS,
     FIRST_BUCKET_MB,
     GPUS,
-    GRAD_MB,
-    LATENCY_US,
     LOST_IN,
     MAX_PHASE_MS,
-    MB,
     MIN_PHASE_MS,
     MODE,
     PREFETCH_RESIDUAL_MS,
@@ -49,24 +45,6 @@ class Phases:
 
 
 @dataclass(frozen=True)
-class Link:
-    """Gradient size and the network it crosses: what an AllReduce's duration is derived from."""
-
-    grad_mb: float = GRAD_MB.default
-    bandwidth_gbps: float = BANDWIDTH_GBPS.default
-    latency_us: float = LATENCY_US.default
-
-    def __post_init__(self) -> None:
-        for param in (GRAD_MB, BANDWIDTH_GBPS, LATENCY_US):
-            object.__setattr__(self, param.name, param.check(getattr(self, param.name)))
-        slowest = self.grad_mb * MB / (MAX_PHASE_MS * BYTES_PER_MS_PER_GBPS)
-        if self.bandwidth_gbps < slowest:
-            raise ConfigError(
-                "bandwidth_gbps", self.bandwidth_gbps, f">= {slowest:.3g} for a {self.grad_mb:g} MB gradient"
-            )
-
-
-@dataclass(frozen=True)
 class StepConfig:
     """One data-parallel step: GPU count, phases, stragglers (and where they lose their time) and prefetch."""
 
@@ -96,13 +74,11 @@ class StepConfig:
             object.__setattr__(self, param.name, param.check(getattr(self, param.name)))
         if self.link is not None and not isinstance(self.link, Link):
             raise ConfigError("link", self.link, "a Link value")
-        if self.link is not None or self.mode != MODE.default:
-            from .comm import ring_time_ms
-
-            if ring_time_ms(gpus, self.network) < MIN_PHASE_MS:
-                raise ConfigError(
-                    "grad_mb", self.network.grad_mb, "with this bandwidth and latency, an AllReduce of at least 1 ns"
-                )
+        derived = self.link is not None or self.mode != MODE.default
+        if derived and ring_time_ms(gpus, self.network) < MIN_PHASE_MS:
+            raise ConfigError(
+                "grad_mb", self.network.grad_mb, "with this bandwidth and latency, an AllReduce of at least 1 ns"
+            )
 
     @property
     def load_effective_ms(self) -> float:

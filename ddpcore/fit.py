@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 from .cluster import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
 from .measured import medians_of_others
-from .params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, check_number
+from .params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD
 from .verdict import Analysis, persistent_needed
 
 Z_CUT = 4.0
@@ -253,7 +253,7 @@ def _persistent(run: RunTimes, threshold: float) -> tuple[int, ...]:
 
 def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RESAMPLES, seed: int = SEED) -> Fit:
     """The straggler parameters of the run (module docstring); `resamples` 0 leaves the bootstrap intervals out."""
-    check_number("threshold", threshold, 0.0, THRESHOLD.high, low_open=True)
+    THRESHOLD.check(threshold)
     steps, gpus = len(run.compute_ms), len(run.ranks)
     if gpus < 2 or steps < 2:
         raise FitError(

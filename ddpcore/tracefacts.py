@@ -42,7 +42,7 @@ from .phases import (
     OTHER_COMM,
 )
 from .stepfacts import DeviceTime, RankColumns, RankFacts, StepFacts, columns_of
-from .traces import COMPUTE, MEMORY, RankTrace, TraceStep
+from .traces import COMPUTE_KERNEL, MEMORY_KERNEL, RankTrace, TraceStep
 
 HOST_ORDER = (FORWARD, BACKWARD, OPTIMIZER, LOAD)
 """Host phases overlap (a DataLoader thread, an async collective): each instant of the work goes to the first."""
@@ -81,7 +81,7 @@ def arrival_ms(step: TraceStep) -> float:
 
 
 def _is_comm(kernel: Interval) -> bool:
-    return kernel.phase not in (COMPUTE, MEMORY)
+    return kernel.phase not in (COMPUTE_KERNEL, MEMORY_KERNEL)
 
 
 def _gradient_kernels(step: TraceStep) -> list[Interval]:
@@ -140,7 +140,7 @@ def _comm_phases(step: TraceStep) -> list[Interval]:
 
 
 def _device_time(step: TraceStep) -> DeviceTime:
-    kernels = [k for k in step.device if k.phase != MEMORY]
+    kernels = [k for k in step.device if k.phase != MEMORY_KERNEL]
     compute = merge(k for k in kernels if not _is_comm(k))
     comm = merge(k for k in kernels if _is_comm(k))
     return DeviceTime(
@@ -149,7 +149,7 @@ def _device_time(step: TraceStep) -> DeviceTime:
 
 
 def _device_spans(step: TraceStep, shift: float) -> Spans:
-    kernels = [k for k in step.device if k.phase != MEMORY]
+    kernels = [k for k in step.device if k.phase != MEMORY_KERNEL]
     return Spans.of(
         (
             (GPU_COMPUTE, merge(k for k in kernels if not _is_comm(k))),
@@ -178,8 +178,8 @@ def work_parts(steps: Sequence[TraceStep], start_ms: float, end_ms: float, gpu: 
     if gpu:
         kernels = [k for s in steps for k in s.device]
         named = [
-            *(Interval(GPU_COMPUTE, k.start_ms, k.end_ms) for k in kernels if k.phase == COMPUTE),
-            *(Interval(COPIES, k.start_ms, k.end_ms) for k in kernels if k.phase == MEMORY),
+            *(Interval(GPU_COMPUTE, k.start_ms, k.end_ms) for k in kernels if k.phase == COMPUTE_KERNEL),
+            *(Interval(COPIES, k.start_ms, k.end_ms) for k in kernels if k.phase == MEMORY_KERNEL),
             *(Interval(LOAD if h.phase == LOAD else HOST_LAUNCH, h.start_ms, h.end_ms) for h in host),
         ]
         order = GPU_ORDER

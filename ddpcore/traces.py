@@ -35,7 +35,8 @@ MAX_RANK = 10**7
 
 
 DEVICE_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation"})
-COMPUTE, MEMORY = "compute", "memory"
+COMPUTE_KERNEL, MEMORY_KERNEL = "compute", "memory"
+"""The kinds of a device event that is not a collective: a compute kernel, or a copy or set of memory."""
 AUTOGRAD = "autograd::engine::evaluate_function:"
 SKIPPED_OPS = "aten::"
 """PyTorch's operators: never a phase, a collective or a step, and most of a trace (checked before anything else)."""
@@ -235,7 +236,7 @@ class _KinetoScan:
         cat = cat.lower() if isinstance(cat, str) else ""
         if cat in DEVICE_CATEGORIES:
             if cat != "gpu_user_annotation":
-                kind = (kernel_kind(name) or COMPUTE) if cat == "kernel" else MEMORY
+                kind = (kernel_kind(name) or COMPUTE_KERNEL) if cat == "kernel" else MEMORY_KERNEL
                 self.device.append((kind, start, end, _correlation(e)))
             return
         if cat in RUNTIME_CATEGORIES:
@@ -339,7 +340,7 @@ def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
         TraceStep(n, w[0], w[1], _backward_envelope(p), tuple(c), tuple(d), tuple(r))
         for (n, w), p, c, d, r in zip(ordered, step_phases, step_comms, step_device, step_runs)
     )
-    has_kernels = any(kind != MEMORY for kind, *_ in scan.device)
+    has_kernels = any(kind != MEMORY_KERNEL for kind, *_ in scan.device)
     return RankTrace(rank, world, source, "kineto", steps, has_kernels=has_kernels)
 
 

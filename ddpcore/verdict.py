@@ -32,15 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .measured import JITTER_Z, GpuGauges, Measured, RankSummary, StepRanks, StepSummary, measure
-from .params import THRESHOLD, check_number
+from .params import THRESHOLD
 from .phases import CAUSES, LOAD, MIXED
 from .rankmap import RankStepMap
 from .stepfacts import RankColumns, RankFacts
 from .traces import RankTrace
 from .whatif import retimed_saving
 
-DEFAULT_THRESHOLD = THRESHOLD.default
-MAX_THRESHOLD = THRESHOLD.high
 CAUSE_SHARE = 0.8
 """A part explaining at least this share of a rank's lateness names its cause."""
 
@@ -270,10 +268,10 @@ def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
     )
 
 
-def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+def judge(measured: Measured, threshold: float = THRESHOLD.default) -> Analysis:
     """The verdict at a threshold: who is late in which step, the persistent and transient stragglers and why, the
     steps re-timed without them."""
-    check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
+    THRESHOLD.check(threshold)
     floor = JITTER_Z * measured.jitter_ms
     steps, late_count, persistent = _late_steps(measured, threshold, floor)
 
@@ -321,10 +319,10 @@ def judge(measured: Measured, threshold: float = DEFAULT_THRESHOLD) -> Analysis:
     )
 
 
-def analyze(traces: Sequence[RankTrace | RankFacts | RankColumns], threshold: float = DEFAULT_THRESHOLD) -> Analysis:
+def analyze(traces: Sequence[RankTrace | RankFacts | RankColumns], threshold: float = THRESHOLD.default) -> Analysis:
     """Compare the ranks' common steps: per step who waited least at the barrier and what that cost, per rank how
     often it is late, and why."""
-    check_number("threshold", threshold, 0.0, MAX_THRESHOLD, low_open=True)
+    THRESHOLD.check(threshold)
     return judge(measure(traces), threshold)
 
 

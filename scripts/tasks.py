@@ -102,3 +102,16 @@ def run_with_browser(script: str, *args: str) -> None:
     """Build, then run scripts/<script>.py in the venv with the browser the tests use."""
     python, env = _environment()
     build.run([str(python), "-m", f"scripts.{script}", str(build.DIST), *args], env=env)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m scripts.tasks test [pytest args] | screenshot OUT | bench OUT`, as build.py calls it."""
+    command, rest = argv[0], argv[1:]
+    if command == "test":
+        return test(rest)
+    run_with_browser(command, *rest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -13,6 +13,7 @@ from ddpview.urlstate import decode
 
 from ddpcore.fit import CAVEATS
 from ddpcore.measured import measure_loaded
+from ddpcore.params import MAX_PHASE_MS
 from ddpcore.traces import load
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -59,7 +60,7 @@ def test_the_link_opens_the_cluster_view_on_the_fitted_run(folder, pattern, gpus
     href = app.screen(m).regions["trace-fit"].split('data-testid="fit-open-cluster"')[0].rsplit('href="', 1)[1]
     state, notices = decode(href.split('"')[0].replace("&amp;", "&"))
     assert notices == () and state.view == "cluster"
-    assert state.cluster_gpus == gpus == seen.fit.gpus and state.compute_ms == seen.fit.compute_ms
+    assert state.cluster.gpus == gpus == seen.fit.gpus and state.cluster.timing.compute_ms == seen.fit.compute_ms
     cluster = app.screen(replace(m, state=state)).regions
     expected = cluster_step(cluster_config(seen.fit))
     assert expected == seen.scale[0], "the fit table's own row"
@@ -107,7 +108,11 @@ def test_fit_errors_are_one_line_in_both_languages(code):
 
 def test_measured_timing_in_a_link_is_bounded_and_said():
     state, notices = decode("#view=cluster&cm=-3&om=1e12")
-    assert state.compute_ms == 0.0 and state.other_ms > 0 and {n.key for n in notices} == {"cm", "om"}
+    assert state.cluster.timing is None and {n.key for n in notices} == {"cm", "om"}, (
+        "a rest of the step alone is dropped"
+    )
+    state, notices = decode("#view=cluster&cm=40&om=1e12")
+    assert state.cluster.timing.other_ms == MAX_PHASE_MS and [n.key for n in notices] == ["om"]
     assert app.screen(app.initial("#view=cluster&om=5", "en", False)).regions["cluster-timing"] == ""
 
 

@@ -10,8 +10,9 @@ from ddpview.map_view import map_svg
 from ddpview.traces_view import TABLE_ROWS, traces_regions
 
 from ddpcore.measured import DRAWN_LATEST, measure
+from ddpcore.params import THRESHOLD
 from ddpcore.rankmap import MAX_ROWS, rank_step_map
-from ddpcore.verdict import DEFAULT_THRESHOLD, judge
+from ddpcore.verdict import judge
 from scripts.tracegen import generated_summaries
 
 RANKS, STEPS, PERSISTENT, P = 4096, 200, 777, 0.0001
@@ -43,7 +44,7 @@ def test_the_map_holds_the_persistent_row_and_the_transient_cells(big):
     assert m == analysis.rank_map, "measured once, kept by the verdict"
     assert len(m.rows) == MAX_ROWS and sum(len(r) for r in m.rows) == RANKS
     row = next(i for i, r in enumerate(m.rows) if PERSISTENT in r)
-    late = m.late_cells(DEFAULT_THRESHOLD)
+    late = m.late_cells(THRESHOLD.default)
     assert sum(1 for i, _ in late if i == row) == STEPS
     assert all(m.worst[row][j] == PERSISTENT for j in range(STEPS))
     column = {n: j for j, n in enumerate(m.steps)}
@@ -55,7 +56,7 @@ def test_the_map_holds_the_persistent_row_and_the_transient_cells(big):
 
 def test_the_view_stays_small_and_legible_at_4096_ranks(big):
     analysis, _ = big
-    regions = traces_regions(analysis, (), 0, DEFAULT_THRESHOLD, "en")
+    regions = traces_regions(analysis, (), 0, THRESHOLD.default, "en")
     svg = regions["trace-map"]
     tree = ElementTree.fromstring(svg)
     assert tree.get("data-testid") == "rank-step-map" and int(tree.get("data-rows")) == MAX_ROWS
@@ -65,7 +66,7 @@ def test_the_view_stays_small_and_legible_at_4096_ranks(big):
     assert regions["trace-ranks"].count('data-testid="trace-rank"') == TABLE_ROWS
     first = regions["trace-ranks"].split('data-testid="trace-rank"')[1]
     assert f">{PERSISTENT}<" in first.split("</tr>")[0], "the table starts with the latest rank"
-    assert 'data-testid="map-row"' in map_svg(rank_step_map(analysis.steps), DEFAULT_THRESHOLD, "fr")
+    assert 'data-testid="map-row"' in map_svg(rank_step_map(analysis.steps), THRESHOLD.default, "fr")
 
 
 def test_the_ranks_table_pages_through_every_rank_latest_first(big):

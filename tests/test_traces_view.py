@@ -11,8 +11,9 @@ from ddpview.i18n import LANGS, ms
 from ddpview.traces_view import traces_regions
 
 from ddpcore.measured import measure_loaded
+from ddpcore.params import THRESHOLD
 from ddpcore.traces import load
-from ddpcore.verdict import DEFAULT_THRESHOLD, judge
+from ddpcore.verdict import judge
 from scripts.tracegen import gpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -29,8 +30,8 @@ def regions_of(run: str, lang: str, step: int = 0) -> dict[str, str]:
     loaded = load(RUNS[run]())
     measured, errors = measure_loaded(loaded)
     assert measured is not None and errors == ()
-    analysis = judge(measured, DEFAULT_THRESHOLD)
-    return traces_regions(analysis, errors, step, DEFAULT_THRESHOLD, lang)
+    analysis = judge(measured, THRESHOLD.default)
+    return traces_regions(analysis, errors, step, THRESHOLD.default, lang)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -67,7 +68,7 @@ def test_unreadable_input_is_one_error_and_no_analysis():
     loaded = load([("only.jsonl", RUNS["ddp4"]()[0][1])])
     measured, errors = measure_loaded(loaded)
     assert measured is None and len(errors) == 1 and "two ranks" in errors[0].message
-    out = traces_regions(None, errors, 0, DEFAULT_THRESHOLD, "en")
+    out = traces_regions(None, errors, 0, THRESHOLD.default, "en")
     assert out["trace-summary"] == "" and "two ranks" in out["trace-errors"]
 
 
@@ -108,6 +109,6 @@ def test_data_values_carry_the_raw_number():
     assert 'data-value="0.375"' in tag("output", {"data-value": 3 / 8}) and 'x="0.38"' in tag("rect", {"x": 3 / 8})
     loaded = load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp8_transient").glob("*.jsonl.gz"))])
     measured, _ = measure_loaded(loaded)
-    a = judge(measured, DEFAULT_THRESHOLD)
-    markup = traces_regions(a, (), 0, DEFAULT_THRESHOLD, "en", 0)["trace-summary"]
+    a = judge(measured, THRESHOLD.default)
+    markup = traces_regions(a, (), 0, THRESHOLD.default, "en", 0)["trace-summary"]
     assert f'data-testid="trace-transient" data-value="{a.transient.fraction!r}"' in markup

@@ -6,6 +6,8 @@ from ddpview.urlstate import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, en
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ddpcore.cluster import ClusterConfig, MeasuredTiming
+
 
 def test_defaults_and_round_trip():
     assert decode("")[0] == ViewState()
@@ -52,7 +54,7 @@ def test_any_values_decode(values):
 
 
 def test_every_state_field_has_a_hash_key():
-    assert {f.attr for f in FIELDS} == {f.name for f in fields(ViewState)}
+    assert {f.attr.split(".")[0] for f in FIELDS} == {f.name for f in fields(ViewState)}
     assert len({f.key for f in FIELDS}) == len(FIELDS)
 
 
@@ -60,24 +62,25 @@ def test_apply_clamps_like_a_link():
     state = ViewState()
     assert apply(state, "slowdown", "9").slowdown == 3.0
     assert apply(state, "slowdown", "abc") == state
-    assert apply(state, "n", "1e9").cluster_gpus == 1_000_000
-    assert apply(apply(state, "k", "50"), "n", "10").persistent == 10
-    assert apply(state, "ar", "tree").allreduce == "tree"
+    assert apply(state, "n", "1e9").cluster.gpus == 1_000_000
+    assert apply(apply(state, "k", "50"), "n", "10").cluster.persistent == 10
+    assert apply(state, "ar", "tree").cluster.allreduce == "tree"
     assert apply(state, "ar", "mesh") == state
     assert apply(state, "view", "cluster").view == "cluster"
 
 
 def test_cluster_keys_round_trip():
-    state = ViewState(
-        view="cluster",
-        cluster_gpus=65536,
+    cluster = ClusterConfig(
+        gpus=65536,
         jitter_cv=0.05,
         straggler_prob=0.001,
-        cluster_slowdown=3.0,
+        slowdown=3.0,
         persistent=4,
         persistent_slowdown=1.5,
         allreduce="tree",
+        timing=MeasuredTiming(41.5, 7.25),
     )
+    state = ViewState(view="cluster", cluster=cluster)
     assert decode(encode(state)) == (state, ())
 
 

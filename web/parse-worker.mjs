@@ -21,13 +21,13 @@ self.onmessage = async (event) => {
     const reading = await ready;
     if (event.data.refit !== undefined) {
       const bytes = reading.refit(event.data.refit);
-      self.postMessage({ type: "fitted", bytes }, [bytes.buffer]);
+      self.postMessage({ type: reading.FITTED, bytes }, [bytes.buffer]);
       return;
     }
     const files = picked.splice(0);
     const parts = reading.parse_files(files, event.data.threshold);
-    self.postMessage({ type: "done", parts }, parts.map((part) => part.buffer));
+    self.postMessage({ type: reading.DONE, parts }, parts.map((part) => part.buffer));
   } catch (error) {
-    self.postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
+    self.postMessage({ message: String(error && error.message ? error.message : error) });
   }
 };

@@ -446,7 +446,7 @@ def screen(model: Model) -> Screen:
     """Everything the page shows for this model (main.py writes only what changed)."""
     state, lang = model.state, model.lang
     values = texts(state)
-    values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster_gpus))
+    values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster.gpus))
     play_key = "ctl.pause" if model.playing else "ctl.play"
     loading = model.traces.loading
     now = reading_index(model.traces.progress)
@@ -469,7 +469,7 @@ def screen(model: Model) -> Screen:
             "threshold-note": threshold_note(model),
         },
         attributes={
-            "cluster-gpus": {"data-value": str(state.cluster_gpus)},
+            "cluster-gpus": {"data-value": str(state.cluster.gpus)},
             "play": {"data-i18n": play_key, "aria-pressed": "true" if model.playing else "false"},
         },
         flags={

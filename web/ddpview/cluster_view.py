@@ -145,10 +145,11 @@ def cluster_values_html(r: ClusterResult, lang: str) -> str:
 def timing_note(state: ViewState, lang: str) -> str:
     """When the view runs on a measured run's timing (Your traces' fit): say so, with a link back to the model's
     own phases."""
-    if state.compute_ms <= 0:
+    timing = state.cluster.timing
+    if timing is None:
         return ""
     text = i18n.t(
-        "cluster.timing_note", lang, compute=i18n.ms(state.compute_ms, lang), other=i18n.ms(state.other_ms, lang)
+        "cluster.timing_note", lang, compute=i18n.ms(timing.compute_ms, lang), other=i18n.ms(timing.other_ms, lang)
     )
     back = tag(
         "a",

@@ -752,8 +752,7 @@ TEXT: dict[str, dict[str, str]] = {
 def _facts(lang: str) -> dict[str, str]:
     """The model's numbers the prose quotes, formatted from their one definition (ddpcore.params and formulas)."""
     from ddpcore.cluster import any_straggles
-    from ddpcore.comm import ring_time_ms
-    from ddpcore.config import Link
+    from ddpcore.comm import Link, ring_time_ms
     from ddpcore.params import BUCKET_MB, FIRST_BUCKET_MB, GPUS, JITTER_CV, STRAGGLER_PROB
 
     one_in = round(1 / STRAGGLER_PROB.default)

@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ddpcore.config import Link, StepConfig
+from ddpcore.comm import Link
+from ddpcore.config import StepConfig
 from ddpcore.metrics import compare_modes, step_metrics
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import build_schedule
@@ -16,7 +17,7 @@ from .cost_view import cost_html, modes_html
 from .ring_view import ring_svg
 from .svg import text
 from .timeline_view import tick_step, timeline_svg
-from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState, model_inputs
+from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,8 @@ def exchange_html(gpus: int, exchange: int) -> str:
 
 
 def cluster_config_of(state: ViewState):
-    """The cluster model of the state (imported on first use: the step view does not need it to start)."""
-    from ddpcore.cluster import ClusterConfig, MeasuredTiming
-    from ddpcore.params import CLUSTER_PARAMS
-
-    timing = MeasuredTiming(state.compute_ms, state.other_ms) if state.compute_ms > 0 else None
-    return ClusterConfig(**model_inputs(state, CLUSTER_PARAMS), timing=timing)  # type: ignore[arg-type]
+    """The cluster model of the state."""
+    return state.cluster
 
 
 @lru_cache(maxsize=8)

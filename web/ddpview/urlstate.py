@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import parse_qsl, quote
 
+from ddpcore.cluster import ClusterConfig, MeasuredTiming
 from ddpcore.config import default_straggler
 from ddpcore.params import (
     ALLREDUCE,
@@ -50,23 +52,15 @@ class ViewState:
     prefetch: bool = False
     mode: str = MODE.default
     bandwidth_gbps: float = BANDWIDTH_GBPS.default
-    cluster_gpus: int = PAGE_CLUSTER_GPUS
-    jitter_cv: float = JITTER_CV.default
-    straggler_prob: float = STRAGGLER_PROB.default
-    cluster_slowdown: float = CLUSTER_SLOWDOWN.default
-    persistent: int = PERSISTENT.default
-    persistent_slowdown: float = PERSISTENT_SLOWDOWN.default
-    allreduce: str = ALLREDUCE.default
-    compute_ms: float = 0.0
-    """A measured rank's compute for the Cluster view (from Your traces' fit); 0: the model's phases."""
-    other_ms: float = 0.0
-    """The measured rest of the step, held at every N, with `compute_ms`."""
+    cluster: ClusterConfig = ClusterConfig(gpus=PAGE_CLUSTER_GPUS)
+    """The Cluster view's model, as ddpcore takes it; its `timing` is a measured run's (from Your traces' fit)."""
     lang: str = ""
 
 
 @dataclass(frozen=True)
 class Field:
-    """One hash key: its ViewState attribute, the range or choices the page accepts, and the label of its control."""
+    """One hash key: its ViewState attribute (a dotted path into `cluster` for the Cluster view's), the range or
+    choices the page accepts, and the label of its control."""
 
     key: str
     attr: str
@@ -104,24 +98,50 @@ FIELDS = (
     Field("prefetch", "prefetch", boolean=True, label="ctl.prefetch"),
     from_param("mode", "mode", MODE, "ctl.mode"),
     from_param("bw", "bandwidth_gbps", BANDWIDTH_GBPS, "ctl.bandwidth", low=1.0, high=1000.0),
-    from_param("n", "cluster_gpus", CLUSTER_GPUS, "cluster.gpus", high=1_000_000),
-    from_param("cv", "jitter_cv", JITTER_CV, "cluster.cv", digits=EXACT),
-    from_param("p", "straggler_prob", STRAGGLER_PROB, "cluster.p", digits=EXACT),
-    from_param("s", "cluster_slowdown", CLUSTER_SLOWDOWN, "cluster.s", digits=EXACT),
-    from_param("k", "persistent", PERSISTENT, "cluster.k", high=1000),
-    from_param("ks", "persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks", digits=EXACT),
-    from_param("ar", "allreduce", ALLREDUCE, "cluster.ar"),
-    Field("cm", "compute_ms", 0.0, MAX_PHASE_MS, digits=None),
-    Field("om", "other_ms", 0.0, MAX_PHASE_MS, digits=None),
+    from_param("n", "cluster.gpus", CLUSTER_GPUS, "cluster.gpus", high=1_000_000),
+    from_param("cv", "cluster.jitter_cv", JITTER_CV, "cluster.cv", digits=EXACT),
+    from_param("p", "cluster.straggler_prob", STRAGGLER_PROB, "cluster.p", digits=EXACT),
+    from_param("s", "cluster.slowdown", CLUSTER_SLOWDOWN, "cluster.s", digits=EXACT),
+    from_param("k", "cluster.persistent", PERSISTENT, "cluster.k", high=1000),
+    from_param("ks", "cluster.persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks", digits=EXACT),
+    from_param("ar", "cluster.allreduce", ALLREDUCE, "cluster.ar"),
+    Field("cm", "cluster.timing.compute_ms", 0.0, MAX_PHASE_MS, digits=None),
+    Field("om", "cluster.timing.other_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("lang", "lang", choices=("", *LANGS)),
 )
 STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
 FIELD_BY_KEY = {spec.key: spec for spec in FIELDS}
 
 
-def model_inputs(state: ViewState, params: tuple[Param, ...]) -> dict[str, object]:
-    """The state's values of these model parameters, by parameter name (what a configuration takes)."""
-    return {f.param.name: getattr(state, f.attr) for f in FIELDS if f.param is not None and f.param in params}
+def value_of(state: ViewState, attr: str) -> object:
+    """The state's value at a field's attribute path; a measured timing not given reads 0 (the model's phases)."""
+    value: object = state
+    for name in attr.split("."):
+        if value is None:
+            return 0.0
+        value = getattr(value, name)
+    return value
+
+
+def with_value(state: ViewState, attr: str, value: Any) -> ViewState:
+    """The state with one field's value set; the cluster's persistent ranks kept within its GPUs, and a measured
+    timing kept only while its compute is positive (a rest of the step alone means nothing)."""
+    top, _, rest = attr.partition(".")
+    if not rest:
+        return replace(state, **{top: value})
+    c = state.cluster
+    name, _, part = rest.partition(".")
+    if part:
+        old = c.timing or MeasuredTiming(1.0, 0.0)
+        times = {"compute_ms": old.compute_ms if c.timing else 0.0, "other_ms": old.other_ms, part: value}
+        timing = MeasuredTiming(**times) if times["compute_ms"] > 0 else None
+        return replace(state, cluster=replace(c, timing=timing))
+    changes: dict[str, Any] = {name: value}
+    if name == "gpus":
+        changes["persistent"] = min(c.persistent, int(value))
+    elif name == "persistent":
+        changes[name] = min(int(value), c.gpus)
+    return replace(state, cluster=replace(c, **changes))
 
 
 @dataclass(frozen=True)
@@ -193,13 +213,13 @@ def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
         if spec.key in values:
             value = clamp(spec, values[spec.key])
             if value is not None:
-                state = replace(state, **{spec.attr: value})
+                state = with_value(state, spec.attr, value)
     if "straggler" not in values or clamp(known["straggler"], values["straggler"]) is None:
         state = replace(state, straggler=default_straggler(state.gpus))
     state = consistent(state)
     for spec in FIELDS:
         if spec.key in values:
-            used = getattr(state, spec.attr)
+            used = value_of(state, spec.attr)
             if not _same(values[spec.key], used):
                 notices.append(Notice(spec.key, values[spec.key][:40], _as_text(used) or "auto"))
     return state, tuple(notices)
@@ -207,7 +227,7 @@ def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
 
 def texts(state: ViewState) -> dict[str, str]:
     """Every key's value as text: what a link carries, and what the control bound to that key shows."""
-    return {spec.key: _as_text(getattr(state, spec.attr)) for spec in FIELDS}
+    return {spec.key: _as_text(value_of(state, spec.attr)) for spec in FIELDS}
 
 
 def encode(state: ViewState) -> str:
@@ -218,14 +238,12 @@ def encode(state: ViewState) -> str:
 
 def without_timing(state: ViewState) -> ViewState:
     """The same Cluster view on the model's own phases, not a measured run's timing."""
-    return replace(state, compute_ms=0.0, other_ms=0.0)
+    return replace(state, cluster=replace(state.cluster, timing=None))
 
 
 def consistent(state: ViewState) -> ViewState:
-    """Keep the straggler on a GPU that exists and the persistent ranks within the cluster."""
-    return replace(
-        state, straggler=min(state.straggler, state.gpus - 1), persistent=min(state.persistent, state.cluster_gpus)
-    )
+    """Keep the straggler on a GPU that exists (the cluster's persistent ranks are kept by `with_value`)."""
+    return replace(state, straggler=min(state.straggler, state.gpus - 1))
 
 
 def apply(state: ViewState, key: str, text: str) -> ViewState:
@@ -233,4 +251,4 @@ def apply(state: ViewState, key: str, text: str) -> ViewState:
     value = clamp(FIELD_BY_KEY[key], text)
     if value is None:
         return state
-    return consistent(replace(state, **{FIELD_BY_KEY[key].attr: value}))
+    return consistent(with_value(state, FIELD_BY_KEY[key].attr, value))

@@ -6,13 +6,16 @@ import pickle
 import time
 
 import js
-from ddpview.transfer import parts
+from ddpview.transfer import DONE, FITTED, MEASURING, PROGRESS, SIZES, parts
 from pyodide.ffi import to_js
 
 from ddpcore.fit import outlook_of
 from ddpcore.measured import measure_loaded
 from ddpcore.traces import FileError, collect, read_or_why
 from ddpcore.verdict import judge
+
+__all__ = ["DONE", "FITTED", "parse_files", "refit"]
+"""What the worker's script (web/parse-worker.mjs) calls and posts."""
 
 SLICE = 1024 * 1024
 EVERY_S = 0.1
@@ -44,7 +47,7 @@ class Progress:
     def post(self, force=False):
         if force or time.monotonic() - self.last >= EVERY_S:
             index, done, size = self.now
-            _post(type="progress", index=index, done=done, size=size, read=self.read)
+            _post(type=PROGRESS, index=index, done=done, size=size, read=self.read)
             self.read, self.last = [], time.monotonic()
 
 
@@ -79,14 +82,14 @@ def parse_files(files, threshold):
     results = []
     progress = Progress()
     sizes = [int(file.size) for file in files]
-    _post(type="sizes", sizes=json.dumps(sizes))
+    _post(type=SIZES, sizes=json.dumps(sizes))
     for index, file in enumerate(files):
         result = read_or_why(str(file.name), slices(file, index, sizes[index], progress), sizes[index])
         results.append(result)
         if not isinstance(result, FileError):
             progress.file_read(index, result.rank)
     progress.post(force=True)
-    _post(type="measuring", files=len(results))
+    _post(type=MEASURING, files=len(results))
     measured, errors = measure_loaded(collect(results))
     _kept[:] = [measured]
     return to_js(parts(measured, errors, *fitted(measured, threshold)))

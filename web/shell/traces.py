@@ -100,17 +100,17 @@ class TracesShell:
             return
         data = event.data
         kind = str(data.type)
-        if kind == "sizes":
+        if kind == transfer.SIZES:
             self.sized(json.loads(str(data.sizes)))
-        elif kind == "progress":
+        elif kind == transfer.PROGRESS:
             model = app.files_read(self.page.model, ((int(i), int(r)) for i, r in data.read))
             self.page.update(app.read_progress(model, int(data.index), int(data.done), int(data.size)))
-        elif kind == "measuring":
+        elif kind == transfer.MEASURING:
             self.page.update(app.measuring_traces(self.page.model))
-        elif kind == "done":
+        elif kind == transfer.DONE:
             self.busy = False
             in_background(self.show(data.parts, self.action))
-        elif kind == "fitted":
+        elif kind == transfer.FITTED:
             self.refitting = None
             self.page.update(app.with_fitted(self.page.model, *pickle.loads(data.bytes.to_bytes())), push_hash=False)
         else:
@@ -134,9 +134,7 @@ class TracesShell:
         if action != self.action:
             return
         measured, errors, outlook, fit_error = transfer.joined(pieces)
-        model = app.with_fitted(
-            app.with_measured(self.page.model, measured, errors), outlook, fit_error
-        )
+        model = app.with_fitted(app.with_measured(self.page.model, measured, errors), outlook, fit_error)
         await asyncio.sleep(0)
         app.screen(model)
         await asyncio.sleep(0)
