@@ -135,7 +135,7 @@ def gap_of(cost_ms: float, period_ms: float) -> float:
 
 
 @dataclass(frozen=True)
-class RankInStep:
+class DrawnRank:
     """One rank in one analysed step, as its lane draws it; `spans`, `device_spans`, `start_ms` and `end_ms` are on
     the step's common clock (ranks aligned on the release), `ready_ms` is its readiness from its own step start,
     the rest are durations."""
@@ -157,7 +157,7 @@ class RankInStep:
 
 
 @dataclass(frozen=True)
-class StepRanks:
+class StepColumns:
     """Every rank in one step, column by column (entry i is rank `ranks[i]`, ranks in order): what the verdict, the
     map and the fit read, without an object per rank (a job has thousands). `by_gap` lists the entries from the
     smallest gap to the largest, so that the ranks late at any threshold are one bisection away. `work_ms` is each
@@ -203,8 +203,8 @@ class StepSummary:
     gap: float
     extra_ms: float
     late_ranks: tuple[int, ...]
-    columns: StepRanks
-    drawn: tuple[RankInStep, ...]
+    columns: StepColumns
+    drawn: tuple[DrawnRank, ...]
     released: bool = True
     saved_ms: float = 0.0
 
@@ -269,8 +269,8 @@ def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
     return sorted({*by_cost[-DRAWN_LATEST:], by_cost[len(by_cost) // 2]})
 
 
-def _rank_in_step(rank: int, facts: StepFacts, cost: float, gap: float, wait: float, shift: float) -> RankInStep:
-    return RankInStep(
+def _rank_in_step(rank: int, facts: StepFacts, cost: float, gap: float, wait: float, shift: float) -> DrawnRank:
+    return DrawnRank(
         rank=rank,
         period_ms=facts.period_ms,
         ready_ms=facts.compute_ms,
@@ -327,7 +327,7 @@ def _summarise_step(
     cost = costs_of(wait)
     gap = _gaps(cost, period)
     slowest = max(range(len(cost)), key=cost.__getitem__)
-    columns = StepRanks(
+    columns = StepColumns(
         ranks,
         period,
         by_column["compute_ms"],

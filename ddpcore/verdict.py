@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .measured import JITTER_Z, GpuGauges, Measured, RankSummary, StepRanks, StepSummary, measure
+from .measured import JITTER_Z, GpuGauges, Measured, RankSummary, StepColumns, StepSummary, measure
 from .params import THRESHOLD
 from .phases import CAUSES, LOAD, MIXED
 from .rankmap import RankStepMap
@@ -164,7 +164,7 @@ def persistent_needed(steps: int) -> int:
     return max(2, steps // 2 + 1)
 
 
-def saved_ms(ranks: StepRanks, late: Sequence[int]) -> float:
+def saved_ms(ranks: StepColumns, late: Sequence[int]) -> float:
     """The what-if of one step: each late entry ready when the median of the others was (sooner by its cost). The
     common case, the latest rank alone late, was re-timed once by `measure`."""
     if len(late) == 1 and late[0] == ranks.solo_entry:

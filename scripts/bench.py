@@ -388,9 +388,9 @@ def write_report(results: dict, out: Path) -> None:
         "threshold (< 1 ms), unpickles and draws in separate tasks, draws each thin row as one path per kind (the SVG "
         "went from 151 KB to 35 KB), and draws Your traces again only when what it shows changed.",
         "- *4,096 ranks x 200 steps: analyze 8.3x json.load, the page could not load them* (issue 15): one object "
-        "per rank-step (819k `StepFacts` when reading, 819k `RankInStep` when measuring: 320 MB). Summaries are now "
+        "per rank-step (819k `StepFacts` when reading, 819k `DrawnRank` when measuring: 320 MB). Summaries are now "
         "read straight into columns (`RankColumns`, arrays, checked column by column with C loops), a step keeps its "
-        "ranks as arrays (`StepRanks`) and objects only for the ranks its lanes draw, and the map is made once by "
+        "ranks as arrays (`StepColumns`) and objects only for the ranks its lanes draw, and the map is made once by "
         "`measure`: 1.5x json.load, the map 58 ms. The fit's bootstrap resampled all 800k rank-steps 200 times "
         "(208 s): it now draws at most 4,096 and scales the spread by sqrt(m/n) (m-out-of-n bootstrap; unchanged "
         "below 4,096 rank-steps), 2.5 s.",
