@@ -14,7 +14,7 @@ import build
 from scripts.browser import CHROMIUM_DEFAULT, system_chromium
 
 VENV = build.ROOT / ".venv"
-CHECKS = (["ruff", "check", "."], ["mypy", "ddpcore"])
+CHECKS = (["ruff", "check", "."], ["mypy"])
 """Static checks the test command runs before pytest; both are pinned in the test extra (pyproject.toml)."""
 
 

@@ -1,16 +1,20 @@
-"""Every public function, class and method of ddpcore says what it is (and why, where that is not obvious)."""
+"""Every public function, class and method of ddpcore and of the page's views (ddpview) says what it is (and why,
+where that is not obvious)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "ddpcore"
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = (ROOT / "ddpcore", ROOT / "web" / "ddpview")
 
 
-def undocumented() -> list[str]:
+def undocumented(package: Path) -> list[str]:
     missing = []
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(package.glob("*.py")):
         tree = ast.parse(path.read_text())
         if ast.get_docstring(tree) is None:
             missing.append(f"{path.name}: module")
@@ -23,5 +27,6 @@ def undocumented() -> list[str]:
     return missing
 
 
-def test_every_public_definition_has_a_docstring():
-    assert undocumented() == []
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
+def test_every_public_definition_has_a_docstring(package):
+    assert undocumented(package) == []

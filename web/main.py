@@ -10,11 +10,11 @@ import traceback
 
 sys.path.insert(0, os.path.abspath("ddpapp.zip"))  # the app's bytecode bundle, imported in place (zipimport)
 
-from ddpview import app, i18n
+from ddpview import app
 from ddpview.page import PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
-from shell.dom import Writer, by_id, guarded, now_s, roved, show_error
+from shell.dom import Writer, by_id, guarded, move_playhead, now_s, roved, show_error, translate_page
 from shell.traces import TracesShell
 
 
@@ -29,7 +29,7 @@ class Page:
         reduced = bool(window.matchMedia("(prefers-reduced-motion: reduce)").matches)
         self.model = app.initial(str(window.location.hash), str(window.navigator.language), reduced)
         self.writer = Writer(slot_of)
-        self.written = {("region", name): markup for name, markup in prerendered().items()}
+        self.written: dict[object, object] = {("region", name): markup for name, markup in prerendered().items()}
         self.editing = None
         self.hash_pending = self.fit_pending = False
         self.tick_proxy, self.hash_proxy = create_proxy(self.on_frame), create_proxy(self.write_hash)
@@ -52,9 +52,9 @@ class Page:
             ("trace-drop", "dragleave", traces.on_drag_leave),
             ("trace-drop", "drop", traces.on_drop),
             ("trace-cancel", "click", traces.on_cancel),
-            ("trace-map", "click", self.on_map),
-            ("trace-map", "keydown", self.on_map_key),
-            ("trace-ranks", "click", self.on_rank_page),
+            ("trace-map", "click", traces.on_map),
+            ("trace-map", "keydown", traces.on_map_key),
+            ("trace-ranks", "click", traces.on_rank_page),
         ):
             by_id(name).addEventListener(kind, guarded(handler))
         for selector, kinds, handler in (
@@ -128,25 +128,6 @@ class Page:
     def on_trace_step(self, event):
         self.update(app.with_trace_step(self.model, str(event.target.value)))
 
-    def on_map(self, event):
-        """A late cell (or a row) of the rank × step map opens its step."""
-        target = event.target.closest("[data-step-index]")
-        if target:
-            self.update(app.with_trace_step(self.model, str(target.getAttribute("data-step-index"))))
-
-    def on_rank_page(self, event):
-        target = event.target.closest("[data-rank-page]")
-        if target:
-            self.update(app.with_rank_page(self.model, str(target.getAttribute("data-rank-page"))))
-
-    def on_map_key(self, event):
-        """The map is one Tab stop: arrows, Home and End move between its rows; Enter or Space opens a row's step."""
-        if str(event.key) in ("Enter", " "):
-            event.preventDefault()
-            self.on_map(event)
-            return
-        roved(event, list(document.querySelectorAll("[data-testid=map-row]")), event.target.closest("[data-testid]"))
-
     def on_threshold(self, event):
         """Judged in a task of its own once the commit is painted (a frame, then a task): 11,700 steps take a
         judgement of about 100 ms, which the interaction itself must not wait for."""
@@ -163,11 +144,7 @@ class Page:
             if self.model.frame.exchange != before.frame.exchange or not self.model.playing:
                 self.render(push_hash=False)
             else:
-                x = f"{app.playhead_x(self.model):.2f}"
-                line = by_id("playhead")
-                line.setAttribute("x1", x)
-                line.setAttribute("x2", x)
-                line.classList.remove("hidden")
+                move_playhead(app.playhead_x(self.model))
             if self.model.playing:
                 window.requestAnimationFrame(self.tick_proxy)
         except Exception:
@@ -175,14 +152,7 @@ class Page:
             show_error(traceback.format_exc())
 
     def apply_language(self):
-        lang = self.model.lang
-        document.documentElement.lang = lang
-        for element in document.querySelectorAll("[data-i18n]"):
-            element.innerHTML = i18n.t(str(element.getAttribute("data-i18n")), lang)
-        for element in document.querySelectorAll("[data-i18n-attr]"):
-            attr, key = str(element.getAttribute("data-i18n-attr")).split(":", 1)
-            element.setAttribute(attr, i18n.t(key, lang))
-        by_id("lang").value = lang
+        translate_page(self.model.lang)
         self.written = {}
 
     def render(self, push_hash):

@@ -351,13 +351,14 @@ def with_outlook(model: Model) -> Model:
 
 @dataclass(frozen=True)
 class Screen:
-    """What the document must show: markup by element id, control values by slot, texts, attributes, flags."""
+    """What the document must show: markup by element id, control values by slot, texts, attributes, and `flags`:
+    DOM properties set directly (`hidden`, `disabled`, an input's live `value`), not attributes."""
 
     regions: dict[str, str]
     values: dict[str, str]
     texts: dict[str, str]
     attributes: dict[str, dict[str, str]]
-    flags: dict[str, dict[str, bool]]
+    flags: dict[str, dict[str, bool | str]]
     view: str
     mode: str
     hash: str

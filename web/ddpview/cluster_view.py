@@ -44,6 +44,7 @@ def _short_n(n: float, lang: str) -> str:
 
 
 def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterResult, algorithm: str, lang: str) -> str:
+    """Expected step time against cluster size, one curve per AllReduce algorithm, the current N marked."""
     steps = [r.expected_step_ms for rs in sweeps.values() for r in rs] + [current.expected_step_ms]
     d_lo, d_hi = _decades(steps)
 
@@ -105,7 +106,8 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
         ("ring", i18n.t("cluster.legend_ring", lang)),
         ("tree", i18n.t("cluster.legend_tree", lang)),
     ]
-    legend, lx = [], LEFT
+    legend: list[str] = []
+    lx = float(LEFT)
     for cls, label in legend_items:
         legend.append(tag("line", {"x1": lx, "y1": 16, "x2": lx + 22, "y2": 16, "class": f"series {cls}"}))
         legend.append(text("text", {"x": lx + 28, "y": 20, "class": "legend-text"}, label))
@@ -124,6 +126,7 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
 
 
 def cluster_values_html(r: ClusterResult, lang: str) -> str:
+    """The Cluster view's figures for the current N: step, ideal, p50/p99, efficiency, GPU-hours lost."""
     rows = [
         ms_row("cluster.step", "cluster-step-time", r.expected_step_ms, lang, "big"),
         ms_row("cluster.ideal", "cluster-ideal-step-time", r.ideal_step_ms, lang),

@@ -24,6 +24,7 @@ def number(value: float, lang: str, digits: int = 1) -> str:
 
 
 def ms(value: float, lang: str) -> str:
+    """A duration in milliseconds, written the language's way (French: comma and a no-break space)."""
     return f"{number(value, lang, 1)}{NBSP if lang == 'fr' else ' '}ms"
 
 

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from ddpcore.cluster import ClusterConfig, ClusterResult
 from ddpcore.comm import Link
 from ddpcore.config import StepConfig
 from ddpcore.metrics import compare_modes, step_metrics
@@ -53,6 +54,7 @@ def axis_max_ms(state: ViewState) -> float:
 
 
 def exchange_html(gpus: int, exchange: int) -> str:
+    """The ring's exchange counter: which of the 2(N-1) exchanges is shown."""
     total = exchange_count(gpus)
     return text(
         "output",
@@ -61,13 +63,13 @@ def exchange_html(gpus: int, exchange: int) -> str:
     )
 
 
-def cluster_config_of(state: ViewState):
+def cluster_config_of(state: ViewState) -> ClusterConfig:
     """The cluster model of the state."""
     return state.cluster
 
 
 @lru_cache(maxsize=8)
-def _sweeps(config):
+def _sweeps(config: ClusterConfig) -> dict[str, list[ClusterResult]]:
     """Moving only N reuses the curves: the sweep does not depend on the current N."""
     from ddpcore.cluster import cluster_sweeps
 
@@ -75,6 +77,7 @@ def _sweeps(config):
 
 
 def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
+    """The Cluster view's markup by element id, for the state's cluster model."""
     from ddpcore.cluster import SWEEP_MAX, cluster_step
 
     from .cluster_view import cluster_plot_svg, cluster_values_html, timing_note
@@ -97,6 +100,7 @@ def regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
 
 
 def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
+    """The One step view's markup by element id: timeline, ring, costs and figures at this frame."""
     config = config_of(state)
     schedule = build_schedule(config)
     metrics = step_metrics(config, schedule)
@@ -126,6 +130,7 @@ def prerendered() -> dict[str, str]:
 
 
 def straggler_options(gpus: int, selected: int, lang: str) -> str:
+    """The straggler picker's options, one per GPU, the straggler's selected."""
     return "".join(
         text("option", {"value": r, "selected": r == selected}, i18n.t("gpu", lang, i=r)) for r in range(gpus)
     )
@@ -138,6 +143,7 @@ def _used(used: str, lang: str) -> str:
 
 
 def notices_html(notices: tuple[Notice, ...], lang: str) -> str:
+    """One line per value of the link that could not be used as given, and what was used."""
     return "".join(
         text(
             "li",

@@ -12,6 +12,8 @@ COMM_STRETCH = 5.0
 
 @dataclass(frozen=True)
 class Position:
+    """Where the animation is: the time on the step's clock, the ring exchange shown, and whether it ended."""
+
     t_ms: float
     exchange: int
     done: bool
@@ -24,6 +26,7 @@ def _segments(schedule: Schedule) -> tuple[float, float, float]:
 
 
 def duration_s(schedule: Schedule) -> float:
+    """How long the whole step plays, in seconds: the exchanges are stretched so the eye can follow them."""
     start, end, step = _segments(schedule)
     return SECONDS_PER_MS * (step - (end - start) + (end - start) * COMM_STRETCH)
 
@@ -55,4 +58,5 @@ def elapsed_for(schedule: Schedule, t_ms: float) -> float:
 
 
 def playhead_for_exchange(schedule: Schedule, k: int) -> float:
+    """The step time at which ring exchange k ends: where a step button puts the playhead."""
     return exchange_end_ms(schedule, k)

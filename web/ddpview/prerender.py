@@ -27,10 +27,12 @@ class _Slots(HTMLParser):
         self.splices: list[tuple[int, int, str]] = []
 
     def at(self) -> int:
+        """The parser's position as an offset into the template."""
         line, column = self.getpos()
         return self.line_starts[line - 1] + column
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """An element whose id has prerendered markup: note where its content starts."""
         values = dict(attrs)
         start_tag = self.get_starttag_text() or ""
         end = self.at() + len(start_tag)
@@ -48,6 +50,7 @@ class _Slots(HTMLParser):
         self.open.append((tag, replacement, end))
 
     def handle_endtag(self, tag: str) -> None:
+        """The end of a noted element: its content is replaced by the prerendered markup."""
         while self.open:
             name, replacement, inner_start = self.open.pop()
             if name == tag:

@@ -20,6 +20,8 @@ DARK = (30, 64, 175)
 
 @dataclass(frozen=True)
 class NodeBox:
+    """Where one GPU's box is drawn on the ring, and its size."""
+
     x: float
     y: float
     width: float

@@ -12,10 +12,12 @@ SLIDER_MAX = 1000
 
 
 def n_from_slider(position: int) -> int:
+    """The cluster size at a slider position: the slider is log-scaled from N_MIN to N_MAX."""
     f = min(max(position, 0), SLIDER_MAX) / SLIDER_MAX
     return int(round(N_MIN * (N_MAX / N_MIN) ** f))
 
 
 def slider_from_n(n: int) -> int:
+    """The slider position showing a cluster size (the inverse of `n_from_slider`, clamped)."""
     n = min(max(n, N_MIN), N_MAX)
     return int(round(SLIDER_MAX * math.log(n / N_MIN) / math.log(N_MAX / N_MIN)))

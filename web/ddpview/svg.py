@@ -51,6 +51,7 @@ def tag(name: str, values: Mapping[str, AttrValue] | None = None, *children: str
 
 
 def text(name: str, values: Mapping[str, AttrValue] | None, content: object) -> str:
+    """An element whose content is text, escaped."""
     return tag(name, values, esc(content))
 
 

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from ddpcore.intervals import Spans
 from ddpcore.phases import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
-from ddpcore.schedule import PHASES, Schedule
+from ddpcore.schedule import PHASES, Bucket, Schedule
 
 from . import i18n
-from .svg import data_value, num, svg_figure, tag, text
+from .svg import AttrValue, data_value, num, svg_figure, tag, text
 
 if TYPE_CHECKING:
     from ddpcore.measured import StepSummary
@@ -44,17 +44,21 @@ class TimelineGeometry:
 
     @property
     def height(self) -> float:
+        """The figure's height: its lanes and the axis under them."""
         return self.top + self.lanes * self.pitch + AXIS
 
     def x_of(self, ms: float) -> float:
+        """The x of a time on the axis, clamped to the axis."""
         clamped = min(max(ms, 0.0), self.axis_max_ms)
         return LEFT + (WIDTH - LEFT - RIGHT) * clamped / self.axis_max_ms
 
     def lane_y(self, lane: int) -> float:
+        """The top of a lane."""
         return self.top + lane * self.pitch
 
     @property
     def ms_per_pixel(self) -> float:
+        """How many ms one pixel spans: what a bar too short to see is widened to."""
         return self.axis_max_ms / (WIDTH - LEFT - RIGHT)
 
     def row_y(self, lane: int, row: int) -> float:
@@ -63,6 +67,7 @@ class TimelineGeometry:
 
 
 def tick_step(axis_max_ms: float) -> float:
+    """The axis's tick spacing: the smallest nice step giving at most 12 ticks."""
     return next((s for s in NICE_STEPS if axis_max_ms / s <= 12), NICE_STEPS[-1])
 
 
@@ -193,88 +198,78 @@ def _axis(geo: TimelineGeometry, lang: str) -> str:
     return tag("g", {"class": "axis-group"}, *parts)
 
 
-def timeline_svg(
-    schedule: Schedule,
-    axis_max_ms: float,
-    lang: str,
-    *,
-    ideal_ms: float | None = None,
-    playhead_ms: float | None = None,
-) -> str:
-    n = len(schedule.ranks)
-    config = schedule.config
-    paused = any(i.phase == BETWEEN_STEPS for r in schedule.ranks for i in r.intervals)
-    legend = (BETWEEN_STEPS, *PHASES) if paused else PHASES
-    geo = TimelineGeometry(max(axis_max_ms, schedule.step_ms), n, int(bool(schedule.buckets)), legend_top(legend, lang))
-    stragglers = set(config.stragglers) if config.slowdown > 1.0 else set()
-    lanes = []
-    for lane, rank in enumerate(schedule.ranks):
-        y = geo.lane_y(lane)
-        is_straggler = rank.rank in stragglers
-        label = i18n.t("gpu", lang, i=rank.rank)
-        slowed = f" {num(rank.slowdown, 1)}×" if config.lost_in == "compute" else ""
-        items = _lane_head(y, f"{label} ▲{slowed}" if is_straggler else label, is_straggler)
-        for iv in rank.intervals:
-            if iv.duration_ms <= 0:
-                continue
-            items.append(
-                _bar(
-                    iv.phase,
-                    geo.x_of(iv.start_ms),
-                    geo.x_of(iv.end_ms),
-                    y,
-                    LANE,
-                    f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}",
-                    "hatch",
-                    {"data-start": data_value(iv.start_ms), "data-end": data_value(iv.end_ms)},
-                )
-            )
-        for b in schedule.buckets:
-            x0, x1 = geo.x_of(b.start_ms), geo.x_of(b.end_ms)
-            items.append(
-                tag(
-                    "rect",
-                    {
-                        "class": "bar allreduce bucket",
-                        "data-phase": "allreduce",
-                        "data-bucket": b.index,
-                        "data-start": data_value(b.start_ms),
-                        "data-end": data_value(b.end_ms),
-                        "x": x0,
-                        "y": y + LANE + 2,
-                        "width": max(x1 - x0, 0.5),
-                        "height": COMM_ROW,
-                        "rx": 1.5,
-                    },
-                    text(
-                        "title",
-                        None,
-                        f"{label} · {i18n.t('timeline.bucket', lang, b=b.index, mb=i18n.number(b.mb, lang))}"
-                        f" · {i18n.ms(b.end_ms - b.start_ms, lang)}",
-                    ),
-                )
-            )
-        lanes.append(
-            tag(
-                "g",
-                {"data-testid": "lane", "data-rank": rank.rank, "class": "lane straggler" if is_straggler else "lane"},
-                *items,
+def _bucket_bar(b: Bucket, geo: TimelineGeometry, y: float, label: str, lang: str) -> str:
+    """One gradient bucket's AllReduce, in the thin row under a lane."""
+    x0, x1 = geo.x_of(b.start_ms), geo.x_of(b.end_ms)
+    return tag(
+        "rect",
+        {
+            "class": "bar allreduce bucket",
+            "data-phase": "allreduce",
+            "data-bucket": b.index,
+            "data-start": data_value(b.start_ms),
+            "data-end": data_value(b.end_ms),
+            "x": x0,
+            "y": y + LANE + 2,
+            "width": max(x1 - x0, 0.5),
+            "height": COMM_ROW,
+            "rx": 1.5,
+        },
+        text(
+            "title",
+            None,
+            f"{label} · {i18n.t('timeline.bucket', lang, b=b.index, mb=i18n.number(b.mb, lang))}"
+            f" · {i18n.ms(b.end_ms - b.start_ms, lang)}",
+        ),
+    )
+
+
+def _step_lane(schedule: Schedule, lane: int, geo: TimelineGeometry, stragglers: set[int], lang: str) -> str:
+    """One GPU's lane of the modelled step: its label, a bar per phase, and the buckets' AllReduce under it."""
+    rank = schedule.ranks[lane]
+    y = geo.lane_y(lane)
+    is_straggler = rank.rank in stragglers
+    label = i18n.t("gpu", lang, i=rank.rank)
+    slowed = f" {num(rank.slowdown, 1)}×" if schedule.config.lost_in == "compute" else ""
+    items = _lane_head(y, f"{label} ▲{slowed}" if is_straggler else label, is_straggler)
+    for iv in rank.intervals:
+        if iv.duration_ms <= 0:
+            continue
+        items.append(
+            _bar(
+                iv.phase,
+                geo.x_of(iv.start_ms),
+                geo.x_of(iv.end_ms),
+                y,
+                LANE,
+                f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}",
+                "hatch",
+                {"data-start": data_value(iv.start_ms), "data-end": data_value(iv.end_ms)},
             )
         )
-    bottom = geo.lane_y(n) - LANE_GAP
-    marks = []
-    bx = geo.x_of(schedule.barrier_ms)
-    marks.append(tag("line", {"x1": bx, "y1": geo.top - 8, "x2": bx, "y2": bottom + 4, "class": "barrier-line"}))
-    marks.append(
+    items += [_bucket_bar(b, geo, y, label, lang) for b in schedule.buckets]
+    cls = "lane straggler" if is_straggler else "lane"
+    return tag("g", {"data-testid": "lane", "data-rank": rank.rank, "class": cls}, *items)
+
+
+def _vertical(geo: TimelineGeometry, x: float, top: float, bottom: float, cls: str, **more: AttrValue) -> str:
+    return tag("line", {"x1": x, "y1": geo.top - top, "x2": x, "y2": bottom, "class": cls, **more})
+
+
+def _step_marks(
+    schedule: Schedule, geo: TimelineGeometry, lang: str, ideal_ms: float | None, playhead_ms: float | None
+) -> list[str]:
+    """The barrier, the step's end (with its length), the ideal step when shorter, and the playhead."""
+    bottom = geo.lane_y(len(schedule.ranks)) - LANE_GAP
+    bx, step_x = geo.x_of(schedule.barrier_ms), geo.x_of(schedule.step_ms)
+    marks = [
+        _vertical(geo, bx, 8, bottom + 4, "barrier-line"),
         text(
             "text",
             {"x": bx - 3, "y": geo.top - 11, "text-anchor": "end", "class": "mark-label"},
             i18n.t("timeline.barrier", lang),
-        )
-    )
-    step_x = geo.x_of(schedule.step_ms)
-    marks.append(tag("line", {"x1": step_x, "y1": geo.top - 8, "x2": step_x, "y2": bottom + 4, "class": "step-line"}))
-    marks.append(
+        ),
+        _vertical(geo, step_x, 8, bottom + 4, "step-line"),
         text(
             "text",
             {
@@ -284,26 +279,33 @@ def timeline_svg(
                 "text-anchor": "end" if step_x > WIDTH - 80 else "start",
             },
             i18n.ms(schedule.step_ms, lang),
-        )
-    )
+        ),
+    ]
     if ideal_ms is not None and ideal_ms < schedule.step_ms - 1e-9:
-        ix = geo.x_of(ideal_ms)
-        marks.append(tag("line", {"x1": ix, "y1": geo.top - 2, "x2": ix, "y2": bottom + 4, "class": "ideal-line"}))
+        marks.append(_vertical(geo, geo.x_of(ideal_ms), 2, bottom + 4, "ideal-line"))
     ph = geo.x_of(playhead_ms if playhead_ms is not None else 0.0)
-    marks.append(
-        tag(
-            "line",
-            {
-                "x1": ph,
-                "y1": geo.top - 4,
-                "x2": ph,
-                "y2": bottom + 6,
-                "data-testid": "playhead",
-                "id": "playhead",
-                "class": "playhead" if playhead_ms is not None else "playhead hidden",
-            },
-        )
+    hidden = "playhead" if playhead_ms is not None else "playhead hidden"
+    marks.append(_vertical(geo, ph, 4, bottom + 6, hidden, **{"data-testid": "playhead", "id": "playhead"}))
+    return marks
+
+
+def timeline_svg(
+    schedule: Schedule,
+    axis_max_ms: float,
+    lang: str,
+    *,
+    ideal_ms: float | None = None,
+    playhead_ms: float | None = None,
+) -> str:
+    """The modelled step, one lane per GPU on a shared time axis up to `axis_max_ms` (fixed while the controls
+    move, so that bars grow and shrink against it), with the barrier, the step's end and the playhead."""
+    config = schedule.config
+    paused = any(i.phase == BETWEEN_STEPS for r in schedule.ranks for i in r.intervals)
+    legend = (BETWEEN_STEPS, *PHASES) if paused else PHASES
+    geo = TimelineGeometry(
+        max(axis_max_ms, schedule.step_ms), len(schedule.ranks), int(bool(schedule.buckets)), legend_top(legend, lang)
     )
+    stragglers = set(config.stragglers) if config.slowdown > 1.0 else set()
     return svg_figure(
         WIDTH,
         geo.height,
@@ -311,9 +313,9 @@ def timeline_svg(
         {"data-testid": "timeline", "data-axis-max": data_value(geo.axis_max_ms)},
         _defs("hatch"),
         _legend(lang, "hatch", legend),
-        *lanes,
+        *(_step_lane(schedule, lane, geo, stragglers, lang) for lane in range(len(schedule.ranks))),
         _axis(geo, lang),
-        *marks,
+        *_step_marks(schedule, geo, lang, ideal_ms, playhead_ms),
     )
 
 

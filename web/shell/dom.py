@@ -6,7 +6,7 @@ import traceback
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
-BACKGROUND = set()
+BACKGROUND: set = set()
 """Tasks under way: held here so that the event loop's weak references do not let them be collected mid-run."""
 
 
@@ -93,12 +93,33 @@ def focus_near(element):
             other = getattr(other, step)
 
 
+def move_playhead(x):
+    """The animation's playhead moved to x, alone: between two exchanges nothing else on the page changes."""
+    line = by_id("playhead")
+    line.setAttribute("x1", f"{x:.2f}")
+    line.setAttribute("x2", f"{x:.2f}")
+    line.classList.remove("hidden")
+
+
+def translate_page(lang):
+    """Every fixed text of the page (`data-i18n`, `data-i18n-attr`) in `lang`; the views follow on the next render."""
+    from ddpview import i18n
+
+    document.documentElement.lang = lang
+    for element in document.querySelectorAll("[data-i18n]"):
+        element.innerHTML = i18n.t(str(element.getAttribute("data-i18n")), lang)
+    for element in document.querySelectorAll("[data-i18n-attr]"):
+        attr, key = str(element.getAttribute("data-i18n-attr")).split(":", 1)
+        element.setAttribute(attr, i18n.t(key, lang))
+    by_id("lang").value = lang
+
+
 class Writer:
     """Applies ddpview.app's changes: markup by id, control values by slot, texts, attributes, flags, the view."""
 
     def __init__(self, slot_of):
         self.elements = {}
-        self.controls = {}
+        self.controls: dict = {}
         for element in document.querySelectorAll("[data-key]"):
             self.controls.setdefault(slot_of(element), []).append(element)
         self.tabs = list(document.querySelectorAll("[role=tab]"))

@@ -67,7 +67,7 @@ def fitted(measured, threshold):
     return outlook_of(judge(measured, threshold)) if measured is not None else (None, "")
 
 
-_kept = []
+_kept: list = []
 """The last measurement, kept so that a new threshold is fitted here (seconds for thousands of ranks), not on the
 page's thread."""
 

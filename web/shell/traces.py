@@ -9,7 +9,7 @@ from ddpview import app, i18n, transfer
 from pyodide.ffi import to_js
 from pyscript import window
 
-from .dom import by_id, guarded, in_background, show_error
+from .dom import all_of, by_id, guarded, in_background, roved, show_error
 
 FILES_PER_MESSAGE = 64
 """Files go to the worker this many at a time, each message in a task of its own: copying a File to a worker
@@ -43,6 +43,26 @@ class TracesShell:
             self.measured_there = self.refitting = None
         self.busy = False
         return self.action
+
+    def on_map(self, event):
+        """A late cell (or a row) of the rank × step map opens its step."""
+        target = event.target.closest("[data-step-index]")
+        if target:
+            self.page.update(app.with_trace_step(self.page.model, str(target.getAttribute("data-step-index"))))
+
+    def on_map_key(self, event):
+        """The map is one Tab stop: arrows, Home and End move between its rows; Enter or Space opens a row's step."""
+        if str(event.key) in ("Enter", " "):
+            event.preventDefault()
+            self.on_map(event)
+            return
+        roved(event, all_of("[data-testid=map-row]"), event.target.closest("[data-testid]"))
+
+    def on_rank_page(self, event):
+        """A page of the ranks' table picked."""
+        target = event.target.closest("[data-rank-page]")
+        if target:
+            self.page.update(app.with_rank_page(self.page.model, str(target.getAttribute("data-rank-page"))))
 
     def on_files(self, event):
         """Files picked: read, and the picker cleared, so that picking the same files again reads them again."""
