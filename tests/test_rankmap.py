@@ -6,7 +6,9 @@ from __future__ import annotations
 from xml.etree import ElementTree
 
 import pytest
+from ddpview import i18n
 from ddpview.map_view import map_svg
+from ddpview.svg import esc
 from ddpview.traces_view import TABLE_ROWS, traces_regions
 
 from ddpcore.measured import DRAWN_LATEST, measure
@@ -62,7 +64,7 @@ def test_the_view_stays_small_and_legible_at_4096_ranks(big):
     assert tree.get("data-testid") == "rank-step-map" and int(tree.get("data-rows")) == MAX_ROWS
     assert len(svg) < 400_000
     assert regions["trace-timeline-view"].count('data-testid="lane"') == DRAWN_LATEST + 1
-    assert "ranks shown: the latest ones and the median rank" in regions["trace-lanes-note"]
+    assert i18n.t("traces.lanes_note", "en", shown=DRAWN_LATEST + 1, n=RANKS) in regions["trace-lanes-note"]
     assert regions["trace-ranks"].count('data-testid="trace-rank"') == TABLE_ROWS
     first = regions["trace-ranks"].split('data-testid="trace-rank"')[1]
     assert f">{PERSISTENT}<" in first.split("</tr>")[0], "the table starts with the latest rank"
@@ -74,12 +76,14 @@ def test_the_ranks_table_pages_through_every_rank_latest_first(big):
 
     analysis, _ = big
     first = ranks_table(analysis, "en", 0)
-    assert "Ranks 1–50 of 4096, latest first" in first and 'data-rank-page="-1"' in first
+    assert i18n.t("traces.table_note", "en", first=1, last=TABLE_ROWS, n=RANKS) in first
+    assert 'data-rank-page="-1"' in first
     assert first.split('data-testid="ranks-prev"')[1].split(">")[0].count("disabled") == 1
     pages = -(-RANKS // TABLE_ROWS)
     last = ranks_table(analysis, "fr", 10**6)
     assert last.count('data-testid="trace-rank"') == RANKS - (pages - 1) * TABLE_ROWS
-    assert f"sur {RANKS}" in last and last.split('data-testid="ranks-next"')[1].split(">")[0].count("disabled") == 1
+    assert esc(i18n.t("traces.table_note", "fr", first=(pages - 1) * TABLE_ROWS + 1, last=RANKS, n=RANKS)) in last
+    assert last.split('data-testid="ranks-next"')[1].split(">")[0].count("disabled") == 1
     seen = set()
     for page in range(pages):
         seen |= {

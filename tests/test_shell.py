@@ -1,0 +1,89 @@
+"""The DOM shell's own logic, natively: web/shell runs against stand-ins for Pyodide's `js` and `pyodide.ffi`."""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import json
+import pickle
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+class FakeFile:
+    """A browser File: a name, a size, and slices of its bytes."""
+
+    def __init__(self, name: str, data: bytes, size: int | None = None) -> None:
+        self.name, self.data, self.size = name, data, len(data) if size is None else size
+
+    def slice(self, start: int, end: int) -> bytes:
+        return self.data[start:end]
+
+
+class FakeBuffer(bytes):
+    def to_bytes(self) -> bytes:
+        return bytes(self)
+
+
+@pytest.fixture
+def reading(monkeypatch):
+    """shell.reading imported with a fake worker global scope; `posted` collects what it posts to the page."""
+    posted: list[dict] = []
+    js = types.ModuleType("js")
+    js.postMessage = lambda message: posted.append(message)  # type: ignore[attr-defined]
+    js.Object = types.SimpleNamespace(fromEntries=dict)  # type: ignore[attr-defined]
+    reader = types.SimpleNamespace(readAsArrayBuffer=FakeBuffer)
+    js.FileReaderSync = types.SimpleNamespace(new=lambda: reader)  # type: ignore[attr-defined]
+    ffi = types.ModuleType("pyodide.ffi")
+    ffi.to_js = lambda value, **_: value  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "js", js)
+    monkeypatch.setitem(sys.modules, "pyodide", types.ModuleType("pyodide"))
+    monkeypatch.setitem(sys.modules, "pyodide.ffi", ffi)
+    monkeypatch.delitem(sys.modules, "shell.reading", raising=False)
+    module = importlib.import_module("shell.reading")
+    module.posted = posted
+    return module
+
+
+def test_progress_is_posted_at_most_every_tick_but_always_at_the_end(reading, monkeypatch):
+    clock = iter(k * reading.EVERY_S / 10 for k in range(1000))
+    monkeypatch.setattr(reading.time, "monotonic", lambda: next(clock))
+    progress = reading.Progress()
+    for done in range(100):
+        progress.at(0, done, 100)
+    assert 8 <= len(reading.posted) <= 11, "100 slices in 10 ticks: about one post a tick"
+    progress.file_read(0, 3)
+    progress.post(force=True)
+    last = reading.posted[-1]
+    assert last["type"] == reading.PROGRESS and last["read"] == [[0, 3]] and last["done"] == 99
+
+
+def test_the_worker_reads_measures_and_refuses_a_file_over_the_limit_with_its_line(reading):
+    from ddpview import transfer
+
+    from ddpcore.traces import MAX_FILE_BYTES
+
+    files = [FakeFile(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    files.append(FakeFile("huge.json", b"", size=MAX_FILE_BYTES + 1))
+    parts = reading.parse_files(files, 0.1)
+    measured, errors, outlook, fit_error = transfer.joined([pickle.loads(p) for p in parts])
+    assert [r.rank for r in measured.ranks] == [0, 1, 2, 3]
+    assert [(e.source, e.message) for e in errors] == [("huge.json", "200 MiB is over the 200 MiB limit")]
+    kinds = [m["type"] for m in reading.posted]
+    assert kinds[0] == reading.SIZES and kinds[-1] == reading.MEASURING and reading.PROGRESS in kinds
+    assert json.loads(reading.posted[0]["sizes"])[-1] == MAX_FILE_BYTES + 1
+    assert outlook is not None or fit_error
+
+
+def test_a_bad_file_is_one_line_and_the_rest_still_read(reading):
+    from ddpview import transfer
+
+    files = [FakeFile(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    files.append(FakeFile("cut.json.gz", gzip.compress(b'{"traceEvents": []}')[:-12]))
+    measured, errors, *_ = transfer.joined([pickle.loads(p) for p in reading.parse_files(files, 0.1)])
+    assert len(measured.ranks) == 4 and [e.message for e in errors] == ["not a readable gzip file (truncated)"]
