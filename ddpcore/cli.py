@@ -79,13 +79,12 @@ RING_GPUS = replace(GPUS, high=256)
 """The ring command prints every transfer: 2(N-1) exchanges of N transfers stay readable up to 256 GPUs."""
 
 
-def _add_step(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "step",
-        help="schedule and cost metrics of one training step",
-        description="One data-parallel step: every GPU computes, waits at the AllReduce barrier for the "
-        "slowest, then reduces gradients and steps the optimizer.",
-    )
+def _add_step(p: argparse.ArgumentParser) -> None:
+    """schedule and cost metrics of one training step
+
+    One data-parallel step: every GPU computes, waits at the AllReduce barrier for the slowest, then reduces
+    gradients and steps the optimizer.
+    """
     _add_param(p, GPUS)
     p.add_argument(
         "--straggler",
@@ -143,12 +142,11 @@ def _run_step(args: argparse.Namespace) -> None:
     _emit(step_payload(config), args.json, step_text)
 
 
-def _add_ring(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "ring",
-        help="the ring AllReduce schedule, exchange by exchange",
-        description="GPU i sends to GPU i+1: N-1 reduce-scatter exchanges then N-1 all-gather exchanges.",
-    )
+def _add_ring(p: argparse.ArgumentParser) -> None:
+    """the ring AllReduce schedule, exchange by exchange
+
+    GPU i sends to GPU i+1: N-1 reduce-scatter exchanges then N-1 all-gather exchanges.
+    """
     p.add_argument("--gpus", type=int, default=GPUS.default, help=RING_GPUS.describe())
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_ring)
@@ -171,13 +169,12 @@ def _add_link_args(p: argparse.ArgumentParser, derived: bool = False) -> None:
         _add_param(p, param, derived)
 
 
-def _add_cluster(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "cluster",
-        help="what stragglers cost at 8 to 1,000,000 GPUs",
-        description="Each rank computes nominal x lognormal jitter x (slowdown S with probability P); the step "
-        "waits for the slowest rank, whose distribution is computed exactly (no sampling).",
-    )
+def _add_cluster(p: argparse.ArgumentParser) -> None:
+    """what stragglers cost at 8 to 1,000,000 GPUs
+
+    Each rank computes nominal x lognormal jitter x (slowdown S with probability P); the step waits for the slowest
+    rank, whose distribution is computed exactly (no sampling).
+    """
     for param in CLUSTER_PARAMS:
         _add_param(p, param)
     _add_link_args(p)
@@ -232,14 +229,13 @@ def _add_reading_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_analyze(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "analyze",
-        help="find the stragglers in per-rank traces (PyTorch profiler or ddpcore JSONL)",
-        description="Read one trace per rank (.json, .json.gz or .jsonl[.gz], told apart by their content); per "
-        "step, measure how late each rank reaches the gradient collective, as a share of the step; name the ranks "
-        "late in most steps (persistent) and count the steps with a late rank (transient).",
-    )
+def _add_analyze(p: argparse.ArgumentParser) -> None:
+    """find the stragglers in per-rank traces (PyTorch profiler or ddpcore JSONL)
+
+    Read one trace per rank (.json, .json.gz or .jsonl[.gz], told apart by their content); per step, measure how
+    late each rank reaches the gradient collective, as a share of the step; name the ranks late in most steps
+    (persistent) and count the steps with a late rank (transient).
+    """
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
     _add_reading_args(p)
     p.add_argument(
@@ -346,13 +342,12 @@ def _run_analyze(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
-def _add_summarize(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "summarize",
-        help="reduce per-rank traces to small summaries, where the traces lie (docs/summaries.md)",
-        description="One summary per trace (rank<R>.ddpsum.json.gz): per step what the analysis measures, about "
-        "60 bytes gzipped. Run it on every node over its own ranks' traces, gather the summaries, then analyze them.",
-    )
+def _add_summarize(p: argparse.ArgumentParser) -> None:
+    """reduce per-rank traces to small summaries, where the traces lie (docs/summaries.md)
+
+    One summary per trace (rank<R>.ddpsum.json.gz): per step what the analysis measures, about 60 bytes gzipped. Run
+    it on every node over its own ranks' traces, gather the summaries, then analyze them.
+    """
     p.add_argument("files", nargs="+", metavar="FILE", help="trace files (PyTorch profiler or ddpcore JSONL)")
     p.add_argument("-o", "--out", default=".", metavar="DIR", help="where to write the summaries (default .)")
     _add_jobs(p)
@@ -381,14 +376,12 @@ def _run_summarize(args: argparse.Namespace) -> int:
     return 1 if loaded.errors else 0
 
 
-def _add_replay(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "replay",
-        help="serve recorded traces as live per-rank Prometheus exporters (needs ddpcore[prometheus])",
-        description="Each rank's exporter on its own port (PORT, PORT+1, …), showing the run's steps one after "
-        "another at their measured pace, in a loop until interrupted: try the rules and the dashboard without a "
-        "cluster.",
-    )
+def _add_replay(p: argparse.ArgumentParser) -> None:
+    """serve recorded traces as live per-rank Prometheus exporters (needs ddpcore[prometheus])
+
+    Each rank's exporter on its own port (PORT, PORT+1, …), showing the run's steps one after another at their
+    measured pace, in a loop until interrupted: try the rules and the dashboard without a cluster.
+    """
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
     p.add_argument("--port", type=int, required=True, help="the first rank's port; rank i's is PORT + i")
     p.add_argument("--speed", type=float, default=1.0, help=f"how many times faster than measured, 0-{MAX_SPEED:g}")
@@ -435,14 +428,16 @@ def _run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    _add_step,
-    _add_ring,
-    _add_cluster,
-    _add_analyze,
-    _add_summarize,
-    _add_replay,
-]
+COMMANDS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
+    "step": _add_step,
+    "ring": _add_ring,
+    "cluster": _add_cluster,
+    "analyze": _add_analyze,
+    "summarize": _add_summarize,
+    "replay": _add_replay,
+}
+"""Each command's name and what adds its arguments; that function's docstring is the command's help (first line)
+and description (the rest)."""
 
 
 def build_parser() -> Parser:
@@ -453,8 +448,9 @@ def build_parser() -> Parser:
         "straggler, displayed vs useful GPU utilization.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
-    for add in COMMANDS:
-        add(sub)
+    for name, add in COMMANDS.items():
+        summary, _, description = (add.__doc__ or "").partition("\n\n")
+        add(sub.add_parser(name, help=summary, description=" ".join(description.split())))
     return parser
 
 

@@ -112,11 +112,18 @@ def _intervals(boundaries: list[float], phases: tuple[str, ...] = PHASES) -> tup
     return tuple(Interval(name, a, b) for name, a, b in zip(phases, boundaries, boundaries[1:]))
 
 
-def _paused(pause: float, intervals: tuple[Interval, ...]) -> tuple[Interval, ...]:
-    """A rank's phases after a pause before its step (between steps), when it has one."""
-    if pause <= 0:
-        return intervals
-    return (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
+def _ranks(
+    slowdowns: list[float], pauses: list[float], bounds: list[list[float]], names: tuple[str, ...] = PHASES
+) -> tuple[RankSchedule, ...]:
+    """Each rank's phases from its boundaries (its pause first, then one per phase name), with the pause before its
+    step (between steps) drawn when it has one."""
+    ranks = []
+    for r, (s, pause) in enumerate(zip(slowdowns, pauses)):
+        intervals = _intervals(bounds[r], names)
+        if pause > 0:
+            intervals = (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
+        ranks.append(RankSchedule(rank=r, slowdown=s, intervals=intervals))
+    return tuple(ranks)
 
 
 def _starts(config: StepConfig) -> tuple[list[float], list[float], list[float]]:
@@ -139,19 +146,11 @@ def build_sequential(config: StepConfig) -> Schedule:
     barrier = max(compute_end)
     allreduce_end = barrier + allreduce_ms(config)
     step = allreduce_end + p.optimizer
-    ranks = tuple(
-        RankSchedule(
-            rank=r,
-            slowdown=s,
-            intervals=_paused(
-                pauses[r],
-                _intervals(
-                    [pauses[r], loaded[r], loaded[r] + s * p.forward, compute_end[r], barrier, allreduce_end, step]
-                ),
-            ),
-        )
+    bounds = [
+        [pauses[r], loaded[r], loaded[r] + s * p.forward, compute_end[r], barrier, allreduce_end, step]
         for r, s in enumerate(slowdowns)
-    )
+    ]
+    ranks = _ranks(slowdowns, pauses, bounds)
     return Schedule(config=config, ranks=ranks, barrier_ms=barrier)
 
 
@@ -175,19 +174,8 @@ def build_overlap(config: StepConfig) -> Schedule:
         buckets.append(Bucket(index, size, ready, start, previous_end))
     comm_end = previous_end
     step = comm_end + p.optimizer
-    ranks = tuple(
-        RankSchedule(
-            rank=r,
-            slowdown=s,
-            intervals=_paused(
-                pauses[r],
-                _intervals(
-                    [pauses[r], loaded[r], backward_start[r], compute_end[r], comm_end, step], phases.OVERLAP_STEP
-                ),
-            ),
-        )
-        for r, s in enumerate(slowdowns)
-    )
+    bounds = [[pauses[r], loaded[r], backward_start[r], compute_end[r], comm_end, step] for r in range(config.gpus)]
+    ranks = _ranks(slowdowns, pauses, bounds, phases.OVERLAP_STEP)
     return Schedule(config=config, ranks=ranks, barrier_ms=max(compute_end), buckets=tuple(buckets))
 
 

@@ -43,6 +43,16 @@ def load_example_traces(page) -> None:
     page.wait_for_selector("[data-testid=trace-straggler]")
 
 
+def assert_page_works(page, watch, step_ms: str) -> None:
+    """The page as a user meets it: the One step view's step time, the bundled example and picked files read,
+    and nothing wrong on the way (`watch`: console errors, failed or outside requests)."""
+    page.wait_for_selector("html.ready", timeout=60_000)
+    assert page.get_attribute("[data-testid=step-time]", "data-value") == step_ms
+    load_example_traces(page)
+    read_picked_traces(page)
+    watch.assert_clean()
+
+
 def read_picked_traces(page) -> None:
     """Pick three ranks of the 4-rank example as a user would: the page's worker (its own Pyodide) reads them.
     Three, so that the result cannot be mistaken for the bundled example's four."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pages import PageWatch, load_example_traces, read_picked_traces
+from pages import PageWatch, assert_page_works, load_example_traces, read_picked_traces
 
 import build
 
@@ -40,11 +40,7 @@ def test_site_works_under_a_sub_path(browser, dist, tmp_path):
         page = context.new_page()
         watch = PageWatch(page, root.rstrip("/"))
         page.goto(root + "ddpcore/#slowdown=1.5")
-        page.wait_for_selector("html.ready", timeout=60_000)
-        assert page.get_attribute("[data-testid=step-time]", "data-value") == "57.0"
-        load_example_traces(page)
-        read_picked_traces(page)
-        watch.assert_clean()
+        assert_page_works(page, watch, "57.0")
         context.close()
     finally:
         server.shutdown()

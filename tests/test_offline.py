@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from pages import PageWatch, load_example_traces, read_picked_traces
+from pages import PageWatch, assert_page_works
 
 import build
 
@@ -24,11 +24,7 @@ def test_page_works_offline_after_one_visit(browser, site):
     context.set_offline(True)
     watch = PageWatch(page, site.rstrip("/"))
     page.reload()
-    page.wait_for_selector("html.ready", timeout=60_000)
-    assert page.get_attribute("[data-testid=step-time]", "data-value") == "70.0"
-    load_example_traces(page)
-    read_picked_traces(page)
-    watch.assert_clean()
+    assert_page_works(page, watch, "70.0")
     context.close()
 
 
