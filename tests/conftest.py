@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from crashlog import PageLog, WatchedBrowser, log_since, log_size, machine_state, started_playwright
 from pages import PageWatch
 
 import build
@@ -28,14 +29,42 @@ def site(dist):
     server.shutdown()
 
 
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
+PAGES = PageLog()
+BROWSER_LOG: list[Path] = []
+"""The session's Chromium log, once the browser has started."""
 
-    with sync_playwright() as p:
+
+@pytest.fixture(scope="session")
+def browser(tmp_path_factory):
+    """One headless Chromium for the session; its stderr kept in a log, each page it opens watched (crashlog)."""
+    log = tmp_path_factory.getbasetemp() / "chromium.log"
+    BROWSER_LOG.append(log)
+    with started_playwright(log) as p:
         b = p.chromium.launch(**launch_options())
-        yield b
+        yield WatchedBrowser(b, PAGES)
         b.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    item.stash[LOG_START] = log_size(BROWSER_LOG[0]) if BROWSER_LOG else 0
+    PAGES.lines.clear()
+    yield
+
+
+LOG_START = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test reports what the pages said, whether one crashed, Chromium's log since the test
+    began, and the machine's memory and load."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and "browser" in item.fixturenames and BROWSER_LOG:
+        report.sections.append(("machine", machine_state()))
+        report.sections.append(("pages (console, errors, crashes)", "\n".join(PAGES.lines) or "(nothing)"))
+        report.sections.append(("chromium log", log_since(BROWSER_LOG[0], item.stash.get(LOG_START, 0))))
 
 
 @pytest.fixture
