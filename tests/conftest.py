@@ -32,6 +32,15 @@ def site(dist):
 PAGES = PageLog()
 BROWSER_LOG: list[Path] = []
 """The session's Chromium log, once the browser has started."""
+WATCHED: list[WatchedBrowser] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_context_outlives_its_test():
+    """Whatever a test opened in the browser is closed when it ends, pass or fail."""
+    yield
+    for browser in WATCHED:
+        browser.close_contexts()
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +50,10 @@ def browser(tmp_path_factory):
     BROWSER_LOG.append(log)
     with started_playwright(log) as p:
         b = p.chromium.launch(**launch_options())
-        yield WatchedBrowser(b, PAGES)
+        watched = WatchedBrowser(b, PAGES)
+        WATCHED.append(watched)
+        yield watched
+        WATCHED.clear()
         b.close()
 
 

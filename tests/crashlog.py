@@ -38,23 +38,34 @@ class PageLog:
 
 
 class WatchedBrowser:
-    """The session's browser, each page it opens (through a context or directly) watched by a PageLog."""
+    """The session's browser, each page it opens (through a context or directly) watched by a PageLog, and each
+    context it opens closed by `close_contexts` at the end of its test, even a failed one: a context left open
+    keeps its page's Python and its worker's alive (hundreds of MB each) for the rest of the session."""
 
     def __init__(self, browser, log: PageLog) -> None:
         self._browser = browser
         self._log = log
+        self.contexts: list = []
 
     def new_context(self, **options):
         """A context whose every page is watched."""
         context = self._browser.new_context(**options)
         context.on("page", self._log.watch)
+        self.contexts.append(context)
         return context
 
     def new_page(self, **options):
         """A page (in a context of its own), watched."""
         page = self._browser.new_page(**options)
         self._log.watch(page)
+        self.contexts.append(page.context)
         return page
+
+    def close_contexts(self) -> None:
+        """Close every context opened since the last call (closing one already closed does nothing)."""
+        for context in self.contexts:
+            context.close()
+        self.contexts.clear()
 
     def __getattr__(self, name: str):
         return getattr(self._browser, name)
