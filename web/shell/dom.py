@@ -114,11 +114,6 @@ def translate_page(lang):
     by_id("lang").value = lang
 
 
-IN_PLACE = ("<svg", "<dl")
-"""Regions that are a figure (or a list of figures) are updated in place (web/boot.js `ddpcoreMorph`): the One
-step view keeps its nodes while a control moves, so an input costs a few attribute writes, not a new figure."""
-
-
 class Writer:
     """Applies ddpview.app's changes: markup by id, control values by slot, texts, attributes, flags, the view."""
 
@@ -166,10 +161,7 @@ class Writer:
         active = document.activeElement
         testid = active and element.contains(active) and active.getAttribute("data-testid")
         same = "".join(f"[{a}='{active.getAttribute(a)}']" for a in SAME_ITEM if testid and active.hasAttribute(a))
-        if markup.startswith(IN_PLACE):
-            window.ddpcoreMorph(element, markup)
-        else:
-            element.innerHTML = markup
+        element.innerHTML = markup
         if testid:
             again = element.querySelector(f"[data-testid='{testid}']{same}") or element.querySelector(
                 f"[data-testid='{testid}']"
