@@ -30,9 +30,9 @@ def site(dist):
 
 
 PAGES = PageLog()
-BROWSER_LOG: list[Path] = []
-"""The session's Chromium log, once the browser has started."""
 WATCHED: list[WatchedBrowser] = []
+"""The session's browser, once started."""
+LOG_START = pytest.StashKey[int]()
 
 
 @pytest.fixture(autouse=True)
@@ -47,10 +47,9 @@ def _no_context_outlives_its_test():
 def browser(tmp_path_factory):
     """One headless Chromium for the session; its stderr kept in a log, each page it opens watched (crashlog)."""
     log = tmp_path_factory.getbasetemp() / "chromium.log"
-    BROWSER_LOG.append(log)
     with started_playwright(log) as p:
         b = p.chromium.launch(**launch_options())
-        watched = WatchedBrowser(b, PAGES)
+        watched = WatchedBrowser(b, PAGES, log)
         WATCHED.append(watched)
         yield watched
         WATCHED.clear()
@@ -59,12 +58,9 @@ def browser(tmp_path_factory):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    item.stash[LOG_START] = log_size(BROWSER_LOG[0]) if BROWSER_LOG else 0
+    item.stash[LOG_START] = log_size(WATCHED[0].log_path) if WATCHED else 0
     PAGES.lines.clear()
     yield
-
-
-LOG_START = pytest.StashKey[int]()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -73,10 +69,10 @@ def pytest_runtest_makereport(item, call):
     began, and the machine's memory and load."""
     outcome = yield
     report = outcome.get_result()
-    if report.failed and "browser" in item.fixturenames and BROWSER_LOG:
+    if report.failed and "browser" in item.fixturenames and WATCHED:
         report.sections.append(("machine", machine_state()))
         report.sections.append(("pages (console, errors, crashes)", "\n".join(PAGES.lines) or "(nothing)"))
-        report.sections.append(("chromium log", log_since(BROWSER_LOG[0], item.stash.get(LOG_START, 0))))
+        report.sections.append(("chromium log", log_since(WATCHED[0].log_path, item.stash.get(LOG_START, 0))))
 
 
 @pytest.fixture

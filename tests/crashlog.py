@@ -42,9 +42,11 @@ class WatchedBrowser:
     context it opens closed by `close_contexts` at the end of its test, even a failed one: a context left open
     keeps its page's Python and its worker's alive (hundreds of MB each) for the rest of the session."""
 
-    def __init__(self, browser, log: PageLog) -> None:
+    def __init__(self, browser, log: PageLog, log_path: Path) -> None:
         self._browser = browser
         self._log = log
+        self.log_path = log_path
+        """Chromium's stderr for the session (`started_playwright`)."""
         self.contexts: list = []
 
     def new_context(self, **options):

@@ -63,11 +63,6 @@ def exchange_html(gpus: int, exchange: int) -> str:
     )
 
 
-def cluster_config_of(state: ViewState) -> ClusterConfig:
-    """The cluster model of the state."""
-    return state.cluster
-
-
 @lru_cache(maxsize=8)
 def _sweeps(config: ClusterConfig) -> dict[str, list[ClusterResult]]:
     """Moving only N reuses the curves: the sweep does not depend on the current N."""
@@ -82,7 +77,7 @@ def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
 
     from .cluster_view import cluster_plot_svg, cluster_values_html, timing_note
 
-    config = cluster_config_of(state)
+    config = state.cluster
     current = cluster_step(config)
     sweeps = _sweeps(replace(config, gpus=SWEEP_MAX, allreduce="ring"))
     return {

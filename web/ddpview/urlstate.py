@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
@@ -132,8 +132,7 @@ def with_value(state: ViewState, attr: str, value: Any) -> ViewState:
     c = state.cluster
     name, _, part = rest.partition(".")
     if part:
-        old = c.timing or MeasuredTiming(1.0, 0.0)
-        times = {"compute_ms": old.compute_ms if c.timing else 0.0, "other_ms": old.other_ms, part: value}
+        times = {"compute_ms": 0.0, "other_ms": 0.0, **(asdict(c.timing) if c.timing else {}), part: value}
         timing = MeasuredTiming(**times) if times["compute_ms"] > 0 else None
         return replace(state, cluster=replace(c, timing=timing))
     changes: dict[str, Any] = {name: value}
