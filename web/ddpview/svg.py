@@ -22,6 +22,8 @@ def esc(text: object) -> str:
 
 def num(value: float, digits: int = 2) -> str:
     """A number for an SVG attribute; refuses NaN and infinities rather than drawing garbage."""
+    if type(value) is int:
+        return str(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ValueError(f"not a finite number: {value!r}")
     text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
@@ -33,9 +35,11 @@ def attrs(values: Mapping[str, AttrValue]) -> str:
     precision (they are the raw figures tests and scripts read, docs/contracts.md)."""
     parts = []
     for key, value in values.items():
-        if value is None or value is False:
+        if type(value) is str:
+            parts.append(f' {key}="{value.translate(_ENTITIES)}"')
+        elif value is None or value is False:
             continue
-        if value is True:
+        elif value is True:
             parts.append(f" {key}")
         elif isinstance(value, (int, float)):
             parts.append(f' {key}="{data_value(value) if key.startswith("data-") else num(value)}"')
