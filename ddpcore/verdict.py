@@ -28,8 +28,9 @@ import math
 import statistics
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from .measured import JITTER_Z, GpuGauges, Measured, RankSummary, StepColumns, StepSummary, measure
 from .params import THRESHOLD
@@ -232,10 +233,35 @@ def _prefetch_saving(step: StepSummary) -> float:
     return retimed_saving(c.wait_ms, c.first_ms, c.free_ms, {i: parts[LOAD][i] - typical for i in entries})
 
 
-def _late_steps(measured: Measured, threshold: float, floor: float) -> tuple[list[StepSummary], Counter[int], set[int]]:
+Judging = Generator[None, None, Analysis]
+"""A judgement in steps: it yields after each measured step (a step of thousands of ranks re-timed takes a ms or
+more), so that a page can give its thread back between them; its value is the Analysis."""
+
+T = TypeVar("T")
+
+
+def finished(steps: Generator[None, None, T]) -> T:
+    """Work in steps (a generator that yields nothing and returns its result) run to its end.
+
+    >>> def two():
+    ...     yield
+    ...     return "done"
+    >>> finished(two())
+    'done'
+    """
+    while True:
+        try:
+            next(steps)
+        except StopIteration as end:
+            return end.value
+
+
+def _late_steps(
+    measured: Measured, threshold: float, floor: float
+) -> Generator[None, None, tuple[list[StepSummary], Counter[int], set[int]]]:
     """Each step with its late ranks and its what-if saving; how many steps each rank is over the threshold in;
     and the persistent stragglers (over it in a strict majority). A rank-step over the threshold is late when it
-    is a persistent straggler's, or past the jitter floor."""
+    is a persistent straggler's, or past the jitter floor. Yields after each step."""
     over = [s.columns.late(threshold) for s in measured.steps]
     count = Counter(s.columns.ranks[i] for s, entries in zip(measured.steps, over) for i in entries)
     needed = persistent_needed(len(measured.steps))
@@ -245,6 +271,7 @@ def _late_steps(measured: Measured, threshold: float, floor: float) -> tuple[lis
         ranks, costs = s.columns.ranks, s.columns.cost_ms
         late = [i for i in entries if ranks[i] in persistent or costs[i] >= floor]
         steps.append(_judged(s, tuple(ranks[i] for i in late), saved_ms(s.columns, late)))
+        yield
     return steps, count, persistent
 
 
@@ -271,9 +298,18 @@ def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
 def judge(measured: Measured, threshold: float = THRESHOLD.default) -> Analysis:
     """The verdict at a threshold: who is late in which step, the persistent and transient stragglers and why, the
     steps re-timed without them."""
+    return finished(judging(measured, threshold))
+
+
+def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging:
+    """`judge` in steps (`Judging`); the threshold is checked at once, before the first step."""
     THRESHOLD.check(threshold)
+    return _judging(measured, threshold)
+
+
+def _judging(measured: Measured, threshold: float) -> Judging:
     floor = JITTER_Z * measured.jitter_ms
-    steps, late_count, persistent = _late_steps(measured, threshold, floor)
+    steps, late_count, persistent = yield from _late_steps(measured, threshold, floor)
 
     ranks = tuple(replace(r, late_steps=late_count[r.rank]) if late_count[r.rank] else r for r in measured.ranks)
     stragglers = tuple(

@@ -9,7 +9,7 @@ import pytest
 from ddpview import i18n
 from ddpview.map_view import map_svg
 from ddpview.svg import esc
-from ddpview.traces_view import TABLE_ROWS, traces_regions
+from ddpview.traces_view import TABLE_ROWS, TRACE_REGIONS, traces_regions
 
 from ddpcore.measured import DRAWN_LATEST, measure
 from ddpcore.params import THRESHOLD
@@ -132,3 +132,29 @@ def test_a_low_threshold_names_at_most_a_few_ranks_and_counts_the_rest(measured_
     assert html.count('data-testid="trace-persistent"') == LISTED
     assert f"and {len(low.stragglers) - LISTED} more" in html
     assert f"and {len(low.transient.ranks) - LISTED} more" in html and len(html) < 10_000
+
+
+def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleave(measured_big, big):
+    from ddpview import app
+
+    from ddpcore.verdict import finished, judging
+
+    measured = measured_big[0]
+    steps = judging(measured)
+    yields = 0
+    while True:
+        try:
+            next(steps)
+            yields += 1
+        except StopIteration as end:
+            assert end.value == big[0]
+            break
+    assert yields == len(measured.steps), "a step of the run at a time"
+    with pytest.raises(ValueError):
+        judging(measured, -1.0)
+
+    model = app.initial("view=traces", "en", False)
+    in_steps = app.measured_in_steps(model, measured, ())
+    drawn = list(app.drawing(model := finished(in_steps)))
+    assert len(drawn) == 1 + len(TRACE_REGIONS), "a region at a time"
+    assert app.screen(model) == app.screen(app.with_measured(app.initial("view=traces", "en", False), measured, ()))

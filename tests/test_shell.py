@@ -87,3 +87,42 @@ def test_a_bad_file_is_one_line_and_the_rest_still_read(reading):
     files.append(FakeFile("cut.json.gz", gzip.compress(b'{"traceEvents": []}')[:-12]))
     measured, errors, *_ = transfer.joined([pickle.loads(p) for p in reading.parse_files(files, 0.1)])
     assert len(measured.ranks) == 4 and [e.message for e in errors] == ["not a readable gzip file (truncated)"]
+
+
+@pytest.fixture
+def dom(monkeypatch):
+    """shell.dom imported with a stand-in for `pyscript` whose clock the test moves."""
+    clock = types.SimpleNamespace(ms=0.0)
+    window = types.SimpleNamespace(performance=types.SimpleNamespace(now=lambda: clock.ms))
+    pyscript = types.ModuleType("pyscript")
+    pyscript.document = None  # type: ignore[attr-defined]
+    pyscript.window = window  # type: ignore[attr-defined]
+    ffi = types.ModuleType("pyscript.ffi")
+    ffi.create_proxy = lambda f: f  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pyscript", pyscript)
+    monkeypatch.setitem(sys.modules, "pyscript.ffi", ffi)
+    monkeypatch.delitem(sys.modules, "shell.dom", raising=False)
+    module = importlib.import_module("shell.dom")
+    module.clock = clock
+    return module
+
+
+def test_work_in_steps_gives_the_thread_back_every_slice_and_returns_its_result(dom, monkeypatch):
+    import asyncio
+
+    given_back: list[float] = []
+
+    async def sleep(_: float) -> None:
+        given_back.append(dom.clock.ms)
+
+    monkeypatch.setattr(dom.asyncio, "sleep", sleep)
+    step_ms = dom.SLICE_S * 1000 / 4
+
+    def work():
+        for _ in range(20):
+            dom.clock.ms += step_ms
+            yield
+        return "judged"
+
+    assert asyncio.run(dom.stepped(work())) == "judged"
+    assert given_back == [step_ms * 4 * k for k in range(1, 6)], "back every 4 steps of a quarter slice"

@@ -112,3 +112,18 @@ def test_data_values_carry_the_raw_number():
     a = judge(measured, THRESHOLD.default)
     markup = traces_regions(a, (), 0, THRESHOLD.default, "en", 0)["trace-summary"]
     assert f'data-testid="trace-transient" data-value="{a.transient.fraction!r}"' in markup
+
+
+def test_the_regions_come_one_at_a_time_in_their_listed_order_and_make_the_same_markup():
+    from ddpview.traces_view import TRACE_REGIONS, traces_region_items
+
+    measured, _ = measure_loaded(load(RUNS["ddp4"]()))
+    assert measured is not None
+    a = judge(measured, THRESHOLD.default)
+    items = list(traces_region_items(a, (), 0, THRESHOLD.default, "en"))
+    assert [name for name, _ in items] == ["trace-errors", *TRACE_REGIONS]
+    assert dict(items) == traces_regions(a, (), 0, THRESHOLD.default, "en")
+    assert [name for name, _ in traces_region_items(None, (), 0, THRESHOLD.default, "en")] == [
+        "trace-errors",
+        *TRACE_REGIONS,
+    ]

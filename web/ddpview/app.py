@@ -6,7 +6,7 @@ here is tested natively (tests/test_app.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -197,6 +197,16 @@ def playhead_x(model: Model) -> float | None:
 
 def with_measured(model: Model, measured: Measured | None, errors: tuple[FileError, ...]) -> Model:
     """Files were read and measured: judge them at the current threshold, from the first step."""
+    from ddpcore.verdict import finished
+
+    return finished(measured_in_steps(model, measured, errors))
+
+
+def measured_in_steps(
+    model: Model, measured: Measured | None, errors: tuple[FileError, ...]
+) -> Generator[None, None, Model]:
+    """`with_measured` in steps (ddpcore.verdict.judging): thousands of ranks take the page tens of ms to judge,
+    and the shell gives its thread back between steps."""
     loaded = replace(
         model.traces,
         measured=measured,
@@ -207,7 +217,7 @@ def with_measured(model: Model, measured: Measured | None, errors: tuple[FileErr
         measuring=False,
         progress=(),
     )
-    return replace(model, traces=_analysed(loaded))
+    return replace(model, traces=(yield from _analysing(loaded)))
 
 
 def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int | None], ...] = ()) -> Model:
@@ -314,9 +324,15 @@ def threshold_note(model: Model) -> str:
 
 
 def _analysed(traces: TracesModel) -> TracesModel:
-    from ddpcore.verdict import judge
+    from ddpcore.verdict import finished
 
-    analysis = judge(traces.measured, traces.threshold) if traces.measured is not None else None
+    return finished(_analysing(traces))
+
+
+def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
+    from ddpcore.verdict import judging
+
+    analysis = (yield from judging(traces.measured, traces.threshold)) if traces.measured is not None else None
     return replace(traces, analysis=analysis, outlook=None, fit_error="")
 
 
@@ -419,12 +435,29 @@ _drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
 def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
     """Your traces' regions, drawn again only when what they show changed: a large GPU step takes tens of ms to
     draw in the page, and progress messages from the worker arrive many times a second while it reads."""
-    from .traces_view import traces_regions
+    from ddpcore.verdict import finished
+
+    finished(_drawing(t, lang))
+    return dict(_drawn[0][1])
+
+
+def drawing(model: Model) -> Generator[None, None, None]:
+    """Your traces' regions drawn into what `screen` keeps, a region at a time (the map of thousands of ranks takes
+    the page tens of ms): the shell gives its thread back between them."""
+    yield from _drawing(model.traces, model.lang)
+
+
+def _drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
+    from .traces_view import traces_region_items
 
     key = (t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page)
-    if not (_drawn and _drawn[0][0][0] is t.analysis and _drawn[0][0][1:] == key[1:]):
-        _drawn[:] = [(key, traces_regions(t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page))]
-    return dict(_drawn[0][1])
+    if _drawn and _drawn[0][0][0] is t.analysis and _drawn[0][0][1:] == key[1:]:
+        return
+    markup = {}
+    for region, html in traces_region_items(t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page):
+        markup[region] = html
+        yield
+    _drawn[:] = [(key, markup)]
 
 
 def _region_markup(model: Model) -> dict[str, str]:

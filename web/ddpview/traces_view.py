@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterator
 
 from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.measured import GpuGauges
@@ -352,25 +353,32 @@ def traces_regions(
     rank_page: int = 0,
 ) -> dict[str, str]:
     """Markup of every region of the view, by element id."""
-    out = {"trace-errors": errors_html(errors, lang)}
+    return dict(traces_region_items(analysis, errors, step_index, threshold, lang, rank_page))
+
+
+def traces_region_items(
+    analysis: Analysis | None,
+    errors: tuple[FileError, ...],
+    step_index: int,
+    threshold: float,
+    lang: str,
+    rank_page: int = 0,
+) -> Iterator[tuple[str, str]]:
+    """`traces_regions` a region at a time (element id, markup), each drawn only when asked for."""
+    yield "trace-errors", errors_html(errors, lang)
     if analysis is None:
-        out.update(dict.fromkeys(TRACE_REGIONS, ""))
-        return out
+        yield from dict.fromkeys(TRACE_REGIONS, "").items()
+        return
     index = min(max(step_index, 0), len(analysis.steps) - 1)
     step = analysis.steps[index]
     shown, total = len(step.drawn), len(step.columns.ranks)
     note = i18n.t("traces.lanes_note", lang, shown=shown, n=total) if shown < total else ""
-    out.update(
-        {
-            "trace-map": map_svg(analysis.rank_map, threshold, lang),
-            "trace-lanes-note": text("p", {"class": "help", "data-testid": "trace-lanes-note"}, note) if note else "",
-            "trace-summary": summary_html(analysis, lang),
-            "trace-step": step_options(analysis, index, lang),
-            "trace-timeline-view": trace_timeline_svg(step, tuple(s.rank for s in analysis.stragglers), lang),
-            "trace-ranks": ranks_table(analysis, lang, rank_page),
-            "alert-rule": text("code", None, rules_file(threshold)),
-            "exposition": text("code", None, exposition(analysis, most=EXPOSED)),
-            "dashboard": text("code", None, dashboard()),
-        }
-    )
-    return out
+    yield "trace-map", map_svg(analysis.rank_map, threshold, lang)
+    yield "trace-lanes-note", text("p", {"class": "help", "data-testid": "trace-lanes-note"}, note) if note else ""
+    yield "trace-summary", summary_html(analysis, lang)
+    yield "trace-step", step_options(analysis, index, lang)
+    yield "trace-timeline-view", trace_timeline_svg(step, tuple(s.rank for s in analysis.stragglers), lang)
+    yield "trace-ranks", ranks_table(analysis, lang, rank_page)
+    yield "alert-rule", text("code", None, rules_file(threshold))
+    yield "exposition", text("code", None, exposition(analysis, most=EXPOSED))
+    yield "dashboard", text("code", None, dashboard())

@@ -14,7 +14,7 @@ SIZES, PROGRESS, MEASURING, DONE, FITTED = "sizes", "progress", "measuring", "do
 """The kinds of message the reading worker posts to the page (its `type`); a message of none of these kinds says
 that the worker failed, and why (`message`)."""
 
-ITEMS_PER_PART = 40_000
+ITEMS_PER_PART = 20_000
 """About this many rank-steps (or ranks x 12) in each part of the steps (or of the ranks)."""
 RANKS_PER_PART = ITEMS_PER_PART // 50
 

@@ -49,6 +49,25 @@ def in_background(coroutine):
     task.add_done_callback(BACKGROUND.discard)
 
 
+SLICE_S = 0.008
+"""Work in steps holds the page's thread this long at most before giving it back (plus one step): a task of 50 ms
+is a long task, and a machine half as fast as this one must stay under it."""
+
+
+async def stepped(steps):
+    """Work in steps (a generator that yields nothing and returns its result, e.g. ddpcore.verdict.judging) run to
+    its end, the page's thread given back every SLICE_S."""
+    start = now_s()
+    while True:
+        try:
+            next(steps)
+        except StopIteration as end:
+            return end.value
+        if now_s() - start >= SLICE_S:
+            await asyncio.sleep(0)
+            start = now_s()
+
+
 def guarded(handler):
     """Every DOM callback reports Python errors in the page, not only in the console."""
 

@@ -9,11 +9,12 @@ from ddpview import app, i18n, transfer
 from pyodide.ffi import to_js
 from pyscript import window
 
-from .dom import all_of, by_id, guarded, in_background, roved, show_error
+from .dom import all_of, by_id, guarded, in_background, roved, show_error, stepped
 
-FILES_PER_MESSAGE = 64
-"""Files go to the worker this many at a time, each message in a task of its own: copying a File to a worker
-costs a file-system call (about 0.2 ms), and 4,096 at once would hold the page for a second."""
+FILES_PER_MESSAGE = 8
+"""Files go to the worker this many at a time, the page's thread given back between messages when it has held it
+long enough (`dom.stepped`): copying a File to a worker costs a file-system call (0.2 to 1.5 ms), and 4,096 at
+once would hold the page for seconds."""
 
 
 COPIED_S = 2.0
@@ -83,21 +84,29 @@ class TracesShell:
         in_background(self.read_files(js.Array.from_(event.dataTransfer.files)))
 
     async def read_files(self, files):
-        """The picked files (a JS array of File) go to the worker, FILES_PER_MESSAGE files a task. Only the names are
-        read here: a File's size costs a file-system call on first use (a second for 4,096 files), so the worker reads
-        the sizes, posts them, and refuses the files too large with one line each, as every reader does."""
+        """The picked files (a JS array of File) go to the worker, FILES_PER_MESSAGE files a message. Only the names
+        are read here: a File's size costs a file-system call on first use (a second for 4,096 files), so the worker
+        reads the sizes, posts them, and refuses the files too large with one line each, as every reader does."""
         names = json.loads(str(js.ddpcoreFileNames(files)))
         action = self.new_action()
+        await asyncio.sleep(0)
+        if action != self.action:
+            return
         self.page.update(app.loading_traces(self.page.model, len(names), tuple((str(n), None) for n in names)))
         self.measured_there = None
+        await stepped(self.posting(files, len(names), action))
+
+    def posting(self, files, count, action):
+        """The files posted to the worker (started if need be), FILES_PER_MESSAGE a message; stops when a new
+        action starts."""
         worker = self.worker_for()
         self.busy = True
-        for start in range(0, len(names), FILES_PER_MESSAGE):
-            await asyncio.sleep(0)
+        for start in range(0, count, FILES_PER_MESSAGE):
+            yield
             if action != self.action:
                 return
             chunk = files.slice(start, start + FILES_PER_MESSAGE)
-            more = start + FILES_PER_MESSAGE < len(names)
+            more = start + FILES_PER_MESSAGE < count
             message = {"files": chunk, "more": more, "threshold": self.page.model.traces.threshold}
             worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
 
@@ -140,28 +149,30 @@ class TracesShell:
 
     async def show(self, parts, action):
         """The worker's measurement and fit unpickled part by part, then judged, then drawn (Your traces' markup
-        made, which `app` keeps, then written), each in a task of its own (`ddpview.transfer`): none near 50 ms,
-        even for thousands of ranks."""
-        pieces = []
-        for k in range(parts.length):
-            if k:
-                await asyncio.sleep(0)
-            if action != self.action:
-                return
-            pieces.append(transfer.unpickled(parts[k].to_bytes()))
-            parts[k] = None
-        await asyncio.sleep(0)
+        made, which `app` keeps, then written), in steps (`dom.stepped`): no task near 50 ms, even for thousands of
+        ranks on a slow machine."""
+        pieces = await stepped(self.unpickling(parts))
         if action != self.action:
             return
         measured, errors, outlook, fit_error = transfer.joined(pieces)
-        model = app.with_fitted(app.with_measured(self.page.model, measured, errors), outlook, fit_error)
-        await asyncio.sleep(0)
-        app.screen(model)
+        model = await stepped(app.measured_in_steps(self.page.model, measured, errors))
+        model = app.with_fitted(model, outlook, fit_error)
+        await stepped(app.drawing(model))
         await asyncio.sleep(0)
         if action != self.action:
             return
         self.measured_there = measured
         self.page.update(model)
+
+    @staticmethod
+    def unpickling(parts):
+        """The worker's parts unpickled one at a time (`ddpview.transfer`), each dropped once read."""
+        pieces = []
+        for k in range(parts.length):
+            pieces.append(transfer.unpickled(parts[k].to_bytes()))
+            parts[k] = None
+            yield
+        return pieces
 
     def refit(self, model):
         """Ask the worker to fit the measurement it holds at the model's threshold; False when it does not hold the
