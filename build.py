@@ -34,6 +34,15 @@ PYODIDE_DIR = NODE_MODULES / "pyodide"
 PYSCRIPT_PATTERNS = ("core.js", "core-*.js", "core.css", "error-*.js")
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-game", "!py-terminal"]
+SNAPSHOT = "snapshot.bin.gz"
+"""Python's start as a memory snapshot (docs/snapshot.md), next to the Pyodide it was made with and its loader."""
+LOADER = "loader.mjs"
+WORKER = "parse-worker.mjs"
+PLAIN_START = "./pyscript/pyodide/pyodide.mjs"
+"""Pyodide's own start: PyScript's `interpreter`, and what the trace worker imports, unless the build made a
+snapshot; then both start through the loader beside it."""
+SNAPSHOT_SKIP = {"ddpview.prerender"}
+"""Bundle modules the snapshot does not import: the page never runs them (shell.* need the browser: never)."""
 WEB_SKIP = {"__main__.py", "cli.py", "exporter.py", "replay.py", "reports.py"}
 """Command-line and server modules the page never imports (the exporter needs prometheus_client)."""
 MIME = {
@@ -112,6 +121,31 @@ def precompiled(bundle: Path) -> Path:
     return bundle
 
 
+def snapshot(bundle: Path, pyodide_dir: Path) -> bool:
+    """Python's start made once here, as the page's would be (scripts/snapshot.mjs), written gzipped with its
+    loader next to the Pyodide that made it; False, with one line saying why, when it cannot be made or restored
+    (the page then starts Python plainly)."""
+    with zipfile.ZipFile(bundle) as zf:
+        sources = [n.removesuffix(".py") for n in zf.namelist() if n.endswith(".py")]
+    names = sorted(n.replace("/", ".").removesuffix(".__init__") for n in sources)
+    modules = [n for n in names if n.split(".")[0] in ("ddpcore", "ddpview") and n not in SNAPSHOT_SKIP]
+    modules += ["asyncio", "json", "pickle", "traceback"]
+    result = subprocess.run(
+        ["node", str(ROOT / "scripts" / "snapshot.mjs"), str(bundle), str(pyodide_dir / SNAPSHOT), *modules],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0 or not (pyodide_dir / SNAPSHOT).exists():
+        why = (result.stderr.strip().splitlines() or ["?"])[-1][-300:]
+        log("no memory snapshot, Python will start plainly: " + why)
+        return False
+    shutil.copy2(WEB / "pyodide-loader.mjs", pyodide_dir / LOADER)
+    sizes = json.loads(result.stdout.strip().splitlines()[-1])
+    log(f"memory snapshot: {sizes['bytes'] / 1e6:.1f} MB gzipped ({sizes['heap_bytes'] / 1e6:.0f} MB of heap)")
+    return True
+
+
 def prerender(template: str) -> str:
     """The page with the default view drawn by the same Python that draws it live (web/ddpview/prerender.py)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(WEB)])}
@@ -125,7 +159,7 @@ def prerender(template: str) -> str:
     return result.stdout.decode("utf-8")
 
 
-def build(out: Path = DIST) -> Path:
+def build(out: Path = DIST, with_snapshot: bool = True) -> Path:
     ensure_node_modules()
     if out.exists():
         shutil.rmtree(out)
@@ -138,9 +172,12 @@ def build(out: Path = DIST) -> Path:
             shutil.copy2(path, out / "pyscript" / path.name)
     for name in PYODIDE_FILES:
         shutil.copy2(PYODIDE_DIR / name, out / "pyscript" / "pyodide" / name)
-    precompiled(python_bundle(out / "py" / BUNDLE))
-    for name in ("main.py", "style.css", "boot.js", "parse-worker.mjs"):
+    bundle = precompiled(python_bundle(out / "py" / BUNDLE))
+    snapshotted = with_snapshot and snapshot(bundle, out / "pyscript" / "pyodide")
+    for name in ("main.py", "style.css", "boot.js"):
         shutil.copy2(WEB / name, out / name)
+    start = PLAIN_START.replace("pyodide.mjs", LOADER) if snapshotted else PLAIN_START
+    (out / WORKER).write_text((WEB / WORKER).read_text().replace(PLAIN_START, start))
     index = {}
     for name, (folder, pattern) in EXAMPLES.items():
         (out / "examples" / name).mkdir(parents=True)
@@ -149,7 +186,7 @@ def build(out: Path = DIST) -> Path:
         index[name] = sorted(p.name for p in (out / "examples" / name).iterdir() if p.name.endswith(".gz"))
     (out / "examples" / "index.json").write_text(json.dumps(index))
     config = {
-        "interpreter": "./pyscript/pyodide/pyodide.mjs",
+        "interpreter": start,
         "files": {f"./py/{BUNDLE}": f"./{BUNDLE}"},
         "plugins": PYSCRIPT_PLUGINS_OFF,
     }
@@ -222,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python build.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("build", help="build dist/")
+    p_build = sub.add_parser("build", help="build dist/")
+    p_build.add_argument("--no-snapshot", action="store_true", help="no memory snapshot: Python starts plainly")
     p_serve = sub.add_parser("serve", help="build and serve dist/ on 127.0.0.1")
     p_serve.add_argument("--port", type=int, default=8000, help="port (0 = any free port; default 8000)")
     sub.add_parser("test", help="install test needs, build, run every test (extra args go to pytest)")
@@ -234,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     if rest and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "build":
-        build()
+        build(with_snapshot=not args.no_snapshot)
     elif args.command == "serve":
         serve(args.port)
     elif args.command == "test":

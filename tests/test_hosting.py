@@ -23,6 +23,7 @@ def test_page_runs_under_its_csp_without_violation(browser, site):
     page.wait_for_selector("html.ready", timeout=60_000)
     csp = page.get_attribute("meta[http-equiv=Content-Security-Policy]", "content")
     assert "default-src 'self'" in csp and "script-src 'self' 'wasm-unsafe-eval'" in csp
+    assert page.evaluate("globalThis.ddpcoreStart.snapshot") is True, "Python started from its snapshot"
     page.fill("[data-testid=slowdown]", "2")
     page.click("[data-testid=view-cluster]")
     load_example_traces(page)
@@ -40,6 +41,8 @@ def test_site_works_under_a_sub_path(browser, dist, tmp_path):
         page = context.new_page()
         watch = PageWatch(page, root.rstrip("/"))
         page.goto(root + "ddpcore/#slowdown=1.5")
+        page.wait_for_selector("html.ready", timeout=60_000)
+        assert page.evaluate("globalThis.ddpcoreStart.snapshot") is True, "the snapshot found under the sub-path"
         assert_page_works(page, watch, "57.0")
         context.close()
     finally:

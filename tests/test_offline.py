@@ -24,6 +24,8 @@ def test_page_works_offline_after_one_visit(browser, site):
     context.set_offline(True)
     watch = PageWatch(page, site.rstrip("/"))
     page.reload()
+    page.wait_for_selector("html.ready", timeout=60_000)
+    assert page.evaluate("globalThis.ddpcoreStart.snapshot") is True, "the snapshot is precached"
     assert_page_works(page, watch, "70.0")
     context.close()
 

@@ -1,0 +1,127 @@
+"""Python's start from the build's memory snapshot (docs/snapshot.md): made with the pinned Pyodide, used by the
+page, and nothing held across it: with a snapshot that fails, the page starts plainly and shows the same."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import struct
+from pathlib import Path
+
+import pytest
+from pages import PageWatch, load_example_traces, read_picked_traces
+
+import build
+
+ROOT = Path(__file__).resolve().parent.parent
+BROKEN = b"not a snapshot"
+
+
+def test_the_snapshot_is_made_by_the_pinned_pyodide_it_is_shipped_with(dist):
+    """Pyodide refuses a snapshot of another build (its build id is in the snapshot's header): the version is
+    pinned exactly, the lock and the vendored copy agree with the pin, and the shipped snapshot names the shipped
+    Pyodide's build."""
+    pinned = json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pinned), "an exact version, no range"
+    lock = json.loads((ROOT / "package-lock.json").read_text())["packages"]["node_modules/pyodide"]["version"]
+    vendored = json.loads((build.PYODIDE_DIR / "package.json").read_text())["version"]
+    assert pinned == lock == vendored
+
+    pyodide_dir = dist / "pyscript" / "pyodide"
+    loader = f"./pyscript/pyodide/{build.LOADER}"
+    assert json.loads((dist / "config.json").read_text())["interpreter"] == loader
+    assert f'from "{loader}"' in (dist / build.WORKER).read_text()
+    with gzip.open(pyodide_dir / build.SNAPSHOT) as f:
+        header = f.read(48)
+    words = struct.unpack("<12I", header)
+    shipped = re.search(r'BUILD_ID:"([0-9a-f]{64})"', (pyodide_dir / "pyodide.mjs").read_text()).group(1)
+    assert "".join(f"{w:08x}" for w in words[4:12]) == shipped
+
+
+def test_a_build_without_a_snapshot_starts_python_plainly(tmp_path):
+    out = build.build(tmp_path / "site", with_snapshot=False)
+    assert json.loads((out / "config.json").read_text())["interpreter"] == build.PLAIN_START
+    assert f'from "{build.PLAIN_START}"' in (out / build.WORKER).read_text()
+    assert not (out / "pyscript" / "pyodide" / build.SNAPSHOT).exists()
+
+
+def test_a_snapshot_that_cannot_be_made_leaves_the_build_without_one(tmp_path, capsys):
+    import zipfile
+
+    bundle = tmp_path / "app.zip"
+    with zipfile.ZipFile(bundle, "w") as zf:
+        zf.writestr("ddpcore/__init__.py", "raise ImportError('cannot start here')")
+    assert build.snapshot(bundle, tmp_path) is False
+    said = [line for line in capsys.readouterr().out.splitlines() if "snapshot" in line]
+    assert len(said) == 1 and "no memory snapshot" in said[0] and "cannot start here" in said[0]
+    assert not (tmp_path / build.SNAPSHOT).exists() and not (tmp_path / build.LOADER).exists()
+
+
+VIEWS = ("#timeline-view", "#ring-view", "#cost-view")
+TRACES = ("#trace-summary", "#trace-ranks", "#trace-map", "#trace-fit")
+
+
+def _shown(browser, site, broken: bool) -> tuple[dict, dict[str, str]]:
+    """How Python started, and what the page shows through a walk of every view: controls moved, the example
+    traces read and fitted on the page (the fit's bootstrap), picked files read by the worker."""
+    context = browser.new_context(locale="en-US")
+    if broken:
+        context.route(f"**/{build.SNAPSHOT}", lambda route: route.fulfill(status=200, body=BROKEN))
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on("requestfinished", lambda r: r.url.endswith(build.SNAPSHOT) and fetched.append(r.url))
+    watch = PageWatch(page, site.rstrip("/"))
+    page.goto(site + "#gpus=16&slowdown=1.7")
+    page.wait_for_selector("html.ready", timeout=60_000)
+    start = page.evaluate("globalThis.ddpcoreStart")
+    shown = {f"step {s}": page.inner_html(s) for s in VIEWS}
+    page.click("[data-testid=view-cluster]")
+    page.fill("[data-testid=cluster-gpus]", "4096")
+    shown["cluster"] = page.inner_html("#panel-cluster")
+    load_example_traces(page)
+    page.wait_for_selector("[data-testid=fit-scale-row]")
+    shown |= {f"example {s}": page.inner_html(s) for s in TRACES}
+    read_picked_traces(page)
+    page.wait_for_selector("[data-testid=fit-scale-row]")
+    shown |= {f"picked {s}": page.inner_html(s) for s in TRACES}
+    watch.assert_clean()
+    context.close()
+    assert len(fetched) == 2, "the page's Python and the trace worker's both start from the snapshot"
+    return start, shown
+
+
+@pytest.mark.browser
+def test_the_page_shows_the_same_with_and_without_its_snapshot(browser, site):
+    """Only what is reachable from globalThis survives a snapshot, and the hash seed and `random` are frozen in
+    it: every view, the fit's bootstrap and the worker's reading must not tell the two starts apart."""
+    fast, with_snapshot = _shown(browser, site, broken=False)
+    plain, without = _shown(browser, site, broken=True)
+    assert fast["snapshot"] is True and plain["snapshot"] is False and plain["why"]
+    assert with_snapshot.keys() == without.keys()
+    for region, markup in with_snapshot.items():
+        assert markup == without[region], region
+
+
+@pytest.mark.browser
+def test_a_snapshot_that_cannot_be_fetched_leaves_a_working_page(browser, site):
+    context = browser.new_context()
+    context.route(f"**/{build.SNAPSHOT}", lambda route: route.abort())
+    page = context.new_page()
+    warnings: list[str] = []
+    page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
+    watch = PageWatch(page, site.rstrip("/"))
+    page.goto(site + "#slowdown=1.5")
+    page.wait_for_selector("html.ready", timeout=60_000)
+    assert page.evaluate("globalThis.ddpcoreStart.snapshot") is False
+    assert any("without its snapshot" in w for w in warnings)
+    assert page.get_attribute("[data-testid=step-time]", "data-value") == "57.0"
+    load_example_traces(page)
+    read_picked_traces(page)
+    snapshot = f"{site}pyscript/pyodide/{build.SNAPSHOT}"
+    assert watch.failed_requests == [snapshot, snapshot], "the page's start and the worker's, both fell back"
+    assert set(watch.console_errors) == {"Failed to load resource: net::ERR_FAILED"}
+    watch.failed_requests.clear()
+    watch.console_errors.clear()
+    watch.assert_clean()
+    context.close()
