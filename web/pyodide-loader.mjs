@@ -22,13 +22,17 @@ export async function loadPyodide(options = {}) {
   const started = (snapshot, why) => {
     globalThis.ddpcoreStart = { snapshot, why, load_ms: performance.now() - start };
   };
-  const bytes = snapshot();
+  let bytes = snapshot();
   bytes.catch(() => {}); // fetched while Pyodide's wasm compiles; a failure is handled below, not reported twice
+  // Pyodide keeps its options: handed a thenable, not the promise, it holds no way to the 31 MB once restored
+  const later = { then: (resolve, reject) => bytes.then(resolve, reject) };
   try {
-    const pyodide = await load({ ...options, _loadSnapshot: bytes });
+    const pyodide = await load({ ...options, _loadSnapshot: later });
+    bytes = null;
     started(true, "");
     return pyodide;
   } catch (error) {
+    bytes = null;
     const why = String((error && error.message) || error).split("\n")[0];
     console.warn(`Python starts without its snapshot: ${why}`);
     const pyodide = await load(options);
