@@ -30,23 +30,30 @@ class FakeBuffer(bytes):
         return bytes(self)
 
 
+def fresh_import(monkeypatch, name: str, **stand_ins: dict) -> types.ModuleType:
+    """Module `name` imported anew, the browser's modules replaced by stand-ins (`a__b` stands for module a.b)."""
+    for module_name, attributes in stand_ins.items():
+        module = types.ModuleType(module_name)
+        for attribute, value in attributes.items():
+            setattr(module, attribute, value)
+        monkeypatch.setitem(sys.modules, module_name.replace("__", "."), module)
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    return importlib.import_module(name)
+
+
 @pytest.fixture
 def reading(monkeypatch):
     """shell.reading imported with a fake worker global scope; `posted` collects what it posts to the page."""
     posted: list[dict] = []
-    js = types.ModuleType("js")
-    js.postMessage = lambda message: posted.append(message)  # type: ignore[attr-defined]
-    js.Object = types.SimpleNamespace(fromEntries=dict)  # type: ignore[attr-defined]
     reader = types.SimpleNamespace(readAsArrayBuffer=FakeBuffer)
-    js.FileReaderSync = types.SimpleNamespace(new=lambda: reader)  # type: ignore[attr-defined]
-    ffi = types.ModuleType("pyodide.ffi")
-    ffi.to_js = lambda value, **_: value  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "js", js)
-    monkeypatch.setitem(sys.modules, "pyodide", types.ModuleType("pyodide"))
-    monkeypatch.setitem(sys.modules, "pyodide.ffi", ffi)
-    monkeypatch.delitem(sys.modules, "shell.reading", raising=False)
-    module = importlib.import_module("shell.reading")
-    module.posted = posted
+    js = {
+        "postMessage": posted.append,
+        "Object": types.SimpleNamespace(fromEntries=dict),
+        "FileReaderSync": types.SimpleNamespace(new=lambda: reader),
+    }
+    to_js = {"to_js": lambda value, **_: value}
+    module = fresh_import(monkeypatch, "shell.reading", js=js, pyodide={}, pyodide__ffi=to_js)
+    module.posted = posted  # type: ignore[attr-defined]
     return module
 
 
@@ -94,16 +101,9 @@ def dom(monkeypatch):
     """shell.dom imported with a stand-in for `pyscript` whose clock the test moves."""
     clock = types.SimpleNamespace(ms=0.0)
     window = types.SimpleNamespace(performance=types.SimpleNamespace(now=lambda: clock.ms))
-    pyscript = types.ModuleType("pyscript")
-    pyscript.document = None  # type: ignore[attr-defined]
-    pyscript.window = window  # type: ignore[attr-defined]
-    ffi = types.ModuleType("pyscript.ffi")
-    ffi.create_proxy = lambda f: f  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pyscript", pyscript)
-    monkeypatch.setitem(sys.modules, "pyscript.ffi", ffi)
-    monkeypatch.delitem(sys.modules, "shell.dom", raising=False)
-    module = importlib.import_module("shell.dom")
-    module.clock = clock
+    pyscript = {"document": None, "window": window}
+    module = fresh_import(monkeypatch, "shell.dom", pyscript=pyscript, pyscript__ffi={"create_proxy": lambda f: f})
+    module.clock = clock  # type: ignore[attr-defined]
     return module
 
 
