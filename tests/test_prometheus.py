@@ -280,6 +280,13 @@ def query(base: str, expr: str) -> list[dict]:
     return body["data"]["result"]
 
 
+REPLAY_SPEED = 0.05
+"""The replays play each step for about a second, as long as a scrape interval. At their own pace (tens of ms a step)
+a replay loops its few dozen steps every two seconds or so, and a 1 s scrape can alias with that loop: it then
+samples the same rare step again and again (rank 3 of the slowed run is late by over 10 % in a few of its
+steps), which no job that does not loop would show. Step by step, the 10 s window holds consecutive steps, as a real job's would."""
+
+
 def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_path):
     """Replays of real runs scraped by a real Prometheus every second: 8 ranks with rank 2 slowed 2x in its forward
     (job "slow"), the same with nobody slowed (job "clean"), and 4 ranks where rank 0 loses 20 ms between steps
@@ -302,7 +309,8 @@ def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_pa
         for job, files in inputs.items():
             processes.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "ddpcore", "replay", *files, "--port", str(base), "--job", job],
+                    [sys.executable, "-m", "ddpcore", "replay", *files, "--port", str(base), "--job", job]
+                    + ["--speed", str(REPLAY_SPEED)],
                     cwd=ROOT,
                     stdout=subprocess.DEVNULL,
                     stderr=open(tmp_path / f"replay-{job}.log", "w"),  # noqa: SIM115
