@@ -284,7 +284,8 @@ REPLAY_SPEED = 0.05
 """The replays play each step for about a second, as long as a scrape interval. At their own pace (tens of ms a step)
 a replay loops its few dozen steps every two seconds or so, and a 1 s scrape can alias with that loop: it then
 samples the same rare step again and again (rank 3 of the slowed run is late by over 10 % in a few of its
-steps), which no job that does not loop would show. Step by step, the 10 s window holds consecutive steps, as a real job's would."""
+steps), which no job that does not loop would show. Step by step, the 10 s window holds consecutive steps, as a
+real job's would."""
 
 
 def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_path):
