@@ -37,12 +37,19 @@ PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-g
 SNAPSHOT = "snapshot.bin.gz"
 """Python's start as a memory snapshot (docs/snapshot.md), next to the Pyodide it was made with and its loader."""
 LOADER = "loader.mjs"
+HEAP_FORMAT = "snapshot-heap.mjs"
+"""The snapshot's container (web/snapshot-heap.mjs), imported by the loader and by scripts/snapshot.mjs."""
 WORKER = "parse-worker.mjs"
 PLAIN_START = "./pyscript/pyodide/pyodide.mjs"
 """Pyodide's own start: PyScript's `interpreter`, and what the trace worker imports, unless the build made a
 snapshot; then both start through the loader beside it."""
 SNAPSHOT_SKIP = {"ddpview.prerender"}
 """Bundle modules the snapshot does not import: the page never runs them (shell.* need the browser: never)."""
+SNAPSHOT_STDLIB = ["asyncio", "html", "json", "pickle", "traceback"]
+"""Standard modules the page's start imports beyond the bundle's own (html: PyScript's display module)."""
+SNAPSHOT_WARM = ["ddpview.page:prerendered"]
+"""Pure start-up work done once in the snapshot, as `module:function`: the default view, drawn as the page's first
+render would draw it again."""
 WEB_SKIP = {"__main__.py", "cli.py", "exporter.py", "replay.py", "reports.py"}
 """Command-line and server modules the page never imports (the exporter needs prometheus_client)."""
 MIME = {
@@ -129,7 +136,7 @@ def snapshot(bundle: Path, pyodide_dir: Path) -> bool:
         sources = [n.removesuffix(".py") for n in zf.namelist() if n.endswith(".py")]
     names = sorted(n.replace("/", ".").removesuffix(".__init__") for n in sources)
     modules = [n for n in names if n.split(".")[0] in ("ddpcore", "ddpview") and n not in SNAPSHOT_SKIP]
-    modules += ["asyncio", "json", "pickle", "traceback"]
+    modules += SNAPSHOT_STDLIB + SNAPSHOT_WARM
     result = subprocess.run(
         ["node", str(ROOT / "scripts" / "snapshot.mjs"), str(bundle), str(pyodide_dir / SNAPSHOT), *modules],
         cwd=ROOT,
@@ -141,6 +148,7 @@ def snapshot(bundle: Path, pyodide_dir: Path) -> bool:
         log("no memory snapshot, Python will start plainly: " + why)
         return False
     shutil.copy2(WEB / "pyodide-loader.mjs", pyodide_dir / LOADER)
+    shutil.copy2(WEB / HEAP_FORMAT, pyodide_dir / HEAP_FORMAT)
     sizes = json.loads(result.stdout.strip().splitlines()[-1])
     log(f"memory snapshot: {sizes['bytes'] / 1e6:.1f} MB gzipped ({sizes['heap_bytes'] / 1e6:.0f} MB of heap)")
     return True

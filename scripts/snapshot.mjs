@@ -1,10 +1,14 @@
 // Make the page's Python start-up snapshot with the vendored Pyodide: the app's bundle put where the page puts it,
-// the modules its start needs imported, garbage collected, the heap written gzipped; then restored once here, so
-// that a snapshot this Pyodide cannot restore is never shipped.
-// Usage: node scripts/snapshot.mjs APP_ZIP OUT_GZ MODULE...   (called by build.py; prints the snapshot's size)
+// the modules its start needs imported, garbage collected, the heap written in its container (web/snapshot-heap.mjs)
+// gzipped; then restored once here the way the page restores it, so that a snapshot this Pyodide cannot restore is
+// never shipped.
+// Usage: node scripts/snapshot.mjs APP_ZIP OUT_GZ MODULE[:FUNCTION]...   (called by build.py; a function named
+// is called once, its work kept in the snapshot; prints the snapshot's size)
 import { readFileSync, writeFileSync } from "node:fs";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import { loadPyodide } from "pyodide";
+import { fill, pack } from "../web/snapshot-heap.mjs";
 
 const [bundle, target, ...modules] = process.argv.slice(2);
 const BUNDLE_AT = "/home/pyodide/ddpapp.zip";
@@ -12,7 +16,10 @@ const start = `
 import gc, importlib, sys
 sys.path.insert(0, ${JSON.stringify(BUNDLE_AT)})
 for name in ${JSON.stringify(modules)}:
-    importlib.import_module(name)
+    module, _, warm = name.partition(":")
+    imported = importlib.import_module(module)
+    if warm:
+        getattr(imported, warm)()
 gc.collect()
 `;
 
@@ -21,12 +28,19 @@ async function main() {
   maker.FS.writeFile(BUNDLE_AT, readFileSync(bundle));
   maker.runPython(start);
   const snapshot = maker.makeMemorySnapshot();
-  const packed = gzipSync(snapshot, { level: 9 });
+  const packed = gzipSync(pack(snapshot), { level: 9 });
 
-  const again = await loadPyodide({ _loadSnapshot: gunzipSync(packed) });
+  let filled, restored;
+  const sized = new Promise((resolve, reject) => {
+    const inflated = Readable.toWeb(Readable.from([packed])).pipeThrough(new DecompressionStream("gzip"));
+    filled = fill(inflated, (heap) => resolve((restored = heap)));
+    filled.catch(reject);
+  });
+  const again = await loadPyodide({ _loadSnapshot: sized, fsInit: () => filled });
+  if (!Buffer.from(restored).equals(Buffer.from(snapshot))) throw new Error("the container does not give the heap back");
   again.FS.writeFile(BUNDLE_AT, readFileSync(bundle));
   const missing = again.runPython(
-    `import sys; [m for m in ${JSON.stringify(modules)} if m not in sys.modules]`,
+    `import sys; [m for m in ${JSON.stringify(modules)} if m.partition(":")[0] not in sys.modules]`,
   ).toJs();
   if (missing.length) throw new Error(`the restored snapshot lacks ${missing.join(", ")}`);
   writeFileSync(target, packed);

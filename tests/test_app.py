@@ -207,3 +207,21 @@ def test_progress_says_which_file_is_read_how_far_and_its_rank_once_read():
     assert html.index('aria-current="step"') > html.index("a.json"), "the second file is now the one read"
     assert app.screen(m).texts["trace-status"] == "Reading file 2 of 2…"
     assert app.file_read(m, 7, 1) == m and app.read_progress(m, -1, 1, 1) == m
+
+
+def test_the_first_render_reuses_the_view_the_build_drew():
+    """The memory snapshot holds the default view drawn (build.SNAPSHOT_WARM calls `prerendered`); the page's first
+    render of that view must find it there, not draw it again, and a caller may change what it is given."""
+    from ddpview import page
+
+    import build
+
+    assert "ddpview.page:prerendered" in build.SNAPSHOT_WARM
+    page._last_regions.cache_clear()
+    drawn = page.prerendered()
+    before = page._last_regions.cache_info()
+    shown = app.screen(app.initial("", "en-US", False))
+    assert page._last_regions.cache_info().hits == before.hits + 1
+    assert all(shown.regions[name] == drawn[name] for name in page.regions(page.ViewState(), Frame(), "en"))
+    shown.regions["timeline-view"] = "changed by its caller"
+    assert page.prerendered()["timeline-view"] == drawn["timeline-view"]

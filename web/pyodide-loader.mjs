@@ -1,20 +1,33 @@
 // PyScript's `interpreter` (config.json) when the build made a memory snapshot of Python's start (build.py,
 // scripts/snapshot.mjs): polyscript imports this module and calls its loadPyodide, the one route that can pass
-// Pyodide's private `_loadSnapshot`. Any failure (the fetch, a build id mismatch, the restore) starts Python
-// plainly, as a page without a snapshot does. `globalThis.ddpcoreStart` says which start it was, and how long
-// loadPyodide took.
+// Pyodide's private `_loadSnapshot`. Any failure (the fetch, the container, a build id mismatch, the restore)
+// starts Python plainly, as a page without a snapshot does. `globalThis.ddpcoreStart` says which start it was,
+// and how long loadPyodide took.
 import { loadPyodide as load, version } from "./pyodide.mjs";
+import { fill } from "./snapshot-heap.mjs";
 
 export { version };
 
 const SNAPSHOT = new URL("./snapshot.bin.gz", import.meta.url);
 
-async function snapshot() {
-  const response = await fetch(SNAPSHOT);
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  // gzipped by the build, not by the server: static hosts do not compress a binary
-  const bytes = response.body.pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(bytes).arrayBuffer());
+/** The snapshot as Pyodide takes it: the heap, sized as soon as the container's header has inflated, and a
+ * promise of the reason it could not be filled ("" once it is whole; it never rejects). */
+function snapshot() {
+  let shown;
+  const heap = new Promise((resolve, reject) => {
+    shown = { resolve, reject };
+  });
+  const filled = fetch(SNAPSHOT).then((response) => {
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    // gzipped by the build, not by the server: static hosts do not compress a binary
+    return fill(response.body.pipeThrough(new DecompressionStream("gzip")), shown.resolve);
+  });
+  filled.catch(shown.reject); // no header: Pyodide hears of it at once
+  const reason = filled.then(
+    () => "",
+    (error) => String((error && error.message) || error),
+  );
+  return { heap, reason };
 }
 
 export async function loadPyodide(options = {}) {
@@ -22,18 +35,24 @@ export async function loadPyodide(options = {}) {
   const started = (snapshot, why) => {
     globalThis.ddpcoreStart = { snapshot, why, load_ms: performance.now() - start };
   };
-  let bytes = snapshot();
-  bytes.catch(() => {}); // fetched while Pyodide's wasm compiles; a failure is handled below, not reported twice
+  let taken = snapshot();
+  taken.heap.catch(() => {}); // a failure is handled below, not reported twice
+  const { reason } = taken;
   // Pyodide keeps its options: handed a thenable, not the promise, it holds no way to the 31 MB once restored
-  const later = { then: (resolve, reject) => bytes.then(resolve, reject) };
+  const later = { then: (resolve, reject) => taken.heap.then(resolve, reject) };
+  // the wasm compiles while the heap fills; Pyodide waits for this hook before it restores the heap
+  const fsInit = async (fs, info) => {
+    await reason;
+    if (options.fsInit) await options.fsInit(fs, info);
+  };
   try {
-    const pyodide = await load({ ...options, _loadSnapshot: later });
-    bytes = null;
+    const pyodide = await load({ ...options, _loadSnapshot: later, fsInit });
+    taken = null;
     started(true, "");
     return pyodide;
   } catch (error) {
-    bytes = null;
-    const why = String((error && error.message) || error).split("\n")[0];
+    taken = null;
+    const why = (await reason) || String((error && error.message) || error).split("\n")[0];
     console.warn(`Python starts without its snapshot: ${why}`);
     const pyodide = await load(options);
     started(false, why);

@@ -1,6 +1,6 @@
 """What the page decides, without a DOM: the model of the page, how each event changes it, and what it shows.
 
-web/main.py only reads events into these functions and writes `screen(model)` into the document, so everything
+web/shell/page.py only reads events into these functions and writes `screen(model)` into the document, so everything
 here is tested natively (tests/test_app.py).
 """
 
@@ -477,7 +477,7 @@ def _region_markup(model: Model) -> dict[str, str]:
 
 
 def screen(model: Model) -> Screen:
-    """Everything the page shows for this model (main.py writes only what changed)."""
+    """Everything the page shows for this model (shell/page.py writes only what changed)."""
     state, lang = model.state, model.lang
     values = texts(state)
     values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster.gpus))

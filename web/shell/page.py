@@ -1,0 +1,187 @@
+"""The live page: read events into ddpview.app, write its screen with shell.dom, run the clock.
+
+Every decision lives in ddpview (tested natively); this module is wiring. It lives in the app's bundle, compiled
+at build time, so that the page's start compiles nothing of its own (web/main.py only starts it).
+"""
+
+import gc
+import traceback
+
+from ddpview import app
+from ddpview.page import PRERENDERED_LANG, prerendered
+from pyscript import document, window
+from pyscript.ffi import create_proxy
+
+from .dom import Writer, by_id, guarded, move_playhead, now_s, roved, show_error, translate_page
+from .traces import TracesShell
+
+
+def slot_of(element):
+    return app.slot(str(element.getAttribute("data-key")), str(element.getAttribute("data-scale") or ""))
+
+
+class Page:
+    """The live page: one model, written into the document after every event."""
+
+    def __init__(self):
+        reduced = bool(window.matchMedia("(prefers-reduced-motion: reduce)").matches)
+        self.model = app.initial(str(window.location.hash), str(window.navigator.language), reduced)
+        self.writer = Writer(slot_of)
+        self.written: dict[object, object] = {("region", name): markup for name, markup in prerendered().items()}
+        self.editing = None
+        self.hash_pending = self.fit_pending = False
+        self.tick_proxy, self.hash_proxy = create_proxy(self.on_frame), create_proxy(self.write_hash)
+        self.threshold_proxy, self.threshold_text = guarded(self.apply_threshold), ""
+        self.after_paint = create_proxy(lambda *_: window.setTimeout(self.threshold_proxy, 0))
+        self.fit_proxy = guarded(self.fit)
+        self.traces = TracesShell(self)
+
+    def start(self):
+        traces = self.traces
+        for name, kind, handler in (
+            ("play", "click", self.on_play),
+            ("next-step", "click", self.on_next),
+            ("reset", "click", self.on_reset),
+            ("lang", "change", self.on_lang),
+            ("trace-files", "change", traces.on_files),
+            ("trace-step", "change", self.on_trace_step),
+            ("alert-threshold", "change", self.on_threshold),
+            ("trace-drop", "dragover", traces.on_drag_over),
+            ("trace-drop", "dragleave", traces.on_drag_leave),
+            ("trace-drop", "drop", traces.on_drop),
+            ("trace-cancel", "click", traces.on_cancel),
+            ("trace-map", "click", traces.on_map),
+            ("trace-map", "keydown", traces.on_map_key),
+            ("trace-ranks", "click", traces.on_rank_page),
+        ):
+            by_id(name).addEventListener(kind, guarded(handler))
+        for selector, kinds, handler in (
+            ("[data-key]", ("input", "change"), self.on_control),
+            ("[role=tab]", ("click",), self.on_tab),
+            ("[role=tab]", ("keydown",), self.on_tab_key),
+            ("[data-example]", ("click",), traces.on_example),
+            ("[data-copy]", ("click",), traces.on_copy),
+        ):
+            proxy = guarded(handler)
+            for element in document.querySelectorAll(selector):
+                for kind in kinds:
+                    element.addEventListener(kind, proxy)
+        window.addEventListener("hashchange", guarded(self.on_hash))
+        for element in document.querySelectorAll("[data-enable]"):
+            element.disabled = False
+        by_id("motion-note").hidden = not self.model.reduced_motion
+        if self.model.lang != PRERENDERED_LANG:
+            self.apply_language()
+        self.render(push_hash=True)
+        document.documentElement.classList.add("ready")
+        by_id("loading").hidden = True
+        gc.freeze()  # the start-up objects live for the page's life: keep them out of every later collection
+
+    def update(self, model, push_hash=None):
+        """Show a new model; the link follows changes of state, not of the animation or the traces."""
+        before, self.model = self.model, model
+        if model.lang != before.lang:
+            self.apply_language()
+        if model.playing and not before.playing:
+            window.requestAnimationFrame(self.tick_proxy)
+        self.render(model.state != before.state if push_hash is None else push_hash)
+
+    def on_control(self, event):
+        element = event.target
+        checkbox = str(element.type) == "checkbox"
+        scale = str(element.getAttribute("data-scale") or "")
+        text = app.control_text(scale, str(element.value), checkbox and bool(element.checked), checkbox)
+        self.editing = slot_of(element) if str(event.type) == "input" else None
+        self.written.pop(("value", slot_of(element)), None)
+        self.update(app.with_control(self.model, str(element.getAttribute("data-key")), text))
+        self.editing = None
+
+    def on_tab(self, event):
+        self.update(app.with_view(self.model, str(event.currentTarget.getAttribute("data-view"))))
+
+    def on_tab_key(self, event):
+        tab = roved(event, self.writer.tabs, event.currentTarget)
+        if tab is not None:
+            self.update(app.with_view(self.model, str(tab.getAttribute("data-view"))))
+
+    def on_hash(self, event):
+        """A new hash (a link, Back or Forward): a new view is scrolled to."""
+        view = self.model.state.view
+        self.update(app.with_hash(self.model, str(window.location.hash)))
+        if self.model.state.view != view:
+            by_id(f"panel-{self.model.state.view}").scrollIntoView()
+
+    def on_lang(self, event):
+        self.update(app.with_lang(self.model, str(by_id("lang").value)))
+
+    def on_play(self, event):
+        self.update(app.toggle_play(self.model, now_s()), push_hash=False)
+
+    def on_next(self, event):
+        self.update(app.next_exchange(self.model))
+
+    def on_reset(self, event):
+        self.update(app.rewind(self.model))
+
+    def on_trace_step(self, event):
+        self.update(app.with_trace_step(self.model, str(event.target.value)))
+
+    def on_threshold(self, event):
+        """Judged in a task of its own once the commit is painted (a frame, then a task): 11,700 steps take a
+        judgement of about 100 ms, which the interaction itself must not wait for."""
+        self.threshold_text = str(event.target.value)
+        window.requestAnimationFrame(self.after_paint)
+
+    def apply_threshold(self, *_):
+        self.update(app.with_threshold(self.model, self.threshold_text))
+        by_id("alert-threshold").value = app.threshold_shown(self.model)
+
+    def on_frame(self, _):
+        try:
+            before, self.model = self.model, app.tick(self.model, now_s())
+            if self.model.frame.exchange != before.frame.exchange or not self.model.playing:
+                self.render(push_hash=False)
+            else:
+                move_playhead(app.playhead_x(self.model))
+            if self.model.playing:
+                window.requestAnimationFrame(self.tick_proxy)
+        except Exception:
+            self.update(app.rewind(self.model), push_hash=False)
+            show_error(traceback.format_exc())
+
+    def apply_language(self):
+        translate_page(self.model.lang)
+        self.written = {}
+
+    def render(self, push_hash):
+        for kind, name, value in app.changes(app.screen(self.model), self.written, self.editing):
+            self.writer.write(kind, name, value)
+        if push_hash and not self.hash_pending:
+            self.hash_pending = True
+            window.setTimeout(self.hash_proxy, 0)
+        if app.fit_due(self.model) and not self.fit_pending:
+            self.fit_pending = True
+            window.setTimeout(self.fit_proxy, 0)
+
+    def fit(self, *_):
+        """The fit, by the worker when it holds the measurement shown, else here in a task of its own once the
+        analysis is drawn; a newer analysis is fitted instead."""
+        self.fit_pending = False
+        if app.fit_due(self.model) and not self.traces.refit(self.model):
+            self.update(app.with_outlook(self.model), push_hash=False)
+
+    def write_hash(self, *_):
+        """Deferred to its own task: a burst of slider input events writes the URL once, after the DOM update."""
+        self.hash_pending = False
+        wanted, shown = app.link(self.model), str(window.location.hash)
+        if shown != wanted:
+            new_view = app.with_hash(self.model, shown).state.view != self.model.state.view
+            (window.history.pushState if new_view else window.history.replaceState)(None, "", wanted)
+
+
+def start() -> None:
+    """Make the page live; an error is shown on the page, not only in the console."""
+    try:
+        Page().start()
+    except Exception:
+        show_error(traceback.format_exc())
