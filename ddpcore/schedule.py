@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import phases
 from .comm import ring_time_ms
@@ -133,8 +134,11 @@ def _starts(config: StepConfig) -> tuple[list[float], list[float], list[float]]:
     return slowdowns, pauses, [pause + config.load_of(r) for r, pause in enumerate(pauses)]
 
 
+@lru_cache(maxsize=16)
 def build_schedule(config: StepConfig) -> Schedule:
-    """The step's schedule in the configured mode (sequential, or DDP overlap with buckets)."""
+    """The step's schedule in the configured mode (sequential, or DDP overlap with buckets). Kept for the last few
+    configurations (a schedule is immutable): the metrics ask for the step without its straggler and with and
+    without prefetch, which a moving slider mostly leaves as they were."""
     return build_overlap(config) if config.mode == "overlap" else build_sequential(config)
 
 

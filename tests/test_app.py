@@ -225,3 +225,14 @@ def test_the_first_render_reuses_the_view_the_build_drew():
     assert all(shown.regions[name] == drawn[name] for name in page.regions(page.ViewState(), Frame(), "en"))
     shown.regions["timeline-view"] = "changed by its caller"
     assert page.prerendered()["timeline-view"] == drawn["timeline-view"]
+
+
+def test_warming_draws_screens_and_keeps_nothing():
+    """After its start the page draws WARM_RENDERS screens and drops them (the interpreter's optimised code is
+    compiled once it has run a while); the model and what the page then shows are as they were."""
+    model = app.initial("#gpus=16&slowdown=1.5", "en", False)
+    before = app.screen(model)
+    steps = app.warming(model)
+    assert sum(1 for _ in steps) == app.WARM_RENDERS
+    assert model == app.initial("#gpus=16&slowdown=1.5", "en", False)
+    assert app.screen(model) == before

@@ -270,3 +270,44 @@ def test_skip_link_back_and_forward_and_focus_after_the_last_exchange(open_page)
     assert page.is_disabled("[data-testid=next-step]")
     assert page.evaluate("document.activeElement.getAttribute('data-testid')") == "reset"
     watch.assert_clean()
+
+
+IN_PLACE = ("#timeline-view", "#cost-view")
+SHOWN = """(selector) => Array.from(document.querySelector(selector).getElementsByTagName("*"), (e) => [
+  e.localName,
+  Object.fromEntries(Array.from(e.attributes, (a) => [a.name, a.value]).sort()),
+  e.children.length ? "" : e.textContent,
+])"""
+MARK = """(selector) => { for (const e of document.querySelectorAll(selector)) e.ddpcoreKept = true; }"""
+KEPT = """(selector) => Array.from(document.querySelectorAll(selector), (e) => e.ddpcoreKept === true)"""
+EVERY = "#timeline-view *, #cost-view *"
+TIMELINE = "#timeline-view *"
+
+
+def test_the_one_step_view_moves_in_place(open_page):
+    """A slider that keeps the view's shape moves the bars and figures already there (ddpview.patch), and the page
+    then shows what a page opened at that state shows; a change of shape, or the playhead moved by the animation,
+    has the region written whole."""
+    page, watch = open_page("#slowdown=1.5")
+    page.evaluate(MARK, EVERY)
+    for slowdown in ("2.9", "1.1", "1.2"):
+        set_slowdown(page, slowdown)
+    kept = page.evaluate(KEPT, EVERY)
+    assert kept and all(kept), "the same elements, moved"
+    fresh, _ = open_page("#slowdown=1.2")
+    for region in IN_PLACE:
+        assert page.evaluate(SHOWN, region) == fresh.evaluate(SHOWN, region), region
+
+    page.fill("[data-testid=gpus]", "16")
+    assert not any(page.evaluate(KEPT, TIMELINE)), "16 lanes: written whole"
+    page.evaluate(MARK, TIMELINE)
+    page.click("[data-testid=play]")
+    page.wait_for_timeout(300)
+    page.click("[data-testid=play]")
+    set_slowdown(page, "2")
+    assert not any(page.evaluate(KEPT, TIMELINE)), "after the animation moved the playhead: written whole"
+    page.click("[data-testid=reset]")
+    fresh, _ = open_page("#gpus=16&slowdown=2")
+    for region in IN_PLACE:
+        assert page.evaluate(SHOWN, region) == fresh.evaluate(SHOWN, region), region
+    watch.assert_clean()

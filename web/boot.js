@@ -1,6 +1,22 @@
-// Loading progress and boot errors only: shown before Python is live. Everything else is Python (main.py).
-// The names of picked files in one call (thousands of File proxies, one at a time, cost Python seconds).
+// Loading progress and boot errors: shown before Python is live. Everything else is Python (main.py), but for two
+// helpers that spare it many calls across to JavaScript: the names of picked files in one call (thousands of File
+// proxies, one at a time, cost Python seconds), and a region's changes applied in one call.
 globalThis.ddpcoreFileNames = (files) => JSON.stringify(Array.from(files, (file) => file.name));
+// A region updated in place (ddpview.patch): [element count, [[number, tag, attribute or "" for the text, value or
+// null to remove], ...]]. Nothing is changed, and false returned, unless the region holds that many elements and
+// each change's element has its tag: the page then writes the region whole.
+globalThis.ddpcorePatch = (region, json) => {
+  const [count, changes] = JSON.parse(json);
+  const all = region.getElementsByTagName("*");
+  if (all.length !== count) return false;
+  for (const [n, tag] of changes) if (all[n].localName.toLowerCase() !== tag.toLowerCase()) return false;
+  for (const [n, , name, value] of changes) {
+    if (name === "") all[n].textContent = value;
+    else if (value === null) all[n].removeAttribute(name);
+    else all[n].setAttribute(name, value);
+  }
+  return true;
+};
 (() => {
   let step = 0;
   addEventListener("py:progress", (event) => {

@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ddpcore.params import THRESHOLD
+from ddpcore.params import SLOWDOWN, THRESHOLD
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import Schedule, build_schedule
 
@@ -19,7 +19,7 @@ from .page import Frame, axis_max_ms, config_of, notices_html, regions, straggle
 from .sliders import n_from_slider, slider_from_n
 from .threshold import read_threshold, shown
 from .timeline_view import TimelineGeometry
-from .urlstate import Notice, ViewState, apply, decode, encode, is_anchor, texts
+from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState, apply, decode, encode, is_anchor, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
     from ddpcore.fit import Outlook
@@ -111,6 +111,24 @@ def with_state(model: Model, state: ViewState, notices: tuple[Notice, ...] = ())
     if config_of(state) != config_of(model.state):
         model = replace(model, playing=False, frame=Frame())
     return replace(model, state=state, notices=notices)
+
+
+WARM_RENDERS = 40
+"""How many screens the page draws, and drops, once it is idle after its start (see `warming`)."""
+
+
+def warming(model: Model) -> Generator[None, None, None]:
+    """Screens of the One step view with the straggler's slowdown across its range, drawn and dropped, one a step.
+
+    Started from a memory snapshot, the page runs little Python before its first input, and the browser compiles a
+    WebAssembly function's optimised code only once it has run a while: the first few dozen inputs of a slider took
+    twice as long as the later ones. The page runs this in idle slices after it is ready (shell.dom.stepped), so
+    that the user's first inputs find the interpreter warm. Nothing is shown or kept."""
+    low, high = SLOWDOWN.low, PAGE_MAX_SLOWDOWN
+    for i in range(WARM_RENDERS):
+        slowdown = low + (high - low) * (i % 10) / 9
+        screen(replace(model, state=replace(model.state, slowdown=slowdown, view="step")))
+        yield
 
 
 def with_control(model: Model, key: str, text: str) -> Model:

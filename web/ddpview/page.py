@@ -118,6 +118,10 @@ def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
     }
 
 
+IN_PLACE = frozenset({"modes-view", "ring-view", "timeline-view", "cost-view", "exchange-view"})
+"""The One step view's regions (those of `step_regions`): the page updates them in place when their shape holds
+(ddpview.patch); no other code changes what is inside them but the playhead's move, which the page accounts for."""
+
 PRERENDERED_LANG = "en"
 
 

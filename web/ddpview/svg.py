@@ -21,10 +21,19 @@ def esc(text: object) -> str:
 
 
 def num(value: float, digits: int = 2) -> str:
-    """A number for an SVG attribute; refuses NaN and infinities rather than drawing garbage."""
-    if type(value) is int:
+    """A number for an SVG attribute; refuses NaN and infinities rather than drawing garbage.
+
+    >>> num(45.4800001), num(-0.001), num(3), num(2.0)
+    ('45.48', '0', '3', '2')
+    """
+    kind = type(value)
+    if kind is int:
         return str(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if (
+        kind is not float
+        and (isinstance(value, bool) or not isinstance(value, (int, float)))
+        or not math.isfinite(value)
+    ):
         raise ValueError(f"not a finite number: {value!r}")
     text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
@@ -51,7 +60,7 @@ def attrs(values: Mapping[str, AttrValue]) -> str:
 def tag(name: str, values: Mapping[str, AttrValue] | None = None, *children: str) -> str:
     """An element; children are already-built markup, text must go through esc() or text()."""
     inner = "".join(children)
-    return f"<{name}{attrs(values or {})}>{inner}</{name}>"
+    return f"<{name}{attrs(values)}>{inner}</{name}>" if values else f"<{name}>{inner}</{name}>"
 
 
 def text(name: str, values: Mapping[str, AttrValue] | None, content: object) -> str:

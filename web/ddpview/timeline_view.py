@@ -10,7 +10,7 @@ from ddpcore.phases import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEG
 from ddpcore.schedule import PHASES, Bucket, Schedule
 
 from . import i18n
-from .svg import AttrValue, data_value, num, svg_figure, tag, text
+from .svg import AttrValue, attrs, data_value, esc, num, svg_figure, tag, text
 
 if TYPE_CHECKING:
     from ddpcore.measured import StepSummary
@@ -162,18 +162,15 @@ def _lane_head(y: float, label: str, slow: bool) -> list[str]:
 def _bar(
     phase: str, x0: float, x1: float, y: float, height: float, tooltip: str, hatch_id: str, extra: dict | None = None
 ) -> str:
-    values = {
-        "class": f"bar {phase}",
-        "data-phase": phase,
-        **(extra or {}),
-        "x": x0,
-        "y": y,
-        "width": max(x1 - x0, 0.5),
-        "height": height,
-        "rx": 2,
-        "fill": _fill(phase, hatch_id),
-    }
-    return tag("rect", values, text("title", None, tooltip))
+    """One phase's bar with its tooltip. Written out, not through `tag`: bars are most of a timeline's elements,
+    redrawn at every input; the values still pass the same `esc`, `num` and `attrs` as every tag's."""
+    p = esc(phase)
+    fill = _fill(phase, hatch_id)
+    return (
+        f'<rect class="bar {p}" data-phase="{p}"{attrs(extra) if extra else ""} x="{num(x0)}" y="{num(y)}"'
+        f' width="{num(max(x1 - x0, 0.5))}" height="{num(height)}" rx="2"{attrs({"fill": fill}) if fill else ""}>'
+        f"<title>{esc(tooltip)}</title></rect>"
+    )
 
 
 def _axis(geo: TimelineGeometry, lang: str) -> str:

@@ -1,8 +1,11 @@
 """Small DOM helpers: errors shown in the page, guarded callbacks, background tasks, and writing a screen."""
 
 import asyncio
+import json
 import traceback
 
+from ddpview.page import IN_PLACE
+from ddpview.patch import patch
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
@@ -112,14 +115,6 @@ def focus_near(element):
             other = getattr(other, step)
 
 
-def move_playhead(x):
-    """The animation's playhead moved to x, alone: between two exchanges nothing else on the page changes."""
-    line = by_id("playhead")
-    line.setAttribute("x1", f"{x:.2f}")
-    line.setAttribute("x2", f"{x:.2f}")
-    line.classList.remove("hidden")
-
-
 def translate_page(lang):
     """Every fixed text of the page (`data-i18n`, `data-i18n-attr`) in `lang`; the views follow on the next render."""
     from ddpview import i18n
@@ -136,8 +131,9 @@ def translate_page(lang):
 class Writer:
     """Applies ddpview.app's changes: markup by id, control values by slot, texts, attributes, flags, the view."""
 
-    def __init__(self, slot_of):
+    def __init__(self, slot_of, shown):
         self.elements = {}
+        self.shown = {name: markup for name, markup in shown.items() if name in IN_PLACE}
         self.controls: dict = {}
         for element in document.querySelectorAll("[data-key]"):
             self.controls.setdefault(slot_of(element), []).append(element)
@@ -152,7 +148,7 @@ class Writer:
 
     def write(self, kind, name, value):
         if kind == "region":
-            self.write_region(self.element(name), value)
+            self.write_region(name, value)
         elif kind == "value":
             for element in self.controls.get(name, ()):
                 if str(element.type) == "checkbox":
@@ -174,9 +170,18 @@ class Writer:
         else:
             self.show_view(*value)
 
-    def write_region(self, element, markup):
-        """New markup for a region; the focus stays on the control it was on (the same `data-testid`), or the
-        nearest one enabled, rather than falling to the page's body."""
+    def write_region(self, name, markup):
+        """New markup for a region: in place when it keeps its shape (ddpview.patch), else whole; then the focus
+        stays on the control it was on (the same `data-testid`), or the nearest one enabled, rather than falling to
+        the page's body."""
+        element = self.element(name)
+        before = self.shown.get(name)
+        if name in IN_PLACE:
+            self.shown[name] = markup
+        if before is not None:
+            changes = patch(before, markup)
+            if changes is not None and (not changes.changes or window.ddpcorePatch(element, json.dumps(changes))):
+                return
         active = document.activeElement
         testid = active and element.contains(active) and active.getAttribute("data-testid")
         same = "".join(f"[{a}='{active.getAttribute(a)}']" for a in SAME_ITEM if testid and active.hasAttribute(a))
@@ -189,6 +194,15 @@ class Writer:
                 focus_near(again)
             elif again:
                 again.focus()
+
+    def move_playhead(self, x):
+        """The animation's playhead moved to x, alone: between two exchanges nothing else on the page changes. The
+        timeline no longer shows its last markup, so its next update is written whole."""
+        line = by_id("playhead")
+        line.setAttribute("x1", f"{x:.2f}")
+        line.setAttribute("x2", f"{x:.2f}")
+        line.classList.remove("hidden")
+        self.shown.pop("timeline-view", None)
 
     def show_view(self, view, mode):
         for tab in self.tabs:

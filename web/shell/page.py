@@ -12,7 +12,7 @@ from ddpview.page import PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
-from .dom import Writer, by_id, guarded, move_playhead, now_s, roved, show_error, translate_page
+from .dom import Writer, by_id, guarded, in_background, now_s, roved, show_error, stepped, translate_page
 from .traces import TracesShell
 
 
@@ -26,8 +26,9 @@ class Page:
     def __init__(self):
         reduced = bool(window.matchMedia("(prefers-reduced-motion: reduce)").matches)
         self.model = app.initial(str(window.location.hash), str(window.navigator.language), reduced)
-        self.writer = Writer(slot_of)
-        self.written: dict[object, object] = {("region", name): markup for name, markup in prerendered().items()}
+        drawn = prerendered()
+        self.writer = Writer(slot_of, drawn)
+        self.written: dict[object, object] = {("region", name): markup for name, markup in drawn.items()}
         self.editing = None
         self.hash_pending = self.fit_pending = False
         self.tick_proxy, self.hash_proxy = create_proxy(self.on_frame), create_proxy(self.write_hash)
@@ -76,6 +77,7 @@ class Page:
         document.documentElement.classList.add("ready")
         by_id("loading").hidden = True
         gc.freeze()  # the start-up objects live for the page's life: keep them out of every later collection
+        in_background(stepped(app.warming(self.model)))
 
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
@@ -142,7 +144,7 @@ class Page:
             if self.model.frame.exchange != before.frame.exchange or not self.model.playing:
                 self.render(push_hash=False)
             else:
-                move_playhead(app.playhead_x(self.model))
+                self.writer.move_playhead(app.playhead_x(self.model))
             if self.model.playing:
                 window.requestAnimationFrame(self.tick_proxy)
         except Exception:
