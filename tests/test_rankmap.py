@@ -156,5 +156,8 @@ def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleav
     model = app.initial("view=traces", "en", False)
     in_steps = app.measured_in_steps(model, measured, ())
     drawn = list(app.drawing(model := finished(in_steps)))
-    assert len(drawn) == 1 + len(TRACE_REGIONS), "a region at a time"
+    from ddpview.map_view import ROWS_PER_STEP
+
+    map_rows = app.screen(model).regions["trace-map"].count('data-testid="map-row"')
+    assert len(drawn) == 1 + len(TRACE_REGIONS) + (map_rows - 1) // ROWS_PER_STEP, "a region, or some map rows, a step"
     assert app.screen(model) == app.screen(app.with_measured(app.initial("view=traces", "en", False), measured, ()))

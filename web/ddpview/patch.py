@@ -69,15 +69,14 @@ def patch(old: str, new: str) -> Patch | None:
         return None
     changes: list[Change] = []
     count = -1
-    tag = ""
     for i in range(1, len(after), 2):
         was, now = before[i], after[i]
         if now[1] == "/":
             if was != now:
                 return None
         else:
-            tag = _tag(now)
             if was != now:
+                tag = _tag(now)
                 if _tag(was) != tag or now.endswith("/>"):
                     return None
                 changes += _changed(count + 1, tag, was, now)
@@ -87,5 +86,5 @@ def patch(old: str, new: str) -> Patch | None:
             # only an element's whole, sole text can be set: text beside child elements cannot
             if now[1] == "/" or i + 2 >= len(after) or not after[i + 2].startswith("</"):
                 return None
-            changes.append((count, tag, TEXT, html.unescape(text)))
+            changes.append((count, _tag(now), TEXT, html.unescape(text)))
     return Patch(count + 1, changes) if before[0] == after[0] else None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Generator
 
 from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.measured import GpuGauges
@@ -14,7 +14,7 @@ from ddpcore.verdict import Analysis, Cause
 from . import i18n
 from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row
 from .file_errors import in_language
-from .map_view import map_svg
+from .map_view import map_drawing
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_svg
 
@@ -353,7 +353,8 @@ def traces_regions(
     rank_page: int = 0,
 ) -> dict[str, str]:
     """Markup of every region of the view, by element id."""
-    return dict(traces_region_items(analysis, errors, step_index, threshold, lang, rank_page))
+    items = traces_region_items(analysis, errors, step_index, threshold, lang, rank_page)
+    return dict(item for item in items if item is not None)
 
 
 def traces_region_items(
@@ -363,8 +364,9 @@ def traces_region_items(
     threshold: float,
     lang: str,
     rank_page: int = 0,
-) -> Iterator[tuple[str, str]]:
-    """`traces_regions` a region at a time (element id, markup), each drawn only when asked for."""
+) -> Generator[tuple[str, str] | None, None, None]:
+    """`traces_regions` a region at a time (element id, markup), each drawn only when asked for; None between two
+    steps of a region drawn in steps (the map)."""
     yield "trace-errors", errors_html(errors, lang)
     if analysis is None:
         yield from dict.fromkeys(TRACE_REGIONS, "").items()
@@ -373,7 +375,7 @@ def traces_region_items(
     step = analysis.steps[index]
     shown, total = len(step.drawn), len(step.columns.ranks)
     note = i18n.t("traces.lanes_note", lang, shown=shown, n=total) if shown < total else ""
-    yield "trace-map", map_svg(analysis.rank_map, threshold, lang)
+    yield "trace-map", (yield from map_drawing(analysis.rank_map, threshold, lang))
     yield "trace-lanes-note", text("p", {"class": "help", "data-testid": "trace-lanes-note"}, note) if note else ""
     yield "trace-summary", summary_html(analysis, lang)
     yield "trace-step", step_options(analysis, index, lang)

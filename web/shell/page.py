@@ -81,12 +81,17 @@ class Page:
 
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
+        for _ in self.updating(model, push_hash):
+            pass
+
+    def updating(self, model, push_hash=None):
+        """`update` in steps, a step after each region written (`rendering`)."""
         before, self.model = self.model, model
         if model.lang != before.lang:
             self.apply_language()
         if model.playing and not before.playing:
             window.requestAnimationFrame(self.tick_proxy)
-        self.render(model.state != before.state if push_hash is None else push_hash)
+        yield from self.rendering(model.state != before.state if push_hash is None else push_hash)
 
     def on_control(self, event):
         element = event.target
@@ -156,8 +161,19 @@ class Page:
         self.written = {}
 
     def render(self, push_hash):
+        for _ in self.rendering(push_hash):
+            pass
+
+    def rendering(self, push_hash):
+        """What changed written, a step after each region: Your traces' regions after a large read are tens of kB
+        each, and written in one task they made a long one on a slow machine (`TracesShell.show` runs this in
+        slices). A change a later render has claimed meanwhile is left to it."""
         for kind, name, value in app.changes(app.screen(self.model), self.written, self.editing):
+            if self.written.get((kind, name)) is not value:
+                continue
             self.writer.write(kind, name, value)
+            if kind == "region":
+                yield
         if push_hash and not self.hash_pending:
             self.hash_pending = True
             window.setTimeout(self.hash_proxy, 0)

@@ -162,7 +162,7 @@ class TracesShell:
         if action != self.action:
             return
         self.measured_there = measured
-        self.page.update(model)
+        await stepped(self.page.updating(model))
 
     @staticmethod
     def unpickling(parts):
