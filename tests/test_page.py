@@ -280,6 +280,10 @@ SHOWN = """(selector) => Array.from(document.querySelector(selector).getElements
 ])"""
 MARK = """(selector) => { for (const e of document.querySelectorAll(selector)) e.ddpcoreKept = true; }"""
 KEPT = """(selector) => Array.from(document.querySelectorAll(selector), (e) => e.ddpcoreKept === true)"""
+PLAYHEAD_MOVED = """() => {
+  const line = document.getElementById("playhead");
+  return line.ddpcoreKept === true && Number(line.getAttribute("x1")) > 118;
+}"""
 EVERY = "#timeline-view *, #cost-view *"
 TIMELINE = "#timeline-view *"
 
@@ -302,7 +306,7 @@ def test_the_one_step_view_moves_in_place(open_page):
     assert not any(page.evaluate(KEPT, TIMELINE)), "16 lanes: written whole"
     page.evaluate(MARK, TIMELINE)
     page.click("[data-testid=play]")
-    page.wait_for_timeout(300)
+    page.wait_for_function(PLAYHEAD_MOVED, timeout=15_000)
     page.click("[data-testid=play]")
     set_slowdown(page, "2")
     assert not any(page.evaluate(KEPT, TIMELINE)), "after the animation moved the playhead: written whole"

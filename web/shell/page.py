@@ -12,6 +12,8 @@ from ddpview.page import PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
+from ddpcore.verdict import finished
+
 from .dom import Writer, by_id, guarded, in_background, now_s, roved, show_error, stepped, translate_page
 from .traces import TracesShell
 
@@ -81,8 +83,7 @@ class Page:
 
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
-        for _ in self.updating(model, push_hash):
-            pass
+        finished(self.updating(model, push_hash))
 
     def updating(self, model, push_hash=None):
         """`update` in steps, a step after each region written (`rendering`)."""
@@ -161,8 +162,7 @@ class Page:
         self.written = {}
 
     def render(self, push_hash):
-        for _ in self.rendering(push_hash):
-            pass
+        finished(self.rendering(push_hash))
 
     def rendering(self, push_hash):
         """What changed written, a step after each region: Your traces' regions after a large read are tens of kB
