@@ -115,11 +115,11 @@ class StepConfig:
 
     def without_stragglers(self) -> StepConfig:
         """The same step with nobody slowed: the ideal the straggler cost is measured against."""
-        return replace(self, slowdown=1.0)
+        return self if self.slowdown == 1.0 else replace(self, slowdown=1.0)
 
     def with_prefetch(self, on: bool) -> StepConfig:
         """The same step with input prefetch on or off."""
-        return replace(self, prefetch=on)
+        return self if self.prefetch == on else replace(self, prefetch=on)
 
     @property
     def network(self) -> Link:

@@ -62,7 +62,7 @@ class Schedule:
 
     def total(self, phases: tuple[str, ...]) -> float:
         """GPU-ms spent in these phases, summed over GPUs."""
-        return sum(r.duration_of(p) for r in self.ranks for p in phases)
+        return sum(i.end_ms - i.start_ms for r in self.ranks for i in r.intervals if i.phase in phases)
 
     @property
     def comm_window(self) -> tuple[float, float]:

@@ -107,3 +107,42 @@ def test_a_change_of_shape_is_refused():
     assert patch(eight, sixteen) is None
     assert patch("<p>a <b>b</b></p>", "<p>c <b>b</b></p>") is None, "text beside an element cannot be set alone"
     assert patch("<g><rect></rect></g>", "<g><line></line></g>") is None
+
+
+def trees(depth: int = 3) -> st.SearchStrategy[str]:
+    """Small markups as the views build them (svg.tag and svg.text): few tags, few attributes and short texts drawn
+    from small alphabets, so that two drawn markups often share a shape and differ in their values."""
+    from ddpview.svg import esc, tag, text
+
+    values = st.sampled_from(["v1", "v2", "a&b", '"q"', None, 3.5])  # no bare attribute: the XML oracle refuses it
+    attributes = st.dictionaries(st.sampled_from(["x", "y", "class", "data-v"]), values, max_size=3)
+    words = st.sampled_from(["", "w1", "w2", "<c>", "d & e"])
+    names = st.sampled_from(["g", "rect", "text", "title"])
+    leaf = st.builds(text, names, attributes, words)
+    if depth == 0:
+        return leaf
+    inner = st.lists(trees(depth - 1) | words.map(esc), max_size=3).map("".join)
+    return leaf | st.builds(lambda name, values, children: tag(name, values, children), names, attributes, inner)
+
+
+EDITS = [("w1", "w2"), ("w2", ""), ("v1", "v2"), ('"v2"', '"v1" z="v2"'), ('y="v1"', "")]
+"""Ways to turn a markup into one of the same shape, or nearly: a text or a value changed, an attribute added or
+taken away (applied at one place, by `test_any_two_markups_...`)."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees(), trees(), st.sampled_from(EDITS), st.integers(0, 3), st.booleans())
+def test_any_two_markups_are_patched_or_refused_for_their_shape(old, other, edit, at, edited):
+    """Markups of any shape, and a markup against itself edited at one place: a patch turns the old elements into
+    the new ones, and one is refused only when the shapes differ (text beside elements counts as shape)."""
+    parts = old.split(edit[0])
+    new = (
+        edit[0].join(parts[: at + 1]) + edit[1] + edit[0].join(parts[at + 1 :])
+        if edited and at < len(parts) - 1
+        else other
+    )
+    found = patch(old, new)
+    if found is None:
+        assert shape(old) != shape(new)
+    else:
+        assert applied(old, new) == seen(elements(new))

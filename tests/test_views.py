@@ -71,7 +71,7 @@ def test_timeline_lanes_bars_and_hatch():
     assert len(lanes) == 8
     waits = [e for e in root.iter() if e.get("data-phase") == "wait"]
     assert len(waits) == 7, "the straggler does not wait; the 7 others do"
-    assert all(float(w.get("data-end")) - float(w.get("data-start")) == pytest.approx(26) for w in waits)
+    assert all(float(w.get("data-ms")) == pytest.approx(26) for w in waits)
     assert root.find(".//{http://www.w3.org/2000/svg}pattern[@id='hatch']") is not None
     assert "straggler" in lanes[2].get("class")
     assert "▲ 2×" in "".join(lanes[2].itertext())

@@ -398,7 +398,6 @@ class Screen:
     flags: dict[str, dict[str, bool | str]]
     view: str
     mode: str
-    hash: str
 
 
 PROGRESS_ROWS = 8
@@ -538,7 +537,6 @@ def screen(model: Model) -> Screen:
         },
         view=state.view,
         mode=state.mode,
-        hash=link(model),
     )
 
 

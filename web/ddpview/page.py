@@ -29,9 +29,11 @@ class Frame:
     playhead_ms: float | None = None
 
 
+@lru_cache(maxsize=8)
 def config_of(state: ViewState) -> StepConfig:
     """The model's AllReduce (docs/model.md) in ms in sequential mode; overlap derives bucket times from the link,
-    and so does the sequential run it is compared with."""
+    and so does the sequential run it is compared with. Kept for the last few states: an input asks for the new
+    state's and the last one's, and a config checks each of its values as it is made."""
     link = Link(bandwidth_gbps=state.bandwidth_gbps) if state.mode == "overlap" else None
     return StepConfig(
         gpus=state.gpus,

@@ -14,13 +14,14 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
+from itertools import accumulate, compress, repeat
+from operator import ne
 from typing import NamedTuple
 
 Change = tuple[int, str, str, str | None]
 """(element number, its tag, attribute name or "" for its text, the new value or None to remove the attribute): the
 tag lets the page check that the element it found is the one meant (an HTML parser may add elements, e.g. tbody)."""
 
-_TOKENS = re.compile(r"(<[^>]*>)")
 _ATTR = re.compile(r'\s([^\s=>/"]+)(?:="([^"]*)")?')
 TEXT = ""
 """The attribute name that stands for an element's text."""
@@ -34,23 +35,47 @@ class Patch(NamedTuple):
 
 
 @lru_cache(maxsize=16)
-def _tokens(markup: str) -> list[str]:
-    """Markup split into text and tags, text first and last; kept, since a region's new markup is its old one at
-    the next update."""
-    return _TOKENS.split(markup)
+def _pieces(markup: str) -> list[str]:
+    """Markup cut before each tag: the text before the first, then per tag its inside and the text after it
+    (`rect x="1">` then `/rect>`): two markups are compared piece by piece in C, and only the pieces that differ
+    are read in Python. Kept, since a region's new markup is its old one at the next update."""
+    return markup.split("<")
 
 
-def _tag(token: str) -> str:
-    """An opening tag's name."""
-    return token[1:].partition(" ")[0].rstrip(">")
+@lru_cache(maxsize=16)
+def _closings(markup: str) -> list[int]:
+    """Per piece, how many pieces up to it close an element (counted in C: the markups are long, their changes few)."""
+    return list(accumulate(map(str.startswith, _pieces(markup), repeat("/"))))
+
+
+def _number(closings: list[int], k: int) -> int:
+    """The number, in document order, of the element that piece k opens (of the last opened, if it closes one): the
+    pieces up to it, less piece 0 (text) and those that close an element."""
+    return k - 1 - (closings[k] - closings[0])
+
+
+def _name(inside: str) -> str:
+    """The tag name of an opening tag's inside."""
+    return inside.partition(" ")[0]
 
 
 def _changed(number: int, tag: str, was: str, now: str) -> list[Change]:
-    """What changed between two opening tags of one element; values unescaped, as the DOM holds them."""
-    old = dict(_ATTR.findall(was, len(tag) + 1))
-    new = _ATTR.findall(now, len(tag) + 1)
-    out: list[Change] = [(number, tag, k, html.unescape(v)) for k, v in new if old.pop(k, None) != v]
+    """What changed between two opening tags of one element; values unescaped, as the DOM holds them. Tags whose
+    attributes keep their names and order (a moving bar's) are compared value by value, cut at the quotes."""
+    before, after = was.split('"'), now.split('"')
+    if len(before) == len(after) and before[::2] == after[::2]:
+        return [
+            (number, tag, after[k - 1].rpartition(" ")[2][:-1], _unescaped(after[k]))
+            for k in compress(range(len(after)), map(ne, before, after))
+        ]
+    old = dict(_ATTR.findall(was, len(tag)))
+    new = _ATTR.findall(now, len(tag))
+    out: list[Change] = [(number, tag, k, _unescaped(v)) for k, v in new if old.pop(k, None) != v]
     return out + [(number, tag, k, None) for k in old]
+
+
+def _unescaped(value: str) -> str:
+    return html.unescape(value) if "&" in value else value
 
 
 def patch(old: str, new: str) -> Patch | None:
@@ -64,27 +89,23 @@ def patch(old: str, new: str) -> Patch | None:
     >>> patch('<p>a &amp; b</p>', '<p class="on" hidden>a &lt; b</p>').changes
     [(0, 'p', 'class', 'on'), (0, 'p', 'hidden', ''), (0, 'p', '', 'a < b')]
     """
-    before, after = _tokens(old), _tokens(new)
-    if len(before) != len(after):
+    before, after = _pieces(old), _pieces(new)
+    if len(before) != len(after) or before[0] != after[0]:
         return None
+    closings = _closings(old)
     changes: list[Change] = []
-    count = -1
-    for i in range(1, len(after), 2):
-        was, now = before[i], after[i]
-        if now[1] == "/":
-            if was != now:
+    for k in compress(range(len(after)), map(ne, before, after)):
+        was_tag, _, was_text = before[k].partition(">")
+        now_tag, _, now_text = after[k].partition(">")
+        opening = not now_tag.startswith("/") and not now_tag.endswith("/")
+        if was_tag != now_tag:
+            tag = _name(now_tag)
+            if not opening or was_tag.startswith("/") or _name(was_tag) != tag:
                 return None
-        else:
-            if was != now:
-                tag = _tag(now)
-                if _tag(was) != tag or now.endswith("/>"):
-                    return None
-                changes += _changed(count + 1, tag, was, now)
-            count += 1
-        text = after[i + 1]
-        if text != before[i + 1]:
+            changes += _changed(_number(closings, k), tag, was_tag, now_tag)
+        if was_text != now_text:
             # only an element's whole, sole text can be set: text beside child elements cannot
-            if now[1] == "/" or i + 2 >= len(after) or not after[i + 2].startswith("</"):
+            if not opening or k + 1 >= len(after) or not after[k + 1].startswith("/"):
                 return None
-            changes.append((count, _tag(now), TEXT, html.unescape(text)))
-    return Patch(count + 1, changes) if before[0] == after[0] else None
+            changes.append((_number(closings, k), _name(now_tag), TEXT, _unescaped(now_text)))
+    return Patch(_number(closings, len(after) - 1) + 1, changes)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ddpcore.intervals import Spans
+from ddpcore.intervals import Interval, Spans
 from ddpcore.phases import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
 from ddpcore.schedule import PHASES, Bucket, Schedule
 
@@ -71,6 +72,7 @@ def tick_step(axis_max_ms: float) -> float:
     return next((s for s in NICE_STEPS if axis_max_ms / s <= 12), NICE_STEPS[-1])
 
 
+@lru_cache(maxsize=8)
 def _defs(hatch_id: str) -> str:
     return tag(
         "defs",
@@ -113,6 +115,7 @@ def legend_top(phases: tuple[str, ...], lang: str) -> float:
     return TOP + LEGEND_ROW * max(row for *_, row in _legend_places(phases, lang))
 
 
+@lru_cache(maxsize=8)
 def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
     items = [
         tag(
@@ -173,6 +176,7 @@ def _bar(
     )
 
 
+@lru_cache(maxsize=8)
 def _axis(geo: TimelineGeometry, lang: str) -> str:
     y = geo.lane_y(geo.lanes) + 2
     step = tick_step(geo.axis_max_ms)
@@ -204,8 +208,7 @@ def _bucket_bar(b: Bucket, geo: TimelineGeometry, y: float, label: str, lang: st
             "class": "bar allreduce bucket",
             "data-phase": "allreduce",
             "data-bucket": b.index,
-            "data-start": data_value(b.start_ms),
-            "data-end": data_value(b.end_ms),
+            "data-ms": data_value(b.end_ms - b.start_ms),
             "x": x0,
             "y": y + LANE + 2,
             "width": max(x1 - x0, 0.5),
@@ -221,32 +224,64 @@ def _bucket_bar(b: Bucket, geo: TimelineGeometry, y: float, label: str, lang: st
     )
 
 
-def _step_lane(schedule: Schedule, lane: int, geo: TimelineGeometry, stragglers: set[int], lang: str) -> str:
-    """One GPU's lane of the modelled step: its label, a bar per phase, and the buckets' AllReduce under it."""
+def _lane_bars(intervals: tuple[Interval, ...], buckets: tuple[Bucket, ...], geo: TimelineGeometry, lang: str) -> str:
+    """A lane's bars at the lane's own y (0), the GPU's name in their tooltips left as LABEL_HOLE: the ranks that
+    ran alike (all but the stragglers) share one drawing, and a slider's input draws two lanes' bars, not one per GPU.
+    """
+    bars = [
+        _bar(
+            iv.phase,
+            geo.x_of(iv.start_ms),
+            geo.x_of(iv.end_ms),
+            0,
+            LANE,
+            f"{LABEL_HOLE} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}",
+            "hatch",
+            {"data-ms": data_value(iv.duration_ms)},
+        )
+        for iv in intervals
+        if iv.duration_ms > 0
+    ]
+    return "".join(bars + [_bucket_bar(b, geo, 0, LABEL_HOLE, lang) for b in buckets])
+
+
+LABEL_HOLE = "\x00"
+"""Stands in a lane's drawing for the GPU's name, filled in per lane: escaping leaves it as it is, and no name holds
+it."""
+
+
+def _step_lane(
+    schedule: Schedule, lane: int, geo: TimelineGeometry, stragglers: set[int], lang: str, drawn: dict[object, str]
+) -> str:
+    """One GPU's lane of the modelled step, placed at its y: its label, a bar per phase, and the buckets' AllReduce
+    under it. `drawn` holds the bars of the lanes drawn so far, by their intervals (`_lane_bars`)."""
     rank = schedule.ranks[lane]
-    y = geo.lane_y(lane)
     is_straggler = rank.rank in stragglers
     label = i18n.t("gpu", lang, i=rank.rank)
     slowed = f" {num(rank.slowdown, 1)}×" if schedule.config.lost_in == "compute" else ""
-    items = _lane_head(y, f"{label} ▲{slowed}" if is_straggler else label, is_straggler)
-    for iv in rank.intervals:
-        if iv.duration_ms <= 0:
-            continue
-        items.append(
-            _bar(
-                iv.phase,
-                geo.x_of(iv.start_ms),
-                geo.x_of(iv.end_ms),
-                y,
-                LANE,
-                f"{label} · {i18n.t('phase.' + iv.phase, lang)} · {i18n.ms(iv.duration_ms, lang)}",
-                "hatch",
-                {"data-start": data_value(iv.start_ms), "data-end": data_value(iv.end_ms)},
-            )
-        )
-    items += [_bucket_bar(b, geo, y, label, lang) for b in schedule.buckets]
-    cls = "lane straggler" if is_straggler else "lane"
-    return tag("g", {"data-testid": "lane", "data-rank": rank.rank, "class": cls}, *items)
+    bars = drawn.get(rank.intervals)
+    if bars is None:
+        bars = drawn[rank.intervals] = _lane_bars(rank.intervals, schedule.buckets, geo, lang)
+    before, after = _lane_frame(
+        rank.rank, geo.lane_y(lane), f"{label} ▲{slowed}" if is_straggler else label, is_straggler
+    )
+    return before + bars.replace(LABEL_HOLE, esc(label)) + after
+
+
+@lru_cache(maxsize=256)
+def _lane_frame(rank: int, y: float, shown: str, slow: bool) -> tuple[str, str]:
+    """A modelled lane's group, placed at its y and holding its label (and a straggler's band), cut where the bars
+    go: the same while a slider moves the bars."""
+    place = f"translate(0 {num(y)})"
+    cls = "lane straggler" if slow else "lane"
+    group = tag(
+        "g",
+        {"data-testid": "lane", "data-rank": rank, "class": cls, "transform": place},
+        *_lane_head(0, shown, slow),
+        LABEL_HOLE,
+    )
+    before, after = group.split(LABEL_HOLE)
+    return before, after
 
 
 def _vertical(geo: TimelineGeometry, x: float, top: float, bottom: float, cls: str, **more: AttrValue) -> str:
@@ -303,6 +338,7 @@ def timeline_svg(
         max(axis_max_ms, schedule.step_ms), len(schedule.ranks), int(bool(schedule.buckets)), legend_top(legend, lang)
     )
     stragglers = set(config.stragglers) if config.slowdown > 1.0 else set()
+    drawn: dict[object, str] = {}
     return svg_figure(
         WIDTH,
         geo.height,
@@ -310,7 +346,7 @@ def timeline_svg(
         {"data-testid": "timeline", "data-axis-max": data_value(geo.axis_max_ms)},
         _defs("hatch"),
         _legend(lang, "hatch", legend),
-        *(_step_lane(schedule, lane, geo, stragglers, lang) for lane in range(len(schedule.ranks))),
+        *(_step_lane(schedule, lane, geo, stragglers, lang, drawn) for lane in range(len(schedule.ranks))),
         _axis(geo, lang),
         *_step_marks(schedule, geo, lang, ideal_ms, playhead_ms),
     )

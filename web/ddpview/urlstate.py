@@ -231,8 +231,11 @@ def texts(state: ViewState) -> dict[str, str]:
 
 def encode(state: ViewState) -> str:
     """The step view's keys always (docs/contracts.md); other keys only where they differ from the defaults."""
-    now, default = texts(state), texts(ViewState())
+    now, default = texts(state), _DEFAULT_TEXTS
     return "#" + "&".join(f"{k}={quote(v)}" for k, v in now.items() if k in STEP_KEYS or v != default[k])
+
+
+_DEFAULT_TEXTS = texts(ViewState())
 
 
 def without_timing(state: ViewState) -> ViewState:
