@@ -17,11 +17,12 @@ import heapq
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Interval:
-    """A named span of time: `phase` is a phase of a step, or the kind of a collective or a kernel."""
+class Interval(NamedTuple):
+    """A named span of time: `phase` is a phase of a step, or the kind of a collective or a kernel. A named tuple:
+    schedules and traces make tens of thousands, and compare and hash them (lanes that ran alike share a drawing)."""
 
     phase: str
     start_ms: float

@@ -501,7 +501,7 @@ def _region_markup(model: Model) -> dict[str, str]:
 def screen(model: Model) -> Screen:
     """Everything the page shows for this model (shell/page.py writes only what changed)."""
     state, lang = model.state, model.lang
-    values = texts(state)
+    values = dict(texts(state))
     values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster.gpus))
     play_key = "ctl.pause" if model.playing else "ctl.play"
     loading = model.traces.loading

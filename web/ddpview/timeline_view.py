@@ -110,6 +110,7 @@ def _legend_places(phases: tuple[str, ...], lang: str) -> list[tuple[str, str, f
     return places
 
 
+@lru_cache(maxsize=8)
 def legend_top(phases: tuple[str, ...], lang: str) -> float:
     """Where the lanes start below a legend of these phases (it may take several rows)."""
     return TOP + LEGEND_ROW * max(row for *_, row in _legend_places(phases, lang))
@@ -332,7 +333,7 @@ def timeline_svg(
     """The modelled step, one lane per GPU on a shared time axis up to `axis_max_ms` (fixed while the controls
     move, so that bars grow and shrink against it), with the barrier, the step's end and the playhead."""
     config = schedule.config
-    paused = any(i.phase == BETWEEN_STEPS for r in schedule.ranks for i in r.intervals)
+    paused = any(r.intervals[0].phase == BETWEEN_STEPS for r in schedule.ranks)  # a pause comes first
     legend = (BETWEEN_STEPS, *PHASES) if paused else PHASES
     geo = TimelineGeometry(
         max(axis_max_ms, schedule.step_ms), len(schedule.ranks), int(bool(schedule.buckets)), legend_top(legend, lang)

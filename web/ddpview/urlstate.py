@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
@@ -224,9 +227,11 @@ def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
     return state, tuple(notices)
 
 
-def texts(state: ViewState) -> dict[str, str]:
-    """Every key's value as text: what a link carries, and what the control bound to that key shows."""
-    return {spec.key: _as_text(value_of(state, spec.attr)) for spec in FIELDS}
+@lru_cache(maxsize=4)
+def texts(state: ViewState) -> Mapping[str, str]:
+    """Every key's value as text: what a link carries, and what the control bound to that key shows. Kept for the
+    last few states (the screen and the link ask for the same), hence read-only."""
+    return MappingProxyType({spec.key: _as_text(value_of(state, spec.attr)) for spec in FIELDS})
 
 
 def encode(state: ViewState) -> str:
