@@ -19,8 +19,10 @@ ready to the release, on its own clock).
 
 from __future__ import annotations
 
+import heapq
 import json
 from dataclasses import dataclass
+from operator import attrgetter
 
 from .params import THRESHOLD
 from .verdict import Analysis
@@ -167,8 +169,8 @@ def exposition(analysis: Analysis, job: str = DEFAULT_JOB, most: int | None = No
     (the latest, those that waited least, in rank order) and a comment saying how many are left out."""
     ranks = analysis.ranks
     if most is not None and len(ranks) > most:
-        latest = sorted(ranks, key=lambda r: (r.median_wait_ms, r.rank))[:most]
-        ranks = tuple(sorted(latest, key=lambda r: r.rank))
+        latest = heapq.nsmallest(most, ranks, key=attrgetter("median_wait_ms", "rank"))  # thousands of ranks: C keys
+        ranks = tuple(sorted(latest, key=attrgetter("rank")))
     lines = [
         f"# HELP {STEP_METRIC} Wall time of a training step on this rank (median over the traced steps).",
         f"# TYPE {STEP_METRIC} gauge",

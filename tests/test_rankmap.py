@@ -111,9 +111,11 @@ def test_the_measurement_reaches_the_page_in_small_parts(big):
     runs, _ = generated_summaries(RANKS, 20, (PERSISTENT,), P, seed=4)
     measured = measure(runs)
     blobs = transfer.parts(measured, (), None, "")
-    per_step = transfer.ITEMS_PER_PART // RANKS
-    assert len(blobs) == 1 + -(-RANKS // transfer.RANKS_PER_PART) + -(-20 // per_step)
+    per_step, per_row = transfer.ITEMS_PER_PART // RANKS, transfer.ITEMS_PER_PART // 20
+    rows = len(measured.rank_map.rows)
+    assert len(blobs) == 1 + -(-RANKS // transfer.RANKS_PER_PART) + -(-20 // per_step) + -(-rows // per_row)
     assert max(map(len, blobs)) < 3_000_000 < len(pickle.dumps(measured)), "a few ms each to unpickle, not 40"
+    assert len(blobs[0]) < len(pickle.dumps(measured.rank_map)) / 10, "the map's cells come in parts of their own"
     assert transfer.joined([transfer.unpickled(b) for b in blobs]) == (measured, (), None, "")
     assert transfer.joined([transfer.unpickled(b) for b in transfer.parts(None, ("e",), None, "few")]) == (
         None,

@@ -127,3 +127,28 @@ def test_work_in_steps_gives_the_thread_back_every_slice_and_returns_its_result(
         run.send(None)  # the stand-in sleep never suspends: one send runs the coroutine to its end
     assert end.value.value == "judged"
     assert given_back == [step_ms * 4 * k for k in range(1, 6)], "back every 4 steps of a quarter slice"
+
+
+def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
+    """The page warms the One step view a screen a step once idle; a read of traces that starts meanwhile stops it,
+    so that the read's steps do not wait behind screens nobody sees."""
+    from ddpview import app
+
+    stand_in = {"document": None, "window": None}
+    page_module = fresh_import(
+        monkeypatch,
+        "shell.page",
+        pyscript=stand_in,
+        pyscript__ffi={"create_proxy": lambda f: f},
+        js={},
+        pyodide={},
+        pyodide__ffi={"to_js": lambda value, **_: value},
+    )
+    page = page_module.Page.__new__(page_module.Page)
+    page.model = app.initial("", "en", False)
+    assert sum(1 for _ in page.warming()) == app.WARM_RENDERS
+    steps = page.warming()
+    next(steps)
+    next(steps)
+    page.model = app.loading_traces(page.model, 3)
+    assert list(steps) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Generator
+from operator import attrgetter
 
 from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.measured import GpuGauges
@@ -286,7 +287,8 @@ def ranks_table(a: Analysis, lang: str, page: int = 0) -> str:
     late = {s.rank for s in a.stragglers}
     body = []
     page, pages = ranks_page(a, page)
-    for r in sorted(a.ranks, key=lambda r: (-r.median_gap, r.rank))[page * TABLE_ROWS : (page + 1) * TABLE_ROWS]:
+    by_rank = sorted(a.ranks, key=attrgetter("rank"))  # then latest first, equal gaps in rank order: C keys, stable
+    for r in sorted(by_rank, key=attrgetter("median_gap"), reverse=True)[page * TABLE_ROWS : (page + 1) * TABLE_ROWS]:
         cells = [
             text("th", {"scope": "row"}, r.rank),
             text("td", None, i18n.ms(r.mean_step_ms, lang)),

@@ -79,7 +79,15 @@ class Page:
         document.documentElement.classList.add("ready")
         by_id("loading").hidden = True
         gc.freeze()  # the start-up objects live for the page's life: keep them out of every later collection
-        in_background(stepped(app.warming(self.model)))
+        in_background(stepped(self.warming()))
+
+    def warming(self):
+        """`app.warming`, given up once traces are being read: a warming screen is a step of tens of ms on a slow
+        machine, which the read's own steps must not wait behind."""
+        for _ in app.warming(self.model):
+            if self.model.traces.loading:
+                return
+            yield
 
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
