@@ -41,9 +41,7 @@ def displayed_util(schedule: Schedule) -> float:
 def useful_compute(schedule: Schedule) -> float:
     """Tensor-pipe busy share: nominal compute work only, however long a slow GPU takes to do it."""
     n = schedule.config.gpus
-    nominal = sum(
-        (i.end_ms - i.start_ms) / r.slowdown for r in schedule.ranks for i in r.intervals if i.phase in COMPUTE
-    )
+    nominal = sum(i.duration_ms / r.slowdown for r in schedule.ranks for i in r.intervals if i.phase in COMPUTE)
     return schedule.config.tensor_activity * nominal / (n * schedule.step_ms)
 
 

@@ -62,7 +62,12 @@ class Schedule:
 
     def total(self, phases: tuple[str, ...]) -> float:
         """GPU-ms spent in these phases, summed over GPUs."""
-        return sum(i.end_ms - i.start_ms for r in self.ranks for i in r.intervals if i.phase in phases)
+        return sum(i.duration_ms for r in self.ranks for i in r.intervals if i.phase in phases)
+
+    @property
+    def paused(self) -> bool:
+        """Whether a rank pauses between steps (its first interval, `phases.BETWEEN_STEPS`)."""
+        return any(r.intervals[0].phase == phases.BETWEEN_STEPS for r in self.ranks)
 
     @property
     def comm_window(self) -> tuple[float, float]:

@@ -247,8 +247,8 @@ def _lane_bars(intervals: tuple[Interval, ...], buckets: tuple[Bucket, ...], geo
 
 
 LABEL_HOLE = "\x00"
-"""Stands in a lane's drawing for the GPU's name, filled in per lane: escaping leaves it as it is, and no name holds
-it."""
+"""Stands in a lane's drawing for the GPU's name, filled in per lane (and in its frame for where the bars go):
+escaping leaves it as it is, and no name holds it."""
 
 
 def _step_lane(
@@ -333,8 +333,7 @@ def timeline_svg(
     """The modelled step, one lane per GPU on a shared time axis up to `axis_max_ms` (fixed while the controls
     move, so that bars grow and shrink against it), with the barrier, the step's end and the playhead."""
     config = schedule.config
-    paused = any(r.intervals[0].phase == BETWEEN_STEPS for r in schedule.ranks)  # a pause comes first
-    legend = (BETWEEN_STEPS, *PHASES) if paused else PHASES
+    legend = (BETWEEN_STEPS, *PHASES) if schedule.paused else PHASES
     geo = TimelineGeometry(
         max(axis_max_ms, schedule.step_ms), len(schedule.ranks), int(bool(schedule.buckets)), legend_top(legend, lang)
     )
