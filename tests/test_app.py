@@ -10,10 +10,12 @@ from ddpview import app
 from ddpview.page import Frame
 from ddpview.playback import duration_s
 from ddpview.sliders import slider_from_n
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ddpcore.measured import measure_loaded
 from ddpcore.ring import exchange_count
-from ddpcore.traces import load
+from ddpcore.traces import MAX_FILE_BYTES, load
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -207,6 +209,40 @@ def test_progress_says_which_file_is_read_how_far_and_its_rank_once_read():
     assert html.index('aria-current="step"') > html.index("a.json"), "the second file is now the one read"
     assert app.screen(m).texts["trace-status"] == "Reading file 2 of 2…"
     assert app.file_read(m, 7, 1) == m and app.read_progress(m, -1, 1, 1) == m
+
+
+_SIZE = st.one_of(st.none(), st.integers(0, 3), st.just(MAX_FILE_BYTES + 1))
+_EVENTS = st.lists(
+    st.one_of(
+        st.tuples(st.just("sizes"), st.lists(st.integers(0, 3) | st.just(MAX_FILE_BYTES + 1), min_size=6, max_size=6)),
+        st.tuples(
+            st.just("bytes"), st.integers(-1, 6), st.integers(-1, 4), st.integers(0, 3) | st.just(MAX_FILE_BYTES + 1)
+        ),
+        st.tuples(st.just("read"), st.lists(st.tuples(st.integers(-1, 6), st.integers(0, 9)), max_size=4)),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SIZE, min_size=0, max_size=6), _EVENTS)
+def test_a_reads_sums_kept_as_it_goes_are_its_files_summed_whole(sizes, events):
+    """The progress keeps its sums (files read, bytes, the file being read) as files change rather than walking all
+    of them at each of the worker's messages: after any messages, in any order, they are the files' own sums."""
+    m = app.loading_traces(model(), len(sizes), tuple((f"f{i}", size) for i, size in enumerate(sizes)))
+    for event in events:
+        if event[0] == "sizes":
+            m = app.file_sizes(m, event[1][: len(sizes)])
+        elif event[0] == "bytes":
+            m = app.read_progress(m, *event[1:])
+        else:
+            m = app.files_read(m, event[1])
+        progress = m.traces.progress
+        files = progress.files
+        assert progress.read == sum(f.rank is not None for f in files)
+        assert progress.bytes_read == sum(f.done for f in files)
+        assert progress.size == (None if any(f.size is None for f in files) else sum(f.size for f in files))
+        assert progress.now == next((i for i, f in enumerate(files) if app.being_read(f)), None)
 
 
 def test_the_first_render_reuses_the_view_the_build_drew():

@@ -7,13 +7,14 @@ from xml.etree import ElementTree
 
 import pytest
 from ddpview import i18n
-from ddpview.map_view import map_svg
+from ddpview.map_view import CELLS_PER_STEP, map_svg
 from ddpview.svg import esc
+from ddpview.traces_view import ROWS_PER_STEP as RANK_ROWS_PER_STEP
 from ddpview.traces_view import TABLE_ROWS, TRACE_REGIONS, traces_regions
 
 from ddpcore.measured import DRAWN_LATEST, measure
 from ddpcore.params import THRESHOLD
-from ddpcore.rankmap import MAX_ROWS, rank_step_map
+from ddpcore.rankmap import MAX_ROWS, ORDER_ROWS, rank_step_map
 from ddpcore.verdict import judge
 from scripts.tracegen import generated_summaries
 
@@ -157,9 +158,12 @@ def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleav
 
     model = app.initial("view=traces", "en", False)
     in_steps = app.measured_in_steps(model, measured, ())
-    drawn = list(app.drawing(model := finished(in_steps)))
-    from ddpview.map_view import ROWS_PER_STEP
-
-    map_rows = app.screen(model).regions["trace-map"].count('data-testid="map-row"')
-    assert len(drawn) == 1 + len(TRACE_REGIONS) + (map_rows - 1) // ROWS_PER_STEP, "a region, or some map rows, a step"
+    model = finished(in_steps)
+    rank_map = model.traces.analysis.rank_map
+    sorting = 0 if "_order" in vars(rank_map) else (len(rank_map.rows) - 1) // ORDER_ROWS  # once for a map's life
+    drawn = list(app.drawing(model))
+    cells = app.screen(model).regions["trace-map"].count('class="map-cell')
+    in_map = sorting + (cells - 1) // CELLS_PER_STEP
+    in_table = (TABLE_ROWS - 1) // RANK_ROWS_PER_STEP
+    assert len(drawn) == 1 + len(TRACE_REGIONS) + in_map + in_table, "a region, or some of the map or table, a step"
     assert app.screen(model) == app.screen(app.with_measured(app.initial("view=traces", "en", False), measured, ()))

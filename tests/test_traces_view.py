@@ -131,9 +131,10 @@ def test_the_regions_come_one_at_a_time_in_their_listed_order_and_make_the_same_
 
 def test_a_large_map_is_drawn_in_steps():
     """4,096 ranks: the map's rows come a few at a time (`map_drawing`), with the same markup as in one piece."""
-    from ddpview.map_view import ROWS_PER_STEP, map_drawing, map_svg
+    from ddpview.map_view import CELLS_PER_STEP, map_drawing, map_svg
 
     from ddpcore.measured import measure
+    from ddpcore.rankmap import ORDER_ROWS
     from scripts.tracegen import big_run
 
     a = judge(measure(big_run()), THRESHOLD.default)
@@ -146,6 +147,7 @@ def test_a_large_map_is_drawn_in_steps():
         except StopIteration as end:
             markup = end.value
             break
-    rows = markup.count('data-testid="map-row"')
-    assert rows > 2 * ROWS_PER_STEP and count == (rows - 1) // ROWS_PER_STEP
+    rows, cells = len(a.rank_map.rows), markup.count('class="map-cell')
+    assert rows > 2 * ORDER_ROWS and cells > 2 * CELLS_PER_STEP
+    assert count == (rows - 1) // ORDER_ROWS + (cells - 1) // CELLS_PER_STEP
     assert markup == map_svg(a.rank_map, THRESHOLD.default, "en")

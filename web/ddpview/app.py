@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ddpcore.params import SLOWDOWN, THRESHOLD
 from ddpcore.ring import exchange_count
@@ -45,6 +45,84 @@ class FileProgress(NamedTuple):
     rank: int | None = None
 
 
+def being_read(f: FileProgress) -> bool:
+    """Not read whole yet, and not refused for its size: the worker reads the files in turn, so the first such file
+    is the one being read."""
+    from ddpcore.traces import MAX_FILE_BYTES
+
+    return f.rank is None and (f.size is None or f.done < f.size <= MAX_FILE_BYTES)
+
+
+class Progress(NamedTuple):
+    """The files of a read under way, a column per field, and their sums as the progress shows them, kept as files
+    change (`progress_of`, `_progressed`): a pick of 4,096 files gets ten messages a second, and making a row per file
+    or walking them all at each message held the page's thread up to 50 ms on a slow machine."""
+
+    names: tuple[str, ...] = ()
+    sizes: tuple[int | None, ...] = ()
+    """None until the worker has read the sizes."""
+    done: tuple[int, ...] = ()
+    ranks: tuple[int | None, ...] = ()
+    read: int = 0
+    """Files read whole."""
+    bytes_read: int = 0
+    size: int | None = 0
+    """Bytes of all the files; None while a size is unknown."""
+    now: int | None = None
+    """The file being read (`being_read`); None when there is none."""
+
+    def file(self, i: int) -> FileProgress:
+        """The i-th file's row."""
+        return FileProgress(self.names[i], self.sizes[i], self.done[i], self.ranks[i])
+
+    @property
+    def files(self) -> tuple[FileProgress, ...]:
+        """Every file's row."""
+        return tuple(map(self.file, range(len(self.names))))
+
+    def first_read(self, start: int) -> int | None:
+        """The first file being read from `start` on."""
+        return next((i for i in range(start, len(self.names)) if being_read(self.file(i))), None)
+
+
+def progress_of(
+    names: tuple[str, ...], sizes: tuple[int | None, ...], done: tuple[int, ...], ranks: tuple[int | None, ...]
+) -> Progress:
+    """The progress of these files, summed whole (C loops): once a pick, and when the sizes come."""
+    p = Progress(names, sizes, done, ranks, len(ranks) - ranks.count(None), sum(done))
+    return p._replace(
+        size=None if None in sizes else sum(cast(tuple[int, ...], sizes)),
+        now=p.first_read(ranks.index(None)) if None in ranks else None,
+    )
+
+
+def _progressed(progress: Progress, changed: dict[int, FileProgress]) -> Progress:
+    """The progress with these files (by index) changed, its sums moved by the changes alone. The file being read
+    is the first changed one being read, or the first being read from the last one on: a file before that one which
+    did not change was not being read, and still is not."""
+    was = list(map(progress.file, changed))
+    new = list(changed.values())
+    sizes, done, ranks = list(progress.sizes), list(progress.done), list(progress.ranks)
+    for i, f in changed.items():
+        sizes[i], done[i], ranks[i] = f.size, f.done, f.rank
+    if progress.size is not None:  # every size known, and a file's size, once known, stays an int
+        size: int | None = progress.size + sum(f.size or 0 for f in new) - sum(f.size or 0 for f in was)
+    else:
+        size = None if None in sizes else sum(cast(list[int], sizes))
+    p = Progress(
+        progress.names,
+        tuple(sizes),
+        tuple(done),
+        tuple(ranks),
+        progress.read + sum(f.rank is None for f in was) - sum(f.rank is None for f in new),
+        progress.bytes_read + sum(f.done for f in new) - sum(f.done for f in was),
+        size,
+    )
+    later = None if progress.now is None else p.first_read(progress.now)
+    now = [i for i, f in changed.items() if being_read(f)] + ([] if later is None else [later])
+    return p._replace(now=min(now, default=None))
+
+
 @dataclass(frozen=True)
 class TracesModel:
     """The traces loaded in Your traces, as measured (ddpcore.analysis.measure), and their verdict at the current
@@ -62,7 +140,7 @@ class TracesModel:
     errors: tuple[FileError, ...] = ()
     loading: int = 0
     measuring: bool = False
-    progress: tuple[FileProgress, ...] = ()
+    progress: Progress = Progress()
     threshold_hint: tuple[str, str] = ("", "")
     """What the last committed threshold text needs said (`threshold.Reading.hint`), and that text."""
 
@@ -233,7 +311,7 @@ def measured_in_steps(
         rank_page=0,
         loading=0,
         measuring=False,
-        progress=(),
+        progress=Progress(),
     )
     return replace(model, traces=(yield from _analysing(loaded)))
 
@@ -241,7 +319,8 @@ def measured_in_steps(
 def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int | None], ...] = ()) -> Model:
     """Files are being read: the status says how many; with their names (and sizes when known), a progress bar
     each."""
-    progress = tuple(FileProgress(name, size) for name, size in sizes)
+    names, known = zip(*sizes) if sizes else ((), ())
+    progress = progress_of(names, known, (0,) * len(names), (None,) * len(names))
     return replace(model, traces=replace(model.traces, loading=files, measuring=False, progress=progress))
 
 
@@ -252,10 +331,10 @@ def measuring_traces(model: Model) -> Model:
 
 def file_sizes(model: Model, sizes: Sequence[int]) -> Model:
     """The files' sizes, in order, as the worker found them (the page does not ask: see shell.traces)."""
-    if not model.traces.progress:
+    p = model.traces.progress
+    if not p.names:
         return model
-    names, _, done, ranks = zip(*model.traces.progress)
-    progress = tuple(map(FileProgress._make, zip(names, sizes, done, ranks)))  # C loops: 4,096 files a pick
+    progress = progress_of(p.names, tuple(sizes[: len(p.names)]) + p.sizes[len(sizes) :], p.done, p.ranks)
     return replace(model, traces=replace(model.traces, progress=progress))
 
 
@@ -271,33 +350,34 @@ def file_read(model: Model, index: int, rank: int) -> Model:
 
 def files_read(model: Model, read: Iterable[tuple[int, int]]) -> Model:
     """Files read whole, as (index, rank): the worker reports them in batches (thousands of small summaries)."""
-    progress = list(model.traces.progress)
+    progress = model.traces.progress
+    changed: dict[int, FileProgress] = {}
     for index, rank in read:
-        if 0 <= index < len(progress):
-            progress[index] = progress[index]._replace(done=progress[index].size or 0, rank=rank)
-    return replace(model, traces=replace(model.traces, progress=tuple(progress)))
+        if 0 <= index < len(progress.names):
+            f = changed.get(index) or progress.file(index)
+            changed[index] = f._replace(done=f.size or 0, rank=rank)
+    return _with_files(model, changed)
 
 
 def _with_file(model: Model, index: int, change: Callable[[FileProgress], FileProgress]) -> Model:
-    progress = list(model.traces.progress)
-    if 0 <= index < len(progress):
-        progress[index] = change(progress[index])
-    return replace(model, traces=replace(model.traces, progress=tuple(progress)))
+    progress = model.traces.progress
+    return _with_files(model, {index: change(progress.file(index))} if 0 <= index < len(progress.names) else {})
 
 
-def reading_index(progress: tuple[FileProgress, ...]) -> int | None:
-    """The file being read now: the worker reads them in turn, so the first not read whole."""
-    from ddpcore.traces import MAX_FILE_BYTES
+def _with_files(model: Model, changed: dict[int, FileProgress]) -> Model:
+    if not changed:
+        return model
+    return replace(model, traces=replace(model.traces, progress=_progressed(model.traces.progress, changed)))
 
-    return next(
-        (i for i, f in enumerate(progress) if f.rank is None and (f.size is None or f.done < f.size <= MAX_FILE_BYTES)),
-        None,
-    )
+
+def reading_index(progress: Progress) -> int | None:
+    """The file being read now (`being_read`)."""
+    return progress.now
 
 
 def cancel_reading(model: Model) -> Model:
     """Reading stopped: whatever was shown before stays."""
-    return replace(model, traces=replace(model.traces, loading=0, measuring=False, progress=()))
+    return replace(model, traces=replace(model.traces, loading=0, measuring=False, progress=Progress()))
 
 
 def with_trace_step(model: Model, text: str) -> Model:
@@ -404,17 +484,17 @@ PROGRESS_ROWS = 8
 """Past this many files, the progress list shows one row for all of them and one for the file being read."""
 
 
-def progress_html(progress: tuple[FileProgress, ...], lang: str) -> str:
+def progress_html(progress: Progress, lang: str) -> str:
     """A progress bar per file: its name (and rank once read), the share and megabytes read; the current one marked.
     Past PROGRESS_ROWS files, a bar for all of them (files and megabytes read) and the current file's."""
-    now = reading_index(progress)
-    if len(progress) <= PROGRESS_ROWS:
-        return "".join(_progress_row(f, lang, i == now) for i, f in enumerate(progress))
-    read = sum(1 for f in progress if f.rank is not None)
-    name = i18n.t("traces.progress_all", lang, read=read, n=len(progress))
-    known = [f.size for f in progress if f.size is not None]
-    whole = FileProgress(name, sum(known) if len(known) == len(progress) else None, sum(f.done for f in progress))
-    return _progress_row(whole, lang, False) + (_progress_row(progress[now], lang, True) if now is not None else "")
+    now, n = progress.now, len(progress.names)
+    if n <= PROGRESS_ROWS:
+        return "".join(_progress_row(f, lang, i == now) for i, f in enumerate(progress.files))
+    name = i18n.t("traces.progress_all", lang, read=progress.read, n=n)
+    whole = FileProgress(name, progress.size, progress.bytes_read)
+    return _progress_row(whole, lang, False) + (
+        _progress_row(progress.file(now), lang, True) if now is not None else ""
+    )
 
 
 def _progress_row(f: FileProgress, lang: str, current: bool) -> str:

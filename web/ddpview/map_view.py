@@ -130,22 +130,28 @@ def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
     return finished(map_drawing(m, threshold, lang))
 
 
-ROWS_PER_STEP = 16
-"""Rows of late cells drawn between two of `map_drawing`'s steps: a map of 4,096 ranks took 36 ms in one piece on
-a machine half as fast as the bench's."""
+CELLS_PER_STEP = 48
+"""Late cells drawn between two of `map_drawing`'s steps: a cell (its tooltip's words and numbers) takes about 16 µs
+natively and ten times that in a slow page, and the rows of a straggler's ranks hold hundreds."""
 
 
 def map_drawing(m: RankStepMap, threshold: float, lang: str) -> Generator[None, None, str]:
-    """`map_svg` in steps, a step every ROWS_PER_STEP rows; returns the markup."""
+    """`map_svg` in steps: the rows' order by gap made (`RankStepMap.ordering`), then a step every CELLS_PER_STEP
+    cells; returns the markup."""
     grid = MapGrid.of(m)
     height = TOP + grid.rows * grid.row_h + BOTTOM
+    yield from m.ordering()
     late = m.late_cells(threshold)
     late_in = Counter(i for i, _ in late)
-    groups = []
+    groups, pending = [], 0
     for k, (i, drawn) in enumerate(sorted(_late_by_row(m, grid, late).items())):
-        if k and k % ROWS_PER_STEP == 0:
-            yield
-        cells = [_cell(m, grid, i, j, threshold, lang) for j in drawn]
+        cells = []
+        for j in drawn:
+            if pending == CELLS_PER_STEP:
+                yield
+                pending = 0
+            cells.append(_cell(m, grid, i, j, threshold, lang))
+            pending += 1
         groups.append(_row(m, i, cells, drawn, late_in[i], k == 0, lang))
     frame = tag(
         "rect",

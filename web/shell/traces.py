@@ -11,10 +11,10 @@ from pyscript import window
 
 from .dom import all_of, by_id, guarded, in_background, roved, show_error, stepped
 
-FILES_PER_MESSAGE = 4
+FILES_PER_MESSAGE = 2
 """Files go to the worker this many at a time, the page's thread given back between messages when it has held it
-long enough (`dom.stepped`): copying a File to a worker costs a file-system call (0.2 to 1.5 ms), and 4,096 at
-once would hold the page for seconds."""
+long enough (`dom.stepped`): copying a File to a worker costs a file-system call (0.2 to 1.5 ms, ten times that on
+a slow machine throttled), and 4,096 at once would hold the page for seconds."""
 
 
 COPIED_S = 2.0
