@@ -264,11 +264,13 @@ def test_the_first_render_reuses_the_view_the_build_drew():
 
 
 def test_warming_draws_screens_and_keeps_nothing():
-    """After its start the page draws WARM_RENDERS screens and drops them (the interpreter's optimised code is
-    compiled once it has run a while); the model and what the page then shows are as they were."""
-    model = app.initial("#gpus=16&slowdown=1.5", "en", False)
+    """After its start the page draws WARM_RENDERS screens of the One step view across the slowdown's range (the
+    interpreter's optimised code is compiled once it has run a while); the model and what the page then shows are
+    as they were."""
+    model = app.initial("#view=traces&gpus=16&slowdown=1.5", "en", False)
     before = app.screen(model)
-    steps = app.warming(model)
-    assert sum(1 for _ in steps) == app.WARM_RENDERS
-    assert model == app.initial("#gpus=16&slowdown=1.5", "en", False)
+    screens = list(app.warming(model))
+    assert len(screens) == app.WARM_RENDERS and {s.view for s in screens} == {"step"}
+    assert len({s.texts["slowdown-out"] for s in screens}) == 10
+    assert model == app.initial("#view=traces&gpus=16&slowdown=1.5", "en", False)
     assert app.screen(model) == before

@@ -144,9 +144,16 @@ def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
         pyodide={},
         pyodide__ffi={"to_js": lambda value, **_: value},
     )
+    from ddpview.page import IN_PLACE
+
+    written: list[tuple[str, str]] = []
+    shadow = types.SimpleNamespace(write_region=lambda name, markup: written.append((name, markup)))
     page = page_module.Page.__new__(page_module.Page)
-    page.model = app.initial("", "en", False)
+    page.writer = types.SimpleNamespace(detached=lambda: shadow)
+    page.model, page.written = app.initial("", "en", False), {}
     assert sum(1 for _ in page.warming()) == app.WARM_RENDERS
+    assert len(written) == app.WARM_RENDERS * len(IN_PLACE), "every One step region, written where nothing shows"
+    assert {name for name, _ in written} == IN_PLACE and len({m for n, m in written if n == "timeline-view"}) == 10
     steps = page.warming()
     next(steps)
     next(steps)

@@ -192,21 +192,25 @@ def with_state(model: Model, state: ViewState, notices: tuple[Notice, ...] = ())
 
 
 WARM_RENDERS = 40
-"""How many screens the page draws, and drops, once it is idle after its start (see `warming`)."""
+"""How many screens the page draws once it is idle after its start (see `warming`)."""
 
 
-def warming(model: Model) -> Generator[None, None, None]:
-    """Screens of the One step view with the straggler's slowdown across its range, drawn and dropped, one a step.
+def warming(model: Model) -> Generator[Screen, None, None]:
+    """Screens of the One step view with the straggler's slowdown across its range, one a step, each made as an input
+    makes it (the slider's text read, the link written), for the page to write where nothing is shown (shell.page:
+    `Page.warming`).
 
     Started from a memory snapshot, the page runs little Python before its first input, and the browser compiles a
-    WebAssembly function's optimised code only once it has run a while: the first few dozen inputs of a slider took
-    twice as long as the later ones. The page runs this in idle slices after it is ready (shell.dom.stepped), so
-    that the user's first inputs find the interpreter warm. Nothing is shown or kept."""
+    WebAssembly function's optimised code only once it has run a while, on the machine's other core: the first
+    hundred inputs of a slider took half as long again as the next hundred, their thread waiting for the core
+    that compiled. The page runs this in idle slices after it is ready (shell.dom.stepped), so that the user's
+    first inputs find the interpreter warm. The model is left as it was."""
     low, high = SLOWDOWN.low, PAGE_MAX_SLOWDOWN
+    step_view = replace(model, state=replace(model.state, view="step"))
     for i in range(WARM_RENDERS):
-        slowdown = low + (high - low) * (i % 10) / 9
-        screen(replace(model, state=replace(model.state, slowdown=slowdown, view="step")))
-        yield
+        warm = with_control(step_view, "slowdown", str(round(low + (high - low) * (i % 10) / 9, 2)))
+        link(warm)
+        yield screen(warm)
 
 
 def with_control(model: Model, key: str, text: str) -> Model:

@@ -128,47 +128,23 @@ def translate_page(lang):
     by_id("lang").value = lang
 
 
-class Writer:
-    """Applies ddpview.app's changes: markup by id, control values by slot, texts, attributes, flags, the view."""
+class RegionWriter:
+    """Writes regions' markup by id: in place when a region keeps its shape (ddpview.patch), else whole."""
 
-    def __init__(self, slot_of, shown):
-        self.elements = {}
+    def __init__(self, shown, elements=None):
+        self.elements = dict(elements or {})
         self.shown = {name: markup for name, markup in shown.items() if name in IN_PLACE}
-        self.controls: dict = {}
-        for element in document.querySelectorAll("[data-key]"):
-            self.controls.setdefault(slot_of(element), []).append(element)
-        self.tabs = list(document.querySelectorAll("[role=tab]"))
-        self.by_view = [(e, str(e.getAttribute("data-view-panel"))) for e in all_of("[data-view-panel]")]
-        self.by_mode = [(e, str(e.getAttribute("data-show-mode"))) for e in all_of("[data-show-mode]")]
 
     def element(self, name):
         if name not in self.elements:
             self.elements[name] = by_id(name)
         return self.elements[name]
 
-    def write(self, kind, name, value):
-        if kind == "region":
-            self.write_region(name, value)
-        elif kind == "value":
-            for element in self.controls.get(name, ()):
-                if str(element.type) == "checkbox":
-                    element.checked = value == "1"
-                else:
-                    element.value = value
-        elif kind == "text":
-            self.element(name).textContent = value
-        elif kind == "attr":
-            for attr, text in value.items():
-                self.element(name).setAttribute(attr, text)
-        elif kind == "flag":
-            element = self.element(name)
-            for prop, on in value.items():
-                leaving = prop == "disabled" and on and element == document.activeElement
-                setattr(element, prop, on)
-                if leaving:
-                    focus_near(element)
-        else:
-            self.show_view(*value)
+    def detached(self):
+        """A writer of copies of the One step view's regions, out of the document, showing what these show: what the
+        page's idle warming writes there runs an input's every step (the patch, the call to JavaScript, the HTML
+        parser) and changes nothing on the page."""
+        return RegionWriter(self.shown, {name: self.element(name).cloneNode(True) for name in IN_PLACE})
 
     def write_region(self, name, markup):
         """New markup for a region: in place when it keeps its shape (ddpview.patch), else whole; then the focus
@@ -194,6 +170,43 @@ class Writer:
                 focus_near(again)
             elif again:
                 again.focus()
+
+
+class Writer(RegionWriter):
+    """Applies ddpview.app's changes: markup by id, control values by slot, texts, attributes, flags, the view."""
+
+    def __init__(self, slot_of, shown):
+        super().__init__(shown)
+        self.controls: dict = {}
+        for element in document.querySelectorAll("[data-key]"):
+            self.controls.setdefault(slot_of(element), []).append(element)
+        self.tabs = list(document.querySelectorAll("[role=tab]"))
+        self.by_view = [(e, str(e.getAttribute("data-view-panel"))) for e in all_of("[data-view-panel]")]
+        self.by_mode = [(e, str(e.getAttribute("data-show-mode"))) for e in all_of("[data-show-mode]")]
+
+    def write(self, kind, name, value):
+        if kind == "region":
+            self.write_region(name, value)
+        elif kind == "value":
+            for element in self.controls.get(name, ()):
+                if str(element.type) == "checkbox":
+                    element.checked = value == "1"
+                else:
+                    element.value = value
+        elif kind == "text":
+            self.element(name).textContent = value
+        elif kind == "attr":
+            for attr, text in value.items():
+                self.element(name).setAttribute(attr, text)
+        elif kind == "flag":
+            element = self.element(name)
+            for prop, on in value.items():
+                leaving = prop == "disabled" and on and element == document.activeElement
+                setattr(element, prop, on)
+                if leaving:
+                    focus_near(element)
+        else:
+            self.show_view(*value)
 
     def move_playhead(self, x):
         """The animation's playhead moved to x, alone: between two exchanges nothing else on the page changes. The

@@ -8,7 +8,7 @@ import gc
 import traceback
 
 from ddpview import app
-from ddpview.page import PRERENDERED_LANG, prerendered
+from ddpview.page import IN_PLACE, PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
@@ -82,11 +82,17 @@ class Page:
         in_background(stepped(self.warming()))
 
     def warming(self):
-        """`app.warming`, given up once traces are being read: a warming screen is a step of tens of ms on a slow
-        machine, which the read's own steps must not wait behind."""
-        for _ in app.warming(self.model):
+        """`app.warming`'s screens written into copies of the One step view's regions out of the document
+        (`Writer.detached`), so that an input's whole path has run before the user's first; given up once traces are
+        being read: a warming screen is a step of tens of ms on a slow machine, which the read's steps must not wait
+        behind."""
+        shadow, written = self.writer.detached(), dict(self.written)
+        for shown in app.warming(self.model):
             if self.model.traces.loading:
                 return
+            app.changes(shown, written)
+            for name in IN_PLACE:
+                shadow.write_region(name, shown.regions[name])
             yield
 
     def update(self, model, push_hash=None):
