@@ -515,6 +515,15 @@ def write_report(results: dict, out: Path) -> None:
         "page's idle warming drawing One step screens during the read. The map's cells now come in parts of their "
         "own, parts hold 10,000 rank-steps, files go 4 a message, the sorts use C keys, and warming stops when a "
         "read starts.",
+        "- *1 long task loading 4,096 summaries at CPU rate 2, on a machine 1.6x slower* (issue 22): per-message "
+        "timings in the page showed each progress message (ten a second) walking all 4,096 files to sum the bar "
+        "and find the file being read (6-50 ms at rate 2 there), the pick and the sizes making a record per file "
+        "(35-80 ms), the map's first step sorting every row by gap (14 ms natively), and the ranks table drawn in "
+        "one step. A read's progress is now columns with its sums beside them, moved by each message's changes "
+        "(`app.Progress`), the map sorts 32 rows and draws 48 cells a step, the table 10 rows, and files go 2 a "
+        "message. What remains at rate 2 there: the browser's layout of the drawn analysis (35-75 ms, the map's "
+        "SVG most of it, with Chrome's autofill forcing it once a form control changes) and stalls of the page's "
+        "thread while another core compiles the interpreter's WebAssembly.",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
