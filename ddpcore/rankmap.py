@@ -39,12 +39,15 @@ class RankStepMap:
         """(row, column) of every cell whose gap reaches the threshold, one bisection a row (a row's columns are
         sorted by gap once: 11,700 steps are redrawn at each threshold)."""
         out = []
-        for _ in self.ordering():
-            pass
-        for i, order in enumerate(self.__dict__["_order"]):
+        for i, order in enumerate(self._by_gap()):
             gaps = self.gap[i]
             out += [(i, j) for j in sorted(order[bisect_left(order, threshold, key=gaps.__getitem__) :])]
         return out
+
+    def _by_gap(self) -> list[list[int]]:
+        for _ in self.ordering():
+            pass
+        return self.__dict__["_order"]
 
     def ordering(self) -> Generator[None, None, None]:
         """Each row's columns sorted by gap, once for the map's life (`late_cells` reads it), a yield every
