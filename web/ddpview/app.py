@@ -35,8 +35,8 @@ MOVES = {"ArrowRight": 1, "ArrowDown": 1, "ArrowLeft": -1, "ArrowUp": -1}
 
 
 class FileProgress(NamedTuple):
-    """A file the worker reads: its name, bytes read of its size, and its rank once read. A named tuple, not a
-    dataclass: a pick of 4,096 files makes 4,096 of them at each step of its progress, three times as fast."""
+    """A file the worker reads: its name, bytes read of its size, and its rank once read; one row of a `Progress`,
+    made for the files a message changes and those the progress list shows."""
 
     name: str
     size: int | None

@@ -17,6 +17,9 @@ that the worker failed, and why (`message`)."""
 ITEMS_PER_PART = 10_000
 """About this many rank-steps (or ranks x 12) in each part of the steps (or of the ranks)."""
 RANKS_PER_PART = ITEMS_PER_PART // 50
+MAP_ROWS = ("rows", "cost_ms", "gap", "worst")
+"""The rank x step map's fields that hold a row per bin of ranks (4,096 ranks x 200 steps: a million numbers, whose
+unpickling in one part held the page 50 ms on a slow machine)."""
 
 
 def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: str) -> list[bytes]:
@@ -35,11 +38,6 @@ def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: 
         *(pickle.dumps(("steps", steps[k : k + per_step])) for k in range(0, len(steps), per_step)),
         *(pickle.dumps(("map", [r[k : k + per_row] for r in rows])) for k in range(0, len(cells.rows), per_row)),
     ]
-
-
-MAP_ROWS = ("rows", "cost_ms", "gap", "worst")
-"""The rank x step map's fields that hold a row per bin of ranks (4,096 ranks x 200 steps: a million numbers, whose
-unpickling in one part held the page 50 ms on a slow machine)."""
 
 
 def unpickled(blob: bytes) -> object:
