@@ -9,11 +9,11 @@ from dataclasses import replace
 from ddpview import app
 from ddpview.page import IN_PLACE, Frame, regions, step_regions
 from ddpview.patch import TEXT, patch
-from ddpview.urlstate import PAGE_MAX_SLOWDOWN, ViewState
+from ddpview.urlstate import PAGE_MAX_GPUS, PAGE_MAX_SLOWDOWN, ViewState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.params import LOST_IN
+from ddpcore.params import LOST_IN, MODE
 
 
 def parsed(markup: str) -> ET.Element:
@@ -99,6 +99,32 @@ def test_a_slider_moves_the_timeline_in_place():
             assert found is not None and found.changes, name
             assert len({number for number, *_ in found.changes}) < found.elements
             assert applied(old[name], new[name]) == seen(elements(new[name]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, PAGE_MAX_GPUS),
+    st.sampled_from(LOST_IN.choices),
+    st.sampled_from(MODE.choices),
+    st.booleans(),
+    st.sampled_from(["en", "fr"]),
+    st.data(),
+)
+def test_the_sliders_keep_every_region_s_shape(gpus, lost_in, mode, prefetch, lang, data):
+    """Any two settings of the step's sliders (the slowdown from none at all, which GPU is slow, the bandwidth) at
+    a GPU count, mode and language: every One step region is updated in place, none written whole (a wait of 0 ms,
+    a band, a legend item or a tick is drawn and not shown, rather than left out)."""
+    sliders = st.builds(
+        lambda slowdown, straggler, bandwidth: dict(slowdown=slowdown, straggler=straggler, bandwidth_gbps=bandwidth),
+        st.floats(1.0, PAGE_MAX_SLOWDOWN).map(lambda s: round(s, 1)),
+        st.integers(0, gpus - 1),
+        st.sampled_from([1.0, 5.0, 35.0, 100.0, 1000.0]),
+    )
+    base = replace(ViewState(), gpus=gpus, lost_in=lost_in, mode=mode, prefetch=prefetch)
+    old = regions(replace(base, **data.draw(sliders)), Frame(), lang)
+    new = regions(replace(base, **data.draw(sliders)), Frame(), lang)
+    for name in IN_PLACE:
+        assert patch(old[name], new[name]) is not None, name
 
 
 def test_a_change_of_shape_is_refused():

@@ -72,6 +72,9 @@ def test_timeline_lanes_bars_and_hatch():
     waits = [e for e in root.iter() if e.get("data-phase") == "wait"]
     assert len(waits) == 7, "the straggler does not wait; the 7 others do"
     assert all(float(w.get("data-ms")) == pytest.approx(26) for w in waits)
+    unshown = [[e.tag.split("}")[1] for e in lane.iter() if e.get("display") == "none"] for lane in lanes]
+    assert unshown[2] == ["rect", "rect"], "the straggler's time between steps and wait, of 0 ms, drawn unshown"
+    assert unshown[0] == ["rect", "rect"], "another's band and time between steps, drawn unshown"
     assert root.find(".//{http://www.w3.org/2000/svg}pattern[@id='hatch']") is not None
     assert "straggler" in lanes[2].get("class")
     assert "▲ 2×" in "".join(lanes[2].itertext())

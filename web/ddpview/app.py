@@ -191,8 +191,10 @@ def with_state(model: Model, state: ViewState, notices: tuple[Notice, ...] = ())
     return replace(model, state=state, notices=notices)
 
 
-WARM_RENDERS = 40
-"""How many screens the page draws once it is idle after its start (see `warming`)."""
+WARM_RENDERS = 200
+"""How many screens the page draws once it is idle after its start (see `warming`): 1.8 s of idle slices on a
+2-core machine. With 40, the browser was still optimising the interpreter through the first hundred inputs (0.9 s
+of its compiler's CPU then, 0.35 s once warm); with 200 it is done before them."""
 
 
 def warming(model: Model) -> Generator[Screen, None, None]:

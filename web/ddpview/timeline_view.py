@@ -67,9 +67,12 @@ class TimelineGeometry:
         return self.lane_y(lane) + LANE + 2 + row * (COMM_ROW + 2)
 
 
+MAX_TICKS = 12
+
+
 def tick_step(axis_max_ms: float) -> float:
-    """The axis's tick spacing: the smallest nice step giving at most 12 ticks."""
-    return next((s for s in NICE_STEPS if axis_max_ms / s <= 12), NICE_STEPS[-1])
+    """The axis's tick spacing: the smallest nice step giving at most MAX_TICKS steps (and a tick at each end)."""
+    return next((s for s in NICE_STEPS if axis_max_ms / s <= MAX_TICKS), NICE_STEPS[-1])
 
 
 @lru_cache(maxsize=8)
@@ -117,7 +120,9 @@ def legend_top(phases: tuple[str, ...], lang: str) -> float:
 
 
 @lru_cache(maxsize=8)
-def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
+def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES, hidden: tuple[str, ...] = ()) -> str:
+    """The legend of `phases`, then an unshown item per phase of `hidden` (one the figure may show at another
+    setting)."""
     items = [
         tag(
             "g",
@@ -138,16 +143,30 @@ def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES) -> str:
         )
         for phase, label, x, row in _legend_places(phases, lang)
     ]
+    items += [_unshown("g", "<rect></rect><text></text>") for _ in hidden]
     return tag("g", {"class": "legend"}, *items)
 
 
+def _unshown(name: str, inner: str = "") -> str:
+    """An element drawn in place of one that shows nothing (a wait of 0 ms, the band of a lane that is not a
+    straggler's, an axis tick past the end): a slider's input then keeps the timeline's elements (ddpview.patch) and
+    changes their attributes, where adding or taking one away would rewrite the whole figure. It has only its tag
+    and `display="none"`: no class, phase or test id for a selector or a reader to find."""
+    return f'<{name} display="none">{inner}</{name}>'
+
+
+UNSHOWN_BAR = _unshown("rect", "<title></title>")
+"""What `_bar` draws for a phase of 0 ms."""
+
+
 def _lane_head(y: float, label: str, slow: bool) -> list[str]:
-    """The lane's label, and for a straggler a band across the whole lane (marked by shape and text, not color)."""
-    head = (
-        [tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4, "class": "straggler-band", "rx": 4})]
+    """The lane's label, and a band across the whole lane, shown for a straggler (marked by shape and text, not
+    color)."""
+    head = [
+        tag("rect", {"x": 2, "y": y - 2, "width": WIDTH - 4, "height": LANE + 4, "class": "straggler-band", "rx": 4})
         if slow
-        else []
-    )
+        else _unshown("rect")
+    ]
     head.append(
         text(
             "text",
@@ -182,14 +201,16 @@ def _axis(geo: TimelineGeometry, lang: str) -> str:
     y = geo.lane_y(geo.lanes) + 2
     step = tick_step(geo.axis_max_ms)
     parts = [tag("line", {"x1": LEFT, "y1": y, "x2": WIDTH - RIGHT, "y2": y, "class": "axis"})]
-    t = 0.0
-    while t <= geo.axis_max_ms + 1e-9:
+    for k in range(MAX_TICKS + 1):
+        t = k * step
+        if t > geo.axis_max_ms + 1e-9:
+            parts.append(_unshown("line") + _unshown("text"))
+            continue
         x = geo.x_of(t)
         parts.append(tag("line", {"x1": x, "y1": y, "x2": x, "y2": y + 5, "class": "axis"}))
         parts.append(
             text("text", {"x": x, "y": y + 18, "text-anchor": "middle", "class": "tick"}, i18n.number(t, lang, 0))
         )
-        t += step
     parts.append(
         text(
             "text",
@@ -240,9 +261,12 @@ def _lane_bars(intervals: tuple[Interval, ...], buckets: tuple[Bucket, ...], geo
             "hatch",
             {"data-ms": data_value(iv.duration_ms)},
         )
-        for iv in intervals
         if iv.duration_ms > 0
+        else UNSHOWN_BAR
+        for iv in intervals
     ]
+    if not intervals or intervals[0].phase != BETWEEN_STEPS:
+        bars.insert(0, UNSHOWN_BAR)
     return "".join(bars + [_bucket_bar(b, geo, 0, LABEL_HOLE, lang) for b in buckets])
 
 
@@ -316,6 +340,8 @@ def _step_marks(
     ]
     if ideal_ms is not None and ideal_ms < schedule.step_ms - 1e-9:
         marks.append(_vertical(geo, geo.x_of(ideal_ms), 2, bottom + 4, "ideal-line"))
+    else:
+        marks.append(_unshown("line"))
     ph = geo.x_of(playhead_ms if playhead_ms is not None else 0.0)
     hidden = "playhead" if playhead_ms is not None else "playhead hidden"
     marks.append(_vertical(geo, ph, 4, bottom + 6, hidden, **{"data-testid": "playhead", "id": "playhead"}))
@@ -334,6 +360,7 @@ def timeline_svg(
     move, so that bars grow and shrink against it), with the barrier, the step's end and the playhead."""
     config = schedule.config
     legend = (BETWEEN_STEPS, *PHASES) if schedule.paused else PHASES
+    unused = () if schedule.paused else (BETWEEN_STEPS,)
     geo = TimelineGeometry(
         max(axis_max_ms, schedule.step_ms), len(schedule.ranks), int(bool(schedule.buckets)), legend_top(legend, lang)
     )
@@ -345,7 +372,7 @@ def timeline_svg(
         i18n.t("timeline.desc", lang, t=i18n.number(schedule.step_ms, lang)),
         {"data-testid": "timeline", "data-axis-max": data_value(geo.axis_max_ms)},
         _defs("hatch"),
-        _legend(lang, "hatch", legend),
+        _legend(lang, "hatch", legend, unused),
         *(_step_lane(schedule, lane, geo, stragglers, lang, drawn) for lane in range(len(schedule.ranks))),
         _axis(geo, lang),
         *_step_marks(schedule, geo, lang, ideal_ms, playhead_ms),
