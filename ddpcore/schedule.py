@@ -122,12 +122,16 @@ def _ranks(
     slowdowns: list[float], pauses: list[float], bounds: list[list[float]], names: tuple[str, ...] = PHASES
 ) -> tuple[RankSchedule, ...]:
     """Each rank's phases from its boundaries (its pause first, then one per phase name), with the pause before its
-    step (between steps) drawn when it has one."""
+    step (between steps) drawn when it has one. Ranks that run alike (all but the stragglers) share one tuple."""
     ranks = []
+    made: dict[tuple[float, ...], tuple[Interval, ...]] = {}
     for r, (s, pause) in enumerate(zip(slowdowns, pauses)):
-        intervals = _intervals(bounds[r], names)
-        if pause > 0:
-            intervals = (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
+        key = tuple(bounds[r])
+        intervals = made.get(key)
+        if intervals is None:
+            intervals = made[key] = _intervals(bounds[r], names)
+            if pause > 0:
+                intervals = made[key] = (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
         ranks.append(RankSchedule(rank=r, slowdown=s, intervals=intervals))
     return tuple(ranks)
 

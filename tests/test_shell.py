@@ -130,7 +130,7 @@ def test_work_in_steps_gives_the_thread_back_every_slice_and_returns_its_result(
 
 
 def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
-    """The page warms the One step view a screen a step once idle; a read of traces that starts meanwhile stops it,
+    """The page warms the One step view a region a step once idle; a read of traces that starts meanwhile stops it,
     so that the read's steps do not wait behind screens nobody sees."""
     from ddpview import app
 
@@ -151,7 +151,7 @@ def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
     page = page_module.Page.__new__(page_module.Page)
     page.writer = types.SimpleNamespace(detached=lambda: shadow)
     page.model, page.written = app.initial("", "en", False), {}
-    assert sum(1 for _ in page.warming()) == app.WARM_RENDERS
+    assert sum(1 for _ in page.warming()) == app.WARM_RENDERS * len(IN_PLACE), "a step a region"
     assert len(written) == app.WARM_RENDERS * len(IN_PLACE), "every One step region, written where nothing shows"
     assert {name for name, _ in written} == IN_PLACE and len({m for n, m in written if n == "timeline-view"}) == 10
     steps = page.warming()

@@ -60,18 +60,25 @@ def _name(inside: str) -> str:
 
 
 def _changed(number: int, tag: str, was: str, now: str) -> list[Change]:
-    """What changed between two opening tags of one element; values unescaped, as the DOM holds them. Tags whose
-    attributes keep their names and order (a moving bar's) are compared value by value, cut at the quotes."""
+    """What changed between two opening tags of one element; values unescaped, as the DOM holds them."""
+    return [(number, tag, name, value) for name, value in _attribute_changes(tag, was, now)]
+
+
+@lru_cache(maxsize=256)
+def _attribute_changes(tag: str, was: str, now: str) -> tuple[tuple[str, str | None], ...]:
+    """(attribute, new value or None) between two opening tags: kept, since lanes that ran alike change alike (a
+    slider moves the same wait on every lane but the straggler's). Tags whose attributes keep their names and order
+    (a moving bar's) are compared value by value, cut at the quotes."""
     before, after = was.split('"'), now.split('"')
     if len(before) == len(after) and before[::2] == after[::2]:
-        return [
-            (number, tag, after[k - 1].rpartition(" ")[2][:-1], _unescaped(after[k]))
+        return tuple(
+            (after[k - 1].rpartition(" ")[2][:-1], _unescaped(after[k]))
             for k in compress(range(len(after)), map(ne, before, after))
-        ]
+        )
     old = dict(_ATTR.findall(was, len(tag)))
     new = _ATTR.findall(now, len(tag))
-    out: list[Change] = [(number, tag, k, _unescaped(v)) for k, v in new if old.pop(k, None) != v]
-    return out + [(number, tag, k, None) for k in old]
+    out: list[tuple[str, str | None]] = [(k, _unescaped(v)) for k, v in new if old.pop(k, None) != v]
+    return tuple(out + [(k, None) for k in old])
 
 
 def _unescaped(value: str) -> str:

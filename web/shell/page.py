@@ -84,16 +84,16 @@ class Page:
     def warming(self):
         """`app.warming`'s screens written into copies of the One step view's regions out of the document
         (`Writer.detached`), so that an input's whole path has run before the user's first; given up once traces are
-        being read: a warming screen is a step of tens of ms on a slow machine, which the read's steps must not wait
-        behind."""
+        being read: a warming screen is tens of ms on a slow machine, which the read's steps must not wait behind. A
+        step after each region written, so that a step stays a few ms."""
         shadow, written = self.writer.detached(), dict(self.written)
         for shown in app.warming(self.model):
-            if self.model.traces.loading:
-                return
             app.changes(shown, written)
             for name in IN_PLACE:
+                if self.model.traces.loading:
+                    return
                 shadow.write_region(name, shown.regions[name])
-            yield
+                yield
 
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
