@@ -34,6 +34,11 @@ class RankSchedule:
         """The (first) interval of `phase`."""
         return next(i for i in self.intervals if i.phase == phase)
 
+    @property
+    def paused(self) -> bool:
+        """Whether this GPU pauses between steps (its first interval, `phases.BETWEEN_STEPS`)."""
+        return self.intervals[0].phase == phases.BETWEEN_STEPS
+
 
 @dataclass(frozen=True)
 class Bucket:
@@ -66,8 +71,8 @@ class Schedule:
 
     @property
     def paused(self) -> bool:
-        """Whether a rank pauses between steps (its first interval, `phases.BETWEEN_STEPS`)."""
-        return any(r.intervals[0].phase == phases.BETWEEN_STEPS for r in self.ranks)
+        """Whether a rank pauses between steps."""
+        return any(r.paused for r in self.ranks)
 
     @property
     def comm_window(self) -> tuple[float, float]:
@@ -129,9 +134,10 @@ def _ranks(
         key = tuple(bounds[r])
         intervals = made.get(key)
         if intervals is None:
-            intervals = made[key] = _intervals(bounds[r], names)
+            intervals = _intervals(bounds[r], names)
             if pause > 0:
-                intervals = made[key] = (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
+                intervals = (Interval(phases.BETWEEN_STEPS, 0.0, pause), *intervals)
+            made[key] = intervals
         ranks.append(RankSchedule(rank=r, slowdown=s, intervals=intervals))
     return tuple(ranks)
 

@@ -194,7 +194,7 @@ def test_progress_of_thousands_of_files_is_two_bars():
     assert html.count('data-testid="trace-progress-file"') == 2
     assert app.screen(m).texts["trace-status"] == "Reading file 101 of 4096…"
     m = app.files_read(m, [(i, i) for i in range(4095)])
-    assert app.reading_index(m.traces.progress) is None, "a file over the limit is refused, never read"
+    assert m.traces.progress.now is None, "a file over the limit is refused, never read"
 
 
 def test_progress_says_which_file_is_read_how_far_and_its_rank_once_read():

@@ -376,11 +376,6 @@ def _with_files(model: Model, changed: dict[int, FileProgress]) -> Model:
     return replace(model, traces=replace(model.traces, progress=_progressed(model.traces.progress, changed)))
 
 
-def reading_index(progress: Progress) -> int | None:
-    """The file being read now (`being_read`)."""
-    return progress.now
-
-
 def cancel_reading(model: Model) -> Model:
     """Reading stopped: whatever was shown before stays."""
     return replace(model, traces=replace(model.traces, loading=0, measuring=False, progress=Progress()))
@@ -591,7 +586,7 @@ def screen(model: Model) -> Screen:
     values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster.gpus))
     play_key = "ctl.pause" if model.playing else "ctl.play"
     loading = model.traces.loading
-    now = reading_index(model.traces.progress)
+    now = model.traces.progress.now
     status = (
         i18n.t("traces.measuring", lang, n=loading)
         if model.traces.measuring

@@ -246,10 +246,12 @@ def _bucket_bar(b: Bucket, geo: TimelineGeometry, y: float, label: str, lang: st
     )
 
 
-def _lane_bars(intervals: tuple[Interval, ...], buckets: tuple[Bucket, ...], geo: TimelineGeometry, lang: str) -> str:
+def _lane_bars(
+    intervals: tuple[Interval, ...], paused: bool, buckets: tuple[Bucket, ...], geo: TimelineGeometry, lang: str
+) -> str:
     """A lane's bars at the lane's own y (0), the GPU's name in their tooltips left as LABEL_HOLE: the ranks that
     ran alike (all but the stragglers) share one drawing, and a slider's input draws two lanes' bars, not one per GPU.
-    """
+    A lane that does not pause between steps (`paused`) still holds that bar's slot, unshown."""
     bars = [
         _bar(
             iv.phase,
@@ -265,7 +267,7 @@ def _lane_bars(intervals: tuple[Interval, ...], buckets: tuple[Bucket, ...], geo
         else UNSHOWN_BAR
         for iv in intervals
     ]
-    if not intervals or intervals[0].phase != BETWEEN_STEPS:
+    if not paused:
         bars.insert(0, UNSHOWN_BAR)
     return "".join(bars + [_bucket_bar(b, geo, 0, LABEL_HOLE, lang) for b in buckets])
 
@@ -286,7 +288,7 @@ def _step_lane(
     slowed = f" {num(rank.slowdown, 1)}×" if schedule.config.lost_in == "compute" else ""
     bars = drawn.get(rank.intervals)
     if bars is None:
-        bars = drawn[rank.intervals] = _lane_bars(rank.intervals, schedule.buckets, geo, lang)
+        bars = drawn[rank.intervals] = _lane_bars(rank.intervals, rank.paused, schedule.buckets, geo, lang)
     before, after = _lane_frame(
         rank.rank, geo.lane_y(lane), f"{label} ▲{slowed}" if is_straggler else label, is_straggler
     )
