@@ -10,6 +10,7 @@ from ddpview import app
 from ddpview.page import Frame
 from ddpview.playback import duration_s
 from ddpview.sliders import slider_from_n
+from ddpview.urlstate import positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -253,24 +254,79 @@ def test_the_first_render_reuses_the_view_the_build_drew():
     import build
 
     assert "ddpview.page:prerendered" in build.SNAPSHOT_WARM
-    page._last_regions.cache_clear()
+    page._drawn_regions.cache_clear()
     drawn = page.prerendered()
-    before = page._last_regions.cache_info()
+    before = page._drawn_regions.cache_info()
     shown = app.screen(app.initial("", "en-US", False))
-    assert page._last_regions.cache_info().hits == before.hits + 1
+    assert page._drawn_regions.cache_info().hits == before.hits + 1
     assert all(shown.regions[name] == drawn[name] for name in page.regions(page.ViewState(), Frame(), "en"))
     shown.regions["timeline-view"] = "changed by its caller"
     assert page.prerendered()["timeline-view"] == drawn["timeline-view"]
 
 
 def test_warming_draws_screens_and_keeps_nothing():
-    """After its start the page draws WARM_RENDERS screens of the One step view across the slowdown's range (the
-    interpreter's optimised code is compiled once it has run a while); the model and what the page then shows are
-    as they were."""
+    """After its start the page draws WARM_RENDERS screens of the One step view at each of the slowdown slider's
+    positions in turn (the interpreter's optimised code is compiled once it has run a while); the model and what the
+    page then shows are as they were."""
     model = app.initial("#view=traces&gpus=16&slowdown=1.5", "en", False)
     before = app.screen(model)
     screens = list(app.warming(model))
     assert len(screens) == app.WARM_RENDERS and {s.view for s in screens} == {"step"}
-    assert len({s.texts["slowdown-out"] for s in screens}) == 10
+    assert len({s.texts["slowdown-out"] for s in screens}) == len(positions("slowdown")) == 21
     assert model == app.initial("#view=traces&gpus=16&slowdown=1.5", "en", False)
     assert app.screen(model) == before
+
+
+def test_a_drag_of_the_slowdown_finds_every_position_drawn():
+    """Once a setting's positions are drawn (`drag_positions`), each of the slider's positions is looked up, not
+    drawn; a view drawn again (not kept) is the same markup as the one kept. The warming keeps nothing."""
+    from ddpview import page
+
+    model = app.initial("#gpus=12&straggler=3&slowdown=2.3", "fr", False)
+    page._drawn_regions.cache_clear()
+    for _ in app.warming(model):
+        pass
+    assert page._drawn_regions.cache_info().currsize == 0, "the warming draws, it does not keep"
+    steps = list(app.drag_positions(model))
+    assert len(steps) == len(positions("slowdown"))
+    before = page._drawn_regions.cache_info()
+    for text in reversed(positions("slowdown")):
+        dragged = app.with_control(model, "slowdown", text)
+        assert app.screen(dragged).regions == app.screen(dragged, kept=False).regions
+    after = page._drawn_regions.cache_info()
+    assert (after.hits - before.hits, after.misses - before.misses) == (21, 0)
+    playing = app.toggle_play(model, 0.0)
+    for t in (0.1, 0.2, 0.3):
+        app.screen(app.tick(playing, t))
+    assert page._drawn_regions.cache_info().currsize == after.currsize, "the play's frames are not kept"
+    assert 2 * len(positions("slowdown")) <= page.SCREENS_KEPT, "two settings' drags are kept"
+
+
+def test_a_slider_setting_is_all_the_state_but_the_slowdown():
+    """A drag is prepared for once per setting: moving the slowdown keeps it; any other control, the language, or
+    another view (none) changes it."""
+    model = app.initial("#gpus=12", "en", False)
+    setting = app.slider_setting(model)
+    assert setting is not None
+    assert app.slider_setting(app.with_control(model, "slowdown", "2.7")) == setting
+    for other in (
+        app.with_control(model, "gpus", "16"),
+        app.with_control(model, "prefetch", "1"),
+        app.with_lang(model, "fr"),
+    ):
+        assert app.slider_setting(other) not in (None, setting)
+    assert app.slider_setting(app.with_view(model, "cluster")) is None
+    assert app.slider_setting(app.toggle_play(model, 0.0)) is None
+
+
+def test_the_slowdown_slider_steps_through_its_positions():
+    """The page's range input and `positions` agree: its min, max and step are the field's range and precision."""
+    import re
+
+    html = (Path(__file__).parents[1] / "web" / "index.html").read_text()
+    tag = re.search(r'<input id="slowdown"[^>]*>', html)
+    assert tag is not None
+    attrs = dict(re.findall(r'(min|max|step)="([^"]*)"', tag.group(0)))
+    texts = positions("slowdown")
+    assert float(attrs["min"]) == float(texts[0]) and float(attrs["max"]) == float(texts[-1])
+    assert round(float(texts[1]) - float(texts[0]), 9) == float(attrs["step"])

@@ -3,12 +3,13 @@ give the elements the new markup makes; a change of shape is refused, and the pa
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from ddpview import app
 from ddpview.page import IN_PLACE, Frame, regions, step_regions
-from ddpview.patch import TEXT, patch
+from ddpview.patch import TEXT, patch, patch_text
 from ddpview.urlstate import PAGE_MAX_GPUS, PAGE_MAX_SLOWDOWN, ViewState
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -121,7 +122,9 @@ def test_the_step_s_controls_keep_every_region_s_shape(gpus, mode, lang, data):
     old = regions(replace(base, **data.draw(controls)), Frame(), lang)
     new = regions(replace(base, **data.draw(controls)), Frame(), lang)
     for name in IN_PLACE:
-        assert patch(old[name], new[name]) is not None, name
+        found = patch(old[name], new[name])
+        assert found is not None, name
+        assert json.loads(patch_text(old[name], new[name]) or "[0, []]")[1] == [list(c) for c in found.changes]
 
 
 def test_a_change_of_shape_is_refused():

@@ -57,6 +57,19 @@ def reading(monkeypatch):
     return module
 
 
+def page_shell(monkeypatch) -> types.ModuleType:
+    """shell.page imported with no browser: no document, no window, proxies and conversions that change nothing."""
+    return fresh_import(
+        monkeypatch,
+        "shell.page",
+        pyscript={"document": None, "window": None},
+        pyscript__ffi={"create_proxy": lambda f: f},
+        js={},
+        pyodide={},
+        pyodide__ffi={"to_js": lambda value, **_: value},
+    )
+
+
 def test_progress_is_posted_at_most_every_tick_but_always_at_the_end(reading, monkeypatch):
     clock = iter(k * reading.EVERY_S / 10 for k in range(1000))
     monkeypatch.setattr(reading.time, "monotonic", lambda: next(clock))
@@ -134,17 +147,9 @@ def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
     so that the read's steps do not wait behind screens nobody sees."""
     from ddpview import app
 
-    stand_in = {"document": None, "window": None}
-    page_module = fresh_import(
-        monkeypatch,
-        "shell.page",
-        pyscript=stand_in,
-        pyscript__ffi={"create_proxy": lambda f: f},
-        js={},
-        pyodide={},
-        pyodide__ffi={"to_js": lambda value, **_: value},
-    )
+    page_module = page_shell(monkeypatch)
     from ddpview.page import IN_PLACE
+    from ddpview.urlstate import positions
 
     written: list[tuple[str, str]] = []
     shadow = types.SimpleNamespace(write_region=lambda name, markup: written.append((name, markup)))
@@ -153,9 +158,46 @@ def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
     page.model, page.written = app.initial("", "en", False), {}
     assert sum(1 for _ in page.warming()) == app.WARM_RENDERS * len(IN_PLACE), "a step a region"
     assert len(written) == app.WARM_RENDERS * len(IN_PLACE), "every One step region, written where nothing shows"
-    assert {name for name, _ in written} == IN_PLACE and len({m for n, m in written if n == "timeline-view"}) == 10
+    timelines = {m for n, m in written if n == "timeline-view"}
+    assert {name for name, _ in written} == IN_PLACE and len(timelines) == len(positions("slowdown"))
     steps = page.warming()
     next(steps)
     next(steps)
     page.model = app.loading_traces(page.model, 3)
     assert list(steps) == []
+
+
+def test_a_new_setting_prepares_the_slowdown_s_drag_once(monkeypatch):
+    """The page draws the slowdown slider's positions in the background once per setting (`Page.prepare`): not again
+    while the slowdown alone moves; a newer setting, or a read of traces, makes the older preparation give up."""
+    from ddpview import app
+    from ddpview.urlstate import positions
+
+    page_module = page_shell(monkeypatch)
+    started: list = []
+    monkeypatch.setattr(page_module, "in_background", started.append)
+    monkeypatch.setattr(page_module, "stepped", lambda steps: steps)
+    page = page_module.Page.__new__(page_module.Page)
+    page.prepared, page.model = None, app.initial("", "en", False)
+    page.prepare()
+    page.model = app.with_control(page.model, "slowdown", "2.0")
+    page.prepare()
+    assert len(started) == 1
+    next(started[0])
+    page.model = app.with_control(page.model, "gpus", "16")
+    page.prepare()
+    assert len(started) == 2 and list(started[0]) == [], "superseded"
+    assert len(list(started[1])) == len(positions("slowdown"))
+    page.model = app.with_control(page.model, "gpus", "4")
+    page.prepare()
+    next(started[2])
+    page.model = app.loading_traces(page.model, 3)
+    assert list(started[2]) == [], "a read of traces goes first"
+    page.prepare()
+    assert len(started) == 3, "nor does one start while they are read"
+    page.model = app.with_view(page.model, "cluster")
+    page.prepare()
+    assert len(started) == 3, "nothing to prepare in another view"
+    page.model = app.with_view(app.cancel_reading(page.model), "step")
+    page.prepare()
+    assert len(started) == 4 and len(list(started[3])) == len(positions("slowdown")), "prepared again after the read"

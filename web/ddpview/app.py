@@ -19,7 +19,7 @@ from .page import Frame, axis_max_ms, config_of, notices_html, regions, straggle
 from .sliders import n_from_slider, slider_from_n
 from .threshold import read_threshold, shown
 from .timeline_view import TimelineGeometry
-from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState, apply, decode, encode, is_anchor, texts
+from .urlstate import Notice, ViewState, apply, decode, encode, is_anchor, positions, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
     from ddpcore.fit import Outlook
@@ -198,21 +198,40 @@ of its compiler's CPU then, 0.35 s once warm); with 200 it is done before them."
 
 
 def warming(model: Model) -> Generator[Screen, None, None]:
-    """Screens of the One step view with the straggler's slowdown across its range, one a step, each made as an input
-    makes it (the slider's text read, the link written), for the page to write where nothing is shown (shell.page:
-    `Page.warming`).
+    """Screens of the One step view at each position of the slowdown's slider in turn, one a step, each made as an
+    input makes it (the slider's text read, the link written) but drawn again, not looked up, for the page to write
+    where nothing is shown (shell.page: `Page.warming`). The model is left as it was.
 
     Started from a memory snapshot, the page runs little Python before its first input, and the browser compiles a
     WebAssembly function's optimised code only once it has run a while, on the machine's other core: the first
-    hundred inputs of a slider took half as long again as the next hundred, their thread waiting for the core
-    that compiled. The page runs this in idle slices after it is ready (shell.dom.stepped), so that the user's
-    first inputs find the interpreter warm. The model is left as it was."""
-    low, high = SLOWDOWN.low, PAGE_MAX_SLOWDOWN
+    hundred inputs of a slider took half as long again as the next hundred, their thread waiting for the core that
+    compiled. The page runs this in idle slices after it is ready (shell.dom.stepped), so that the user's first
+    inputs find the interpreter warm."""
     step_view = replace(model, state=replace(model.state, view="step"))
+    texts = positions("slowdown")
     for i in range(WARM_RENDERS):
-        warm = with_control(step_view, "slowdown", str(round(low + (high - low) * (i % 10) / 9, 2)))
+        warm = with_control(step_view, "slowdown", texts[i % len(texts)])
         link(warm)
-        yield screen(warm)
+        yield screen(warm, kept=False)
+
+
+def slider_setting(model: Model) -> tuple[ViewState, str] | None:
+    """What the One step view drawn at any slowdown depends on besides the slowdown: the rest of the state, and the
+    language; None when no drag of the slowdown is to be prepared for (another view shown, or the play running)."""
+    if model.state.view != "step" or model.playing:
+        return None
+    return replace(model.state, slowdown=SLOWDOWN.default), model.lang
+
+
+def drag_positions(model: Model) -> Generator[None, None, None]:
+    """The One step view drawn at each position of the slowdown's slider, nearest the shown one first, a step each,
+    and kept (ddpview.page keeps the views drawn): a drag of the slider then looks up what it shows. The page runs
+    this in idle slices once a setting changes (shell.page: `Page.prepare`)."""
+    shown = model.state.slowdown
+    for text in sorted(positions("slowdown"), key=lambda t: abs(float(t) - shown)):
+        dragged = with_control(model, "slowdown", text)
+        regions(dragged.state, dragged.frame, dragged.lang)
+        yield
 
 
 def with_control(model: Model, key: str, text: str) -> Model:
@@ -563,7 +582,7 @@ def _drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
     _drawn[:] = [(key, markup)]
 
 
-def _region_markup(model: Model) -> dict[str, str]:
+def _region_markup(model: Model, kept: bool) -> dict[str, str]:
     state, lang = model.state, model.lang
     if state.view == "traces":
         from .fit_view import fit_html
@@ -572,15 +591,17 @@ def _region_markup(model: Model) -> dict[str, str]:
         markup = _traces_markup(t, lang)
         markup["trace-fit"] = fit_html(state, t.outlook, t.fit_error, fit_due(model), lang)
     else:
-        markup = regions(state, model.frame, lang)
+        markup = regions(state, model.frame, lang, kept and not model.playing)
     markup["trace-progress"] = progress_html(model.traces.progress, lang)
     markup["straggler"] = straggler_options(state.gpus, state.straggler, lang)
     markup["notices"] = notices_html(model.notices, lang)
     return markup
 
 
-def screen(model: Model) -> Screen:
-    """Everything the page shows for this model (shell/page.py writes only what changed)."""
+def screen(model: Model, kept: bool = True) -> Screen:
+    """Everything the page shows for this model (shell/page.py writes only what changed); its view looked up among
+    those drawn last (ddpview.page.regions), unless not `kept` or playing: each frame of the play is new, and would
+    only push out the views a drag shows."""
     state, lang = model.state, model.lang
     values = dict(texts(state))
     values[slot("n", LOG_SCALE)] = str(slider_from_n(state.cluster.gpus))
@@ -597,7 +618,7 @@ def screen(model: Model) -> Screen:
         else ""
     )
     return Screen(
-        regions=_region_markup(model),
+        regions=_region_markup(model, kept),
         values=values,
         texts={
             "slowdown-out": f"{i18n.number(state.slowdown, lang, 1)}×",

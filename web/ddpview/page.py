@@ -89,15 +89,27 @@ def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
     }
 
 
-def regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
-    """Element id -> inner markup, for every part of the active view that depends on the state."""
-    return dict(_last_regions(state, frame, lang))
+SCREENS_KEPT = 64
+"""Views drawn that are kept: a slider has 21 positions (the slowdown's), and a user drags it back and forth over
+them, at a setting or two of the other controls."""
 
 
-@lru_cache(maxsize=1)
-def _last_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
-    """The last view drawn is kept: the page's first render asks again for the view the build drew into the
-    page, which the memory snapshot holds already drawn (build.SNAPSHOT_WARM)."""
+def regions(state: ViewState, frame: Frame, lang: str, kept: bool = True) -> dict[str, str]:
+    """Element id -> inner markup, for every part of the active view that depends on the state; drawn again, not
+    looked up, when not `kept` (the page's idle warming, which must run the drawing code)."""
+    return dict(_drawn_regions(state, frame, lang)) if kept else _view_regions(state, frame, lang)
+
+
+@lru_cache(maxsize=SCREENS_KEPT)
+def _drawn_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
+    """The last views drawn are kept (SCREENS_KEPT): a view shown again is not drawn again, and its markup is the
+    same string as before, which the page's patch of it finds kept too (ddpview.patch.patch_text). The page's first
+    render asks again for the view the build drew into the page, which the memory snapshot holds already drawn
+    (build.SNAPSHOT_WARM)."""
+    return _view_regions(state, frame, lang)
+
+
+def _view_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
     if state.view == "cluster":
         return cluster_regions(state, lang)
     return step_regions(state, frame, lang)

@@ -12,6 +12,7 @@ this package's own (`svg.tag`): every element closed, attributes double-quoted a
 from __future__ import annotations
 
 import html
+import json
 import re
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
@@ -116,3 +117,25 @@ def patch(old: str, new: str) -> Patch | None:
                 return None
             changes.append((_number(closings, k), _name(now_tag), TEXT, _unescaped(now_text)))
     return Patch(_number(closings, len(after) - 1) + 1, changes)
+
+
+PAIRS_KEPT = 128
+"""Pairs of markups whose patch is kept (`patch_text`): a slider dragged over its 21 positions changes two or three
+regions an input, between the same markups each time it passes."""
+
+
+@lru_cache(maxsize=PAIRS_KEPT)
+def patch_text(old: str, new: str) -> str | None:
+    """`patch` as the JSON the page's `ddpcorePatch` reads (boot.js), "" when nothing changes, None when the region
+    must be written whole. Kept: a view shown again is the same markup (ddpview.page keeps the views drawn), so a
+    slider moved back to where it was finds its patch made.
+
+    >>> patch_text('<g><rect x="1"></rect></g>', '<g><rect x="2"></rect></g>')
+    '[2, [[1, "rect", "x", "2"]]]'
+    >>> patch_text("<p>a</p>", "<p>a</p>"), patch_text("<p>a</p>", "<p><b>a</b></p>")
+    ('', None)
+    """
+    found = patch(old, new)
+    if found is None:
+        return None
+    return json.dumps(found) if found.changes else ""

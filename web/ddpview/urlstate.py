@@ -116,6 +116,19 @@ STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
 FIELD_BY_KEY = {spec.key: spec for spec in FIELDS}
 
 
+def positions(key: str) -> tuple[str, ...]:
+    """The texts a slider of this field can show: from its low to its high end, a step of its precision (the page's
+    range inputs step so, e.g. the slowdown's 1.0, 1.1 … 3.0).
+
+    >>> positions("slowdown")[:3], len(positions("slowdown"))
+    (('1.0', '1.1', '1.2'), 21)
+    """
+    spec = FIELD_BY_KEY[key]
+    digits = spec.digits or 0
+    count = round((spec.high - spec.low) * 10**digits)
+    return tuple(f"{spec.low + k / 10**digits:.{digits}f}" for k in range(count + 1))
+
+
 def value_of(state: ViewState, attr: str) -> object:
     """The state's value at a field's attribute path; a measured timing not given reads 0 (the model's phases)."""
     value: object = state

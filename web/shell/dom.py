@@ -1,11 +1,10 @@
 """Small DOM helpers: errors shown in the page, guarded callbacks, background tasks, and writing a screen."""
 
 import asyncio
-import json
 import traceback
 
 from ddpview.page import IN_PLACE
-from ddpview.patch import patch
+from ddpview.patch import patch_text
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
@@ -155,8 +154,8 @@ class RegionWriter:
         if name in IN_PLACE:
             self.shown[name] = markup
         if before is not None:
-            changes = patch(before, markup)
-            if changes is not None and (not changes.changes or window.ddpcorePatch(element, json.dumps(changes))):
+            changes = patch_text(before, markup)
+            if changes == "" or (changes is not None and window.ddpcorePatch(element, changes)):
                 return
         active = document.activeElement
         testid = active and element.contains(active) and active.getAttribute("data-testid")

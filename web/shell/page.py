@@ -38,6 +38,7 @@ class Page:
         self.after_paint = create_proxy(lambda *_: window.setTimeout(self.threshold_proxy, 0))
         self.fit_proxy = guarded(self.fit)
         self.traces = TracesShell(self)
+        self.prepared = None
 
     def start(self):
         traces = self.traces
@@ -79,6 +80,7 @@ class Page:
         document.documentElement.classList.add("ready")
         by_id("loading").hidden = True
         gc.freeze()  # the start-up objects live for the page's life: keep them out of every later collection
+        self.prepare()
         in_background(stepped(self.warming()))
 
     def warming(self):
@@ -95,6 +97,27 @@ class Page:
                 shadow.write_region(name, shown.regions[name])
                 yield
 
+    def prepare(self):
+        """Once the One step view's setting changes (or the page starts), its slowdown slider's every position is
+        drawn in idle slices (`app.drag_positions`), so that a drag of it looks up what it shows; given up once
+        another setting is prepared, or while traces are being read (their steps go first; a later update prepares
+        again)."""
+        setting = app.slider_setting(self.model)
+        if setting is None or setting == self.prepared or self.model.traces.loading:
+            return
+        self.prepared = setting
+
+        def preparing(model):
+            for _ in app.drag_positions(model):
+                if self.prepared != setting:
+                    return
+                if self.model.traces.loading:
+                    self.prepared = None
+                    return
+                yield
+
+        in_background(stepped(preparing(self.model)))
+
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
         finished(self.updating(model, push_hash))
@@ -107,6 +130,7 @@ class Page:
         if model.playing and not before.playing:
             window.requestAnimationFrame(self.tick_proxy)
         yield from self.rendering(model.state != before.state if push_hash is None else push_hash)
+        self.prepare()
 
     def on_control(self, event):
         element = event.target
