@@ -534,6 +534,18 @@ def write_report(results: dict, out: Path) -> None:
         "GPUs, 11.8/19.7 at 16 (was 12.0/22.3). Per input there, in the page: 2.8 ms making the screen, 2.5 ms "
         "writing it (1.2 of them the patch), 1.5 ms of wiring and 2 ms of layout. The headless browser's own "
         "threads use about 1.5 of the 2 cores meanwhile (its main thread alone 1 s a hundred inputs).",
+        "- *Input p50/p95 10.8/18.5 ms at 8 GPUs, 12.1/22.1 at 16, 52.8 ms p95 at CPU rate 4, on a machine 2.4x "
+        "slower* (issue 22): every input drew its screen again (2-2.8 ms in the page) and compared its markups "
+        "again (0.9-1.2 ms), though a slider has 21 positions and a drag passes them again and again. The page now "
+        "keeps the last 64 views drawn and 128 patches made, and draws the slowdown slider's positions in idle "
+        "slices once a setting changes (`app.drag_positions`): natively, an input's Python went from 2 ms to 0.3. "
+        "A/B, 3 fresh pages each, alternating, on one machine: 10.6/15.6 -> 6.5/13.0 ms at 8 GPUs, 11.1/20.0 -> "
+        "7.0/13.8 at 16, 31.0/62.7 -> 23.3/34.8 at rate 4. A view never drawn (a new GPU count's first input, "
+        "before its positions are drawn) costs what it did. Tables' borders are in the separate model (the same "
+        "lines): the 50-row ranks table lays out in 7 ms, not 9.5. At rate 2 the long tasks remain (50-80 ms; "
+        "Long Animation Frames in the page name them): progress messages while the worker holds a core (their "
+        "handler 15-48 ms, then 13-35 ms of rendering), the pick's first task (a worker started, 13 ms of forced "
+        "layout), and the style and layout of a large read's analysis.",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
