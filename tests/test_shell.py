@@ -201,3 +201,8 @@ def test_a_new_setting_prepares_the_slowdown_s_drag_once(monkeypatch):
     page.model = app.with_view(app.cancel_reading(page.model), "step")
     page.prepare()
     assert len(started) == 4 and len(list(started[3])) == len(positions("slowdown")), "prepared again after the read"
+    page.model = app.with_view(page.model, "cluster")
+    page.prepare()
+    page.model = app.with_view(page.model, "step")
+    page.prepare()
+    assert len(started) == 5, "and on the way back from another view, whose drawings may have pushed them out"

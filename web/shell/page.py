@@ -100,9 +100,11 @@ class Page:
     def prepare(self):
         """Once the One step view's setting changes (or the page starts), its slowdown slider's every position is
         drawn in idle slices (`app.drag_positions`), so that a drag of it looks up what it shows; given up once
-        another setting is prepared, or while traces are being read (their steps go first; a later update prepares
-        again)."""
+        another setting is prepared, another view is shown (the views it draws may push them out of those kept), or
+        while traces are being read (their steps go first); prepared again on the way back."""
         setting = app.slider_setting(self.model)
+        if setting is None:
+            self.prepared = None
         if setting is None or setting == self.prepared or self.model.traces.loading:
             return
         self.prepared = setting
