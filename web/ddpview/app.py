@@ -229,8 +229,7 @@ def drag_positions(model: Model) -> Generator[None, None, None]:
     this in idle slices once a setting changes (shell.page: `Page.prepare`)."""
     shown = model.state.slowdown
     for text in sorted(positions("slowdown"), key=lambda t: abs(float(t) - shown)):
-        dragged = with_control(model, "slowdown", text)
-        regions(dragged.state, dragged.frame, dragged.lang)
+        screen(with_control(model, "slowdown", text))
         yield
 
 

@@ -105,7 +105,8 @@ class Page:
         setting = app.slider_setting(self.model)
         if setting is None:
             self.prepared = None
-        if setting is None or setting == self.prepared or self.model.traces.loading:
+            return
+        if setting == self.prepared or self.model.traces.loading:
             return
         self.prepared = setting
 
