@@ -287,7 +287,7 @@ def test_a_drag_of_the_slowdown_finds_every_position_drawn():
     for _ in app.warming(model):
         pass
     assert page._drawn_regions.cache_info().currsize == 0, "the warming draws, it does not keep"
-    steps = list(app.drag_positions(model))
+    steps = list(app.drag_positions(lambda: model))
     assert len(steps) == len(positions("slowdown"))
     before = page._drawn_regions.cache_info()
     for text in reversed(positions("slowdown")):
@@ -300,6 +300,26 @@ def test_a_drag_of_the_slowdown_finds_every_position_drawn():
         app.screen(app.tick(playing, t))
     assert page._drawn_regions.cache_info().currsize == after.currsize, "the play's frames are not kept"
     assert 2 * len(positions("slowdown")) <= page.SCREENS_KEPT, "two settings' drags are kept"
+
+
+def test_the_drag_s_positions_are_drawn_where_the_slider_goes(monkeypatch):
+    """Each step of `drag_positions` draws the position nearest where the slider is at that step, ahead of its last
+    move first: a drag that jumps far from where the preparing began finds its next positions drawn all the same."""
+    drawn: list[float] = []
+    monkeypatch.setattr(app, "screen", lambda model, kept=True: drawn.append(model.state.slowdown))
+    model = app.initial("#slowdown=2.9", "en", False)
+    now = [model]
+    steps = app.drag_positions(lambda: now[0])
+    for text in ("2.9", "2.9", "1.0", "1.0", "1.5", "1.5"):
+        now[0] = app.with_control(model, "slowdown", text)
+        next(steps)
+    assert drawn == [2.9, 2.8, 1.0, 1.1, 1.5, 1.6]
+    now[0] = app.with_control(model, "slowdown", "1.3")
+    assert next(steps) is None and drawn[-1] == 1.3
+    next(steps)
+    assert drawn[-1] == 1.2, "moving down now: below first"
+    now[0] = None
+    assert list(steps) == [] and len(drawn) == 8, "None stops it"
 
 
 def test_a_slider_setting_is_all_the_state_but_the_slowdown():

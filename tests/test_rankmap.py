@@ -114,16 +114,44 @@ def test_the_measurement_reaches_the_page_in_small_parts(big):
     blobs = transfer.parts(measured, (), None, "")
     per_step, per_row = transfer.ITEMS_PER_PART // RANKS, transfer.ITEMS_PER_PART // 20
     rows = len(measured.rank_map.rows)
-    assert len(blobs) == 1 + -(-RANKS // transfer.RANKS_PER_PART) + -(-20 // per_step) + -(-rows // per_row)
-    assert max(map(len, blobs)) < 3_000_000 < len(pickle.dumps(measured)), "a few ms each to unpickle, not 40"
+    assert len(blobs) >= 1 + -(-RANKS // transfer.RANKS_PER_PART) + -(-20 // per_step) + -(-rows // per_row)
+    pieces = [transfer.unpickled(b) for b in blobs]
+    for blob, (name, items) in zip(blobs[1:], pieces[1:]):
+        single = len(items[0] if name == "map" else items) == 1
+        assert len(blob) <= transfer.PART_BYTES or single, "a few ms each to unpickle, not 40"
+    assert len(pickle.dumps(measured)) > 20 * transfer.PART_BYTES
     assert len(blobs[0]) < len(pickle.dumps(measured.rank_map)) / 10, "the map's cells come in parts of their own"
-    assert transfer.joined([transfer.unpickled(b) for b in blobs]) == (measured, (), None, "")
+    assert transfer.joined(pieces) == (measured, (), None, "")
     assert transfer.joined([transfer.unpickled(b) for b in transfer.parts(None, ("e",), None, "few")]) == (
         None,
         ("e",),
         None,
         "few",
     )
+
+
+def test_steps_heavy_with_drawn_spans_come_in_parts_cut_by_size(monkeypatch):
+    """A real 8-rank trace: few steps, but each holds its ranks' drawn spans; parts are cut by their pickled size, not
+    only by their count of items, down to one item a part, and join back to the same measurement."""
+    import pickle
+    from pathlib import Path
+
+    from ddpview import transfer
+
+    from ddpcore.measured import measure_loaded
+    from ddpcore.traces import load
+
+    files = sorted((Path(__file__).parent / "fixtures" / "ddp8" / "s2.0").glob("*.pt.trace.json.gz"))
+    measured, errors = measure_loaded(load([(f.name, f.read_bytes()) for f in files]))
+    assert measured is not None and not errors and len(measured.steps) > 4
+    bound = 3 * max(len(pickle.dumps(step)) for step in measured.steps)
+    monkeypatch.setattr(transfer, "PART_BYTES", bound)
+    blobs = transfer.parts(measured, (), None, "")
+    pieces = [transfer.unpickled(b) for b in blobs]
+    steps = [(len(blob), piece[1]) for blob, piece in zip(blobs[1:], pieces[1:]) if piece[0] == "steps"]
+    assert len(steps) > 1, "a count of items alone would have made them one part"
+    assert all(size <= bound for size, _ in steps) and all(len(items) >= 1 for _, items in steps)
+    assert transfer.joined(pieces) == (measured, (), None, "")
 
 
 def test_a_low_threshold_names_at_most_a_few_ranks_and_counts_the_rest(measured_big):
@@ -165,5 +193,8 @@ def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleav
     cells = app.screen(model).regions["trace-map"].count('class="map-cell')
     in_map = sorting + (cells - 1) // CELLS_PER_STEP
     in_table = (TABLE_ROWS - 1) // RANK_ROWS_PER_STEP
-    assert len(drawn) == 1 + len(TRACE_REGIONS) + in_map + in_table, "a region, or some of the map or table, a step"
+    lanes = len(model.traces.analysis.steps[model.traces.step_index].drawn)
+    assert lanes > 1 and len(drawn) == 1 + len(TRACE_REGIONS) + in_map + in_table + lanes, (
+        "a region, a lane, or some of the map or table, a step"
+    )
     assert app.screen(model) == app.screen(app.with_measured(app.initial("view=traces", "en", False), measured, ()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import importlib
 import json
@@ -114,9 +115,10 @@ def dom(monkeypatch):
     """shell.dom imported with a stand-in for `pyscript` whose clock the test moves."""
     clock = types.SimpleNamespace(ms=0.0)
     window = types.SimpleNamespace(performance=types.SimpleNamespace(now=lambda: clock.ms))
-    pyscript = {"document": None, "window": window}
+    document = types.SimpleNamespace(visibilityState="visible")
+    pyscript = {"document": document, "window": window}
     module = fresh_import(monkeypatch, "shell.dom", pyscript=pyscript, pyscript__ffi={"create_proxy": lambda f: f})
-    module.clock = clock  # type: ignore[attr-defined]
+    module.clock, module.document = clock, document  # type: ignore[attr-defined]
     return module
 
 
@@ -140,6 +142,59 @@ def test_work_in_steps_gives_the_thread_back_every_slice_and_returns_its_result(
         run.send(None)  # the stand-in sleep never suspends: one send runs the coroutine to its end
     assert end.value.value == "judged"
     assert given_back == [step_ms * 4 * k for k in range(1, 6)], "back every 4 steps of a quarter slice"
+
+
+def test_a_step_that_asks_for_a_frame_of_its_own_gets_one_while_the_page_is_seen(dom, monkeypatch):
+    """A step that yields NEXT_FRAME (a large region written) gives the thread back for FRAME_S, so that the browser
+    lays it out alone, however short the slice so far; a hidden page lays nothing out, and runs on."""
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(dom.asyncio, "sleep", sleep)
+
+    def work():
+        yield None
+        yield dom.NEXT_FRAME
+        yield None
+        yield dom.NEXT_FRAME
+
+    for seen, expected in (("visible", [dom.FRAME_S, dom.FRAME_S]), ("hidden", [])):
+        slept.clear()
+        dom.document.visibilityState = seen
+        with pytest.raises(StopIteration):
+            dom.stepped(work()).send(None)
+        assert slept == expected, seen
+
+
+def test_a_large_region_is_laid_out_in_a_frame_of_its_own(monkeypatch):
+    """`Page.rendering` asks for a frame of its own after a region of LAID_OUT_ALONE characters or more (a large
+    read's map, its ranks table), and for none after a small one or anything but a region."""
+    from ddpview import app
+
+    page_module = page_shell(monkeypatch)
+    page = page_module.Page.__new__(page_module.Page)
+    written: list[tuple[str, str]] = []
+    page.writer = types.SimpleNamespace(write=lambda kind, name, value: written.append((kind, name)))
+    page.model, page.written, page.editing = app.initial("#view=traces", "en", False), {}, None
+    page.hash_pending = page.fit_pending = True
+    large, small = "x" * page_module.LAID_OUT_ALONE, "x"
+    shown = app.screen(page.model)
+    screen = dataclasses.replace(shown, regions={"trace-map": large, "trace-summary": small})
+    monkeypatch.setattr(page_module.app, "screen", lambda model: screen)
+    given = list(page.rendering(push_hash=False))
+    regions = [name for kind, name in written if kind == "region"]
+    assert regions == ["trace-map", "trace-summary"] and len(written) > len(regions)
+    assert given == [page_module.NEXT_FRAME, page_module.NEXT_FRAME, None], "a frame before the large one, and after"
+    written.clear()
+    page.written = {}
+    steps = page.rendering(push_hash=False)
+    assert next(steps) == page_module.NEXT_FRAME and written == []
+    page.written[("region", "trace-map")] = "a newer render's"
+    list(steps)
+    assert ("region", "trace-map") not in written, "claimed by a newer render during the frame: left to it"
+    assert ("region", "trace-summary") in written
 
 
 def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):

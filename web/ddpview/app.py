@@ -223,14 +223,33 @@ def slider_setting(model: Model) -> tuple[ViewState, str] | None:
     return replace(model.state, slowdown=SLOWDOWN.default), model.lang
 
 
-def drag_positions(model: Model) -> Generator[None, None, None]:
-    """The One step view drawn at each position of the slowdown's slider, nearest the shown one first, a step each,
-    and kept (ddpview.page keeps the views drawn): a drag of the slider then looks up what it shows. The page runs
-    this in idle slices once a setting changes (shell.page: `Page.prepare`)."""
-    shown = model.state.slowdown
-    for text in sorted(positions("slowdown"), key=lambda t: abs(float(t) - shown)):
+def next_position(left: Iterable[str], shown: float, heading: float) -> str:
+    """Which slowdown position a drag needs drawn next: the one nearest the shown value, and of two as near, the one
+    ahead of the drag (`heading`: the sign of its last move; 0 before any), else the first in `left`'s order.
+
+    >>> next_position(["1.0", "2.0", "2.2"], 2.1, heading=-1.0), next_position(["2.0", "2.2"], 2.1, heading=1.0)
+    ('2.0', '2.2')
+    """
+    return min(left, key=lambda text: (round(abs(float(text) - shown), 6), (float(text) - shown) * heading < 0))
+
+
+def drag_positions(current: Callable[[], Model | None]) -> Generator[None, None, None]:
+    """The One step view drawn at each position of the slowdown's slider, a step each, and kept (ddpview.page keeps
+    the views drawn): a drag of the slider then looks up what it shows. Each step draws the position nearest where
+    the slider is now (`current()`, the page's model at that step; None stops), ahead of the drag first, so that a
+    drag under way finds drawn the positions it moves to next. The page runs this in idle slices once a setting
+    changes (shell.page: `Page.prepare`)."""
+    left = dict.fromkeys(positions("slowdown"))
+    model = current()
+    shown, heading = (model.state.slowdown, 0.0) if model else (0.0, 0.0)
+    while left and model is not None:
+        if model.state.slowdown != shown:
+            shown, heading = model.state.slowdown, model.state.slowdown - shown
+        text = next_position(left, shown, heading)
+        del left[text]
         screen(with_control(model, "slowdown", text))
         yield
+        model = current()
 
 
 def with_control(model: Model, key: str, text: str) -> Model:

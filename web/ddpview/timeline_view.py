@@ -14,6 +14,8 @@ from . import i18n
 from .svg import AttrValue, attrs, data_value, esc, num, svg_figure, tag, text
 
 if TYPE_CHECKING:
+    from collections.abc import Generator
+
     from ddpcore.measured import StepSummary
 
 WIDTH = 900
@@ -409,9 +411,10 @@ def _row_paths(
     return paths
 
 
-def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str) -> str:
+def trace_timeline_drawing(step: StepSummary, stragglers: tuple[int, ...], lang: str) -> Generator[None, None, str]:
     """A measured step: one lane per rank on the step's common clock (the release), each rank's wait at the barrier
-    hatched from its readiness, a late rank's excess over the median rank marked before it.
+    hatched from its readiness, a late rank's excess over the median rank marked before it; a step after each lane
+    (a GPU trace's lane holds hundreds of kernels: 8 of them took the page 37 ms at CPU rate 2).
 
     Under each lane's phases (each instant given to one phase), a thin row shows the host's collectives as they
     ran, and for GPU traces one more the kernels (compute and communication)."""
@@ -490,6 +493,7 @@ def trace_timeline_svg(step: StepSummary, stragglers: tuple[int, ...], lang: str
                 "g", {"data-testid": "lane", "data-rank": r.rank, "class": "lane straggler" if slow else "lane"}, *items
             )
         )
+        yield
     bottom = geo.lane_y(len(ranks)) - LANE_GAP
     bx = geo.x_of(release)
     marks = [

@@ -17,7 +17,7 @@ from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row
 from .file_errors import in_language
 from .map_view import map_drawing
 from .svg import output, tag, text
-from .timeline_view import trace_timeline_svg
+from .timeline_view import trace_timeline_drawing
 
 
 def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
@@ -394,7 +394,10 @@ def traces_region_items(
     yield "trace-lanes-note", text("p", {"class": "help", "data-testid": "trace-lanes-note"}, note) if note else ""
     yield "trace-summary", summary_html(analysis, lang)
     yield "trace-step", step_options(analysis, index, lang)
-    yield "trace-timeline-view", trace_timeline_svg(step, tuple(s.rank for s in analysis.stragglers), lang)
+    yield (
+        "trace-timeline-view",
+        (yield from trace_timeline_drawing(step, tuple(s.rank for s in analysis.stragglers), lang)),
+    )
     yield "trace-ranks", (yield from ranks_drawing(analysis, lang, rank_page))
     yield "alert-rule", text("code", None, rules_file(threshold))
     yield "exposition", text("code", None, exposition(analysis, most=EXPOSED))

@@ -8,6 +8,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ddpcore.measured import Measured
 
 SIZES, PROGRESS, MEASURING, DONE, FITTED = "sizes", "progress", "measuring", "done", "fitted"
@@ -22,6 +24,11 @@ MAP_ROWS = ("rows", "cost_ms", "gap", "worst")
 unpickling in one part held the page 50 ms on a slow machine)."""
 
 
+PART_BYTES = 256 * 1024
+"""A part pickled larger than this is cut in two, down to a single item: a step's drawn spans weigh about 7 kB a
+rank, so that 1,250 steps of 8 ranks, few items, made a part of 2 MB, 70 ms to unpickle on a slow machine."""
+
+
 def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: str) -> list[bytes]:
     """The measurement (with the files' errors and the fit) pickled in parts: first all but its ranks, steps and map
     cells, then its ranks, then its steps, then its map's rows, a slice at a time."""
@@ -29,15 +36,28 @@ def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: 
         return [pickle.dumps((None, errors, outlook, fit_error))]
     ranks, steps, cells = measured.ranks, measured.steps, measured.rank_map
     head = replace(measured, steps=(), ranks=(), rank_map=replace(cells, **dict.fromkeys(MAP_ROWS, ())))
+    rows = [getattr(cells, name) for name in MAP_ROWS]
     per_step = max(1, ITEMS_PER_PART // max(1, len(ranks)))
     per_row = max(1, ITEMS_PER_PART // max(1, len(cells.steps)))
-    rows = [getattr(cells, name) for name in MAP_ROWS]
     return [
         pickle.dumps((head, errors, outlook, fit_error)),
-        *(pickle.dumps(("ranks", ranks[k : k + RANKS_PER_PART])) for k in range(0, len(ranks), RANKS_PER_PART)),
-        *(pickle.dumps(("steps", steps[k : k + per_step])) for k in range(0, len(steps), per_step)),
-        *(pickle.dumps(("map", [r[k : k + per_row] for r in rows])) for k in range(0, len(cells.rows), per_row)),
+        *_sliced("ranks", len(ranks), RANKS_PER_PART, lambda i, j: ranks[i:j]),
+        *_sliced("steps", len(steps), per_step, lambda i, j: steps[i:j]),
+        *_sliced("map", len(cells.rows), per_row, lambda i, j: [r[i:j] for r in rows]),
     ]
+
+
+def _sliced(name: str, count: int, per: int, items: Callable[[int, int], object]) -> list[bytes]:
+    """`items(i, j)` pickled as (name, items) for slices of `per` from 0 to `count`, each cut in two while it is
+    over PART_BYTES and holds more than one."""
+
+    def cut(i: int, j: int) -> list[bytes]:
+        blob = pickle.dumps((name, items(i, j)))
+        if len(blob) <= PART_BYTES or j - i < 2:
+            return [blob]
+        return cut(i, (i + j) // 2) + cut((i + j) // 2, j)
+
+    return [blob for k in range(0, count, per) for blob in cut(k, min(k + per, count))]
 
 
 def unpickled(blob: bytes) -> object:

@@ -14,12 +14,17 @@ from pyscript.ffi import create_proxy
 
 from ddpcore.verdict import finished
 
-from .dom import Writer, by_id, guarded, in_background, now_s, roved, show_error, stepped, translate_page
+from .dom import NEXT_FRAME, Writer, by_id, guarded, in_background, now_s, roved, show_error, stepped, translate_page
 from .traces import TracesShell
 
 
 def slot_of(element):
     return app.slot(str(element.getAttribute("data-key")), str(element.getAttribute("data-scale") or ""))
+
+
+LAID_OUT_ALONE = 8_000
+"""A region written with this much markup or more (hundreds of elements: a large read's map, its ranks table) is
+written in a task of its own and laid out in a frame of its own (`dom.NEXT_FRAME` before and after it)."""
 
 
 class Page:
@@ -110,16 +115,12 @@ class Page:
             return
         self.prepared = setting
 
-        def preparing(model):
-            for _ in app.drag_positions(model):
-                if self.prepared != setting:
-                    return
-                if self.model.traces.loading:
-                    self.prepared = None
-                    return
-                yield
+        def current():
+            if self.model.traces.loading:
+                self.prepared = None
+            return self.model if self.prepared == setting == app.slider_setting(self.model) else None
 
-        in_background(stepped(preparing(self.model)))
+        in_background(stepped(app.drag_positions(current)))
 
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
@@ -206,15 +207,19 @@ class Page:
         finished(self.rendering(push_hash))
 
     def rendering(self, push_hash):
-        """What changed written, a step after each region: Your traces' regions after a large read are tens of kB
-        each, and written in one task they made a long one on a slow machine (`TracesShell.show` runs this in
-        slices). A change a later render has claimed meanwhile is left to it."""
+        """What changed written, a step after each region, a large one laid out in a frame of its own (NEXT_FRAME):
+        Your traces' regions after a large read are tens of kB each, and written in one task, or laid out in one
+        frame, they made a long one on a slow machine (`TracesShell.show` runs this in steps). A change a later
+        render has claimed meanwhile is left to it."""
         for kind, name, value in app.changes(app.screen(self.model), self.written, self.editing):
+            alone = kind == "region" and len(str(value)) >= LAID_OUT_ALONE
+            if alone and self.written.get((kind, name)) is value:
+                yield NEXT_FRAME
             if self.written.get((kind, name)) is not value:
                 continue
             self.writer.write(kind, name, value)
             if kind == "region":
-                yield
+                yield NEXT_FRAME if alone else None
         if push_hash and not self.hash_pending:
             self.hash_pending = True
             window.setTimeout(self.hash_proxy, 0)

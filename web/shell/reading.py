@@ -18,9 +18,9 @@ __all__ = ["DONE", "FITTED", "parse_files", "refit"]
 """What the worker's script (web/parse-worker.mjs) calls and posts."""
 
 SLICE = 1024 * 1024
-EVERY_S = 0.1
-"""Progress is posted at most this often: each message costs the page a render, and 4,096 small summaries would
-otherwise send 8,000 of them."""
+EVERY_S = 0.25
+"""Progress is posted at most this often: each message costs the page a render (15-40 ms on a machine half as fast
+as this one while this worker holds one of its two cores), and 4,096 small summaries would otherwise send 8,000."""
 
 
 def _post(**message):
