@@ -239,17 +239,15 @@ def drag_positions(current: Callable[[], Model | None]) -> Generator[None, None,
     the slider is now (`current()`, the page's model at that step; None stops), ahead of the drag first, so that a
     drag under way finds drawn the positions it moves to next. The page runs this in idle slices once a setting
     changes (shell.page: `Page.prepare`)."""
-    left = dict.fromkeys(positions("slowdown"))
-    model = current()
-    shown, heading = (model.state.slowdown, 0.0) if model else (0.0, 0.0)
-    while left and model is not None:
-        if model.state.slowdown != shown:
-            shown, heading = model.state.slowdown, model.state.slowdown - shown
+    left, shown, heading = dict.fromkeys(positions("slowdown")), None, 0.0
+    while left and (model := current()) is not None:
+        if shown is not None and model.state.slowdown != shown:
+            heading = model.state.slowdown - shown
+        shown = model.state.slowdown
         text = next_position(left, shown, heading)
         del left[text]
         screen(with_control(model, "slowdown", text))
         yield
-        model = current()
 
 
 def with_control(model: Model, key: str, text: str) -> Model:
