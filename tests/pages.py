@@ -67,16 +67,22 @@ def read_picked_traces(page) -> None:
     assert page.get_attribute("[data-testid=trace-straggler]", "data-value") == "2"
 
 
-def expect_hash(page, *, exact: str | None = None, contains: str | None = None, timeout: float = 5_000) -> None:
-    """Fail unless the URL hash comes to equal `exact` (or contain `contains`): the page writes it in a task of its
-    own after the DOM update, so it is awaited; the failure says what the hash was instead."""
+def expect_hash(
+    page, *, exact: str | None = None, contains: str | None = None, lacks: str | None = None, timeout: float = 5_000
+) -> None:
+    """Fail unless the URL hash comes to equal `exact` (or contain `contains`, or lack `lacks`): the page writes it
+    in a task of its own after the DOM update, and a change within a view once the controls rest
+    (`app.LINK_AFTER_S`), so it is awaited; the failure says what the hash was instead."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    check = "h => location.hash === h" if exact is not None else "s => location.hash.includes(s)"
+    checks = {
+        "exact": ("h => location.hash === h", exact),
+        "to contain": ("s => location.hash.includes(s)", contains),
+        "to lack": ("s => !location.hash.includes(s)", lacks),
+    }
+    expected, (check, arg) = next((k, v) for k, v in checks.items() if v[1] is not None)
     try:
-        page.wait_for_function(check, arg=exact if exact is not None else contains, timeout=timeout)
+        page.wait_for_function(check, arg=arg, timeout=timeout)
     except PlaywrightTimeout:
         actual = page.evaluate("location.hash")
-        raise AssertionError(
-            f"URL hash {actual!r}, expected {'exactly' if exact else 'to contain'} {exact or contains!r}"
-        ) from None
+        raise AssertionError(f"URL hash {actual!r}, expected {expected} {arg!r}") from None

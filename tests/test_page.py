@@ -108,6 +108,44 @@ def test_hash_round_trip(open_page):
     watch.assert_clean()
 
 
+COUNT_LINK_WRITES = """() => {
+  window.__writes = { pushState: 0, replaceState: 0 };
+  for (const name of Object.keys(window.__writes)) {
+    const real = history[name].bind(history);
+    history[name] = (...args) => { window.__writes[name] += 1; return real(...args); };
+  }
+}"""
+
+
+def test_a_drag_writes_the_link_once_the_slider_rests(open_page):
+    """A drag's inputs, each in a task of its own, write the URL once, when the slider rests (`app.LINK_AFTER_S`),
+    over the same history entry: a write per input cost the browser's own thread about as much as the page's
+    update, and browsers refuse too many. A new view is written at once, as an entry of its own."""
+    page, watch = open_page("#gpus=8&straggler=2&slowdown=1&prefetch=0")
+    expect_hash(page, exact="#gpus=8&straggler=2&slowdown=1&prefetch=0")
+    page.evaluate(COUNT_LINK_WRITES)
+    page.evaluate(
+        """async () => {
+          const slider = document.querySelector("[data-testid=slowdown]");
+          for (let k = 11; k <= 29; k++) {
+            await new Promise((done) => setTimeout(done, 0));
+            slider.value = String(k / 10);
+            slider.dispatchEvent(new Event("input", { bubbles: true }));
+          }
+        }"""
+    )
+    assert page.inner_text("#slowdown-out").startswith("2.9"), "the drag is drawn as it goes"
+    expect_hash(page, exact="#gpus=8&straggler=2&slowdown=2.9&prefetch=0")
+    assert page.evaluate("window.__writes") == {"pushState": 0, "replaceState": 1}
+    page.click("[data-testid=view-cluster]")
+    expect_hash(page, contains="view=cluster")
+    assert page.evaluate("window.__writes") == {"pushState": 1, "replaceState": 1}
+    page.go_back()
+    page.wait_for_function("document.querySelector('[data-testid=view-step]').getAttribute('aria-selected') === 'true'")
+    expect_hash(page, exact="#gpus=8&straggler=2&slowdown=2.9&prefetch=0")
+    watch.assert_clean()
+
+
 def test_bad_hash_is_clamped_with_a_notice(open_page):
     page, watch = open_page("#gpus=99&straggler=-3&slowdown=banana&prefetch=1")
     assert page.input_value("[data-testid=gpus]") == "16"

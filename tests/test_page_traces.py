@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pages import PageWatch, value
+from pages import PageWatch, expect_hash, value
 
 from ddpcore.traces import load
 from ddpcore.verdict import analyze
@@ -206,9 +206,11 @@ def big_traces(tmp_path, megabytes: int = 8) -> list[str]:
 WATCH_PROGRESS = """() => {
     window.__progress = [];
     window.__progress_text = new Set();
+    window.__bars = new Set();
     new MutationObserver(() => {
         for (const bar of document.querySelectorAll('[data-testid=trace-progress-bar]')) {
             window.__progress.push([Number(bar.value), Number(bar.max)]);
+            window.__bars.add(bar);
         }
         for (const row of document.querySelectorAll('[data-testid=trace-progress-file]')) {
             window.__progress_text.add(row.textContent);
@@ -233,6 +235,7 @@ def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_p
     page.wait_for_selector("[data-testid=trace-gpu-busy]", timeout=60_000)
     partial = {(v, m) for v, m in page.evaluate("window.__progress") if 0 < v < m}
     assert len(partial) >= 2, "the bars moved while the files were read"
+    assert page.evaluate("window.__bars.size") <= 2 * len(files), "moved in place: drawn once, and once sized"
     seen = " | ".join(page.evaluate("[...window.__progress_text]"))
     assert "Reading file 1 of 2" in seen and "Reading file 2 of 2" in seen, seen
     assert "big-rank0.pt.trace.json · rank 0" in seen and " MB" in seen, seen
@@ -280,10 +283,10 @@ def test_your_run_at_scale_opens_the_cluster_view_on_it(open_page):
     assert page.input_value("[data-testid=cluster-gpus]") == "4", "the run's own size, not the field's old minimum"
     top = page.evaluate("document.getElementById('panel-cluster').getBoundingClientRect().top")
     assert -2 <= top < page.viewport_size["height"] / 2, "the Cluster view is scrolled to"
-    assert "cm=" in page.evaluate("location.hash")
+    expect_hash(page, contains="cm=")
     page.click("[data-testid=cluster-timing-off]")
     page.wait_for_function("!document.querySelector('[data-testid=cluster-timing]')")
-    assert "cm=" not in page.evaluate("location.hash")
+    expect_hash(page, lacks="cm=")
     watch.assert_clean()
 
 

@@ -178,7 +178,7 @@ def test_a_large_region_is_laid_out_in_a_frame_of_its_own(monkeypatch):
     written: list[tuple[str, str]] = []
     page.writer = types.SimpleNamespace(write=lambda kind, name, value: written.append((kind, name)))
     page.model, page.written, page.editing = app.initial("#view=traces", "en", False), {}, None
-    page.hash_pending = page.fit_pending = True
+    page.fit_pending = True
     large, small = "x" * page_module.LAID_OUT_ALONE, "x"
     shown = app.screen(page.model)
     screen = dataclasses.replace(shown, regions={"trace-map": large, "trace-summary": small})
@@ -195,6 +195,52 @@ def test_a_large_region_is_laid_out_in_a_frame_of_its_own(monkeypatch):
     list(steps)
     assert ("region", "trace-map") not in written, "claimed by a newer render during the frame: left to it"
     assert ("region", "trace-summary") in written
+
+
+def test_the_link_waits_for_the_controls_to_rest_and_a_new_view_is_an_entry_of_its_own(monkeypatch):
+    """Each change within a view puts the URL's write off again (`app.LINK_AFTER_S`), and it then replaces the
+    entry; a new view is written at once, as a new history entry."""
+    from ddpview import app
+
+    page_module = page_shell(monkeypatch)
+    calls: list[tuple[str, object]] = []
+    timers = iter(range(1, 100))
+    history = types.SimpleNamespace(
+        pushState=lambda _state, _title, url: calls.append(("push", url)),
+        replaceState=lambda _state, _title, url: calls.append(("replace", url)),
+    )
+    window = types.SimpleNamespace(
+        setTimeout=lambda _f, ms: calls.append(("set", ms)) or next(timers),
+        clearTimeout=lambda timer: calls.append(("clear", timer)),
+        location=types.SimpleNamespace(hash=""),
+        history=history,
+    )
+    monkeypatch.setattr(page_module, "window", window)
+    page = page_module.Page.__new__(page_module.Page)
+    page.model = app.initial("", "en", False)
+    page.hash_timer, page.linked_view, page.hash_proxy = None, page.model.state.view, page.write_hash
+    after_ms = round(app.LINK_AFTER_S * 1000)
+    page.link_later()
+    page.link_later()
+    assert calls == [("set", after_ms), ("clear", 1), ("set", after_ms)]
+    page.write_hash()
+    assert calls[-1] == ("replace", app.link(page.model)) and page.hash_timer is None
+    window.location.hash = app.link(page.model)
+    page.model = app.with_view(page.model, "cluster")
+    calls.clear()
+    page.link_later()
+    assert calls == [("set", 0)]
+    page.write_hash()
+    assert calls[-1] == ("push", app.link(page.model)) and page.linked_view == "cluster"
+
+    def refuse(*_):
+        calls.append(("refused", None))
+        raise RuntimeError("SecurityError: Attempt to use history.replaceState() more than 100 times per 30 seconds")
+
+    history.replaceState = refuse
+    page.model = app.with_control(page.model, "slowdown", "2.5")
+    page.write_hash()
+    assert calls[-1] == ("refused", None) and page.hash_timer is None, "refused: left to the next change"
 
 
 def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):

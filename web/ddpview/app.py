@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ddpcore.params import SLOWDOWN, THRESHOLD
@@ -15,7 +16,7 @@ from ddpcore.ring import exchange_count
 from ddpcore.schedule import Schedule, build_schedule
 
 from . import i18n, playback
-from .page import Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
+from .page import PROGRESS_REGION, Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
 from .sliders import n_from_slider, slider_from_n
 from .threshold import read_threshold, shown
 from .timeline_view import TimelineGeometry
@@ -533,7 +534,9 @@ def progress_html(progress: Progress, lang: str) -> str:
     )
 
 
+@lru_cache(maxsize=64)
 def _progress_row(f: FileProgress, lang: str, current: bool) -> str:
+    """One file's row; kept, since a message moves one file of those shown."""
     from ddpcore.traces import KIB, MIB
 
     from .svg import tag, text
@@ -563,6 +566,23 @@ def _progress_row(f: FileProgress, lang: str, current: bool) -> str:
 def link(model: Model) -> str:
     """The URL hash that reproduces this view."""
     return encode(model.state)
+
+
+LINK_AFTER_S = 0.3
+"""A change within a view is written into the URL once the controls have rested this long. A drag sends an input
+every frame, and each `history.replaceState` cost the browser's own main thread about 10 ms here (the One step
+view's 100 inputs took as much of the browser's time as of the page's); browsers also limit these calls (Safari
+throws past 100 in 30 s)."""
+
+
+def link_after_s(view: str, linked_view: str) -> float:
+    """How long after a change to write the link: a new view at once, as a history entry of its own (Back returns
+    to the view before), any other change once the controls rest (LINK_AFTER_S), over the entry it belongs to.
+
+    >>> link_after_s("cluster", "step"), link_after_s("step", "step")
+    (0.0, 0.3)
+    """
+    return 0.0 if view != linked_view else LINK_AFTER_S
 
 
 _drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
@@ -608,7 +628,7 @@ def _region_markup(model: Model, kept: bool) -> dict[str, str]:
         markup["trace-fit"] = fit_html(state, t.outlook, t.fit_error, fit_due(model), lang)
     else:
         markup = regions(state, model.frame, lang, kept and not model.playing)
-    markup["trace-progress"] = progress_html(model.traces.progress, lang)
+    markup[PROGRESS_REGION] = progress_html(model.traces.progress, lang)
     markup["straggler"] = straggler_options(state.gpus, state.straggler, lang)
     markup["notices"] = notices_html(model.notices, lang)
     return markup

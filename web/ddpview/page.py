@@ -18,7 +18,7 @@ from .cost_view import cost_html, modes_html
 from .ring_view import ring_svg
 from .svg import text
 from .timeline_view import tick_step, timeline_svg
-from .urlstate import PAGE_MAX_SLOWDOWN, Notice, ViewState
+from .urlstate import PAGE_MAX_SLOWDOWN, STATES_KEPT, Notice, ViewState
 
 
 @dataclass(frozen=True)
@@ -89,9 +89,8 @@ def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
     }
 
 
-SCREENS_KEPT = 64
-"""Views drawn that are kept: a slider has 21 positions (the slowdown's), and a user drags it back and forth over
-them, at a setting or two of the other controls."""
+SCREENS_KEPT = STATES_KEPT
+"""Views drawn that are kept, as many as the states (`urlstate.STATES_KEPT`)."""
 
 
 def regions(state: ViewState, frame: Frame, lang: str, kept: bool = True) -> dict[str, str]:
@@ -136,6 +135,13 @@ IN_PLACE = frozenset({"modes-view", "ring-view", "timeline-view", "cost-view", "
 """The One step view's regions (those of `step_regions`): the page updates them in place when their shape holds
 (ddpview.patch); no other code changes what is inside them but the playhead's move, which the page accounts for."""
 
+PROGRESS_REGION = "trace-progress"
+"""A read's progress list (`app.progress_html`)."""
+PATCHED = IN_PLACE | {PROGRESS_REGION}
+"""The regions the page updates in place when their shape holds: the One step view's, and a read's progress, which
+the worker's messages move four times a second: written whole, each message built every bar's `<progress>` again
+(its shadow tree too), then styled and laid out the list."""
+
 PRERENDERED_LANG = "en"
 
 
@@ -149,8 +155,9 @@ def prerendered() -> dict[str, str]:
     }
 
 
+@lru_cache(maxsize=STATES_KEPT)
 def straggler_options(gpus: int, selected: int, lang: str) -> str:
-    """The straggler picker's options, one per GPU, the straggler's selected."""
+    """The straggler picker's options, one per GPU, the straggler's selected; kept, since every screen asks."""
     return "".join(
         text("option", {"value": r, "selected": r == selected}, i18n.t("gpu", lang, i=r)) for r in range(gpus)
     )

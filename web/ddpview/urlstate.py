@@ -240,10 +240,16 @@ def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
     return state, tuple(notices)
 
 
-@lru_cache(maxsize=4)
+STATES_KEPT = 64
+"""States whose drawing is kept (`texts` here, the views in ddpview.page): a slider has 21 positions (the
+slowdown's), and a user drags it back and forth over them, at a setting or two of the other controls."""
+
+
+@lru_cache(maxsize=STATES_KEPT)
 def texts(state: ViewState) -> Mapping[str, str]:
-    """Every key's value as text: what a link carries, and what the control bound to that key shows. Kept for the
-    last few states (the screen and the link ask for the same), hence read-only."""
+    """Every key's value as text: what a link carries, and what the control bound to that key shows. Kept
+    (STATES_KEPT: the screen and the link ask for the same, and a drag comes back to the same states), hence
+    read-only."""
     return MappingProxyType({spec.key: _as_text(value_of(state, spec.attr)) for spec in FIELDS})
 
 

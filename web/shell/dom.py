@@ -3,7 +3,7 @@
 import asyncio
 import traceback
 
-from ddpview.page import IN_PLACE
+from ddpview.page import IN_PLACE, PATCHED
 from ddpview.patch import patch_text
 from pyscript import document, window
 from pyscript.ffi import create_proxy
@@ -144,7 +144,7 @@ class RegionWriter:
 
     def __init__(self, shown, elements=None):
         self.elements = dict(elements or {})
-        self.shown = {name: markup for name, markup in shown.items() if name in IN_PLACE}
+        self.shown = {name: markup for name, markup in shown.items() if name in PATCHED}
 
     def element(self, name):
         if name not in self.elements:
@@ -163,7 +163,7 @@ class RegionWriter:
         the page's body."""
         element = self.element(name)
         before = self.shown.get(name)
-        if name in IN_PLACE:
+        if name in PATCHED:
             self.shown[name] = markup
         if before is not None:
             changes = patch_text(before, markup)

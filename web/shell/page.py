@@ -37,7 +37,8 @@ class Page:
         self.writer = Writer(slot_of, drawn)
         self.written: dict[object, object] = {("region", name): markup for name, markup in drawn.items()}
         self.editing = None
-        self.hash_pending = self.fit_pending = False
+        self.fit_pending = False
+        self.hash_timer, self.linked_view = None, self.model.state.view
         self.tick_proxy, self.hash_proxy = create_proxy(self.on_frame), create_proxy(self.write_hash)
         self.threshold_proxy, self.threshold_text = guarded(self.apply_threshold), ""
         self.after_paint = create_proxy(lambda *_: window.setTimeout(self.threshold_proxy, 0))
@@ -156,8 +157,10 @@ class Page:
 
     def on_hash(self, event):
         """A new hash (a link, Back or Forward): a new view is scrolled to."""
-        view = self.model.state.view
-        self.update(app.with_hash(self.model, str(window.location.hash)))
+        view, model = self.model.state.view, app.with_hash(self.model, str(window.location.hash))
+        if model is not self.model:
+            self.linked_view = model.state.view
+        self.update(model)
         if self.model.state.view != view:
             by_id(f"panel-{self.model.state.view}").scrollIntoView()
 
@@ -220,9 +223,8 @@ class Page:
             self.writer.write(kind, name, value)
             if kind == "region":
                 yield NEXT_FRAME if alone else None
-        if push_hash and not self.hash_pending:
-            self.hash_pending = True
-            window.setTimeout(self.hash_proxy, 0)
+        if push_hash:
+            self.link_later()
         if app.fit_due(self.model) and not self.fit_pending:
             self.fit_pending = True
             window.setTimeout(self.fit_proxy, 0)
@@ -234,13 +236,27 @@ class Page:
         if app.fit_due(self.model) and not self.traces.refit(self.model):
             self.update(app.with_outlook(self.model), push_hash=False)
 
+    def link_later(self):
+        """The link written in a task of its own, after the DOM update: at once for a new view, else once the
+        controls rest (`app.link_after_s`), a drag's inputs each putting it off again."""
+        if self.hash_timer is not None:
+            window.clearTimeout(self.hash_timer)
+        delay = app.link_after_s(self.model.state.view, self.linked_view)
+        self.hash_timer = window.setTimeout(self.hash_proxy, round(delay * 1000))
+
     def write_hash(self, *_):
-        """Deferred to its own task: a burst of slider input events writes the URL once, after the DOM update."""
-        self.hash_pending = False
-        wanted, shown = app.link(self.model), str(window.location.hash)
-        if shown != wanted:
-            new_view = app.with_hash(self.model, shown).state.view != self.model.state.view
-            (window.history.pushState if new_view else window.history.replaceState)(None, "", wanted)
+        """The model's link over the URL's hash: a new history entry for a new view, else the same entry's. A write
+        the browser refuses (Safari throws past 100 in 30 s) leaves the link to the next change."""
+        self.hash_timer = None
+        wanted, view = app.link(self.model), self.model.state.view
+        if str(window.location.hash) != wanted:
+            try:
+                (window.history.pushState if view != self.linked_view else window.history.replaceState)(
+                    None, "", wanted
+                )
+            except Exception:
+                return
+        self.linked_view = view
 
 
 def start() -> None:
