@@ -183,16 +183,19 @@ def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
     return Cause(MIXED, lateness_ms, share, parts, lateness_ms)
 
 
-def _cause(hits: Sequence[tuple[StepSummary, int]]) -> Cause | None:
-    """The cause over late rank-steps (a step and an entry in it), from the steps whose parts are known."""
+def _cause(hits: Sequence[tuple[StepSummary, int]]) -> Generator[None, None, Cause | None]:
+    """The cause over late rank-steps (a step and an entry in it), from the steps whose parts are known; yields
+    every JUDGED_A_STEP of them (a persistent straggler of a long run is late in thousands)."""
     known = [(s, i) for s, i in hits if s.columns.from_release and s.columns.parts_ms is not None]
     if not known:
         return None
     excess = dict.fromkeys(CAUSES, 0.0)
-    for s, i in known:
+    for k, (s, i) in enumerate(known, 1):
         typical = s.columns.part_medians or {}
         for p, values in (s.columns.parts_ms or {}).items():
             excess[p] += values[i] - typical[p]
+        if k % JUDGED_A_STEP == 0:
+            yield
     n = len(known)
     lateness = statistics.fmean(s.columns.cost_ms[i] for s, i in known)
     return named_cause({p: v / n for p, v in excess.items()}, lateness)
@@ -202,15 +205,18 @@ def _entry(step: StepSummary, rank: int) -> int:
     return bisect_left(step.columns.ranks, rank)
 
 
-def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
+def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Generator[None, None, Transient]:
     hit: list[tuple[StepSummary, float]] = []
     late: list[tuple[StepSummary, int]] = []
-    for s in steps:
+    for k, s in enumerate(steps, 1):
         others = set(s.late_ranks) - persistent
         if others:
             entries = [_entry(s, r) for r in others]
             hit.append((s, max(s.columns.cost_ms[i] for i in entries)))
             late.extend((s, i) for i in entries)
+        if k % JUDGED_A_STEP == 0:
+            yield
+    cause = yield from _cause(late)
     return Transient(
         steps=len(steps),
         straggler_steps=len(hit),
@@ -218,7 +224,7 @@ def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Transient:
         mean_cost_ms=statistics.fmean(c for _, c in hit) if hit else 0.0,
         ranks=tuple(sorted({r for s, _ in hit for r in s.late_ranks} - persistent)),
         step_numbers=tuple(s.step for s, _ in hit),
-        cause=_cause(late),
+        cause=cause,
     )
 
 
@@ -235,7 +241,8 @@ def _prefetch_saving(step: StepSummary) -> float:
 
 Judging = Generator[None, None, Analysis]
 """A judgement in steps: it yields after each measured step (a step of thousands of ranks re-timed takes a ms or
-more), so that a page can give its thread back between them; its value is the Analysis."""
+more), and every JUDGED_A_STEP steps of its other passes over them, so that a page can give its thread back between
+them; its value is the Analysis."""
 
 T = TypeVar("T")
 
@@ -256,14 +263,26 @@ def finished(steps: Generator[None, None, T]) -> T:
             return end.value
 
 
+JUDGED_A_STEP = 512
+"""Steps checked against the threshold between two yields of `judging`: all 11,700 of a long run at once took the
+page 60-90 ms on a slow machine."""
+
+
 def _late_steps(
     measured: Measured, threshold: float, floor: float
 ) -> Generator[None, None, tuple[list[StepSummary], Counter[int], set[int]]]:
     """Each step with its late ranks and its what-if saving; how many steps each rank is over the threshold in;
     and the persistent stragglers (over it in a strict majority). A rank-step over the threshold is late when it
-    is a persistent straggler's, or past the jitter floor. Yields after each step."""
-    over = [s.columns.late(threshold) for s in measured.steps]
-    count = Counter(s.columns.ranks[i] for s, entries in zip(measured.steps, over) for i in entries)
+    is a persistent straggler's, or past the jitter floor. Yields after each step, and every JUDGED_A_STEP steps
+    while finding who is over the threshold."""
+    over: list[list[int]] = []
+    count: Counter[int] = Counter()
+    for start in range(0, len(measured.steps), JUDGED_A_STEP):
+        chunk = measured.steps[start : start + JUDGED_A_STEP]
+        over_chunk = [s.columns.late(threshold) for s in chunk]
+        count.update(s.columns.ranks[i] for s, entries in zip(chunk, over_chunk) for i in entries)
+        over += over_chunk
+        yield
     needed = persistent_needed(len(measured.steps))
     persistent = {r for r, n in count.items() if n >= needed}
     steps = []
@@ -312,23 +331,25 @@ def _judging(measured: Measured, threshold: float) -> Judging:
     steps, late_count, persistent = yield from _late_steps(measured, threshold, floor)
 
     ranks = tuple(replace(r, late_steps=late_count[r.rank]) if late_count[r.rank] else r for r in measured.ranks)
-    stragglers = tuple(
-        sorted(
-            (
-                Straggler(
-                    r.rank,
-                    r.median_gap,
-                    r.median_cost_ms,
-                    r.late_steps,
-                    _cause([(s, _entry(s, r.rank)) for s in steps if r.rank in s.late_ranks]),
-                )
-                for r in ranks
-                if r.rank in persistent
-            ),
-            key=lambda s: (-s.median_cost_ms, s.rank),
-        )
-    )
-    transient = _transient(steps, {s.rank for s in stragglers})
+    found = []
+    for r in ranks:
+        if r.rank in persistent:
+            hits = []
+            for k, s in enumerate(steps, 1):
+                if r.rank in s.late_ranks:
+                    hits.append((s, _entry(s, r.rank)))
+                if k % JUDGED_A_STEP == 0:
+                    yield
+            cause = yield from _cause(hits)
+            found.append(Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps, cause))
+    stragglers = tuple(sorted(found, key=lambda s: (-s.median_cost_ms, s.rank)))
+    transient = yield from _transient(steps, {s.rank for s in stragglers})
+    prefetch = []
+    for k, s in enumerate(steps, 1):
+        if s.late_ranks:
+            prefetch.append(_prefetch_saving(s))
+        if k % JUDGED_A_STEP == 0:
+            yield
     saved = [s.saved_ms for s in steps]
     step_ms = measured.step_ms
     cost = math.fsum(saved) / len(saved)
@@ -350,7 +371,7 @@ def _judging(measured: Measured, threshold: float) -> Judging:
         gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
         warnings=measured.warnings,
         rank_map=measured.rank_map,
-        prefetch_gain_ms=math.fsum([_prefetch_saving(s) for s in steps if s.late_ranks]) / len(steps),
+        prefetch_gain_ms=math.fsum(prefetch) / len(steps),
         jitter_floor_ms=floor,
     )
 

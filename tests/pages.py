@@ -86,3 +86,12 @@ def expect_hash(
     except PlaywrightTimeout:
         actual = page.evaluate("location.hash")
         raise AssertionError(f"URL hash {actual!r}, expected {expected} {arg!r}") from None
+
+
+def commit_threshold(page, text: str) -> None:
+    """Type `text` into the threshold field and commit it (Enter), then wait until the verdict is written: the
+    page judges it in steps, and the field is `aria-busy` from the commit until its last change is written."""
+    field = "[data-testid=alert-threshold]"
+    page.fill(field, text)
+    page.press(field, "Enter")
+    page.wait_for_function("document.querySelector('[data-testid=alert-threshold]').ariaBusy === 'false'")

@@ -127,6 +127,12 @@ def test_traces_threshold_and_step_picker():
     assert not shown.flags["copy-alert"]["disabled"]
     high = app.with_threshold(m, "0.99")
     assert high.traces.analysis.straggler_rank is None and high.traces.threshold == 0.99
+    applying = app.threshold_applying(m, " 0.99 ")
+    assert app.screen(applying).texts["threshold-note"] == "Applying “0.99”…", "the commit answered at once"
+    assert app.screen(applying).attributes["alert-threshold"] == {"aria-busy": "true"}
+    assert applying.traces.analysis is m.traces.analysis, "judged later, in steps"
+    applied = app.screen(app.with_threshold(applying, "0.99"))
+    assert applied.texts["threshold-note"] == "" and applied.attributes["alert-threshold"] == {"aria-busy": "false"}
     for refused, hint in (("nan", "number"), ("0", "range"), ("-1", "range"), ("150", "range"), ("x", "number")):
         kept = app.with_threshold(high, refused)
         assert kept.traces.threshold == 0.99 and kept.traces.analysis == high.traces.analysis, refused
@@ -144,6 +150,25 @@ def test_traces_threshold_and_step_picker():
     assert app.with_trace_step(m, "3").traces.step_index == 3
     assert app.with_trace_step(m, "not-a-number") == m
     assert app.screen(app.loading_traces(m, 2)).texts["trace-status"] == "Reading 2 file(s)…"
+
+
+def test_a_drawing_made_in_steps_outlives_an_update_of_what_is_shown_meanwhile(monkeypatch):
+    """A threshold's judgement is drawn in steps (`app.drawing`) while the page still shows the last one, and a
+    fit arriving meanwhile renders that one again: neither is drawn twice (`app.DRAWINGS_KEPT`)."""
+    from ddpview import traces_view
+
+    files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    shown = app.with_measured(model("#view=traces"), *measure_loaded(load(files)))
+    drawn: list[float] = []
+    real = traces_view.traces_region_items
+    monkeypatch.setattr(app, "_drawn", [])
+    monkeypatch.setattr(traces_view, "traces_region_items", lambda *a: drawn.append(a[3]) or real(*a))
+    app.screen(shown)
+    judged = app.with_threshold(shown, "0.99")
+    list(app.drawing(judged))
+    app.screen(shown)
+    app.screen(judged)
+    assert drawn == [shown.traces.threshold, 0.99]
 
 
 def test_traces_that_cannot_be_compared_say_why():

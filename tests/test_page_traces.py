@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pages import PageWatch, expect_hash, value
+from pages import PageWatch, commit_threshold, expect_hash, value
 
 from ddpcore.traces import load
 from ddpcore.verdict import analyze
@@ -44,9 +44,8 @@ def test_example_traces_name_the_straggler(open_page):
     assert page.locator("[data-testid=trace-step] option").count() == len(expected.steps)
     page.select_option("[data-testid=trace-step]", "3")
     assert f"step {expected.steps[3].step}:" in page.inner_text("[data-testid=trace-step]")
-    page.fill("[data-testid=alert-threshold]", "0.25")
-    page.press("[data-testid=alert-threshold]", "Enter")
-    page.wait_for_function("document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.25')")
+    commit_threshold(page, "0.25")
+    assert "> 0.25" in page.inner_text("[data-testid=alert-rule]")
     assert 'ddp_barrier_wait_seconds{job="ddp",rank="2"}' in page.inner_text("[data-testid=exposition]")
     watch.assert_clean()
 
@@ -182,9 +181,8 @@ def test_cpu_traces_say_why_there_are_no_gauges_and_the_threshold_decides(open_p
     assert page.locator("[data-testid=trace-gpu-busy]").count() == 0
     assert value(page, "trace-straggler") == 2
     threshold = round(min(value(page, "trace-gap") + 0.1, 1.0), 2)
-    page.fill("[data-testid=alert-threshold]", f"{threshold:g}")
-    page.press("[data-testid=alert-threshold]", "Enter")
-    page.wait_for_function("document.querySelector('[data-testid=trace-straggler]').dataset.value === '-1'")
+    commit_threshold(page, f"{threshold:g}")
+    assert value(page, "trace-straggler") == -1
     assert f"> {threshold:g}" in page.inner_text("[data-testid=alert-rule]")
     watch.assert_clean()
 
@@ -396,22 +394,19 @@ def test_the_threshold_field_shows_what_is_applied(open_page):
     page.keyboard.type("15")
     assert "> bool 0.1\n" in page.inner_text("[data-testid=alert-rule]") + "\n", "nothing applied while typing"
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.15')")
+    assert page.get_attribute(field, "aria-busy") == "true", "the commit is answered at once"
+    page.wait_for_function("document.querySelector('[data-testid=alert-threshold]').ariaBusy === 'false'")
+    assert "> 0.15" in page.inner_text("[data-testid=alert-rule]")
     assert page.input_value(field) == "0.15" and "read as a percent" in page.inner_text("[data-testid=threshold-note]")
     for refused in ("0", "-1", "abc"):
-        page.fill(field, refused)
-        page.press(field, "Enter")
-        page.wait_for_function(
-            "r => document.querySelector('[data-testid=threshold-note]').textContent.includes(`“${r}” not applied`)",
-            arg=refused,
-        )
+        commit_threshold(page, refused)
+        assert f"“{refused}” not applied" in page.inner_text("[data-testid=threshold-note]")
         assert page.input_value(field) == "0.15", "the field shows the threshold still applied"
         assert "> 0.15" in page.inner_text("[data-testid=alert-rule]")
     page.select_option("[data-testid=lang]", "fr")
     page.wait_for_function("document.querySelector('[data-testid=alert-threshold]').value === '0,15'")
-    page.fill(field, "0,2")
-    page.press(field, "Enter")
-    page.wait_for_function("document.querySelector('[data-testid=alert-rule]').textContent.includes('> 0.2')")
+    commit_threshold(page, "0,2")
+    assert "> 0.2" in page.inner_text("[data-testid=alert-rule]")
     assert page.input_value(field) == "0,2" and page.inner_text("[data-testid=threshold-note]") == ""
     watch.assert_clean()
 

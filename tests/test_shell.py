@@ -243,6 +243,74 @@ def test_the_link_waits_for_the_controls_to_rest_and_a_new_view_is_an_entry_of_i
     assert calls[-1] == ("refused", None) and page.hash_timer is None, "refused: left to the next change"
 
 
+def test_a_committed_threshold_is_judged_in_steps_and_the_newest_commit_wins(monkeypatch):
+    """`Page.thresholding` judges and draws in steps, then writes once, over whatever the page shows by then (a
+    slider moved, a step picked meanwhile stay so); of two commits under way, the newer is written; traces read
+    anew meanwhile are judged again."""
+    import asyncio
+
+    from ddpview import app
+
+    from ddpcore.measured import measure_loaded
+    from ddpcore.traces import load
+
+    page_module = page_shell(monkeypatch)
+    steps_taken = []
+
+    async def stepped(steps):
+        while True:
+            try:
+                next(steps)
+            except StopIteration as end:
+                return end.value
+            steps_taken.append(1)
+            await asyncio.sleep(0)
+
+    written: list[app.Model] = []
+    monkeypatch.setattr(page_module, "stepped", stepped)
+    monkeypatch.setattr(page_module, "by_id", lambda _name: types.SimpleNamespace(value=""))
+    files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    measured = app.with_measured(app.initial("#view=traces", "en", False), *measure_loaded(load(files)))
+    page = page_module.Page.__new__(page_module.Page)
+    page.model, page.commits = measured, 0
+
+    def updating(model, push_hash=None):
+        page.model = model
+        written.append(model)
+        yield
+
+    page.updating = updating
+
+    def committed(*texts, meanwhile=None):
+        """The page's models written after `texts` are committed together, `meanwhile` changing the page's model
+        after the first step."""
+        written.clear()
+        page.model = measured
+
+        async def other():
+            await asyncio.sleep(0)
+            if meanwhile is not None:
+                page.model = meanwhile(page.model)
+
+        async def together():
+            await asyncio.gather(*(page.thresholding(text) for text in texts), other())
+
+        asyncio.run(together())
+        return list(written)
+
+    moved = committed("0.99", meanwhile=lambda m: app.with_control(m, "slowdown", "2.5"))
+    assert steps_taken, "judged in steps"
+    assert [m.traces.threshold for m in moved] == [0.99] and moved[0].traces.analysis.straggler_rank is None
+    assert moved[0].state.slowdown == 2.5, "written over what the page showed by then"
+    assert [m.traces.threshold for m in committed("0.99", "0.3")] == [0.3], "the older commit is dropped"
+    picked = committed("0.99", meanwhile=lambda m: app.with_trace_step(m, "1"))
+    assert [(m.traces.threshold, m.traces.step_index) for m in picked] == [(0.99, 1)], "the step picked stays picked"
+    read_again = app.with_measured(measured, *measure_loaded(load(files[:3])))
+    reread = committed("0.99", meanwhile=lambda m: read_again)
+    assert len(reread) == 1 and reread[0].traces.measured is read_again.traces.measured
+    assert reread[0].traces.threshold == 0.99 and len(reread[0].traces.analysis.ranks) == 3, "judged again"
+
+
 def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
     """The page warms the One step view a region a step once idle; a read of traces that starts meanwhile stops it,
     so that the read's steps do not wait behind screens nobody sees."""

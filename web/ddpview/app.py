@@ -439,11 +439,45 @@ def with_rank_page(model: Model, text: str) -> Model:
 def with_threshold(model: Model, text: str) -> Model:
     """The threshold field, committed, decides who is late: the verdict and the alert rule follow it. A text that
     is no threshold changes nothing but the hint saying why (`ddpview.threshold`)."""
+    from ddpcore.verdict import finished
+
+    return finished(threshold_in_steps(model, text))
+
+
+APPLYING = "applying"
+"""The threshold's hint while a commit is judged (`threshold_applying`); the field is then `aria-busy`."""
+
+
+def threshold_applying(model: Model, text: str) -> Model:
+    """The threshold field committed, its judgement under way: the note says so at once, so that the commit is
+    answered in the next frame, not once thousands of steps are judged (the field itself shows nothing new), and
+    the field is busy until the verdict is written (its last change)."""
+    return replace(model, traces=replace(model.traces, threshold_hint=(APPLYING, _given(text))))
+
+
+def with_judged(model: Model, judged: Model) -> Model | None:
+    """A threshold's judgement (`threshold_in_steps`), made in steps while the page went on, over what it shows
+    now (a step picked, a fit arrived meanwhile); None when the traces are no longer those judged (a read ended
+    meanwhile): judge them again."""
+    t, j = model.traces, judged.traces
+    if t.measured is not j.measured:
+        return None
+    verdict = replace(t, threshold=j.threshold, threshold_hint=j.threshold_hint, analysis=j.analysis)
+    return replace(model, traces=replace(verdict, outlook=j.outlook, fit_error=j.fit_error))
+
+
+def _given(text: str) -> str:
+    return text.strip()[:40]
+
+
+def threshold_in_steps(model: Model, text: str) -> Generator[None, None, Model]:
+    """`with_threshold` in steps (ddpcore.verdict.judging): 8 ranks x 11,700 steps take the page 100-170 ms to
+    judge, and the key released after the commit waited behind them."""
     reading = read_threshold(text)
-    traces = replace(model.traces, threshold_hint=(reading.hint, text.strip()[:40]))
+    traces = replace(model.traces, threshold_hint=(reading.hint, _given(text)))
     if reading.value is None or reading.value == model.traces.threshold:
         return replace(model, traces=traces)
-    return replace(model, traces=_analysed(replace(traces, threshold=reading.value)))
+    return replace(model, traces=(yield from _analysing(replace(traces, threshold=reading.value))))
 
 
 def threshold_shown(model: Model) -> str:
@@ -459,12 +493,6 @@ def threshold_note(model: Model) -> str:
     applied = shown(model.traces.threshold, model.lang)
     percent = i18n.percent(model.traces.threshold, model.lang)
     return i18n.t(f"threshold.{hint}", model.lang, given=given, applied=applied, percent=percent)
-
-
-def _analysed(traces: TracesModel) -> TracesModel:
-    from ddpcore.verdict import finished
-
-    return finished(_analysing(traces))
 
 
 def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
@@ -585,6 +613,11 @@ def link_after_s(view: str, linked_view: str) -> float:
     return 0.0 if view != linked_view else LINK_AFTER_S
 
 
+DRAWINGS_KEPT = 2
+"""Your traces' drawings kept: the one shown, and the one drawn in steps to be shown next (a threshold's
+judgement), which an update of the page meanwhile (a fit arriving, a progress message) must not push out: with one
+kept, each was drawn again at once, 300 ms for 8 ranks x 11,700 steps."""
+
 _drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
 
 
@@ -594,7 +627,7 @@ def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
     from ddpcore.verdict import finished
 
     finished(_drawing(t, lang))
-    return dict(_drawn[0][1])
+    return dict(_kept_drawing(_drawing_key(t, lang)) or {})
 
 
 def drawing(model: Model) -> Generator[None, None, None]:
@@ -603,11 +636,20 @@ def drawing(model: Model) -> Generator[None, None, None]:
     yield from _drawing(model.traces, model.lang)
 
 
+def _drawing_key(t: TracesModel, lang: str) -> tuple[object, ...]:
+    return (t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page)
+
+
+def _kept_drawing(key: tuple[object, ...]) -> dict[str, str] | None:
+    """The drawing kept for `key`; an analysis is told by identity (comparing two would walk every step)."""
+    return next((markup for k, markup in _drawn if k[0] is key[0] and k[1:] == key[1:]), None)
+
+
 def _drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
     from .traces_view import traces_region_items
 
-    key = (t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page)
-    if _drawn and _drawn[0][0][0] is t.analysis and _drawn[0][0][1:] == key[1:]:
+    key = _drawing_key(t, lang)
+    if _kept_drawing(key) is not None:
         return
     markup = {}
     for item in traces_region_items(t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page):
@@ -615,7 +657,7 @@ def _drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
             region, html = item
             markup[region] = html
         yield
-    _drawn[:] = [(key, markup)]
+    _drawn[:] = [(key, markup), *_drawn[: DRAWINGS_KEPT - 1]]
 
 
 def _region_markup(model: Model, kept: bool) -> dict[str, str]:
@@ -665,6 +707,7 @@ def screen(model: Model, kept: bool = True) -> Screen:
         attributes={
             "cluster-gpus": {"data-value": str(state.cluster.gpus)},
             "play": {"data-i18n": play_key, "aria-pressed": "true" if model.playing else "false"},
+            "alert-threshold": {"aria-busy": "true" if model.traces.threshold_hint[0] == APPLYING else "false"},
         },
         flags={
             "next-step": {"disabled": model.frame.exchange >= exchange_count(state.gpus)},

@@ -392,6 +392,7 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "{label} · en retard de {ms} sur le rang médian",
     },
     "traces.release": {"en": "release", "fr": "libération"},
+    "threshold.applying": {"en": "Applying “{given}”…", "fr": "Application de « {given} »…"},
     "threshold.percent": {
         "en": "“{given}” read as a percent: {percent} of the step ({applied}).",
         "fr": "« {given} » lu comme un pourcentage : {percent} du pas ({applied}).",

@@ -14,6 +14,8 @@ from ddpcore.measured import measure_loaded
 from ddpcore.traces import FileError, collect, read_or_why
 from ddpcore.verdict import judge
 
+from .heap import set_aside
+
 __all__ = ["DONE", "FITTED", "parse_files", "refit"]
 """What the worker's script (web/parse-worker.mjs) calls and posts."""
 
@@ -78,18 +80,21 @@ def refit(threshold):
 
 
 def parse_files(files, threshold):
-    """Every file read and parsed in turn, then the traces measured and the model fitted; all of it pickled."""
+    """Every file read and parsed in turn, then the traces measured and the model fitted; all of it pickled. The
+    measurement lives on in this worker (a new threshold's fit), and is kept out of the collector's way
+    (`heap.set_aside`)."""
     results = []
     progress = Progress()
     sizes = [int(file.size) for file in files]
     _post(type=SIZES, sizes=json.dumps(sizes))
-    for index, file in enumerate(files):
-        result = read_or_why(str(file.name), slices(file, index, sizes[index], progress), sizes[index])
-        results.append(result)
-        if not isinstance(result, FileError):
-            progress.file_read(index, result.rank)
-    progress.post(force=True)
-    _post(type=MEASURING, files=len(results))
-    measured, errors = measure_loaded(collect(results))
-    _kept[:] = [measured]
+    with set_aside():
+        for index, file in enumerate(files):
+            result = read_or_why(str(file.name), slices(file, index, sizes[index], progress), sizes[index])
+            results.append(result)
+            if not isinstance(result, FileError):
+                progress.file_read(index, result.rank)
+        progress.post(force=True)
+        _post(type=MEASURING, files=len(results))
+        measured, errors = measure_loaded(collect(results))
+        _kept[:] = [measured]
     return to_js(parts(measured, errors, *fitted(measured, threshold)))

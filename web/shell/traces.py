@@ -10,6 +10,7 @@ from pyodide.ffi import to_js
 from pyscript import window
 
 from .dom import all_of, by_id, guarded, in_background, roved, show_error, stepped
+from .heap import set_aside
 
 FILES_PER_MESSAGE = 2
 """Files go to the worker this many at a time, the page's thread given back between messages when it has held it
@@ -150,14 +151,15 @@ class TracesShell:
     async def show(self, parts, action):
         """The worker's measurement and fit unpickled part by part, then judged, then drawn (Your traces' markup
         made, which `app` keeps, then written), in steps (`dom.stepped`): no task near 50 ms, even for thousands of
-        ranks on a slow machine."""
-        pieces = await stepped(self.unpickling(parts))
-        if action != self.action:
-            return
-        measured, errors, outlook, fit_error = transfer.joined(pieces)
-        model = await stepped(app.measured_in_steps(self.page.model, measured, errors))
-        model = app.with_fitted(model, outlook, fit_error)
-        await stepped(app.drawing(model))
+        ranks on a slow machine. What they make lives on, and is kept out of the collector's way (`heap.set_aside`)."""
+        with set_aside():
+            pieces = await stepped(self.unpickling(parts))
+            if action != self.action:
+                return
+            measured, errors, outlook, fit_error = transfer.joined(pieces)
+            model = await stepped(app.measured_in_steps(self.page.model, measured, errors))
+            model = app.with_fitted(model, outlook, fit_error)
+            await stepped(app.drawing(model))
         await asyncio.sleep(0)
         if action != self.action:
             return
