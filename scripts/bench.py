@@ -560,6 +560,25 @@ def write_report(results: dict, out: Path) -> None:
         "move. The bench's own loads at rate 2, run alone: 0, 2 and 4, 3 long tasks before; 1, 3, 2 and 0, 1, 3 "
         "after. What remains is mostly an input in the first 1.5 s of a read (66-87 ms, 8-36 of them forced layout) "
         "while the worker starts its interpreter on the other core.",
+        "- *Input p95 10.7 and 11.4 ms at 8 and 16 GPUs, 1 long task loading 4,096 summaries at CPU rate 2, a "
+        "threshold's commit a 248 ms interaction in half the runs, on a machine 2.7x slower* (issue 22): the CPU "
+        "time of every browser thread, read from /proc around the bench's inputs, showed the browser's own main "
+        "thread spending 9-10 ms on each input, as much as the page's: each input rewrote the URL "
+        "(`history.replaceState`, handled by the browser as a navigation). The link is now written once the "
+        "controls rest (0.3 s; a new view at once): 0.1 ms of the browser's thread an input, 18 ms of CPU in all "
+        "instead of 29. Probe builds logging each step and each of Python's collections in the page showed the "
+        "unpickling of a long run's measurement meeting collections that grew with the heap to 245 ms each (the "
+        "page's Python 3.14 collects incrementally): the collector is now off while a read's measurement is made, "
+        "in the worker and in the page, and what it made is then set aside (`gc.freeze`). A threshold's commit "
+        "painted nothing until 11,700 steps were judged, and Event Timing counts until the next paint: the note "
+        "now answers at once, and the judgement, drawing and writing run in steps (judging yields in each pass over "
+        "the steps; two of them had been single steps of 60-230 ms in the page). Your traces kept one drawing, so "
+        "a fit arriving meanwhile drew the shown one again and the write drew the new one again (300 ms): two are "
+        "kept. A read's progress list was written whole four times a second (every `<progress>` built again); it "
+        "moves in place. Chrome's CPU throttling on Linux busy-waits in a signal handler on the page's thread: a "
+        "throttled page burns 1.6 s of CPU in 3 s at rate 2 while idle, so on 2 cores rate 2 also takes half a "
+        "core from the worker and the browser; what remains there are handlers stretched while the worker, the "
+        "raster threads and the browser want both cores.",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
