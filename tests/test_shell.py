@@ -9,6 +9,7 @@ import json
 import pickle
 import sys
 import types
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -295,7 +296,8 @@ def test_a_committed_threshold_is_judged_in_steps_and_the_newest_commit_wins(mon
         async def together():
             await asyncio.gather(*(page.thresholding(text) for text in texts), other())
 
-        asyncio.run(together())
+        with ThreadPoolExecutor(1) as pool:  # a thread of its own: a browser test's event loop may be running here
+            pool.submit(asyncio.run, together()).result()
         return list(written)
 
     moved = committed("0.99", meanwhile=lambda m: app.with_control(m, "slowdown", "2.5"))
