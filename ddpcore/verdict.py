@@ -28,7 +28,7 @@ import math
 import statistics
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -185,17 +185,17 @@ def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
 
 def _cause(hits: Sequence[tuple[StepSummary, int]]) -> Generator[None, None, Cause | None]:
     """The cause over late rank-steps (a step and an entry in it), from the steps whose parts are known; yields
-    every JUDGED_A_STEP of them (a persistent straggler of a long run is late in thousands)."""
+    after each chunk of them (`_chunks`: a persistent straggler of a long run is late in thousands)."""
     known = [(s, i) for s, i in hits if s.columns.from_release and s.columns.parts_ms is not None]
     if not known:
         return None
     excess = dict.fromkeys(CAUSES, 0.0)
-    for k, (s, i) in enumerate(known, 1):
-        typical = s.columns.part_medians or {}
-        for p, values in (s.columns.parts_ms or {}).items():
-            excess[p] += values[i] - typical[p]
-        if k % JUDGED_A_STEP == 0:
-            yield
+    for chunk in _chunks(known):
+        for s, i in chunk:
+            typical = s.columns.part_medians or {}
+            for p, values in (s.columns.parts_ms or {}).items():
+                excess[p] += values[i] - typical[p]
+        yield
     n = len(known)
     lateness = statistics.fmean(s.columns.cost_ms[i] for s, i in known)
     return named_cause({p: v / n for p, v in excess.items()}, lateness)
@@ -208,14 +208,14 @@ def _entry(step: StepSummary, rank: int) -> int:
 def _transient(steps: Sequence[StepSummary], persistent: set[int]) -> Generator[None, None, Transient]:
     hit: list[tuple[StepSummary, float]] = []
     late: list[tuple[StepSummary, int]] = []
-    for k, s in enumerate(steps, 1):
-        others = set(s.late_ranks) - persistent
-        if others:
-            entries = [_entry(s, r) for r in others]
-            hit.append((s, max(s.columns.cost_ms[i] for i in entries)))
-            late.extend((s, i) for i in entries)
-        if k % JUDGED_A_STEP == 0:
-            yield
+    for chunk in _chunks(steps):
+        for s in chunk:
+            others = set(s.late_ranks) - persistent
+            if others:
+                entries = [_entry(s, r) for r in others]
+                hit.append((s, max(s.columns.cost_ms[i] for i in entries)))
+                late.extend((s, i) for i in entries)
+        yield
     cause = yield from _cause(late)
     return Transient(
         steps=len(steps),
@@ -264,8 +264,14 @@ def finished(steps: Generator[None, None, T]) -> T:
 
 
 JUDGED_A_STEP = 512
-"""Steps checked against the threshold between two yields of `judging`: all 11,700 of a long run at once took the
-page 60-90 ms on a slow machine."""
+"""Steps (or late rank-steps) a pass of `judging` goes through between two yields: the pass that checks all 11,700
+steps of a long run against the threshold took the page 60-90 ms at once on a slow machine, the prefetch what-if
+up to 230 ms."""
+
+
+def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
+    """`items` JUDGED_A_STEP at a time: a pass of `judging` yields after each."""
+    return (items[k : k + JUDGED_A_STEP] for k in range(0, len(items), JUDGED_A_STEP))
 
 
 def _late_steps(
@@ -273,12 +279,11 @@ def _late_steps(
 ) -> Generator[None, None, tuple[list[StepSummary], Counter[int], set[int]]]:
     """Each step with its late ranks and its what-if saving; how many steps each rank is over the threshold in;
     and the persistent stragglers (over it in a strict majority). A rank-step over the threshold is late when it
-    is a persistent straggler's, or past the jitter floor. Yields after each step, and every JUDGED_A_STEP steps
-    while finding who is over the threshold."""
+    is a persistent straggler's, or past the jitter floor. Yields after each step, and after each chunk of them
+    while finding who is over the threshold (`_chunks`)."""
     over: list[list[int]] = []
     count: Counter[int] = Counter()
-    for start in range(0, len(measured.steps), JUDGED_A_STEP):
-        chunk = measured.steps[start : start + JUDGED_A_STEP]
+    for chunk in _chunks(measured.steps):
         over_chunk = [s.columns.late(threshold) for s in chunk]
         count.update(s.columns.ranks[i] for s, entries in zip(chunk, over_chunk) for i in entries)
         over += over_chunk
@@ -335,21 +340,17 @@ def _judging(measured: Measured, threshold: float) -> Judging:
     for r in ranks:
         if r.rank in persistent:
             hits = []
-            for k, s in enumerate(steps, 1):
-                if r.rank in s.late_ranks:
-                    hits.append((s, _entry(s, r.rank)))
-                if k % JUDGED_A_STEP == 0:
-                    yield
+            for chunk in _chunks(steps):
+                hits += [(s, _entry(s, r.rank)) for s in chunk if r.rank in s.late_ranks]
+                yield
             cause = yield from _cause(hits)
             found.append(Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps, cause))
     stragglers = tuple(sorted(found, key=lambda s: (-s.median_cost_ms, s.rank)))
     transient = yield from _transient(steps, {s.rank for s in stragglers})
     prefetch = []
-    for k, s in enumerate(steps, 1):
-        if s.late_ranks:
-            prefetch.append(_prefetch_saving(s))
-        if k % JUDGED_A_STEP == 0:
-            yield
+    for chunk in _chunks(steps):
+        prefetch += [_prefetch_saving(s) for s in chunk if s.late_ranks]
+        yield
     saved = [s.saved_ms for s in steps]
     step_ms = measured.step_ms
     cost = math.fsum(saved) / len(saved)

@@ -462,8 +462,15 @@ def with_judged(model: Model, judged: Model) -> Model | None:
     t, j = model.traces, judged.traces
     if t.measured is not j.measured:
         return None
-    verdict = replace(t, threshold=j.threshold, threshold_hint=j.threshold_hint, analysis=j.analysis)
-    return replace(model, traces=replace(verdict, outlook=j.outlook, fit_error=j.fit_error))
+    verdict = replace(
+        t,
+        threshold=j.threshold,
+        threshold_hint=j.threshold_hint,
+        analysis=j.analysis,
+        outlook=j.outlook,
+        fit_error=j.fit_error,
+    )
+    return replace(model, traces=verdict)
 
 
 def _given(text: str) -> str:
