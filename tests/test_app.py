@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from ddpview import app
-from ddpview.page import Frame
+from ddpview.page import IN_PLACE, Frame
+from ddpview.patch import PAIRS_KEPT, patch_text
 from ddpview.playback import duration_s
 from ddpview.sliders import slider_from_n
 from ddpview.urlstate import positions
@@ -312,14 +314,25 @@ def test_a_drag_of_the_slowdown_finds_every_position_drawn():
     for _ in app.warming(model):
         pass
     assert page._drawn_regions.cache_info().currsize == 0, "the warming draws, it does not keep"
+    patch_text.cache_clear()
     steps = list(app.drag_positions(lambda: model))
-    assert len(steps) == len(positions("slowdown"))
+    made = patch_text.cache_info().misses
+    assert len(steps) == len(positions("slowdown")) + made and made >= 4 * (len(positions("slowdown")) - 1)
     before = page._drawn_regions.cache_info()
+    shown, moved = None, 0
     for text in reversed(positions("slowdown")):
         dragged = app.with_control(model, "slowdown", text)
-        assert app.screen(dragged).regions == app.screen(dragged, kept=False).regions
+        now = app.screen(dragged)
+        assert now.regions == app.screen(dragged, kept=False).regions
+        for name in page.IN_PLACE if shown is not None else ():
+            if shown.regions[name] != now.regions[name]:
+                patch_text(shown.regions[name], now.regions[name])
+                moved += 1
+        shown = now
     after = page._drawn_regions.cache_info()
     assert (after.hits - before.hits, after.misses - before.misses) == (21, 0)
+    assert patch_text.cache_info().misses == made and moved >= 2 * 20, "each move's patches were made before it"
+    assert patch_text.cache_info().currsize <= PAIRS_KEPT
     playing = app.toggle_play(model, 0.0)
     for t in (0.1, 0.2, 0.3):
         app.screen(app.tick(playing, t))
@@ -331,7 +344,8 @@ def test_the_drag_s_positions_are_drawn_where_the_slider_goes(monkeypatch):
     """Each step of `drag_positions` draws the position nearest where the slider is at that step, ahead of its last
     move first: a drag that jumps far from where the preparing began finds its next positions drawn all the same."""
     drawn: list[float] = []
-    monkeypatch.setattr(app, "screen", lambda model, kept=True: drawn.append(model.state.slowdown))
+    alike = SimpleNamespace(regions=dict.fromkeys(IN_PLACE, ""))
+    monkeypatch.setattr(app, "screen", lambda model, kept=True: drawn.append(model.state.slowdown) or alike)
     model = app.initial("#slowdown=2.9", "en", False)
     now = [model]
     steps = app.drag_positions(lambda: now[0])

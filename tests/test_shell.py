@@ -350,6 +350,10 @@ def test_a_new_setting_prepares_the_slowdown_s_drag_once(monkeypatch):
     monkeypatch.setattr(page_module, "stepped", lambda steps: steps)
     page = page_module.Page.__new__(page_module.Page)
     page.prepared, page.model = None, app.initial("", "en", False)
+
+    def whole(model):
+        return len(list(app.drag_positions(lambda: model)))
+
     page.prepare()
     page.model = app.with_control(page.model, "slowdown", "2.0")
     page.prepare()
@@ -358,7 +362,7 @@ def test_a_new_setting_prepares_the_slowdown_s_drag_once(monkeypatch):
     page.model = app.with_control(page.model, "gpus", "16")
     page.prepare()
     assert len(started) == 2 and list(started[0]) == [], "superseded"
-    assert len(list(started[1])) == len(positions("slowdown"))
+    assert len(list(started[1])) == whole(page.model) > len(positions("slowdown")), "drawn, then patches made"
     page.model = app.with_control(page.model, "gpus", "4")
     page.prepare()
     next(started[2])
@@ -371,7 +375,7 @@ def test_a_new_setting_prepares_the_slowdown_s_drag_once(monkeypatch):
     assert len(started) == 3, "nothing to prepare in another view"
     page.model = app.with_view(app.cancel_reading(page.model), "step")
     page.prepare()
-    assert len(started) == 4 and len(list(started[3])) == len(positions("slowdown")), "prepared again after the read"
+    assert len(started) == 4 and len(list(started[3])) == whole(page.model), "prepared again after the read"
     page.model = app.with_view(page.model, "cluster")
     page.prepare()
     page.model = app.with_view(page.model, "step")

@@ -16,7 +16,8 @@ from ddpcore.ring import exchange_count
 from ddpcore.schedule import Schedule, build_schedule
 
 from . import i18n, playback
-from .page import PROGRESS_REGION, Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
+from .page import IN_PLACE, PROGRESS_REGION, Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
+from .patch import patch_text
 from .sliders import n_from_slider, slider_from_n
 from .threshold import read_threshold, shown
 from .timeline_view import TimelineGeometry
@@ -238,17 +239,39 @@ def drag_positions(current: Callable[[], Model | None]) -> Generator[None, None,
     """The One step view drawn at each position of the slowdown's slider, a step each, and kept (ddpview.page keeps
     the views drawn): a drag of the slider then looks up what it shows. Each step draws the position nearest where
     the slider is now (`current()`, the page's model at that step; None stops), ahead of the drag first, so that a
-    drag under way finds drawn the positions it moves to next. The page runs this in idle slices once a setting
-    changes (shell.page: `Page.prepare`)."""
+    drag under way finds drawn the positions it moves to next. Then the patches between it and its neighbours drawn
+    (`neighbour_patches`). The page runs this in idle slices once a setting changes (shell.page: `Page.prepare`)."""
     left, shown, heading = dict.fromkeys(positions("slowdown")), None, 0.0
+    drawn: dict[str, Screen] = {}
     while left and (model := current()) is not None:
         if shown is not None and model.state.slowdown != shown:
             heading = model.state.slowdown - shown
         shown = model.state.slowdown
         text = next_position(left, shown, heading)
         del left[text]
-        screen(with_control(model, "slowdown", text))
+        drawn[text] = screen(with_control(model, "slowdown", text))
         yield
+        yield from neighbour_patches(drawn, text, current)
+
+
+def neighbour_patches(
+    drawn: dict[str, Screen], text: str, current: Callable[[], Model | None]
+) -> Generator[None, None, None]:
+    """The patches (ddpview.patch, kept there) between the One step view at slowdown `text` and at each neighbouring
+    position drawn, both ways, a step each (None from `current()` stops): a slider moves a position at a time, and
+    the first pass of a drag over a 16-GPU timeline made each input diff its markup, 2-9 ms in the page."""
+    order = positions("slowdown")
+    at = order.index(text)
+    for other in order[max(at - 1, 0) : at + 2]:
+        if other == text or other not in drawn:
+            continue
+        for name in IN_PLACE:
+            one, two = drawn[text].regions[name], drawn[other].regions[name]
+            for old, new in ((one, two), (two, one)) if one != two else ():
+                if current() is None:
+                    return
+                patch_text(old, new)
+                yield
 
 
 def with_control(model: Model, key: str, text: str) -> Model:

@@ -119,9 +119,10 @@ def patch(old: str, new: str) -> Patch | None:
     return Patch(_number(closings, len(after) - 1) + 1, changes)
 
 
-PAIRS_KEPT = 128
+PAIRS_KEPT = 192
 """Pairs of markups whose patch is kept (`patch_text`): a slider dragged over its 21 positions changes two or three
-regions an input, between the same markups each time it passes."""
+regions an input, between the same markups each time it passes; the page makes a setting's 80-odd patches between
+neighbouring positions before the drag (ddpview.app.neighbour_patches), and two settings' are kept."""
 
 
 @lru_cache(maxsize=PAIRS_KEPT)
