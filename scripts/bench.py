@@ -579,6 +579,15 @@ def write_report(results: dict, out: Path) -> None:
         "throttled page burns 1.6 s of CPU in 3 s at rate 2 while idle, so on 2 cores rate 2 also takes half a "
         "core from the worker and the browser; what remains there are handlers stretched while the worker, the "
         "raster threads and the browser want both cores.",
+        "- *Input p95 12.2 and 10.3 ms at 8 and 16 GPUs (p50 4.5 and 4.6), 1 and 2 long tasks of 52-56 ms at CPU "
+        "rate 2, on a machine 2.0x slower* (issue 22): per-input timings in a probe build named the slowest tenth "
+        "of a 16-GPU drag's inputs: its first pass over the slider, each input comparing the timeline's markup "
+        "with the last (2-9 ms in the page). The idle preparation of a drag now also makes the patches between "
+        "neighbouring positions (`app.neighbour_patches`). What an input still costs at rate 1: its Python, 2-3 "
+        "ms (one JavaScript call sets some 70 attributes and texts, 0.8 ms of it); the style and layout of the "
+        "~130 objects it dirties, 2.5 ms (`contain` on the regions does not shorten it); and, for the slowest "
+        "inputs, the page's thread waiting on 2 cores. At rate 2, what crosses 50 ms now and then is the first "
+        "frame of the 4,096-rank map (1,600 objects laid out and painted in one frame, 51 ms).",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
