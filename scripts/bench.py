@@ -580,7 +580,8 @@ def write_report(results: dict, out: Path) -> None:
         "core from the worker and the browser; what remains there are handlers stretched while the worker, the "
         "raster threads and the browser want both cores.",
         "- *Input p95 12.2 and 10.3 ms at 8 and 16 GPUs (p50 4.5 and 4.6), 1 and 2 long tasks of 52-56 ms at CPU "
-        "rate 2, on a machine 2.0x slower* (issue 22): per-input timings in a probe build named the slowest tenth "
+        "rate 2, on a machine 2.0x slower; 10.2 and 7.8 ms, 0 and 0, in the next run on the same build (2.7x)* "
+        "(issue 22): per-input timings in a probe build named the slowest tenth "
         "of a 16-GPU drag's inputs: its first pass over the slider, each input comparing the timeline's markup "
         "with the last (2-9 ms in the page). The idle preparation of a drag now also makes the patches between "
         "neighbouring positions (`app.neighbour_patches`). What an input still costs at rate 1: its Python, 2-3 "
