@@ -82,7 +82,7 @@ def test_progress_is_posted_at_most_every_tick_but_always_at_the_end(reading, mo
     progress.file_read(0, 3)
     progress.post(force=True)
     last = reading.posted[-1]
-    assert last["type"] == reading.PROGRESS and last["read"] == [[0, 3]] and last["done"] == 99
+    assert last["type"] == reading.PROGRESS and json.loads(last["read"]) == [[0, 3]] and last["done"] == 99
 
 
 def test_the_worker_reads_measures_and_refuses_a_file_over_the_limit_with_its_line(reading):

@@ -420,7 +420,7 @@ def files_read(model: Model, read: Iterable[tuple[int, int]]) -> Model:
     for index, rank in read:
         if 0 <= index < len(progress.names):
             f = changed.get(index) or progress.file(index)
-            changed[index] = f._replace(done=f.size or 0, rank=rank)
+            changed[index] = FileProgress(f.name, f.size, f.size or 0, rank)
     return _with_files(model, changed)
 
 

@@ -133,7 +133,7 @@ class TracesShell:
         if kind == transfer.SIZES:
             self.sized(json.loads(str(data.sizes)))
         elif kind == transfer.PROGRESS:
-            model = app.files_read(self.page.model, ((int(i), int(r)) for i, r in data.read))
+            model = app.files_read(self.page.model, json.loads(str(data.read)))
             self.page.update(app.read_progress(model, int(data.index), int(data.done), int(data.size)))
         elif kind == transfer.MEASURING:
             self.page.update(app.measuring_traces(self.page.model))
