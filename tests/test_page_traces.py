@@ -224,10 +224,8 @@ def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_p
     page.evaluate(WATCH_PROGRESS)
     page.set_input_files("[data-testid=trace-files]", files)
     page.wait_for_selector("[data-testid=trace-progress-bar]")
-    started = page.evaluate("performance.now()")
     page.click("[data-testid=view-step]")
     page.wait_for_function("document.querySelector('[data-testid=view-step]').getAttribute('aria-selected') === 'true'")
-    responded_ms = page.evaluate("performance.now()") - started
     still_reading = page.locator("[data-testid=trace-progress-bar]").count() > 0
     page.click("[data-testid=view-traces]")
     page.wait_for_selector("[data-testid=trace-gpu-busy]", timeout=60_000)
@@ -237,7 +235,7 @@ def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_p
     seen = " | ".join(page.evaluate("[...window.__progress_text]"))
     assert "Reading file 1 of 2" in seen and "Reading file 2 of 2" in seen, seen
     assert "big-rank0.pt.trace.json · rank 0" in seen and " MB" in seen, seen
-    assert still_reading and responded_ms < 1000, "a control answered while the worker read"
+    assert still_reading, "a control answered while the worker read (read on the page's thread, it would wait)"
     assert page.locator("[data-testid=trace-progress-bar]").count() == 0
     assert value(page, "trace-step-time") > 0
     assert page.locator("[data-testid=trace-rank]").count() == 2
