@@ -36,13 +36,16 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 PYSCRIPT_PLUGINS_OFF = ["!deprecations-manager", "!donkey", "!py-editor", "!py-game", "!py-terminal"]
 SNAPSHOT = "snapshot.bin.gz"
 """Python's start as a memory snapshot (docs/snapshot.md), next to the Pyodide it was made with and its loader."""
+START = "start.mjs"
+"""Pyodide's `loadPyodide` without WebAssembly stack switching (web/pyodide-start.mjs): every Pyodide of the page
+starts through it, beside `pyodide.mjs`."""
 LOADER = "loader.mjs"
 HEAP_FORMAT = "snapshot-heap.mjs"
 """The snapshot's container (web/snapshot-heap.mjs), imported by the loader and by scripts/snapshot.mjs."""
 WORKER = "parse-worker.mjs"
-PLAIN_START = "./pyscript/pyodide/pyodide.mjs"
-"""Pyodide's own start: PyScript's `interpreter`, and what the trace worker imports, unless the build made a
-snapshot; then both start through the loader beside it."""
+PLAIN_START = f"./pyscript/pyodide/{START}"
+"""Python's plain start: PyScript's `interpreter`, and what the trace worker imports, unless the build made a
+snapshot; then both start through the loader beside it (which starts Pyodide the same way)."""
 SNAPSHOT_SKIP = {"ddpview.prerender"}
 """Bundle modules the snapshot does not import: the page never runs them (shell.* need the browser: never)."""
 SNAPSHOT_STDLIB = ["asyncio", "html", "json", "pickle", "traceback"]
@@ -180,11 +183,12 @@ def build(out: Path = DIST, with_snapshot: bool = True) -> Path:
             shutil.copy2(path, out / "pyscript" / path.name)
     for name in PYODIDE_FILES:
         shutil.copy2(PYODIDE_DIR / name, out / "pyscript" / "pyodide" / name)
+    shutil.copy2(WEB / "pyodide-start.mjs", out / "pyscript" / "pyodide" / START)
     bundle = precompiled(python_bundle(out / "py" / BUNDLE))
     snapshotted = with_snapshot and snapshot(bundle, out / "pyscript" / "pyodide")
     for name in ("main.py", "style.css", "boot.js"):
         shutil.copy2(WEB / name, out / name)
-    start = PLAIN_START.replace("pyodide.mjs", LOADER) if snapshotted else PLAIN_START
+    start = PLAIN_START.replace(START, LOADER) if snapshotted else PLAIN_START
     (out / WORKER).write_text((WEB / WORKER).read_text().replace(PLAIN_START, start))
     index = {}
     for name, (folder, pattern) in EXAMPLES.items():

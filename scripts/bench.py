@@ -234,8 +234,8 @@ OFFLINE_READY = (
 )
 
 
-TIMED_LOADER = """// The bench's interpreter for the pages without a snapshot: Pyodide's own, timed.
-import { loadPyodide as load, version } from "./pyodide.mjs";
+TIMED_LOADER = """// The bench's interpreter for the pages without a snapshot: the page's plain start, timed.
+import { loadPyodide as load, version } from "./start.mjs";
 export { version };
 export async function loadPyodide(options) {
   const start = performance.now();

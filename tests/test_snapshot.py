@@ -140,6 +140,11 @@ VIEWS = ("#timeline-view", "#ring-view", "#cost-view")
 TRACES = ("#trace-summary", "#trace-ranks", "#trace-map", "#trace-fit")
 
 
+STACK_SWITCHING = "['Suspending', 'promising', 'Suspender'].filter((name) => name in WebAssembly)"
+"""WebAssembly's stack switching API (JSPI) as a scope still holds it: web/pyodide-start.mjs removes it before
+Pyodide loads."""
+
+
 def _shown(browser, site, broken: bool) -> tuple[dict, dict[str, str]]:
     """How Python started, and what the page shows through a walk of every view: controls moved, the example
     traces read and fitted on the page (the fit's bootstrap), picked files read by the worker."""
@@ -163,6 +168,10 @@ def _shown(browser, site, broken: bool) -> tuple[dict, dict[str, str]]:
     read_picked_traces(page)
     page.wait_for_selector("[data-testid=fit-scale-row]")
     shown |= {f"picked {s}": page.inner_html(s) for s in TRACES}
+    assert page.workers, "the trace worker is kept for a refit"
+    assert [page.evaluate(STACK_SWITCHING)] + [w.evaluate(STACK_SWITCHING) for w in page.workers] == [[]] * (
+        1 + len(page.workers)
+    ), "neither Pyodide sees WebAssembly's stack switching (docs/snapshot.md)"
     if broken:  # a body that is no gzip stops its decompression, and the browser may count the request failed
         watch.failed_requests[:] = [url for url in watch.failed_requests if not url.endswith(build.SNAPSHOT)]
     watch.assert_clean()

@@ -1,6 +1,6 @@
 // Reads trace files off the page's main thread: its own Pyodide runs ddpcore's streaming reader on File slices,
 // posting progress as it goes and the measurement (pickled, in parts) at the end. No SharedArrayBuffer needed.
-import { loadPyodide } from "./pyscript/pyodide/pyodide.mjs";
+import { loadPyodide } from "./pyscript/pyodide/start.mjs";
 
 const here = (path) => new URL(path, import.meta.url).href;
 const ready = (async () => {

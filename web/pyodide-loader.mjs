@@ -3,7 +3,7 @@
 // Pyodide's private `_loadSnapshot`. Any failure (the fetch, the container, a build id mismatch, the restore)
 // starts Python plainly, as a page without a snapshot does. `globalThis.ddpcoreStart` says which start it was,
 // and how long loadPyodide took.
-import { loadPyodide as load, version } from "./pyodide.mjs";
+import { loadPyodide as load, version } from "./start.mjs";
 import { fill } from "./snapshot-heap.mjs";
 
 export { version };
