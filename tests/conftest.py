@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from pages import PageWatch
 
 import build
 from scripts.browser import launch_options
+from scripts.minidump import crashes_since
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +35,7 @@ PAGES = PageLog()
 WATCHED: list[WatchedBrowser] = []
 """The session's browser, once started."""
 LOG_START = pytest.StashKey[int]()
+STARTED = pytest.StashKey[float]()
 
 
 @pytest.fixture(autouse=True)
@@ -59,6 +62,7 @@ def browser(tmp_path_factory):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     item.stash[LOG_START] = log_size(WATCHED[0].log_path) if WATCHED else 0
+    item.stash[STARTED] = time.time()
     PAGES.lines.clear()
     yield
 
@@ -66,13 +70,16 @@ def pytest_runtest_call(item):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A failed browser test reports what the pages said, whether one crashed, Chromium's log since the test
-    began, and the machine's memory and load."""
+    began, the machine's memory and load, and what each crash dump written meanwhile says."""
     outcome = yield
     report = outcome.get_result()
     if report.failed and "browser" in item.fixturenames and WATCHED:
         report.sections.append(("machine", machine_state()))
         report.sections.append(("pages (console, errors, crashes)", "\n".join(PAGES.lines) or "(nothing)"))
         report.sections.append(("chromium log", log_since(WATCHED[0].log_path, item.stash.get(LOG_START, 0))))
+        dumps = crashes_since(item.stash.get(STARTED, time.time()))
+        if dumps:
+            report.sections.append(("crash dumps (scripts/minidump.py)", "\n".join(dumps)))
 
 
 @pytest.fixture
