@@ -53,6 +53,17 @@ def assert_page_works(page, watch, step_ms: str) -> None:
     watch.assert_clean()
 
 
+def traces_written(page, shown: str = "[data-testid=trace-straggler]", timeout: float = 60_000) -> None:
+    """Wait until picked files' result is written whole: `shown` is on the page and the results section is no longer
+    `aria-busy`. The page writes a result a region at a time, so the first region is no sign of the others."""
+    page.wait_for_function(
+        "(shown) => document.querySelector(shown)"
+        " && document.querySelector('[data-testid=trace-results]').ariaBusy === 'false'",
+        arg=shown,
+        timeout=timeout,
+    )
+
+
 def read_picked_traces(page) -> None:
     """Pick three ranks of the 4-rank example as a user would: the page's worker (its own Pyodide) reads them.
     Three, so that the result cannot be mistaken for the bundled example's four."""
@@ -61,7 +72,8 @@ def read_picked_traces(page) -> None:
     page.set_input_files("[data-testid=trace-files]", [str(fixtures / f"rank{r}.jsonl.gz") for r in (0, 2, 3)])
     page.wait_for_function(
         "document.querySelectorAll('[data-testid=trace-rank]').length === 3 "
-        "&& !document.querySelector('[data-testid=trace-progress-bar]')",
+        "&& !document.querySelector('[data-testid=trace-progress-bar]')"
+        "&& document.querySelector('[data-testid=trace-results]').ariaBusy === 'false'",
         timeout=120_000,
     )
     assert page.get_attribute("[data-testid=trace-straggler]", "data-value") == "2"

@@ -119,9 +119,15 @@ def test_screen_writes_only_what_changed():
 def test_traces_threshold_and_step_picker():
     files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     loaded = load(files)
-    m = app.with_measured(
-        app.loading_traces(replace(model(), state=replace(model().state, view="traces")), 4), *measure_loaded(loaded)
-    )
+    reading = app.loading_traces(replace(model(), state=replace(model().state, view="traces")), 4)
+    busy = {"aria-busy": "true"}
+    assert app.screen(reading).attributes["trace-results"] == busy
+    assert app.screen(app.measuring_traces(reading)).attributes["trace-results"] == busy
+    m = app.with_measured(reading, *measure_loaded(loaded))
+    assert app.screen(m).attributes["trace-results"] == {"aria-busy": "false"}
+    order = [(kind, name) for kind, name, _ in app.changes(app.screen(m), {})]
+    last_region = max(i for i, (kind, _) in enumerate(order) if kind == "region")
+    assert order.index(("attr", "trace-results")) > last_region, "no longer busy once every region is written"
     assert m.traces.loading == 0 and m.traces.analysis is not None
     assert m.traces.analysis.straggler_rank == 2
     shown = app.screen(m)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pages import PageWatch, commit_threshold, expect_hash, value
+from pages import PageWatch, commit_threshold, expect_hash, traces_written, value
 
 from ddpcore.traces import load
 from ddpcore.verdict import analyze
@@ -68,7 +68,7 @@ def test_uploaded_files_bad_ones_and_hostile_names(open_page, tmp_path):
     twice = tmp_path / "again.json.gz"
     twice.write_bytes((FIXTURES / "rank0.pt.trace.json.gz").read_bytes())
     page.set_input_files("[data-testid=trace-files]", [str(p) for p in [*files, evil, bad, other, twice]])
-    page.wait_for_selector("[data-testid=trace-straggler]")
+    traces_written(page)
     assert value(page, "trace-straggler") == 2
     errors = page.locator("[data-testid=trace-error]")
     assert errors.count() == 3
@@ -106,7 +106,7 @@ def test_copy_buttons_and_dropping_files(browser, site):
         [names, payloads],
     )
     assert prevented, "a drop must not let the browser open the file"
-    page.wait_for_selector("[data-testid=trace-straggler]")
+    traces_written(page)
     assert value(page, "trace-straggler") == 2
     assert page.locator("[data-testid=trace-rank] .source").first.inner_text() == names[2], "latest rank first"
     page.click("[data-testid=copy-alert]")
@@ -162,7 +162,7 @@ def test_cuda_trace_step_is_the_host_step(open_page, tmp_path):
     twin.write_text(json.dumps(obj, indent=1))
     page, watch = open_page("#view=traces")
     page.set_input_files("[data-testid=trace-files]", [str(CUDA), str(twin)])
-    page.wait_for_selector("[data-testid=trace-gpu-busy]")
+    traces_written(page, "[data-testid=trace-gpu-busy]")
     assert value(page, "trace-step-time") == pytest.approx(sum(host) / len(host), rel=0.1)
     assert 0 < value(page, "trace-gpu-compute") <= value(page, "trace-gpu-busy") <= 1
     assert value(page, "trace-comm-overlap") == -1, "no NCCL kernel: no overlap to speak of"
@@ -205,6 +205,10 @@ WATCH_PROGRESS = """() => {
     window.__progress = [];
     window.__progress_text = new Set();
     window.__bars = new Set();
+    window.__results_busy = [];
+    const results = document.querySelector('[data-testid=trace-results]');
+    new MutationObserver(() => window.__results_busy.push(results.ariaBusy))
+        .observe(results, { attributes: true, attributeFilter: ['aria-busy'] });
     new MutationObserver(() => {
         for (const bar of document.querySelectorAll('[data-testid=trace-progress-bar]')) {
             window.__progress.push([Number(bar.value), Number(bar.max)]);
@@ -228,7 +232,7 @@ def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_p
     page.wait_for_function("document.querySelector('[data-testid=view-step]').getAttribute('aria-selected') === 'true'")
     still_reading = page.locator("[data-testid=trace-progress-bar]").count() > 0
     page.click("[data-testid=view-traces]")
-    page.wait_for_selector("[data-testid=trace-gpu-busy]", timeout=60_000)
+    traces_written(page, "[data-testid=trace-gpu-busy]")
     partial = {(v, m) for v, m in page.evaluate("window.__progress") if 0 < v < m}
     assert len(partial) >= 2, "the bars moved while the files were read"
     assert page.evaluate("window.__bars.size") <= 2 * len(files), "moved in place: drawn once, and once sized"
@@ -236,6 +240,7 @@ def test_large_files_are_read_off_the_main_thread_with_progress(open_page, tmp_p
     assert "Reading file 1 of 2" in seen and "Reading file 2 of 2" in seen, seen
     assert "big-rank0.pt.trace.json · rank 0" in seen and " MB" in seen, seen
     assert still_reading, "a control answered while the worker read (read on the page's thread, it would wait)"
+    assert page.evaluate("window.__results_busy") == ["true", "false"], "busy from the read until written whole"
     assert page.locator("[data-testid=trace-progress-bar]").count() == 0
     assert value(page, "trace-step-time") > 0
     assert page.locator("[data-testid=trace-rank]").count() == 2
@@ -323,7 +328,7 @@ def test_sixty_summaries_page_through_the_ranks_table(open_page, tmp_path):
     paths, _ = summaries_in(tmp_path, 60, 6, persistent=(41,), seed=2)
     page, watch = open_page("#view=traces")
     page.set_input_files("[data-testid=trace-files]", paths)
-    page.wait_for_selector("[data-testid=ranks-next]", timeout=120_000)
+    traces_written(page, "[data-testid=ranks-next]", timeout=120_000)
     assert value(page, "trace-straggler") == 41
     assert page.locator("[data-testid=trace-rank]").count() == 50
     assert page.locator("[data-testid=trace-lanes-note]").count() == 1
@@ -341,7 +346,7 @@ def test_the_map_is_one_tab_stop_with_arrow_keys_inside(open_page, tmp_path):
     paths, slowed = summaries_in(tmp_path, 24, 8, persistent=(5,), p=0.08, seed=4)
     page, watch = open_page("#view=traces")
     page.set_input_files("[data-testid=trace-files]", paths)
-    page.wait_for_selector("[data-testid=rank-step-map]", timeout=120_000)
+    traces_written(page, "[data-testid=rank-step-map]", timeout=120_000)
     rows = page.locator("[data-testid=map-row]")
     assert rows.count() >= 3, slowed
     assert page.locator("[data-testid=map-row][tabindex='0']").count() == 1, "the map is one Tab stop"
@@ -451,7 +456,7 @@ def test_the_last_action_wins(open_page, tmp_path):
     )
     progress = page.inner_text("[data-testid=trace-progress]")
     assert "big" not in progress and "MB" not in progress, "the new files' own sizes, in kB"
-    page.wait_for_function("!document.querySelector('[data-testid=trace-progress-bar]')", timeout=60_000)
+    traces_written(page)
     assert page.evaluate("window.__terminated") == 2
     assert value(page, "trace-straggler") == 2 and page.locator("[data-testid=trace-rank]").count() == 4
     watch.assert_clean()

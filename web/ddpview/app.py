@@ -738,6 +738,7 @@ def screen(model: Model, kept: bool = True) -> Screen:
             "cluster-gpus": {"data-value": str(state.cluster.gpus)},
             "play": {"data-i18n": play_key, "aria-pressed": "true" if model.playing else "false"},
             "alert-threshold": {"aria-busy": "true" if model.traces.threshold_hint[0] == APPLYING else "false"},
+            "trace-results": {"aria-busy": "true" if loading or model.traces.measuring else "false"},
         },
         flags={
             "next-step": {"disabled": model.frame.exchange >= exchange_count(state.gpus)},
