@@ -589,6 +589,12 @@ def write_report(results: dict, out: Path) -> None:
         "~130 objects it dirties, 2.5 ms (`contain` on the regions does not shorten it); and, for the slowest "
         "inputs, the page's thread waiting on 2 cores. At rate 2, what crosses 50 ms now and then is the first "
         "frame of the 4,096-rank map (1,600 objects laid out and painted in one frame, 51 ms).",
+        "- *Input p95 8.4 and 9.5 ms at 8 and 16 GPUs (p50 6.1 and 5.2), 0 and 1 long tasks (82 ms) at CPU rate "
+        "2, on a machine 2.1x slower* (issue 22): the first run with every Pyodide started without WebAssembly "
+        "stack switching (`web/pyodide-start.mjs`; docs/snapshot.md says why: Chromium 156's renderer crashed on "
+        "those stacks). Long Animation Frames of the 4,096-summary load at rate 2, two pages on this build and two "
+        "on the one before it, show the same frames on both: progress messages of 34-59 ms and the map's first "
+        "frame, 51-79 ms, now and then past 50 ms.",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
