@@ -72,10 +72,10 @@ def read_picked_traces(page) -> None:
     page.set_input_files("[data-testid=trace-files]", [str(fixtures / f"rank{r}.jsonl.gz") for r in (0, 2, 3)])
     page.wait_for_function(
         "document.querySelectorAll('[data-testid=trace-rank]').length === 3 "
-        "&& !document.querySelector('[data-testid=trace-progress-bar]')"
-        "&& document.querySelector('[data-testid=trace-results]').ariaBusy === 'false'",
+        "&& !document.querySelector('[data-testid=trace-progress-bar]')",
         timeout=120_000,
     )
+    traces_written(page)
     assert page.get_attribute("[data-testid=trace-straggler]", "data-value") == "2"
 
 
