@@ -10,9 +10,13 @@ ready to the release, on its own clock).
   did; and not on the time from the rank's own step start, which misses time lost between steps (logging,
   checkpoints, a pause) and late in the backward. (PromQL's median includes the rank itself; with more than a few
   ranks that changes nothing.)
-- `DDPPersistentStraggler` fires for a rank whose *median* gap over the window is above the threshold: late in more
-  than half of the samples, the analysis' persistent rule. A transient straggler, late now and then, never holds
-  the median up; jitter stays far below it.
+- `DDPPersistentStraggler` fires for a rank whose *median* gap over the window is above the threshold (late in more
+  than half of the samples, the analysis' persistent rule) **and** whose share of samples over the threshold passes
+  chance: the median rank's share (`ddp:chance_over:share`, how often a rank on time is over it; stragglers are a
+  minority) plus z standard errors of a binomial share over the window's samples, z the normal quantile of
+  chance.ALPHA over the job's ranks (`ddp:chance_over:z`, counted live: z = √(2L − ln 2L − ln 2π), L = ln(N / α),
+  within 0.02 of the exact quantile). A transient straggler, late now and then, never holds the median up; jitter
+  that puts every rank over the threshold half the time does, but not past chance.
 - `ddp:straggler_step:bool` is 1 when some rank's gap is above the threshold, and `ddp:straggler_steps:share` its
   mean over the window: the share of samples (of steps, when scrapes are slower than steps) with a straggler.
 """
@@ -21,9 +25,11 @@ from __future__ import annotations
 
 import heapq
 import json
+import math
 from dataclasses import dataclass
 from operator import attrgetter
 
+from .chance import ALPHA
 from .params import THRESHOLD
 from .verdict import Analysis
 
@@ -35,6 +41,11 @@ STEPS_METRIC = "ddp_steps_total"
 GAP_RECORD = "ddp:rank_gap:ratio"
 STRAGGLER_STEP_RECORD = "ddp:straggler_step:bool"
 SHARE_RECORD = "ddp:straggler_steps:share"
+OVER_RECORD = "ddp:rank_over:bool"
+OVER_SHARE_RECORD = "ddp:rank_over:share"
+CHANCE_RECORD = "ddp:chance_over:share"
+Z_RECORD = "ddp:chance_over:z"
+MARGIN_RECORD = "ddp:rank_over:margin"
 ALERT = "DDPPersistentStraggler"
 DEFAULT_JOB = "ddp"
 
@@ -66,34 +77,47 @@ def gap_expr(job: str = DEFAULT_JOB) -> str:
     )
 
 
+def _rule(record: str, expr: str) -> list[str]:
+    return [f"      - record: {record}", "        expr: |", f"          {expr}"]
+
+
 def rules_file(threshold: float = THRESHOLD.default, job: str = DEFAULT_JOB, timing: RuleTiming = RuleTiming()) -> str:
-    """The rules file: the gap, the straggler steps and their share recorded, and the persistent-straggler alert."""
+    """The rules file: the gap, the straggler steps and their share recorded, each rank's share of samples over the
+    threshold against chance, and the persistent-straggler alert."""
     threshold = alert_threshold(threshold)
     sel = f'{{job="{_label(job)}"}}'
+    w = timing.window
+    log_n = f"ln(count by (job) ({OVER_SHARE_RECORD}{sel}) / {ALPHA:g})"
     return "\n".join(
         [
             "groups:",
             "  - name: ddp-stragglers",
             "    rules:",
-            f"      - record: {GAP_RECORD}",
-            "        expr: |",
-            f"          {gap_expr(job)}",
-            f"      - record: {STRAGGLER_STEP_RECORD}",
-            "        expr: |",
-            f"          max by (job) ({GAP_RECORD}{sel}) > bool {threshold:g}",
-            f"      - record: {SHARE_RECORD}",
-            "        expr: |",
-            f"          avg_over_time({STRAGGLER_STEP_RECORD}{sel}[{timing.window}])",
+            *_rule(GAP_RECORD, gap_expr(job)),
+            *_rule(STRAGGLER_STEP_RECORD, f"max by (job) ({GAP_RECORD}{sel}) > bool {threshold:g}"),
+            *_rule(SHARE_RECORD, f"avg_over_time({STRAGGLER_STEP_RECORD}{sel}[{w}])"),
+            *_rule(OVER_RECORD, f"{GAP_RECORD}{sel} > bool {threshold:g}"),
+            *_rule(OVER_SHARE_RECORD, f"avg_over_time({OVER_RECORD}{sel}[{w}])"),
+            *_rule(CHANCE_RECORD, f"quantile by (job) (0.5, {OVER_SHARE_RECORD}{sel})"),
+            *_rule(Z_RECORD, f"sqrt(2 * {log_n} - ln(2 * {log_n}) - {math.log(2 * math.pi):.6f})"),
+            *_rule(
+                MARGIN_RECORD,
+                f"({Z_RECORD}{sel} * sqrt({CHANCE_RECORD}{sel} * (1 - {CHANCE_RECORD}{sel}))) / on (job) group_right "
+                f"sqrt(count_over_time({OVER_RECORD}{sel}[{w}]))",
+            ),
             f"      - alert: {ALERT}",
             "        expr: |",
-            f"          quantile_over_time(0.5, {GAP_RECORD}{sel}[{timing.window}]) > {threshold:g}",
+            f"          quantile_over_time(0.5, {GAP_RECORD}{sel}[{w}]) > {threshold:g}",
+            "          and on (job, rank)",
+            f"          ({OVER_SHARE_RECORD}{sel} - on (job) group_left {CHANCE_RECORD}{sel}"
+            f" > on (job, rank) {MARGIN_RECORD}{sel})",
             f"        for: {timing.duration}",
             "        labels:",
             "          severity: warning",
             "        annotations:",
             f'          summary: "Rank {{{{ $labels.rank }}}} is ready at the gradient barrier '
             f"{{{{ $value | humanizePercentage }}}} "
-            f'of a step after the median rank (median over {timing.window}, threshold {threshold:.0%})"',
+            f'of a step after the median rank (median over {w}, threshold {threshold:.0%})"',
             '          description: "Every other rank waits for it at the barrier: the whole job runs at its pace."',
             "",
         ]

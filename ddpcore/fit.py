@@ -3,24 +3,25 @@
 The cluster model (`ddpcore.cluster`) says each rank computes nominal × lognormal jitter × (s with probability p),
 k ranks always slower by s_k, and the step waits for the slowest. Here its parameters are estimated from an analysed
 run: per rank and step, the rank's work from the previous release to its readiness (`tracefacts`: its compute,
-and whatever else it did before its last gradient bucket was ready) and its lateness at the barrier (`cost_ms`).
+and whatever else it did before its last gradient bucket was ready), and which rank-steps the verdict found late
+(`verdict`: over the threshold, and persistent or later than chance). The fit counts nothing of its own: one
+screen, one answer.
 
-- **Persistent slow ranks**: the analysis' rule, late by the threshold (a share of the step) in a strict majority
-  of steps. Their slowdown: the median over steps of their compute over the median compute of the other ranks.
-- **Each rank-step against its rank's median**: l = log(compute / that rank's median compute). Jitter makes l a
-  centred normal; a transient slowdown adds log s to a few of them.
-- **Jitter**: σ = 1.4826 × the median absolute deviation of l (robust: the slowed rank-steps are few and far out).
-- **Transient rank-steps**: late by the analysis' rule (the threshold, beyond jitter), and with l above
-  max(Z·σ, log(1 + threshold)). Z = 4: under lognormal jitter, 3 rank-steps in 100,000 pass by chance; no
-  rank-step slower than its median by less than the threshold counts, whatever the noise; and a compute slowdown
-  that did not make the rank late (it came after its first bucket, and the others waited for no one) costs nothing.
-  p = slowed / all, with a Wilson 95 % interval; s = exp(median of their l).
-- **cv** = √(exp(σ²) − 1), σ re-estimated on the unslowed rank-steps. Intervals of cv and s: the 2.5 and 97.5
-  percentiles of each estimator over bootstrap resamples of the rank-steps it rests on (the split into slowed and
-  unslowed kept; seeded, so the same run gives the same figures).
-- **Timing**: nominal compute = the median rank's median compute × exp(σ²/2) (the model's jitter has mean 1); the
-  rest of the step (the AllReduce after the last bucket is ready) = the median over steps of the step period minus
-  the slowest rank's compute, held at that length at every N.
+- **Each rank-step against the ranks on time**: l = log(work / the median work of the step's ranks on time). Jitter
+  makes l a centred normal; a slowdown adds log s.
+- **Persistent slow ranks**: the verdict's persistent stragglers. Their slowdown: the median over steps of their
+  work over the median of the ranks on time.
+- **Transient rank-steps**: the verdict's other late rank-steps. p = slowed / all, with a Wilson 95 % interval;
+  s = exp(median of their l).
+- **cv** = √(exp(σ²) − 1), σ = 1.4826 × the median absolute deviation of l over the rank-steps on time (the bulk,
+  as the verdict measures chance on). Intervals of cv and s: the 2.5 and 97.5 percentiles of each estimator over
+  bootstrap resamples of the rank-steps it rests on (the split into slowed and unslowed kept; seeded, so the same
+  run gives the same figures).
+- **Timing**: nominal compute = the median over steps of the on-time median work × exp(σ²/2) (the model's jitter
+  has mean 1); the rest of the step (the AllReduce after the last bucket is ready) = the median over steps of the
+  step period minus the slowest rank's work, held at that length at every N.
+- A rank-step whose work is not a positive number (a rank ready before the previous release, on a clock that
+  jumped) cannot be weighed: it is left out, and the fit says which.
 
 Assumptions: rank-steps are independent (no slowdown shared by a step or a node), the jitter is lognormal, and
 the pattern does not change over the run. docs/fit.md says when not to trust the figures.
@@ -35,15 +36,15 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from .chance import beyond_chance, cost_tail, medians_of_others, persistent_ranks
 from .cluster import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
-from .measured import medians_of_others
 from .params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD
-from .verdict import Analysis, persistent_needed
+from .verdict import Analysis
 
-Z_CUT = 4.0
 MAD_TO_SIGMA = 1.4826
 Z95 = 1.959964
 RESAMPLES = 200
@@ -57,6 +58,8 @@ MIN_SLOWED = 5
 CAVEATS = {
     "few_rank_steps": "few rank-steps: the intervals are wide and the model may not hold",
     "few_slowed": f"fewer than {MIN_SLOWED} slowed rank-steps: the transient slowdown rests on very few",
+    "unmeasured": "{count} rank-step(s) left out, whose work is not a positive number (first: rank {rank}, "
+    "step {step})",
 }
 """Why a fit may not hold, in English; the page says the same in its own language from the code."""
 
@@ -71,9 +74,10 @@ class FitError(ValueError):
 
 @dataclass(frozen=True)
 class RunTimes:
-    """A run as the fit reads it: per step, each rank's compute and lateness (ms, ranks in `ranks` order), and the
-    step's period. From an analysis, also which rank-steps its verdict found late, and each step's saving in its
-    what-if: the fit then uses the verdict's own, so that one page gives one answer."""
+    """A run as the fit reads it: per step, each rank's work and lateness (ms, ranks in `ranks` order), the step's
+    period and number. Which rank-steps are late, and which ranks (indices into `ranks`) are persistent
+    stragglers: from an analysis, its verdict's; for a run known by its work alone, the same rule applied at the fit's
+    threshold (`judged`). From an analysis, also its mean step and its what-if's ideal step: one page, one answer."""
 
     ranks: tuple[int, ...]
     compute_ms: tuple[tuple[float, ...], ...]
@@ -82,11 +86,16 @@ class RunTimes:
     late: tuple[tuple[bool, ...], ...] | None = None
     verdict_ms: tuple[float, float] | None = None
     """From an analysis: its mean step and its what-if's ideal step, which the fit's what-if repeats."""
+    persistent: tuple[int, ...] = ()
+    step_numbers: tuple[int, ...] = ()
+    beyond: tuple[tuple[bool, ...], ...] | None = None
+    """Which rank-steps did more work than chance allows, the persistent stragglers' included: a slow rank can also
+    be slowed now and then."""
 
     @staticmethod
     def of_analysis(analysis: Analysis) -> RunTimes:
         """The analysed steps: each rank's work from the previous release to its readiness (time lost between
-        steps included), its lateness at the barrier, and the verdict's late rank-steps and what-if.
+        steps included), its lateness at the barrier, and the verdict's late rank-steps, stragglers and what-if.
 
         Work is counted from the previous release only in steps whose previous step was recorded; the first step of
         a profiling window counts from its own start. The two cannot be mixed as one rank's jitter, so the fit
@@ -95,6 +104,7 @@ class RunTimes:
         released = [s for s in analysis.steps if s.columns.from_release]
         steps = released if len(released) >= 2 else list(analysis.steps)
         work = [s.columns.work_ms if len(released) >= 2 else s.columns.compute_ms for s in steps]
+        slow = {s.rank for s in analysis.stragglers}
         return RunTimes(
             ranks,
             tuple(tuple(w) for w in work),
@@ -102,14 +112,42 @@ class RunTimes:
             tuple(s.median_step_ms for s in steps),
             tuple(tuple(r in s.late_ranks for r in ranks) for s in steps),
             (analysis.step_ms, analysis.ideal_step_ms),
+            tuple(j for j, r in enumerate(ranks) if r in slow),
+            tuple(s.step for s in steps),
+            tuple(tuple(j in s.columns.beyond for j in range(len(ranks))) for s in steps),
         )
 
     @staticmethod
     def of_compute(compute_ms: Sequence[Sequence[float]], period_ms: Sequence[float]) -> RunTimes:
-        """A run known by its compute times alone (a simulation): lateness is compute minus the others' median."""
+        """A run known by its work alone (a simulation): lateness is work minus the others' median."""
         rows = tuple(tuple(float(x) for x in row) for row in compute_ms)
         costs = tuple(tuple(x - m for x, m in zip(row, medians_of_others(row))) for row in rows)
-        return RunTimes(tuple(range(len(rows[0]) if rows else 0)), rows, costs, tuple(float(p) for p in period_ms))
+        return RunTimes(
+            tuple(range(len(rows[0]) if rows else 0)),
+            rows,
+            costs,
+            tuple(float(p) for p in period_ms),
+            step_numbers=tuple(range(len(rows))),
+        )
+
+    def judged(self, threshold: float) -> RunTimes:
+        """The run with its late rank-steps and persistent ranks found by the verdict's rule (`verdict`, `chance`):
+        over the threshold, and persistent or later than chance."""
+        if self.late is not None:
+            return self
+        beyond = beyond_chance(self.compute_ms)
+        over = [[c >= threshold * p for c in row] for row, p in zip(self.cost_ms, self.period_ms)]
+        counts = Counter(j for row in over for j, flag in enumerate(row) if flag)
+        usual = [statistics.median(column) for column in zip(*self.cost_ms)]
+        tail = cost_tail(self.cost_ms, beyond, usual)
+        chance = math.fsum(tail.survival(threshold * p) for p in self.period_ms) / len(self.period_ms)
+        slow = persistent_ranks(counts, len(self.period_ms), len(self.ranks), chance)
+        late = tuple(
+            tuple(flag and (j in slow or j in set(entries)) for j, flag in enumerate(row))
+            for row, entries in zip(over, beyond.entries)
+        )
+        flags = tuple(tuple(j in set(entries) for j in range(len(self.ranks))) for entries in beyond.entries)
+        return replace(self, late=late, persistent=tuple(sorted(slow)), beyond=flags)
 
 
 @dataclass(frozen=True)
@@ -134,6 +172,8 @@ class Fit:
     measured_step_ms: float
     slowed: tuple[tuple[int, int], ...]
     """(step index, rank index) of every transient rank-step."""
+    unmeasured: tuple[tuple[int, int], ...] = ()
+    """(rank, step) of every rank-step left out, its work not a positive number."""
 
     @property
     def persistent(self) -> int:
@@ -148,7 +188,15 @@ class Fit:
             out.append("few_rank_steps")
         if 0 < self.slowed_rank_steps < MIN_SLOWED:
             out.append("few_slowed")
+        if self.unmeasured:
+            out.append("unmeasured")
         return tuple(out)
+
+    @property
+    def caveat_values(self) -> dict[str, object]:
+        """The values the caveats' texts name (`CAVEATS`)."""
+        first = self.unmeasured[0] if self.unmeasured else (0, 0)
+        return {"count": len(self.unmeasured), "rank": first[0], "step": first[1]}
 
 
 @dataclass(frozen=True)
@@ -195,34 +243,16 @@ def _cv(sigma: float) -> float:
     return math.sqrt(math.expm1(sigma * sigma))
 
 
-@dataclass(frozen=True)
-class _Split:
-    cv: float
-    slowdown: float
-    slowed: tuple[int, ...]
-
-
-def _split(logs: Sequence[float], late: Sequence[bool], floor: float) -> _Split:
-    """Late rank-steps whose compute is past the cut are transient; cv from the others, s from them."""
-    cut = max(Z_CUT * robust_sigma(logs), floor)
-    slowed = tuple(i for i, v in enumerate(logs) if v > cut and late[i])
-    chosen = set(slowed)
-    unslowed = [v for i, v in enumerate(logs) if i not in chosen]
-    cv = _cv(robust_sigma(unslowed)) if len(unslowed) >= 2 else 0.0
-    slowdown = math.exp(statistics.median(logs[i] for i in slowed)) if slowed else 1.0
-    return _Split(cv, slowdown, slowed)
-
-
 def _bootstrap(
-    unslowed: list[float], slowed: list[float], split: _Split, resamples: int, seed: int
+    unslowed: list[float], slowed: list[float], cv: float, slowdown: float, resamples: int, seed: int
 ) -> tuple[tuple[float, float], tuple[float, float] | None]:
     """95 % intervals of cv and s: each estimator again on resamples (with replacement) of the rank-steps it
     was computed from, the split into slowed and unslowed kept."""
     rng = random.Random(seed)
-    cvs = _resampled(unslowed, lambda v: _cv(robust_sigma(v)) if len(v) >= 2 else 0.0, split.cv, resamples, rng)
+    cvs = _resampled(unslowed, lambda v: _cv(robust_sigma(v)) if len(v) >= 2 else 0.0, cv, resamples, rng)
     if not slowed:
         return cvs, None
-    return cvs, _resampled(slowed, lambda v: math.exp(statistics.median(v)), split.slowdown, resamples, rng)
+    return cvs, _resampled(slowed, lambda v: math.exp(statistics.median(v)), slowdown, resamples, rng)
 
 
 def _resampled(
@@ -241,16 +271,6 @@ def _resampled(
     return got[round(0.025 * last)], got[round(0.975 * last)]
 
 
-def _persistent(run: RunTimes, threshold: float) -> tuple[int, ...]:
-    late = [0] * len(run.ranks)
-    for costs, period in zip(run.cost_ms, run.period_ms):
-        for j, cost in enumerate(costs):
-            if cost >= threshold * period:
-                late[j] += 1
-    needed = persistent_needed(len(run.period_ms))
-    return tuple(j for j, n in enumerate(late) if n >= needed)
-
-
 def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RESAMPLES, seed: int = SEED) -> Fit:
     """The straggler parameters of the run (module docstring); `resamples` 0 leaves the bootstrap intervals out."""
     THRESHOLD.check(threshold)
@@ -259,54 +279,72 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
         raise FitError(
             "few", f"need at least two ranks and two steps to fit a straggler model (got {gpus} and {steps})"
         )
-    if any(x <= 0 or not math.isfinite(x) for row in run.compute_ms for x in row):
-        raise FitError("compute", "a rank's compute time is not a positive number: the traces hold no usable backward")
-    persistent = _persistent(run, threshold)
-    columns = list(zip(*run.compute_ms))
-    medians = [statistics.median(c) for c in columns]
-    logs = [math.log(x / medians[j]) for row in run.compute_ms for j, x in enumerate(row)]
-    late = (
-        [flag for row in run.late for flag in row]
-        if run.late is not None
-        else [c >= threshold * p for costs, p in zip(run.cost_ms, run.period_ms) for c in costs]
-    )
-    floor = math.log1p(threshold)
-    split = _split(logs, late, floor)
-    normal = [j for j in range(gpus) if j not in persistent] or list(range(gpus))
-    slow_ratio = 1.0
-    if persistent:
-        ratios = []
-        for row in run.compute_ms:
-            typical = statistics.median(row[j] for j in normal)
-            ratios += [row[j] / typical for j in persistent]
-        slow_ratio = statistics.median(ratios)
+    run = run.judged(threshold)
+    persistent = set(run.persistent)
+    beyond = run.beyond or tuple((False,) * gpus for _ in range(steps))
+    on_time: list[float] = []
+    slowed_logs: list[float] = []
+    slowed: list[tuple[int, int]] = []
+    ratios: list[float] = []
+    typicals: list[float] = []
+    unmeasured: list[tuple[int, int]] = []
+    typical_of: list[float | None] = []
+    for t, (row, flags) in enumerate(zip(run.compute_ms, run.late or ())):
+        bad = {j for j, x in enumerate(row) if not (x > 0 and math.isfinite(x))}
+        unmeasured += [(run.ranks[j], run.step_numbers[t] if run.step_numbers else t) for j in sorted(bad)]
+        bulk = [x for j, x in enumerate(row) if j not in bad and j not in persistent and not flags[j]]
+        typical = statistics.median(bulk) if bulk else None
+        typical_of.append(typical)
+        if typical is None:
+            continue
+        typicals.append(typical)
+        for j, x in enumerate(row):
+            if j in bad:
+                continue
+            if j in persistent:
+                if not beyond[t][j]:
+                    ratios.append(x / typical)
+            elif flags[j]:
+                slowed_logs.append(math.log(x / typical))
+                slowed.append((t, j))
+            else:
+                on_time.append(math.log(x / typical))
+    slow_ratio = statistics.median(ratios) if ratios else 1.0
+    for t, (row, typical) in enumerate(zip(run.compute_ms, typical_of)):
+        for j in persistent:
+            if typical is not None and beyond[t][j] and row[j] > 0 and math.isfinite(row[j]):
+                slowed_logs.append(math.log(row[j] / (typical * slow_ratio)))
+                slowed.append((t, j))
+    if len(on_time) < 2:
+        raise FitError("compute", "no two rank-steps on time have a positive work: the traces hold no usable backward")
+    cv = _cv(robust_sigma(on_time))
+    slowdown = math.exp(statistics.median(slowed_logs)) if slowed_logs else 1.0
     cv_interval = slowdown_interval = None
     if resamples > 0:
-        chosen = set(split.slowed)
-        cv_interval, slowdown_interval = _bootstrap(
-            [v for i, v in enumerate(logs) if i not in chosen], [logs[i] for i in split.slowed], split, resamples, seed
-        )
-    sigma = math.sqrt(math.log1p(split.cv**2))
-    typical_compute = statistics.median(medians[j] for j in normal)
-    other = statistics.median(p - max(row) for p, row in zip(run.period_ms, run.compute_ms))
+        cv_interval, slowdown_interval = _bootstrap(on_time, slowed_logs, cv, slowdown, resamples, seed)
+    sigma = math.sqrt(math.log1p(cv**2))
+    measured = [[x for x in row if x > 0 and math.isfinite(x)] for row in run.compute_ms]
+    other = statistics.median(p - max(row) for p, row in zip(run.period_ms, measured) if row)
+    rank_steps = sum(len(row) for row, typical in zip(measured, typical_of) if typical is not None)
     return Fit(
         threshold=threshold,
         gpus=gpus,
         steps=steps,
-        rank_steps=len(logs),
-        jitter_cv=split.cv,
+        rank_steps=rank_steps,
+        jitter_cv=cv,
         jitter_cv_interval=cv_interval,
-        straggler_prob=len(split.slowed) / len(logs),
-        straggler_prob_interval=wilson_interval(len(split.slowed), len(logs)),
-        slowed_rank_steps=len(split.slowed),
-        slowdown=split.slowdown,
+        straggler_prob=len(slowed) / rank_steps,
+        straggler_prob_interval=wilson_interval(len(slowed), rank_steps),
+        slowed_rank_steps=len(slowed),
+        slowdown=slowdown,
         slowdown_interval=slowdown_interval,
-        persistent_ranks=tuple(run.ranks[j] for j in persistent),
+        persistent_ranks=tuple(run.ranks[j] for j in sorted(persistent)),
         persistent_slowdown=slow_ratio,
-        compute_ms=typical_compute * math.exp(sigma * sigma / 2),
+        compute_ms=statistics.median(typicals) * math.exp(sigma * sigma / 2),
         other_ms=max(other, 0.0),
-        measured_step_ms=statistics.fmean(run.period_ms),
-        slowed=tuple(divmod(i, gpus) for i in split.slowed),
+        measured_step_ms=run.verdict_ms[0] if run.verdict_ms else statistics.fmean(run.period_ms),
+        slowed=tuple(slowed),
+        unmeasured=tuple(unmeasured),
     )
 
 

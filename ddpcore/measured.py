@@ -10,6 +10,10 @@ barrier: the others were waiting for it.
   much later than them it was ready. Its **gap** is that cost over the step period: the share of the step the
   barrier costs.
 
+How late ranks are by chance is measured here too (`chance`), on the ranks that are on time: each rank-step's work
+against the other ranks' median, its rank's usual offset taken out, and the floor that the latest of N on-time
+ranks passes in one step in a thousand. That does not depend on the threshold either.
+
 This module runs where the traces are read (the command line, the page's worker); `verdict` judges its result at a
 threshold, again at each new one, without the traces.
 
@@ -29,8 +33,9 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, sub, truediv
 
+from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others
 from .intervals import Interval, Spans
-from .phases import CAUSES, SUMMED
+from .phases import CAUSES, LOAD, SUMMED
 from .rankmap import RankStepMap, rank_step_map
 from .stepfacts import Column, DeviceTime, RankColumns, RankFacts, StepFacts
 from .summary import drawn as drawn_spans
@@ -39,10 +44,6 @@ from .traces import FileError, Loaded, RankTrace
 from .whatif import earliest_free, retimed_saving
 
 WARMUP_STEP = 0
-MAD_TO_SIGMA = 1.4826
-JITTER_Z = 4.0
-"""A rank-step this many robust standard deviations late is not jitter: under normal jitter 3 rank-steps in 100,000
-are by chance."""
 DRAWN_ALL = 16
 DRAWN_LATEST = 8
 
@@ -82,32 +83,6 @@ class AnalysisError(ValueError):
     """Traces that load but cannot be compared (fewer than two ranks, no common step)."""
 
 
-def medians_of_others(values: Sequence[float]) -> list[float]:
-    """For each value, the median of all the others, in one sort (a job has thousands of ranks).
-
-    Removing one value shifts the middle of the rest by at most one place, so there are at most three answers: which
-    one depends only on where the value falls in the order.
-
-    >>> medians_of_others([10.0, 30.0, 20.0, 40.0])
-    [30.0, 20.0, 30.0, 20.0]
-    >>> medians_of_others([1.0, 5.0, 2.0])
-    [3.5, 1.5, 3.0]
-    """
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranked = [values[i] for i in order]
-    h = (len(values) - 1) // 2
-    if len(values) % 2 == 0:
-        out = [ranked[h]] * len(values)
-        for i in order[: h + 1]:
-            out[i] = ranked[h + 1]
-        return out
-    out = [(ranked[h - 1] + ranked[h]) / 2] * len(values)
-    for i in order[:h]:
-        out[i] = (ranked[h] + ranked[h + 1]) / 2
-    out[order[h]] = (ranked[h - 1] + ranked[h + 1]) / 2
-    return out
-
-
 def costs_of(wait_ms: Sequence[float]) -> array[float]:
     """Each rank's cost in a step: the other ranks' median wait at the barrier minus its own.
 
@@ -115,18 +90,6 @@ def costs_of(wait_ms: Sequence[float]) -> array[float]:
     [-1.0, -2.0, 19.5, 1.0]
     """
     return array("d", map(sub, medians_of_others(wait_ms), wait_ms))
-
-
-def robust_sigma(values: Sequence[float]) -> float:
-    """1.4826 x the median absolute deviation: the standard deviation of normal values, unmoved by a few far out.
-
-    >>> round(robust_sigma([-1.0, 0.0, 1.0, 0.5, -0.5, 40.0]), 4)
-    1.1119
-    """
-    if not len(values):
-        return 0.0
-    middle = statistics.median(values)
-    return MAD_TO_SIGMA * statistics.median([abs(v - middle) for v in values])
 
 
 def gap_of(cost_ms: float, period_ms: float) -> float:
@@ -163,9 +126,11 @@ class StepColumns:
     smallest gap to the largest, so that the ranks late at any threshold are one bisection away. `work_ms` is each
     rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
     what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when the earlier
-    gradient collectives had ended (the readiness is minus the wait). `part_medians`: the median rank's time in
-    each part, what a late rank's excess is measured against; `solo_saved_ms`, the step re-timed with its latest
-    entry `solo_entry` on time (the common case at any threshold): both made here once, not at each threshold."""
+    gradient collectives had ended (the readiness is minus the wait). `beyond`: the entries later than chance
+    (`chance`: their work past the run's floor), whatever the threshold. What the ranks on time are measured
+    against, whichever few entries are late: the middle of the waits (`waits`) and of each part (`parts`), and the
+    entries of the smallest waits (`lowest`). `solo_saved_ms`: the step re-timed with its latest entry `solo_entry`
+    on time (the common case at any threshold). All made here once, not at each threshold."""
 
     ranks: tuple[int, ...]
     period_ms: Column
@@ -179,9 +144,12 @@ class StepColumns:
     from_release: bool = False
     first_ms: Column = ()
     free_ms: float = 0.0
-    part_medians: dict[str, float] | None = None
     solo_entry: int = -1
     solo_saved_ms: float = 0.0
+    beyond: tuple[int, ...] = ()
+    waits: Middle = Middle((), 0, 0)
+    parts: dict[str, Middle] | None = None
+    lowest: tuple[int, ...] = ()
 
     def late(self, threshold: float) -> list[int]:
         """Entries whose gap reaches the threshold, in rank order."""
@@ -226,7 +194,7 @@ class GpuGauges:
 
 @dataclass(frozen=True)
 class RankSummary:
-    """One rank over the analysed steps (`late_steps` is counted by `judge`)."""
+    """One rank over the analysed steps (`late_steps`, the steps in which it was late, is counted by `judge`)."""
 
     rank: int
     source: str
@@ -242,22 +210,27 @@ class RankSummary:
     gpu: GpuGauges | None
 
 
+NO_CHANCE = Chance(0, Tail(0.0, 0.0, 0.0), 0.0, Tail(0.0, 0.0, 0.0), 0)
+
+
 @dataclass(frozen=True)
 class Measured:
     """An analysis before its verdict: steps without their late ranks, ranks without their count of late steps.
-    `jitter_ms` is the spread of every rank-step's cost (a robust standard deviation): how late ranks are by chance
-    alone. Over the steps, whatever the threshold: the mean and median step, the latest rank's median gap, and the
-    mean of each step's waits summed over its ranks."""
+    `chance`: how late ranks are by chance alone, measured on the ranks on time. Over the steps, whatever the
+    threshold: the mean and median step, the latest rank's median gap, and the mean of each step's waits summed over
+    its ranks. `load_marked`: some rank's trace marks its input loading (a profiler trace without the DataLoader's
+    annotation shows loading as time outside any phase)."""
 
     steps: tuple[StepSummary, ...]
     ranks: tuple[RankSummary, ...]
     warnings: tuple[str, ...]
     rank_map: RankStepMap
-    jitter_ms: float = 0.0
+    chance: Chance = NO_CHANCE
     step_ms: float = 0.0
     median_step_ms: float = 0.0
     median_gap: float = 0.0
     wait_ms_total: float = 0.0
+    load_marked: bool = True
 
 
 def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
@@ -319,6 +292,7 @@ def _summarise_step(
     tables: Sequence[RankColumns],
     by_column: dict,
     parts: dict[str, Column] | None,
+    beyond: tuple[int, ...],
 ) -> StepSummary:
     """One common step; `by_column` holds, for this step, each rank's value of a column (ranks in order): arrays,
     not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more."""
@@ -327,6 +301,7 @@ def _summarise_step(
     cost = costs_of(wait)
     gap = _gaps(cost, period)
     slowest = max(range(len(cost)), key=cost.__getitem__)
+    by_wait = sorted(range(len(wait)), key=wait.__getitem__)
     columns = StepColumns(
         ranks,
         period,
@@ -340,9 +315,12 @@ def _summarise_step(
         released and all(by_column["from_release"]),
         first,
         free,
-        {p: statistics.median(v) for p, v in parts.items()} if parts is not None else None,
         slowest,
         retimed_saving(wait, first, free, {slowest: cost[slowest]}),
+        beyond,
+        Middle.of_sorted([wait[i] for i in by_wait]),
+        {p: Middle.of(v) for p, v in parts.items()} if parts is not None else None,
+        tuple(by_wait[: KEPT + 1]),
     )
     lead = max(anchor)
     drawn = tuple(
@@ -456,7 +434,8 @@ def _parts_at(parts: dict[str, list[Sequence[float]]], j: int) -> dict[str, Colu
 
 
 def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
-    """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans.
+    """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans, and how
+    late ranks are by chance.
 
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
@@ -487,6 +466,7 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
         out.update({k: tuple(map(itemgetter(j), v)) for k, v in flags.items()})
         return out
 
+    beyond = beyond_chance([array("d", map(itemgetter(j), by_rank["work_ms"])) for j in range(len(common))])
     steps = tuple(
         _summarise_step(
             n,
@@ -495,6 +475,7 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
             tables,
             columns_at(j),
             _parts_at(parts, j) if parts is not None else None,
+            beyond.entries[j],
         )
         for j, n in enumerate(common)
     )
@@ -507,20 +488,24 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
         _rank_summary(t, r, {name: list(map(itemgetter(k), v)) for name, v in by_step.items()}, slowest[t.rank])
         for k, (t, r) in enumerate(zip(tables, rows))
     )
-    costs = array("d")
-    for s in steps:
-        costs.extend(s.columns.cost_ms)
     periods = [s.median_step_ms for s in steps]
     return Measured(
         steps,
         summaries,
         tuple(warnings),
         rank_step_map(steps),
-        robust_sigma(costs),
+        Chance(
+            len(tables),
+            beyond.tail,
+            beyond.floor_ms,
+            cost_tail((s.columns.cost_ms for s in steps), beyond, [r.median_cost_ms for r in summaries]),
+            beyond.total,
+        ),
         statistics.fmean(periods),
         statistics.median(periods),
         statistics.median(s.gap for s in steps),
         statistics.fmean(math.fsum(s.columns.wait_ms) for s in steps),
+        any(LOAD in (t.parts_ms or {}) for t in tables),
     )
 
 

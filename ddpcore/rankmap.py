@@ -11,8 +11,8 @@ never hides a straggler.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
-from collections.abc import Generator, Sequence
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,14 +20,12 @@ if TYPE_CHECKING:
     from .measured import StepSummary
 
 MAX_ROWS = 256
-ORDER_ROWS = 32
-"""Rows of the map sorted between two yields of `RankStepMap.ordering`."""
 
 
 @dataclass(frozen=True)
 class RankStepMap:
     """Rows of ranks × analysed steps: the worst cost (ms) in each cell, the rank it belongs to, and the gap
-    (cost over the step's period) that colours it."""
+    (cost over the step's period) that colours it. Which cells are late is the verdict's to say (`late_cells`)."""
 
     steps: tuple[int, ...]
     rows: tuple[tuple[int, ...], ...]
@@ -35,31 +33,12 @@ class RankStepMap:
     gap: tuple[tuple[float, ...], ...]
     worst: tuple[tuple[int, ...], ...]
 
-    def late_cells(self, threshold: float) -> list[tuple[int, int]]:
-        """(row, column) of every cell whose gap reaches the threshold, one bisection a row (a row's columns are
-        sorted by gap once: 11,700 steps are redrawn at each threshold)."""
-        out = []
-        for i, order in enumerate(self._by_gap()):
-            gaps = self.gap[i]
-            out += [(i, j) for j in sorted(order[bisect_left(order, threshold, key=gaps.__getitem__) :])]
-        return out
-
-    def _by_gap(self) -> list[list[int]]:
-        for _ in self.ordering():
-            pass
-        return self.__dict__["_order"]
-
-    def ordering(self) -> Generator[None, None, None]:
-        """Each row's columns sorted by gap, once for the map's life (`late_cells` reads it), a yield every
-        ORDER_ROWS rows: 256 rows of 200 steps take 10 ms natively, a step of 50 ms or more in a slow page."""
-        if "_order" in self.__dict__:
-            return
-        order = []
-        for i, row in enumerate(self.gap):
-            if i and i % ORDER_ROWS == 0:
-                yield
-            order.append(sorted(range(len(row)), key=row.__getitem__))
-        object.__setattr__(self, "_order", order)
+    def late_cells(self, late_ranks: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+        """(row, column) of every cell holding a late rank-step, in order, from each step's late ranks (`verdict`:
+        the same rank-steps the transient count and the per-step table read)."""
+        firsts = [row[0] for row in self.rows]
+        cells = {(bisect_right(firsts, r) - 1, j) for j, ranks in enumerate(late_ranks) for r in ranks}
+        return sorted(cells)
 
 
 def bins_of(ranks: list[int], max_rows: int) -> tuple[tuple[int, ...], ...]:

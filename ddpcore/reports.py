@@ -15,7 +15,7 @@ from .metrics import step_metrics
 from .params import MB
 from .ring import exchanges, traffic_factor
 from .schedule import build_schedule
-from .verdict import Analysis, Cause, cause_text, prefetch_text
+from .verdict import UNMARKED_TEXT, Analysis, Cause, cause_text, loading_unmarked, prefetch_text
 
 
 def step_payload(config: StepConfig) -> dict:
@@ -173,6 +173,9 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
         "wait_ms_total": analysis.wait_ms_total,
         "prefetch_gain_ms": analysis.prefetch_gain_ms,
         "jitter_floor_ms": analysis.jitter_floor_ms,
+        "cost_parts_ms": asdict(analysis.cost_parts_ms),
+        "noise": asdict(analysis.noise),
+        "load_marked": analysis.load_marked,
         **_gauges_payload(analysis.gpu),
         "warnings": list(analysis.warnings),
         "errors": errors,
@@ -201,18 +204,27 @@ def analysis_text(p: dict) -> str:
     why = [f"rank {s['rank']}: {_why(s['cause'])}" for s in p["stragglers"] if s["cause"]]
     if t["straggler_steps"] and t["cause"]:
         why.append(f"transient stragglers: {_why(t['cause'])}")
-    lesson = next((c for c in [*(s["cause"] for s in p["stragglers"]), t["cause"]] if c), None)
-    if lesson:
-        why.append(prefetch_text(Cause(**lesson), p["prefetch_gain_ms"]))
+    said = [*(s["cause"] for s in p["stragglers"]), t["cause"] if t["straggler_steps"] else None]
+    causes = [Cause(**c) for c in said if c]
+    if causes:
+        why.append(prefetch_text(causes[0], p["prefetch_gain_ms"], p["load_marked"]))
+    if loading_unmarked(causes, p["load_marked"]):
+        why.append(UNMARKED_TEXT)
+    parts, noise = p["cost_parts_ms"], p["noise"]
     lines = [
         who,
         *why,
         f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
-        f"{p['threshold']:.0%} of the step or more"
+        f"{p['threshold']:.0%} of the step or more and later than chance"
         + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average" if t["straggler_steps"] else ""),
         f"step {p['step_ms']:.2f} ms mean ({p['median_step_ms']:.2f} median); stragglers cost "
         f"{p['straggler_cost_ms']:.2f} ms "
-        f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f})",
+        f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f}): persistent "
+        f"{parts['persistent']:.2f} ms, transient {parts['transient']:.2f} ms; jitter alone {parts['jitter']:.2f} ms "
+        "(not in the cost)",
+        f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
+        f"straggler is late in at least {noise['persistent_needed']} of {len(p['steps'])} steps; a transient one "
+        f"works {p['jitter_floor_ms']:.2f} ms more than the others' median",
     ]
     if p["gpu_busy"] is not None:
         lines.append(
@@ -264,6 +276,8 @@ def fit_payload(seen: Outlook) -> dict:
             "compute_ms": fitted.compute_ms,
             "other_ms": fitted.other_ms,
             "caveats": list(fitted.caveats),
+            "caveat_values": fitted.caveat_values,
+            "unmeasured": [list(pair) for pair in fitted.unmeasured],
         },
         "whatif": asdict(seen.whatif),
         "predicted": asdict(seen.check),
@@ -291,5 +305,5 @@ def fit_text(p: dict) -> str:
         f"{c['measured_step_ms']:.2f} ms ({c['error']:+.1%})",
         cluster_table(p["at_scale"]),
     ]
-    lines += [f"caveat: {CAVEATS[code]}" for code in f["caveats"]]
+    lines += [f"caveat: {CAVEATS[code].format(**f['caveat_values'])}" for code in f["caveats"]]
     return "\n".join(lines)

@@ -46,24 +46,33 @@ def gpu_pair() -> list[tuple[str, bytes]]:
 
 
 def generated_summaries(
-    ranks: int, steps: int, persistent: tuple[int, ...] = (), p: float = 0.0, seed: int = 0
+    ranks: int,
+    steps: int,
+    persistent: tuple[int, ...] = (),
+    p: float = 0.0,
+    seed: int = 0,
+    jitter_cv: float = 0.02,
+    slowdown: float = 3.0,
 ) -> tuple[list[RankFacts], set[tuple[int, int]]]:
-    """A run of `ranks` x `steps` as summaries: lognormal jitter, the `persistent` ranks 2x slower, a 3x slowdown
-    with probability p per rank-step; and the (step, rank) pairs slowed by chance.
+    """A run of `ranks` x `steps` as summaries: lognormal jitter of coefficient of variation `jitter_cv` on each
+    rank-step's forward and backward, the `persistent` ranks 2x slower, a `slowdown` with probability p per
+    rank-step; and the (step, rank) pairs slowed by chance.
 
     Steps keep to what a barrier does: each rank starts its step after the previous release and its optimizer,
     works, is ready, and every rank is released TRANSFER_MS after the last one is ready; so a slowed rank makes
     the others wait, and nobody works past the release."""
+    import math
     import random
 
     from ddpcore.phases import CAUSES, SUMMED
     from ddpcore.stepfacts import RankFacts, StepFacts
 
     rng = random.Random(seed)
+    sigma = math.sqrt(math.log1p(jitter_cv * jitter_cv))
     slowed = {(n, r) for n in range(1, steps + 1) for r in range(ranks) if rng.random() < p}
     factors = [
         [
-            rng.lognormvariate(0.0, 0.02) * (2.0 if r in persistent else 1.0) * (3.0 if (n, r) in slowed else 1.0)
+            rng.lognormvariate(0.0, sigma) * (2.0 if r in persistent else 1.0) * (slowdown if (n, r) in slowed else 1.0)
             for r in range(ranks)
         ]
         for n in range(1, steps + 1)

@@ -8,12 +8,18 @@ Regenerate (not part of the tests; needs torch, which the tests do not):
     /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/causes between       # one of them
 
 Each scenario's folder holds, per rank, the project's JSONL of every step (rank{r}.jsonl.gz, from
-ddpcore.instrument), a PyTorch profiler Chrome trace of steps PROFILED (rank{r}.pt.trace.json.gz), and `truth.json`:
+ddpcore.instrument), a PyTorch profiler Chrome trace of its window's steps (rank{r}.pt.trace.json.gz), and `truth.json`:
 every rank's wall time of each iteration (from one loop top to the next), the slowed rank, its cause, and the steps
 whose barrier the delay reaches. Delays are `time.sleep`, so the slowed rank takes no CPU from the others (2 cores
 hold 4 ranks here; a busy loop would slow them all).
 
 `tests/fixtures/ddp4` was written by this script's first version (rank 2 sleeping 40 ms in each forward, 12 steps).
+
+The noise set (`tests/fixtures/noise`, written in one sitting so that its clean run is the others' reference) holds
+what real jobs do besides one slow rank: a straggler that moves from rank to rank, rank-steps slowed at random, two
+slow ranks at once (a slow node), a GC-like pause every k-th step, and a clean run; its profiler window is 8 steps:
+
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/noise --noise
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ import gzip
 import io
 import json
 import os
+import random
 import shutil
 import sys
 import time
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 WORLD = 4
@@ -33,37 +41,82 @@ STEPS = 60
 FROM_STEP = 5
 """The first step whose barrier a delay reaches (the earlier ones are the run's own, unslowed)."""
 PROFILE_WAIT, PROFILE_WARMUP, PROFILE_ACTIVE = 20, 2, 12
-PROFILED = range(PROFILE_WAIT + PROFILE_WARMUP, PROFILE_WAIT + PROFILE_WARMUP + PROFILE_ACTIVE)
 WIDTH, BATCH = 384, 32
+
+
+NOISE_SEED = 36
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """One way a rank loses time: where it sleeps, how long, in which steps (`every`: each n-th step)."""
+    """One way ranks lose time: which ranks sleep, where, how long, in which steps (`every`: each n-th step;
+    `moving`: rank step % WORLD in each step; `prob`: each rank-step with this probability, a seeded draw), and how
+    many steps the profiler records."""
 
-    rank: int | None
+    ranks: tuple[int, ...]
     cause: str
     sleep_ms: float
     every: int = 1
+    moving: bool = False
+    prob: float = 0.0
+    profiled: int = PROFILE_ACTIVE
 
-    def delays(self, step: int) -> bool:
-        """Whether the delay reaches this step's gradient barrier."""
-        return self.rank is not None and step >= FROM_STEP and step % self.every == 0
+    @property
+    def rank(self) -> int | None:
+        """The one rank that sleeps, when there is one."""
+        return self.ranks[0] if len(self.ranks) == 1 and not self.moving and not self.prob else None
+
+    def slows(self, step: int, rank: int) -> bool:
+        """Whether the delay reaches this rank's gradient barrier in this step."""
+        if step < FROM_STEP or step % self.every:
+            return False
+        if self.moving:
+            return rank == step % WORLD
+        if self.prob:
+            return (step, rank) in _drawn(self.prob)
+        return rank in self.ranks
+
+    def slowed(self) -> list[tuple[int, int]]:
+        """Every (step, rank) the delay reaches."""
+        return [(s, r) for s in range(STEPS) for r in range(WORLD) if self.slows(s, r)]
+
+    def window(self) -> range:
+        """The steps the profiler records."""
+        first = PROFILE_WAIT + PROFILE_WARMUP
+        return range(first, first + self.profiled)
+
+
+@cache
+def _drawn(prob: float) -> frozenset[tuple[int, int]]:
+    """The rank-steps a seeded draw slows with probability `prob`, in one stream over steps then ranks."""
+    rng = random.Random(NOISE_SEED)
+    return frozenset((s, r) for s in range(STEPS) for r in range(WORLD) if rng.random() < prob)
 
 
 SCENARIOS = {
-    "clean": Scenario(None, "", 0.0),
-    "between": Scenario(0, "between_steps", 20.0),
-    "checkpoint": Scenario(0, "between_steps", 60.0, every=10),
-    "backward": Scenario(1, "backward", 15.0),
-    "input": Scenario(2, "load", 20.0),
-    "forward": Scenario(2, "forward", 20.0),
-    "optimizer": Scenario(3, "optimizer", 20.0),
+    "clean": Scenario((), "", 0.0),
+    "between": Scenario((0,), "between_steps", 20.0),
+    "checkpoint": Scenario((0,), "between_steps", 60.0, every=10),
+    "backward": Scenario((1,), "backward", 15.0),
+    "input": Scenario((2,), "load", 20.0),
+    "forward": Scenario((2,), "forward", 20.0),
+    "optimizer": Scenario((3,), "optimizer", 20.0),
 }
-"""The scenarios, by folder name; `cause` is what the analysis must name (ddpcore.causes)."""
+"""The scenarios of `tests/fixtures/causes`, by folder name; `cause` is what the analysis must name."""
+
+NOISE_WINDOW = 8
+NOISE = {
+    "clean": Scenario((), "", 0.0, profiled=NOISE_WINDOW),
+    "moving": Scenario((), "forward", 20.0, moving=True, profiled=NOISE_WINDOW),
+    "random": Scenario((), "forward", 30.0, prob=0.1, profiled=NOISE_WINDOW),
+    "two_slow": Scenario((1, 3), "forward", 15.0, profiled=NOISE_WINDOW),
+    "gc": Scenario((1,), "forward", 400.0, every=4, profiled=NOISE_WINDOW),
+}
+"""The scenarios of `tests/fixtures/noise`: a straggler that moves (rank step % 4), rank-steps slowed with probability
+0.1, two slow ranks, a 400 ms pause every 4th step on rank 1 (2 of the 8 profiled steps), and a clean run."""
 
 
-def worker(rank: int, out: str, name: str) -> None:
+def worker(rank: int, out: str, name: str, noise: bool) -> None:
     import torch
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
@@ -72,15 +125,14 @@ def worker(rank: int, out: str, name: str) -> None:
 
     from ddpcore.instrument import Recorder
 
-    scenario = SCENARIOS[name]
-    mine = scenario.rank == rank
+    scenario = (NOISE if noise else SCENARIOS)[name]
     torch.manual_seed(0)
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=WORLD)
     state = {"step": 0}
 
     def sleep_if(cause: str, step: int) -> None:
-        if mine and scenario.cause == cause and scenario.delays(step):
+        if scenario.cause == cause and scenario.slows(step, rank):
             time.sleep(scenario.sleep_ms / 1000)
 
     class Net(torch.nn.Module):
@@ -99,7 +151,7 @@ def worker(rank: int, out: str, name: str) -> None:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             sleep_if("forward", state["step"])
             h = self.first(x)
-            if mine and scenario.cause == "backward" and scenario.delays(state["step"]):
+            if scenario.cause == "backward" and scenario.slows(state["step"], rank):
                 # runs when h's gradient is computed: after the last layers' buckets were launched, before the
                 # first layer's gradients (the last bucket) exist
                 h.register_hook(lambda g: time.sleep(scenario.sleep_ms / 1000))
@@ -124,7 +176,7 @@ def worker(rank: int, out: str, name: str) -> None:
     tops: list[float] = []
     with profile(
         activities=[ProfilerActivity.CPU],
-        schedule=schedule(wait=PROFILE_WAIT, warmup=PROFILE_WARMUP, active=PROFILE_ACTIVE, repeat=1),
+        schedule=schedule(wait=PROFILE_WAIT, warmup=PROFILE_WARMUP, active=scenario.profiled, repeat=1),
     ) as prof:
         tops.append(time.time())
         for step, (x, y) in enumerate(rec.steps(loader)):
@@ -155,39 +207,42 @@ def worker(rank: int, out: str, name: str) -> None:
     dist.destroy_process_group()
 
 
-def write_truth(folder: Path, name: str) -> None:
+def write_truth(folder: Path, scenario: Scenario, name: str) -> None:
     """Gather the ranks' wall times into truth.json, with what was injected."""
-    scenario = SCENARIOS[name]
     walls = {}
     for r in range(WORLD):
         part = folder / f"wall{r}.json"
         walls[str(r)] = json.loads(part.read_text())
         part.unlink()
+    slowed = scenario.slowed()
     truth = {
         "scenario": name,
         "rank": scenario.rank,
         "cause": scenario.cause or None,
         "sleep_ms": scenario.sleep_ms,
-        "delayed_steps": [s for s in range(STEPS) if scenario.delays(s)],
-        "profiled_steps": list(PROFILED),
+        "delayed_steps": sorted({s for s, _ in slowed}),
+        "slowed": [list(pair) for pair in slowed],
+        "profiled_steps": list(scenario.window()),
         "step_ms": walls,
     }
     (folder / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
 
 
-def main(out: str, names: list[str]) -> None:
+def main(out: str, names: list[str], noise: bool = False) -> None:
     import torch.multiprocessing as mp
 
-    for name in names:
+    scenarios = NOISE if noise else SCENARIOS
+    for name in names or list(scenarios):
         folder = Path(out) / name
         folder.mkdir(parents=True, exist_ok=True)
         os.environ["MASTER_ADDR"] = "127.0.0.1"
         os.environ["MASTER_PORT"] = str(29500 + (os.getpid() + len(name)) % 1000)
-        mp.spawn(worker, args=(str(folder), name), nprocs=WORLD, join=True)
-        write_truth(folder, name)
+        mp.spawn(worker, args=(str(folder), name, noise), nprocs=WORLD, join=True)
+        write_truth(folder, scenarios[name], name)
         print(name, "written", flush=True)
 
 
 if __name__ == "__main__":
-    root = sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parent / "fixtures" / "causes")
-    main(root, sys.argv[2:] or list(SCENARIOS))
+    args = [a for a in sys.argv[1:] if a != "--noise"]
+    root = args[0] if args else str(Path(__file__).resolve().parent / "fixtures" / "causes")
+    main(root, args[1:], noise="--noise" in sys.argv)

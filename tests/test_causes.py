@@ -14,10 +14,10 @@ from make_traces import SCENARIOS
 
 from ddpcore.intervals import Interval
 from ddpcore.phases import CAUSES
-from ddpcore.reports import analysis_payload
+from ddpcore.reports import analysis_payload, analysis_text
 from ddpcore.tracefacts import work_parts
 from ddpcore.traces import TraceStep, load
-from ddpcore.verdict import analyze
+from ddpcore.verdict import UNMARKED_TEXT, analyze, prefetch_case
 
 CAUSED = Path(__file__).parent / "fixtures" / "causes"
 FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
@@ -70,8 +70,10 @@ def test_a_checkpoint_every_tenth_step_is_a_transient_straggler(pattern):
     steps = [s.step for s in a.steps]
     delayed = [s for s in truth("checkpoint")["delayed_steps"] if s in steps]
     assert a.stragglers == ()
-    assert list(a.transient.step_numbers) == delayed and a.transient.ranks == (0,)
-    assert a.transient.fraction == pytest.approx(len(delayed) / len(steps))
+    found = list(a.transient.step_numbers)
+    extra = sorted(set(found) - set(delayed))
+    assert set(delayed) <= set(found) and len(extra) <= 1, "a chance step past the floor, at most"
+    assert set(a.transient.ranks) == {0}
     assert a.transient.cause is not None and a.transient.cause.kind == "between_steps"
     if len(delayed) >= 5:
         # the profiled window holds one checkpoint, on steps that vary from 9 to 33 ms here: too few to weigh
@@ -80,9 +82,14 @@ def test_a_checkpoint_every_tenth_step_is_a_transient_straggler(pattern):
 
 @pytest.mark.parametrize("pattern", FORMATS)
 def test_the_clean_run_has_no_straggler(pattern):
+    """Nobody persistent; a transient step at most one in twenty, in steps the run's wall clock shows slow."""
     a = analyze(load(files(CAUSED / "clean", pattern)).traces)
-    assert a.stragglers == () and a.transient.straggler_steps == 0
-    assert a.straggler_cost_ms == 0 and a.ideal_step_ms == a.step_ms
+    assert a.stragglers == () and a.transient.fraction <= 0.05
+    walls = typical_walls("clean", [s.step for s in a.steps])
+    numbers = [s.step for s in a.steps]
+    for n in a.transient.step_numbers:
+        assert walls[numbers.index(n)] > 1.2 * statistics.median(walls)
+    assert a.straggler_cost_ms < 0.01 * a.step_ms and a.ideal_step_ms == pytest.approx(a.step_ms - a.straggler_cost_ms)
 
 
 @pytest.mark.parametrize(("name", "helps"), [("input", True), ("forward", False), ("between", False)])
@@ -197,3 +204,24 @@ def test_the_fit_reads_work_counted_from_one_origin():
     a = analyze(load(files(CAUSED.parent / "hta_torchrec", "*.json.gz")).traces)
     outlook, _ = outlook_of(a)
     assert outlook is not None and outlook.fit.jitter_cv < 0.2 and abs(outlook.check.error) < 0.05
+
+
+def test_a_profiler_trace_without_loader_annotations_says_loading_may_be_the_time_between_steps():
+    """The input run's profiler traces with the DataLoader's annotation taken out, as a loop that iterates its loader
+    outside the profiler's view records them: the 20 ms of loading become time between steps, and the verdict says
+    that it may be loading, and that prefetching may help, rather than that it would not."""
+    stripped = []
+    for name, data in files(CAUSED / "input", "*.pt.trace.json.gz"):
+        trace = json.loads(gzip.decompress(data))
+        trace["traceEvents"] = [e for e in trace["traceEvents"] if not str(e.get("name", "")).startswith("enumerate(")]
+        stripped.append((name, json.dumps(trace).encode()))
+    a = analyze(load(stripped).traces)
+    cause = a.stragglers[0].cause
+    assert a.straggler_rank == 2 and cause is not None and cause.kind == "between_steps"
+    assert not a.load_marked
+    assert prefetch_case(cause, a.load_marked) == "maybe"
+    payload = analysis_payload(a, [])
+    text = analysis_text(payload)
+    assert UNMARKED_TEXT in text and "prefetching input may help" in text
+    marked = analyze(load(files(CAUSED / "input", "*.pt.trace.json.gz")).traces)
+    assert marked.load_marked and prefetch_case(marked.stragglers[0].cause, marked.load_marked) == "saves"

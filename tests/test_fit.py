@@ -95,7 +95,17 @@ def test_runs_that_cannot_be_fitted_say_why():
     with pytest.raises(FitError, match="two ranks and two steps"):
         fit(RunTimes.of_compute([[1.0, 2.0]], [3.0]))
     with pytest.raises(FitError, match="positive"):
-        fit(RunTimes.of_compute([[1.0, 0.0], [1.0, 1.0]], [3.0, 3.0]))
+        fit(RunTimes.of_compute([[-1.0, 0.0], [0.0, -2.0]], [3.0, 3.0]))
+
+
+def test_a_rank_step_that_cannot_be_weighed_is_left_out_and_named():
+    """A work of -0.68 ms (a rank ready before the previous release, on a clock that jumped) loses that rank-step,
+    not the fit."""
+    rows = [[10.0 + (t * 7 + j * 3) % 5 / 10 for j in range(4)] for t in range(20)]
+    rows[12][3] = -0.68
+    f = fit(RunTimes.of_compute(rows, [15.0] * 20), resamples=0)
+    assert f.unmeasured == ((3, 12),) and f.rank_steps == 79
+    assert "unmeasured" in f.caveats and f.caveat_values == {"count": 1, "rank": 3, "step": 12}
 
 
 def real(folder: str, pattern: str) -> RunTimes:
@@ -139,12 +149,17 @@ def test_real_persistent_runs(run_name, pattern):
     assert saved.efficiency < 1 and saved.gpu_hours_saved_per_day > 0
 
 
-def test_unslowed_run_saves_nothing_and_its_model_holds():
+def test_unslowed_run_saves_little_and_its_model_holds():
+    """Nothing was injected; what the fit counts as slowed are rank-steps whose step the run's own wall clock shows
+    slow (the profiler's window, steps 22-27, and its end held two ranks back by 10 ms in a few steps)."""
     run = real("ddp8/s1.0", "*.jsonl.gz")
     f = fit(run)
-    assert f.persistent == 0 and f.straggler_prob < 0.01
+    assert f.persistent == 0 and f.straggler_prob < 0.05
+    walls = json.loads(gzip.decompress((FIXTURES / "ddp8" / "s1.0" / "rank0.summary.json.gz").read_bytes()))["step_ms"]
+    slow = [walls[run.step_numbers[t]] for t, _ in f.slowed]
+    assert sum(slow) / len(slow) > 1.2 * sorted(walls)[len(walls) // 2]
     w = what_if(run, f)
-    assert w.step_ms == pytest.approx(w.measured_step_ms, rel=0.01)
+    assert w.step_ms == pytest.approx(w.measured_step_ms, rel=0.05)
     assert abs(predicted(f).error) <= 0.10
 
 

@@ -27,7 +27,11 @@ RUNS = {
 
 
 def regions_of(run: str, lang: str, step: int = 0) -> dict[str, str]:
-    loaded = load(RUNS[run]())
+    return regions_from(RUNS[run](), lang, step)
+
+
+def regions_from(files: list[tuple[str, bytes]], lang: str, step: int = 0) -> dict[str, str]:
+    loaded = load(files)
     measured, errors = measure_loaded(loaded)
     assert measured is not None and errors == ()
     analysis = judge(measured, THRESHOLD.default)
@@ -134,11 +138,11 @@ def test_a_large_map_is_drawn_in_steps():
     from ddpview.map_view import CELLS_PER_STEP, map_drawing, map_svg
 
     from ddpcore.measured import measure
-    from ddpcore.rankmap import ORDER_ROWS
     from scripts.tracegen import big_run
 
     a = judge(measure(big_run()), THRESHOLD.default)
-    steps = map_drawing(a.rank_map, THRESHOLD.default, "en")
+    late = [s.late_ranks for s in a.steps]
+    steps = map_drawing(a.rank_map, late, THRESHOLD.default, "en")
     count = 0
     while True:
         try:
@@ -147,7 +151,48 @@ def test_a_large_map_is_drawn_in_steps():
         except StopIteration as end:
             markup = end.value
             break
-    rows, cells = len(a.rank_map.rows), markup.count('class="map-cell')
-    assert rows > 2 * ORDER_ROWS and cells > 2 * CELLS_PER_STEP
-    assert count == (rows - 1) // ORDER_ROWS + (cells - 1) // CELLS_PER_STEP
-    assert markup == map_svg(a.rank_map, THRESHOLD.default, "en")
+    cells = markup.count('class="map-cell')
+    assert cells > 2 * CELLS_PER_STEP
+    assert count == (cells - 1) // CELLS_PER_STEP
+    assert markup == map_svg(a.rank_map, late, THRESHOLD.default, "en")
+
+
+def noise_files(name: str) -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "noise" / name).glob("*.jsonl.gz"))]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_cost_parts_and_what_chance_allows_are_shown(lang):
+    """The moving straggler: the cost is all transient, jitter's own beside it, and the line on what chance allows
+    carries the late steps a persistent straggler would need."""
+    a = judge(measure_loaded(load(noise_files("moving")))[0], THRESHOLD.default)
+    summary = regions_from(noise_files("moving"), lang)["trace-summary"]
+    for testid, value in (
+        ("trace-cost-persistent", a.cost_parts_ms.persistent),
+        ("trace-cost-transient", a.cost_parts_ms.transient),
+        ("trace-cost-jitter", a.cost_parts_ms.jitter),
+    ):
+        found = re.search(rf'data-testid="{testid}" data-value="([^"]+)"', summary)
+        assert found and float(found.group(1)) == pytest.approx(value)
+    noise = re.search(r'data-testid="trace-noise" data-value="(\d+)">([^<]+)<', summary)
+    assert noise and int(noise.group(1)) == a.noise.persistent_needed
+    assert ("What chance allows" if lang == "en" else "Ce que permet le hasard") in noise.group(2)
+    assert a.cost_parts_ms.transient > 10 and a.cost_parts_ms.persistent == 0
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_traces_without_loader_annotations_say_prefetching_may_help(lang):
+    import gzip
+    import json
+
+    stripped = []
+    for p in sorted((FIXTURES / "causes" / "input").glob("*.pt.trace.json.gz")):
+        trace = json.loads(gzip.decompress(p.read_bytes()))
+        trace["traceEvents"] = [e for e in trace["traceEvents"] if not str(e.get("name", "")).startswith("enumerate(")]
+        stripped.append((p.name, json.dumps(trace).encode()))
+    summary = regions_from(stripped, lang)["trace-summary"]
+    assert 'data-testid="trace-load-unmarked"' in summary
+    assert re.search(r'data-testid="trace-prefetch" data-case="maybe" data-value="0"', summary)
+    given = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "causes" / "input").glob("*.pt.trace.json.gz"))]
+    marked = regions_from(given, lang)["trace-summary"]
+    assert 'data-testid="trace-load-unmarked"' not in marked and 'data-case="saves"' in marked

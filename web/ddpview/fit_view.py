@@ -174,7 +174,8 @@ def fit_html(state: ViewState, seen: Outlook | None, error: str, pending: bool, 
     if seen is None:
         return text("p", {"class": "help"}, i18n.t("fit.empty", lang))
     caveats = "".join(
-        text("li", {"data-testid": "fit-caveat"}, i18n.t(f"fit.caveat_{c}", lang)) for c in seen.fit.caveats
+        text("li", {"data-testid": "fit-caveat"}, i18n.t(f"fit.caveat_{c}", lang, **seen.fit.caveat_values))
+        for c in seen.fit.caveats
     )
     return "".join(
         (

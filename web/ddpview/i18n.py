@@ -379,13 +379,36 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "Why the transient stragglers are late: {why}.",
         "fr": "Pourquoi les retardataires passagers sont en retard : {why}.",
     },
-    "traces.prefetch_yes": {
+    "traces.prefetch_saves": {
         "en": "Prefetching input would save about {ms} a step on this run.",
         "fr": "Précharger les données ferait gagner environ {ms} par pas sur ce run.",
     },
+    "traces.prefetch_maybe": {
+        "en": "Prefetching input may help this run, if that time between steps is the loader's.",
+        "fr": "Précharger les données peut aider ce run, si ce temps entre les pas est celui du chargeur.",
+    },
     "traces.prefetch_no": {
-        "en": "Prefetching input would not help this run: the time goes to {part}.",
-        "fr": "Précharger les données n'aiderait pas ce run : le temps part en {part}.",
+        "en": "Prefetching input would not help this run: the time is lost in {part}.",
+        "fr": "Précharger les données n'aiderait pas ce run : le temps se perd ici : {part}.",
+    },
+    "traces.load_unmarked": {
+        "en": "These traces mark no input loading (no DataLoader annotation): time between steps may be the loader's.",
+        "fr": "Ces traces ne marquent aucun chargement de données (pas d'annotation DataLoader) : le temps entre les "
+        "pas peut être celui du chargeur.",
+    },
+    "traces.noise": {
+        "en": "What chance allows: a rank on time is over the threshold in {chance} of steps, so a persistent "
+        "straggler must be late in at least {needed} of {steps} steps; a transient one must work {floor} more than "
+        "the other ranks' median.",
+        "fr": "Ce que permet le hasard : un rang à l'heure dépasse le seuil sur {chance} des pas, un retardataire "
+        "persistant doit donc être en retard sur au moins {needed} pas sur {steps} ; un passager doit travailler "
+        "{floor} de plus que la médiane des autres rangs.",
+    },
+    "traces.cost_persistent": {"en": "of which persistent stragglers", "fr": "dont retardataires persistants"},
+    "traces.cost_transient": {"en": "of which transient stragglers", "fr": "dont retardataires passagers"},
+    "traces.cost_jitter": {
+        "en": "Jitter alone (not in the cost): latest on-time rank after their median",
+        "fr": "Gigue seule (hors coût) : dernier rang à l'heure après leur médiane",
     },
     "traces.excess": {
         "en": "{label} · late by {ms} against the median rank",
@@ -505,6 +528,11 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "fewer than 5 slowed rank-steps: the transient slowdown rests on very few",
         "fr": "moins de 5 pas-rangs ralentis : le ralentissement transitoire repose sur très peu",
     },
+    "fit.caveat_unmeasured": {
+        "en": "{count} rank-step(s) left out, whose work is not a positive number (first: rank {rank}, step {step})",
+        "fr": "{count} pas-rang(s) laissé(s) de côté, leur travail n'étant pas un nombre positif (premier : rang "
+        "{rank}, pas {step})",
+    },
     "fit.open_cluster": {"en": "Open the Cluster view on this run", "fr": "Ouvrir la vue Cluster sur ce run"},
     "traces.progress_of": {"en": "Reading {name}", "fr": "Lecture de {name}"},
     "traces.loading": {"en": "Reading {n} file(s)…", "fr": "Lecture de {n} fichier(s)…"},
@@ -528,21 +556,23 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "rang {r} : en retard sur {late} pas sur {steps}, écart médian {gap} du pas, {cost} par pas",
     },
     "traces.no_straggler": {
-        "en": "No persistent straggler: no rank is late in most steps",
-        "fr": "Aucun retardataire persistant : aucun rang n'est en retard sur la plupart des pas",
+        "en": "No persistent straggler: no rank is late in most steps more often than chance allows",
+        "fr": "Aucun retardataire persistant : aucun rang n'est en retard sur la plupart des pas plus souvent que le "
+        "hasard ne le permet",
     },
     "traces.transient_line": {
-        "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more "
-        "({which}), {cost} each on average.",
-        "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas "
-        "({which}), {cost} chacun en moyenne.",
+        "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more, and later "
+        "than chance ({which}), {cost} each on average.",
+        "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas, et "
+        "plus tard que le hasard ({which}), {cost} chacun en moyenne.",
     },
     "traces.which_one": {"en": "rank {ranks}", "fr": "rang {ranks}"},
     "traces.which_many": {"en": "ranks {ranks}", "fr": "rangs {ranks}"},
     "traces.more": {"en": "and {n} more", "fr": "et {n} de plus"},
     "traces.transient_none": {
-        "en": "Transient stragglers: no step had a rank late by {threshold} of the step or more.",
-        "fr": "Retardataires passagers : aucun pas n'a eu de rang en retard d'au moins {threshold} du pas.",
+        "en": "Transient stragglers: no step had a rank late by {threshold} of the step or more and later than chance.",
+        "fr": "Retardataires passagers : aucun pas n'a eu de rang en retard d'au moins {threshold} du pas et plus "
+        "tard que le hasard.",
     },
     "traces.gap": {
         "en": "Median gap of the latest rank (share of the step)",

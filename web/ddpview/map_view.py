@@ -7,7 +7,7 @@ step (the shell reads `data-step-index`)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
 from ddpcore.rankmap import RankStepMap
@@ -123,11 +123,12 @@ def _rank_ticks(m: RankStepMap, grid: MapGrid, lang: str) -> list[str]:
     ]
 
 
-def map_svg(m: RankStepMap, threshold: float, lang: str) -> str:
-    """The map: a late cell is as dark as its gap is large (twice the threshold and more: darkest)."""
+def map_svg(m: RankStepMap, late_ranks: Sequence[Sequence[int]], threshold: float, lang: str) -> str:
+    """The map: a cell holding a late rank-step (`late_ranks`, per step) is as dark as its gap is large (twice the
+    threshold and more: darkest)."""
     from ddpcore.verdict import finished
 
-    return finished(map_drawing(m, threshold, lang))
+    return finished(map_drawing(m, late_ranks, threshold, lang))
 
 
 CELLS_PER_STEP = 48
@@ -135,13 +136,13 @@ CELLS_PER_STEP = 48
 natively and ten times that in a slow page, and the rows of a straggler's ranks hold hundreds."""
 
 
-def map_drawing(m: RankStepMap, threshold: float, lang: str) -> Generator[None, None, str]:
-    """`map_svg` in steps: the rows' order by gap made (`RankStepMap.ordering`), then a step every CELLS_PER_STEP
-    cells; returns the markup."""
+def map_drawing(
+    m: RankStepMap, late_ranks: Sequence[Sequence[int]], threshold: float, lang: str
+) -> Generator[None, None, str]:
+    """`map_svg` in steps, a step every CELLS_PER_STEP cells; returns the markup."""
     grid = MapGrid.of(m)
     height = TOP + grid.rows * grid.row_h + BOTTOM
-    yield from m.ordering()
-    late = m.late_cells(threshold)
+    late = m.late_cells(late_ranks)
     late_in = Counter(i for i, _ in late)
     groups, pending = [], 0
     for k, (i, drawn) in enumerate(sorted(_late_by_row(m, grid, late).items())):

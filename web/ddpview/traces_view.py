@@ -8,12 +8,12 @@ from operator import attrgetter
 
 from ddpcore.alerts import dashboard, exposition, rules_file
 from ddpcore.measured import GpuGauges
-from ddpcore.phases import LOAD, SUMMED
+from ddpcore.phases import SUMMED
 from ddpcore.traces import FileError
-from ddpcore.verdict import Analysis, Cause, finished
+from ddpcore.verdict import Analysis, Cause, finished, loading_unmarked, prefetch_case
 
 from . import i18n
-from .cost_view import gauge_pair, metrics_dl, ms_row, percent_row
+from .cost_view import cost_row, gauge_pair, metrics_dl, ms_row, percent_row
 from .file_errors import in_language
 from .map_view import map_drawing
 from .svg import output, tag, text
@@ -110,17 +110,27 @@ def _why_items(a: Analysis, lang: str) -> str:
                 i18n.t("traces.why_transient", lang, why=cause_html(t.cause, lang)),
             )
         )
-    lesson = next((c for c in [*(s.cause for s in a.stragglers), t.cause if t.straggler_steps else None] if c), None)
-    if lesson is not None:
-        key = "traces.prefetch_yes" if lesson.kind == LOAD else "traces.prefetch_no"
-        part = lesson.main_part
+    causes = [c for c in [*(s.cause for s in a.stragglers), t.cause if t.straggler_steps else None] if c]
+    if causes:
+        case = prefetch_case(causes[0], a.load_marked)
         lines.append(
             text(
                 "li",
-                {"data-testid": "trace-prefetch", "data-value": a.prefetch_gain_ms if lesson.kind == LOAD else 0},
-                i18n.t(key, lang, ms=i18n.ms(a.prefetch_gain_ms, lang), part=i18n.t("part." + part, lang)),
+                {
+                    "data-testid": "trace-prefetch",
+                    "data-case": case,
+                    "data-value": a.prefetch_gain_ms if case == "saves" else 0,
+                },
+                i18n.t(
+                    f"traces.prefetch_{case}",
+                    lang,
+                    ms=i18n.ms(a.prefetch_gain_ms, lang),
+                    part=i18n.t("part." + causes[0].main_part, lang),
+                ),
             )
         )
+    if loading_unmarked(causes, a.load_marked):
+        lines.append(text("li", {"data-testid": "trace-load-unmarked"}, i18n.t("traces.load_unmarked", lang)))
     return tag("ul", {"class": "why"}, "".join(lines)) if lines else ""
 
 
@@ -167,6 +177,18 @@ def verdict_html(a: Analysis, lang: str) -> str:
         if t.straggler_steps
         else i18n.t("traces.transient_none", lang, threshold=i18n.percent(a.threshold, lang))
     )
+    noise = text(
+        "p",
+        {"class": "help", "data-testid": "trace-noise", "data-value": a.noise.persistent_needed},
+        i18n.t(
+            "traces.noise",
+            lang,
+            chance=i18n.percent(a.noise.chance_over_threshold, lang),
+            needed=i18n.number(a.noise.persistent_needed, lang, 0),
+            steps=i18n.number(len(a.steps), lang, 0),
+            floor=i18n.ms(a.jitter_floor_ms, lang),
+        ),
+    )
     return (
         tag(
             "p",
@@ -184,6 +206,7 @@ def verdict_html(a: Analysis, lang: str) -> str:
             text("output", {"data-testid": "trace-transient", "data-value": t.fraction}, transient),
         )
         + _why_items(a, lang)
+        + noise
     )
 
 
@@ -233,13 +256,10 @@ def summary_html(a: Analysis, lang: str) -> str:
             ms_row("traces.step_mean", "trace-step-time", a.step_ms, lang, "big"),
             ms_row("traces.step_median", "trace-median-step-time", a.median_step_ms, lang),
             ms_row("traces.ideal", "trace-ideal-step-time", a.ideal_step_ms, lang),
-            ms_row(
-                "traces.cost",
-                "trace-straggler-cost",
-                a.straggler_cost_ms,
-                lang,
-                "bad" if a.straggler_cost_ms > 0 else "",
-            ),
+            cost_row("traces.cost", "trace-straggler-cost", a.straggler_cost_ms, lang),
+            ms_row("traces.cost_persistent", "trace-cost-persistent", a.cost_parts_ms.persistent, lang, "sub"),
+            ms_row("traces.cost_transient", "trace-cost-transient", a.cost_parts_ms.transient, lang, "sub"),
+            ms_row("traces.cost_jitter", "trace-cost-jitter", a.cost_parts_ms.jitter, lang),
             percent_row("cost.efficiency", "trace-efficiency", a.efficiency, lang),
             percent_row("traces.gap", "trace-gap", a.median_gap, lang),
             ms_row("cost.wait", "trace-wait-total", a.wait_ms_total, lang),
@@ -390,7 +410,8 @@ def traces_region_items(
     step = analysis.steps[index]
     shown, total = len(step.drawn), len(step.columns.ranks)
     note = i18n.t("traces.lanes_note", lang, shown=shown, n=total) if shown < total else ""
-    yield "trace-map", (yield from map_drawing(analysis.rank_map, threshold, lang))
+    late = [s.late_ranks for s in analysis.steps]
+    yield "trace-map", (yield from map_drawing(analysis.rank_map, late, threshold, lang))
     yield "trace-lanes-note", text("p", {"class": "help", "data-testid": "trace-lanes-note"}, note) if note else ""
     yield "trace-summary", summary_html(analysis, lang)
     yield "trace-step", step_options(analysis, index, lang)
