@@ -206,11 +206,12 @@ class Beyond:
 
 def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
     """Which rank-steps did more work than chance allows (module docstring), from each step's work (entry i of a
-    step is rank i)."""
+    step is rank i). A work that is not a positive number (a rank ready before the previous release: a clock that
+    jumped) is no measure of chance, and is left out of it."""
     by_step = deviations(work)
     pooled = array("d")
-    for row in by_step:
-        pooled.extend(row)
+    for row, done in zip(by_step, work):
+        pooled.extend(d for d, w in zip(row, done) if w > 0)
     tail, floor = bulk_tail(sorted(pooled), len(work[0]) if work else 0)
     entries = tuple(tuple(i for i, d in enumerate(row) if d > floor) for row in by_step)
     return Beyond(tail, floor, len(pooled), entries)

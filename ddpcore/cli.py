@@ -30,14 +30,15 @@ from .params import (
     MODE,
     PREFETCH_RESIDUAL_MS,
     SLOWDOWN,
+    SPEED,
     TENSOR_ACTIVITY,
     THRESHOLD,
     ConfigError,
     Param,
     check_int,
-    check_number,
+    read_threshold,
 )
-from .replay import MAX_SPEED, frames_at, frames_of, play
+from .replay import frames_at, frames_of, play
 from .reports import (
     analysis_payload,
     analysis_text,
@@ -217,15 +218,33 @@ def _add_jobs(p: argparse.ArgumentParser) -> None:
     )
 
 
+THRESHOLD_REFUSED = {
+    "range": "got {given!r}, allowed a share of the step above 0 and at most 1 (0.2), or a percent (20 %)",
+    "number": "got {given!r}, not a number: a share of the step (0.2) or a percent (20 %)",
+}
+
+
+def _threshold(text: str) -> float:
+    """`--threshold` read as the page reads its field (`params.read_threshold`); a bare number read as a percent is
+    said on stderr, as the page says it under the field."""
+    reading = read_threshold(text)
+    if reading.value is None:
+        raise argparse.ArgumentTypeError(THRESHOLD_REFUSED[reading.hint].format(given=text))
+    if reading.hint == "percent":
+        note = f"--threshold {text!r} read as a percent: {reading.value * 100:g}% of the step ({reading.value:g})"
+        print(note, file=sys.stderr)
+    return reading.value
+
+
 def _add_reading_args(p: argparse.ArgumentParser) -> None:
     _add_jobs(p)
     p.add_argument(
         THRESHOLD.flag,
         "--min-gap",
         dest=THRESHOLD.name,
-        type=float,
+        type=_threshold,
         default=THRESHOLD.default,
-        help=THRESHOLD.describe(),
+        help=THRESHOLD.describe() + ": a share of the step below 1 (0.2) or a percent (20 %%, or a bare 1 to 100)",
     )
 
 
@@ -286,7 +305,7 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
     measured, errors = measure_loaded(loaded)
     for e in errors:
         _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
-    return loaded, measured, [{"source": e.source, "message": e.message} for e in loaded.errors]
+    return loaded, measured, [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]
 
 
 def _fit(analysis: Analysis, command: str) -> Outlook | None:
@@ -325,12 +344,17 @@ def _run_analyze(args: argparse.Namespace) -> int:
     analysis = judge(measured, args.threshold)
     payload = analysis_payload(analysis, errors)
     text = analysis_text
+    failed = False
     if args.fit:
-        fitted = _fit(analysis, "analyze")
-        if fitted is None:
-            return 1
-        payload.update(fit_payload(fitted))
-        text = lambda p: analysis_text(p) + "\n\n" + fit_text(p)  # noqa: E731
+        seen = outlook_or_why(analysis)
+        if isinstance(seen, FitError):
+            _say("analyze", f"error: {seen}")
+            failed = True
+            payload["fit_error"] = str(seen)
+            text = lambda p: analysis_text(p) + f"\n\nno fit: {p['fit_error']}"  # noqa: E731
+        else:
+            payload.update(fit_payload(seen))
+            text = lambda p: analysis_text(p) + "\n\n" + fit_text(p)  # noqa: E731
     if args.rules:
         written = _write_rules(Path(args.rules), args.threshold, args.job)
         if written is None:
@@ -339,7 +363,7 @@ def _run_analyze(args: argparse.Namespace) -> int:
         plain = text
         text = lambda p: plain(p) + "".join(f"\nwrote {w}" for w in p["written"])  # noqa: E731
     _emit(payload, args.json, text)
-    return 1 if errors else 0
+    return 1 if errors or failed else 0
 
 
 def _add_summarize(p: argparse.ArgumentParser) -> None:
@@ -384,7 +408,7 @@ def _add_replay(p: argparse.ArgumentParser) -> None:
     """
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
     p.add_argument("--port", type=int, required=True, help="the first rank's port; rank i's is PORT + i")
-    p.add_argument("--speed", type=float, default=1.0, help=f"how many times faster than measured, 0-{MAX_SPEED:g}")
+    p.add_argument(SPEED.flag, type=float, default=SPEED.default, help=SPEED.describe())
     p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label (default {DEFAULT_JOB})")
     p.add_argument("--addr", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     p.add_argument("--loops", type=int, default=None, help="stop after so many passes over the run (default: never)")
@@ -393,7 +417,7 @@ def _add_replay(p: argparse.ArgumentParser) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    check_number("speed", args.speed, 0.0, MAX_SPEED, low_open=True)
+    SPEED.check(args.speed)
     check_int("port", args.port, 1, 65535)
     if args.loops is not None:
         check_int("loops", args.loops, 1, 10**9)

@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .chance import beyond_chance, cost_tail, medians_of_others, persistent_ranks
+from .chance import beyond_chance, cost_tail, medians_of_others, persistent_ranks, quantile
 from .cluster import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
 from .params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD
 from .verdict import Analysis
@@ -73,6 +73,31 @@ class FitError(ValueError):
 
 
 @dataclass(frozen=True)
+class RunFigures:
+    """What the verdict measured of a run (`verdict`), which the fit's what-if and its row at the run's own size
+    repeat: one screen, one answer. Step times are means or quantiles over steps (ms); `late_share` is the share of
+    steps with a late rank."""
+
+    step_ms: float
+    median_step_ms: float
+    p99_step_ms: float
+    ideal_step_ms: float
+    late_share: float
+
+    @staticmethod
+    def of_analysis(analysis: Analysis) -> RunFigures:
+        """The verdict's figures of the run."""
+        periods = sorted(s.median_step_ms for s in analysis.steps)
+        return RunFigures(
+            analysis.step_ms,
+            analysis.median_step_ms,
+            quantile(periods, 0.99),
+            analysis.ideal_step_ms,
+            sum(bool(s.late_ranks) for s in analysis.steps) / len(analysis.steps),
+        )
+
+
+@dataclass(frozen=True)
 class RunTimes:
     """A run as the fit reads it: per step, each rank's work and lateness (ms, ranks in `ranks` order), the step's
     period and number. Which rank-steps are late, and which ranks (indices into `ranks`) are persistent
@@ -84,8 +109,8 @@ class RunTimes:
     cost_ms: tuple[tuple[float, ...], ...]
     period_ms: tuple[float, ...]
     late: tuple[tuple[bool, ...], ...] | None = None
-    verdict_ms: tuple[float, float] | None = None
-    """From an analysis: its mean step and its what-if's ideal step, which the fit's what-if repeats."""
+    verdict: RunFigures | None = None
+    """From an analysis: what its verdict measured, which the fit's what-if and its row at the run's size repeat."""
     persistent: tuple[int, ...] = ()
     step_numbers: tuple[int, ...] = ()
     beyond: tuple[tuple[bool, ...], ...] | None = None
@@ -111,7 +136,7 @@ class RunTimes:
             tuple(tuple(s.columns.cost_ms) for s in steps),
             tuple(s.median_step_ms for s in steps),
             tuple(tuple(r in s.late_ranks for r in ranks) for s in steps),
-            (analysis.step_ms, analysis.ideal_step_ms),
+            RunFigures.of_analysis(analysis),
             tuple(j for j, r in enumerate(ranks) if r in slow),
             tuple(s.step for s in steps),
             tuple(tuple(j in s.columns.beyond for j in range(len(ranks))) for s in steps),
@@ -316,7 +341,10 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
                 slowed_logs.append(math.log(row[j] / (typical * slow_ratio)))
                 slowed.append((t, j))
     if len(on_time) < 2:
-        raise FitError("compute", "no two rank-steps on time have a positive work: the traces hold no usable backward")
+        raise FitError(
+            "compute",
+            "no two rank-steps on time have a positive work (from the previous release to the last gradient bucket)",
+        )
     cv = _cv(robust_sigma(on_time))
     slowdown = math.exp(statistics.median(slowed_logs)) if slowed_logs else 1.0
     cv_interval = slowdown_interval = None
@@ -342,7 +370,7 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
         persistent_slowdown=slow_ratio,
         compute_ms=statistics.median(typicals) * math.exp(sigma * sigma / 2),
         other_ms=max(other, 0.0),
-        measured_step_ms=run.verdict_ms[0] if run.verdict_ms else statistics.fmean(run.period_ms),
+        measured_step_ms=run.verdict.step_ms if run.verdict else statistics.fmean(run.period_ms),
         slowed=tuple(slowed),
         unmeasured=tuple(unmeasured),
     )
@@ -353,8 +381,8 @@ def what_if(run: RunTimes, fitted: Fit) -> WhatIf:
     its compute alone, each step shortened by its worst straggler's lateness over the median of the others, the
     stragglers being the persistent ranks and the transient rank-steps the fit found."""
     measured = statistics.fmean(run.period_ms)
-    if run.verdict_ms is not None:
-        measured, step = run.verdict_ms
+    if run.verdict is not None:
+        measured, step = run.verdict.step_ms, run.verdict.ideal_step_ms
         return WhatIf(measured, step, step / measured, len(run.ranks) * HOURS_PER_DAY * (1 - step / measured))
     index = {r: j for j, r in enumerate(run.ranks)}
     persistent = {index[r] for r in fitted.persistent_ranks}
@@ -374,16 +402,54 @@ def _bounded(param_low: float, param_high: float, value: float) -> float:
     return min(max(value, param_low), param_high)
 
 
+def model_values(fitted: Fit) -> dict[str, tuple[float, float]]:
+    """The fitted values the cluster model takes, each kept within the model's range: (fitted, used) by name."""
+    return {
+        "jitter_cv": (fitted.jitter_cv, _bounded(JITTER_CV.low, JITTER_CV.high, fitted.jitter_cv)),
+        "slowdown": (fitted.slowdown, _bounded(CLUSTER_SLOWDOWN.low, CLUSTER_SLOWDOWN.high, fitted.slowdown)),
+        "persistent_slowdown": (
+            fitted.persistent_slowdown,
+            _bounded(PERSISTENT_SLOWDOWN.low, PERSISTENT_SLOWDOWN.high, fitted.persistent_slowdown),
+        ),
+    }
+
+
+def bounded(fitted: Fit) -> dict[str, float]:
+    """The fitted values the model cannot take as they are, by name, with the value it uses instead (its range's
+    end): the panel says so beside them, and the rows at scale and the Cluster view's link use that."""
+    return {name: used for name, (value, used) in model_values(fitted).items() if used != value}
+
+
 def cluster_config(fitted: Fit, gpus: int | None = None) -> ClusterConfig:
     """The cluster model with the fitted parameters (each kept within the model's range) and the run's timing."""
+    used = {name: u for name, (_, u) in model_values(fitted).items()}
     return ClusterConfig(
         gpus=fitted.gpus if gpus is None else gpus,
-        jitter_cv=_bounded(JITTER_CV.low, JITTER_CV.high, fitted.jitter_cv),
+        jitter_cv=used["jitter_cv"],
         straggler_prob=fitted.straggler_prob,
-        slowdown=_bounded(CLUSTER_SLOWDOWN.low, CLUSTER_SLOWDOWN.high, fitted.slowdown),
+        slowdown=used["slowdown"],
         persistent=fitted.persistent,
-        persistent_slowdown=_bounded(PERSISTENT_SLOWDOWN.low, PERSISTENT_SLOWDOWN.high, fitted.persistent_slowdown),
+        persistent_slowdown=used["persistent_slowdown"],
         timing=MeasuredTiming(fitted.compute_ms, fitted.other_ms),
+    )
+
+
+def measured_row(figures: RunFigures, fitted: Fit) -> ClusterResult:
+    """The run at its own size as its verdict measured it, in the rows at scale: its mean, median and 99th
+    percentile step, its what-if's efficiency and the GPU-hours that loses a day, the share of steps with a late
+    rank."""
+    efficiency = figures.ideal_step_ms / figures.step_ms if figures.step_ms > 0 else 1.0
+    return ClusterResult(
+        gpus=fitted.gpus,
+        expected_step_ms=figures.step_ms,
+        p50_step_ms=figures.median_step_ms,
+        p99_step_ms=figures.p99_step_ms,
+        ideal_step_ms=figures.ideal_step_ms,
+        efficiency=efficiency,
+        p_any_straggler=figures.late_share,
+        gpu_hours_lost_per_day=fitted.gpus * HOURS_PER_DAY * (1 - efficiency),
+        allreduce_ms=None,
+        expected_compute_ms=fitted.compute_ms,
     )
 
 
@@ -404,7 +470,7 @@ def at_scale(fitted: Fit, sizes: Sequence[int] = SCALE_SIZES) -> list[ClusterRes
 @dataclass(frozen=True)
 class Outlook:
     """All the fit says of a run: the parameters, the run without its stragglers, the check at its own size, and
-    the run carried to larger clusters (its first row is the run's own size)."""
+    the run carried to larger clusters (its first row is the run's own size: from an analysis, as measured)."""
 
     fit: Fit
     whatif: WhatIf
@@ -427,7 +493,11 @@ def outlook_of(analysis: Analysis) -> tuple[Outlook | None, str]:
 
 
 def outlook(run: RunTimes, threshold: float = THRESHOLD.default) -> Outlook:
-    """The fit and everything derived from it, for the command line and the page alike."""
+    """The fit and everything derived from it, for the command line and the page alike. From an analysis, the row at
+    the run's own size is the run as its verdict measured it; the model's own figure there is the check."""
     fitted = fit(run, threshold)
     scale = tuple(at_scale(fitted))
-    return Outlook(fitted, what_if(run, fitted), predicted(fitted, scale[0]), scale)
+    check = predicted(fitted, scale[0])
+    if run.verdict is not None:
+        scale = (measured_row(run.verdict, fitted), *scale[1:])
+    return Outlook(fitted, what_if(run, fitted), check, scale)

@@ -37,6 +37,7 @@ from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, median
 from .intervals import Interval, Spans
 from .phases import CAUSES, LOAD, SUMMED
 from .rankmap import RankStepMap, rank_step_map
+from .runs import copies, runs_of
 from .stepfacts import Column, DeviceTime, RankColumns, RankFacts, StepFacts
 from .summary import drawn as drawn_spans
 from .tracefacts import table_of
@@ -56,6 +57,10 @@ WARNINGS = {
     "some_ranks": "{loaded} of {world} ranks loaded: the straggler may be among the others",
     "no_release": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
     "rank's own step start, which misses time lost between steps and after the first bucket",
+    "copies": "ranks {first} and {second} hold the same steps to the microsecond: the same file under two rank "
+    "numbers?",
+    "unmeasured": "{count} rank-step(s) whose work from the previous release is not a positive number (first: rank "
+    "{rank}, step {step}, {ms} ms): left out of what chance is measured on",
 }
 """What the analysis warns of, in English; the page says the same in its own language from `code` and `values`."""
 
@@ -466,7 +471,13 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
         out.update({k: tuple(map(itemgetter(j), v)) for k, v in flags.items()})
         return out
 
-    beyond = beyond_chance([array("d", map(itemgetter(j), by_rank["work_ms"])) for j in range(len(common))])
+    work = [array("d", map(itemgetter(j), by_rank["work_ms"])) for j in range(len(common))]
+    beyond = beyond_chance(work)
+    unmeasured = [(order[i], n, w) for j, n in enumerate(common) for i, w in enumerate(work[j]) if not w > 0]
+    if unmeasured:
+        rank, step, ms = unmeasured[0]
+        warnings.append(Caveat("unmeasured", count=len(unmeasured), rank=rank, step=step, ms=round(ms, 2)))
+    warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables)]
     steps = tuple(
         _summarise_step(
             n,
@@ -515,8 +526,30 @@ RUN = "—"
 
 def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
-    RUN): the command line and the page both read a run this way."""
+    RUN): the command line and the page both read a run this way. Files of another run than the largest one
+    (`runs`) are left out, a line each naming the run kept; when two runs are as large, none is analysed."""
     try:
-        return measure(loaded.traces), loaded.errors
+        tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
+        if len(tables) < 2:
+            return measure(tables), loaded.errors
+        runs = runs_of(tables)
+        if runs.kept is None:
+            raise AnalysisError(
+                "these files are from "
+                + str(len(runs.groups))
+                + " runs, none larger than the others: "
+                + "; ".join(", ".join(t.source for t in g) for g in runs.groups)
+                + ". Give the files of one run"
+            )
+        kept = ", ".join(t.source for t in runs.kept[:3]) + (", …" if len(runs.kept) > 3 else "")
+        others = tuple(
+            FileError(
+                t.source,
+                f"another run than the {len(runs.kept)} files kept ({kept}): its gradient releases drift apart from "
+                "theirs, where the ranks of one run are released together",
+            )
+            for t in runs.others
+        )
+        return measure(runs.kept), (*loaded.errors, *others)
     except AnalysisError as exc:
         return None, (*loaded.errors, FileError(RUN, str(exc)))

@@ -96,12 +96,15 @@ class Param(Generic[T]):
         if self.choices:
             allowed = " or ".join(self.choices)
         else:
-            allowed = f"{self.low:g}-{self.high:g}{' ' + self.unit if self.unit else ''}"
+            low = f"more than {self.low:g}, up to " if self.low_open else f"{self.low:g}-"
+            allowed = f"{low}{self.high:g}{' ' + self.unit if self.unit else ''}"
         default = f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
         return f"{self.help}, {allowed} (default {default})"
 
 
 MAX_PHASE_MS = 1e7
+SPEED = Param("speed", 1.0, 0.0, 1000.0, "x", "how many times faster than measured", low_open=True)
+"""A replay's pace."""
 MB = 1e6
 BYTES_PER_MS_PER_GBPS = 1e6
 MIN_PHASE_MS = 1e-6
@@ -135,6 +138,46 @@ LATENCY_US = Param("latency_us", 25.0, 0.0, 1e6, "us", "per-hop latency")
 
 THRESHOLD = Param("threshold", 0.1, 0.0, 1.0, help="share of the step from which a rank counts as late", low_open=True)
 """For the trace verdicts, the page's field and the alert rule alike."""
+PERCENT = 100.0
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A threshold as typed, read (`read_threshold`): the value to apply (None: refused), and what needs saying:
+    `percent` (a bare number read as a percent), `range` (out of range), `number` (not a number), or nothing."""
+
+    value: float | None
+    hint: str = ""
+
+
+def read_threshold(text: str) -> Reading:
+    """A threshold as a person types it, on the command line and in the page alike: a share of the step below 1
+    ("0.2", "0,2"), or a percent ("20 %", "20%"); a bare number from 1 to 100 can only be a percent, and is read as
+    one, with a hint ("1" is 1 % of the step, never the whole step).
+
+    >>> read_threshold("15"), read_threshold("1"), read_threshold("0,2").value, read_threshold("12.5 %").value
+    (Reading(value=0.15, hint='percent'), Reading(value=0.01, hint='percent'), 0.2, 0.125)
+    >>> read_threshold("0").hint, read_threshold("150").hint, read_threshold("abc").hint
+    ('range', 'range', 'number')
+    """
+    word = text.strip().replace(",", ".").replace("\u202f", " ")
+    percent = word.endswith("%")
+    word = word.rstrip("%").strip()
+    try:
+        number = float(word)
+    except ValueError:
+        return Reading(None, "number")
+    if not math.isfinite(number):
+        return Reading(None, "number")
+    hint = ""
+    if percent:
+        number /= PERCENT
+    elif 1.0 <= number <= PERCENT:
+        number, hint = number / PERCENT, "percent"
+    if not THRESHOLD.low < number <= THRESHOLD.high:
+        return Reading(None, "range")
+    return Reading(number, hint)
+
 
 CLUSTER_GPUS = Param("gpus", 8, 2, 10_000_000, help="number of GPUs")
 JITTER_CV = Param("jitter_cv", 0.02, 0.0, 1.0, help="coefficient of variation of per-rank jitter")

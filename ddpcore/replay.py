@@ -20,8 +20,6 @@ from .tracefacts import table_of
 from .traces import RankTrace
 from .verdict import Analysis
 
-MAX_SPEED = 1000.0
-
 
 @dataclass(frozen=True)
 class Frame:

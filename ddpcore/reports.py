@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from .config import StepConfig
-from .fit import CAVEATS, Outlook
+from .fit import CAVEATS, Outlook, bounded
 from .measured import GpuGauges
 from .metrics import step_metrics
 from .params import MB
@@ -277,6 +277,7 @@ def fit_payload(seen: Outlook) -> dict:
             "other_ms": fitted.other_ms,
             "caveats": list(fitted.caveats),
             "caveat_values": fitted.caveat_values,
+            "bounded": bounded(fitted),
             "unmeasured": [list(pair) for pair in fitted.unmeasured],
         },
         "whatif": asdict(seen.whatif),
@@ -292,17 +293,27 @@ def _interval_text(interval: list[float] | None, digits: int, suffix: str = "") 
 def fit_text(p: dict) -> str:
     """`analyze --fit`: the fitted model, the what-if, the check at the run's size and the sizes beyond."""
     f, w, c = p["fit"], p["whatif"], p["predicted"]
+    saved = round(w["measured_step_ms"] - w["step_ms"], 2) > 0
     lines = [
         f"fit over {f['rank_steps']} rank-steps (95% intervals): jitter cv {f['jitter_cv']:.3f}"
         f"{_interval_text(f['jitter_cv_interval'], 3)}; transient stragglers p {f['straggler_prob']:.4f}"
         f"{_interval_text(f['straggler_prob_interval'], 4)} ({f['slowed_rank_steps']} rank-steps), slowdown "
         f"{f['slowdown']:.2f}x{_interval_text(f['slowdown_interval'], 2, 'x')}; persistent {f['persistent']}"
         + (f" (ranks {f['persistent_ranks']}, {f['persistent_slowdown']:.2f}x)" if f["persistent"] else ""),
+        *(
+            f"the model goes up to {used:g} for {name.replace('_', ' ')}: the rows at scale use {used:g}"
+            for name, used in f["bounded"].items()
+        ),
         f"without its stragglers the run would step in {w['step_ms']:.2f} ms instead of {w['measured_step_ms']:.2f} "
         f"(efficiency {w['efficiency']:.3f}), {w['gpu_hours_saved_per_day']:,.1f} GPU-hours a day saved at "
-        f"{c['gpus']} GPUs",
+        f"{c['gpus']} GPUs"
+        if saved
+        else f"no straggler cost: without stragglers the run would step as it does, in {w['measured_step_ms']:.2f} "
+        "ms; nothing to gain",
         f"model check at {c['gpus']} GPUs: expected step {c['expected_step_ms']:.2f} ms, measured "
         f"{c['measured_step_ms']:.2f} ms ({c['error']:+.1%})",
+        "first row: this run as measured (efficiency against it without its stragglers); beyond: the fitted model "
+        "(efficiency against a step with neither jitter nor stragglers)",
         cluster_table(p["at_scale"]),
     ]
     lines += [f"caveat: {CAVEATS[code].format(**f['caveat_values'])}" for code in f["caveats"]]

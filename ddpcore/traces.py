@@ -209,6 +209,9 @@ class _KinetoScan:
         self.launch_ms = array("d")
         self.device: list[tuple[str, float, float, int]] = []
         self.index = 0
+        self.negative: tuple[int, str, float] | None = None
+        """The first event left out for a negative `dur` (its index, name and value): a profiler's fault, named
+        when it leaves the trace without steps."""
 
     def add(self, e: object) -> None:
         """Keep what one event tells, if anything. Most events are operators that matter to no phase or
@@ -229,7 +232,12 @@ class _KinetoScan:
             return
         ts = _time(e.get("ts"), index, "ts", MAX_TIME_US)
         dur = _time(e.get("dur"), index, "dur", MAX_TIME_US)
-        if ts is None or dur is None or dur < 0:
+        if ts is None or dur is None:
+            return
+        if dur < 0:
+            if STEP_NAME.match(name):
+                raise TraceError(f"event {index} ({name[:40]}): 'dur' is {dur:g} µs: a step cannot last less than 0")
+            self.negative = self.negative or (index, name[:40], dur)
             return
         start, end = ts / 1000.0, (ts + dur) / 1000.0
         cat = e.get("cat")
@@ -295,6 +303,12 @@ def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
     world = info.get("world_size")
     world = _whole(world, "distributedInfo.world_size", 1, MAX_RANK) if world is not None else None
     if not scan.windows:
+        if scan.negative is not None:
+            index, name, dur = scan.negative
+            raise TraceError(
+                f"no host ProfilerStep#N events kept: events with a negative 'dur' were left out (first: event "
+                f"{index}, {name}, {dur:g} µs)"
+            )
         raise TraceError("no host ProfilerStep#N events: profile with a schedule and call prof.step() each step")
     phases = scan.phases
     if not any(p.phase == "forward" for p in phases):

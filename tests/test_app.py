@@ -68,8 +68,8 @@ def test_next_exchange_counts_to_the_end_and_stops_there():
     for _ in range(10):
         m = app.next_exchange(m)
     assert m.frame.exchange == exchange_count(4)
-    assert app.screen(m).flags["next-step"]["disabled"]
-    assert not app.screen(app.rewind(m)).flags["next-step"]["disabled"]
+    assert app.screen(m).attributes["next-step"]["aria-disabled"] == "true", "still focusable at the end"
+    assert app.screen(app.rewind(m)).attributes["next-step"]["aria-disabled"] == "false"
 
 
 def test_play_runs_to_the_end_and_resumes_from_the_playhead():

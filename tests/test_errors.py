@@ -72,7 +72,7 @@ def test_load_may_be_zero():
         (["step", "--grad-mb", "1e-300", "--latency-us", "0", "--mode", "overlap"], "--grad-mb"),
         (["cluster", "--jitter-cv", "2"], "--jitter-cv"),
         (["analyze", "x.json", "--fit", "--min-gap", "0"], "--threshold"),
-        (["analyze", "x.json", "--threshold", "1.5"], "--threshold"),
+        (["analyze", "x.json", "--threshold", "150"], "--threshold"),
         (["step", "--bogus"], "--bogus"),
         (["ring", "--gpus", "0"], "--gpus"),
         (["ring", "--gpus", "100000"], "--gpus"),

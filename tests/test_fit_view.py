@@ -63,7 +63,10 @@ def test_the_link_opens_the_cluster_view_on_the_fitted_run(folder, pattern, gpus
     assert state.cluster.gpus == gpus == seen.fit.gpus and state.cluster.timing.compute_ms == seen.fit.compute_ms
     cluster = app.screen(replace(m, state=state)).regions
     expected = cluster_step(cluster_config(seen.fit))
-    assert expected == seen.scale[0], "the fit table's own row"
+    a = m.traces.analysis
+    own = seen.scale[0]
+    assert own.gpus == gpus and own.expected_step_ms == a.step_ms, "the table's first row is the run as measured"
+    assert own.efficiency == pytest.approx(a.efficiency) and own.ideal_step_ms == a.ideal_step_ms
 
     def shown(testid: str) -> float:
         return float(cluster["cluster-values"].split(f'data-testid="{testid}" data-value="')[1].split('"')[0])

@@ -462,3 +462,30 @@ def test_the_last_action_wins(open_page, tmp_path):
     assert page.evaluate("window.__terminated") == 2
     assert value(page, "trace-straggler") == 2 and page.locator("[data-testid=trace-rank]").count() == 4
     watch.assert_clean()
+
+
+DROP = """([target, names, payloads]) => {
+    const data = new DataTransfer();
+    names.forEach((n, i) => data.items.add(new File([new Uint8Array(payloads[i])], n)));
+    const event = new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true });
+    document.querySelector(target).dispatchEvent(event);
+    return event.defaultPrevented; }"""
+
+
+def test_the_whole_view_takes_drops_and_the_rest_of_the_page_ignores_them(open_page):
+    """Before traces, Your traces shows the drop zone, the examples and one line; a file dropped anywhere on the
+    view is read, and one dropped on another view is never opened in place of the page."""
+    page, watch = open_page("#view=traces")
+    assert page.is_visible("[data-testid=traces-empty]")
+    for hidden in ("trace-step", "trace-results", "fit-panel", "alert-threshold"):
+        assert not page.is_visible(f"[data-testid={hidden}]"), f"{hidden} before any traces"
+    names = [p.name for p in sorted(FIXTURES.glob("*.jsonl.gz"))]
+    payloads = [list((FIXTURES / n).read_bytes()) for n in names]
+    assert page.evaluate(DROP, ["[data-testid=traces-empty]", names, payloads]), "a near miss is no navigation"
+    traces_written(page)
+    assert value(page, "trace-straggler") == 2 and not page.is_visible("[data-testid=traces-empty]")
+    page.click("[data-testid=view-step]")
+    url = page.url
+    assert page.evaluate(DROP, ["[data-testid=timeline]", names, payloads]), "prevented: the page stays"
+    assert page.url == url and page.is_visible("[data-testid=timeline]")
+    watch.assert_clean()

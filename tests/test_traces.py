@@ -183,7 +183,7 @@ def test_cli_analyze_reports_bad_files(tmp_path, capsys):
     assert "Traceback" not in err
     assert main(["analyze", str(bad)]) == 1
     assert main(["analyze", *paths, "--min-gap", "-1"]) == 2
-    assert main(["analyze", *paths, "--min-gap", "2"]) == 2
+    assert main(["analyze", *paths, "--min-gap", "200"]) == 2
 
 
 def test_cli_threshold_flag_and_its_alias_agree(capsys):

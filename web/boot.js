@@ -17,6 +17,14 @@ globalThis.ddpcorePatch = (region, json) => {
   }
   return true;
 };
+// A file dropped anywhere is never opened in place of the page: only Your traces takes drops (its handler reads
+// them); elsewhere the pointer says no drop, from the first paint on, before Python is live.
+for (const kind of ["dragover", "drop"]) {
+  document.addEventListener(kind, (event) => {
+    event.preventDefault();
+    if (event.dataTransfer && !event.target.closest?.("#panel-traces")) event.dataTransfer.dropEffect = "none";
+  });
+}
 (() => {
   let step = 0;
   addEventListener("py:progress", (event) => {

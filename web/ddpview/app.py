@@ -11,15 +11,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ddpcore.params import SLOWDOWN, THRESHOLD
+from ddpcore.params import SLOWDOWN, THRESHOLD, read_threshold
 from ddpcore.ring import exchange_count
 from ddpcore.schedule import Schedule, build_schedule
 
 from . import i18n, playback
 from .page import IN_PLACE, PROGRESS_REGION, Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
 from .patch import patch_text
-from .sliders import n_from_slider, slider_from_n
-from .threshold import read_threshold, shown
+from .sliders import N_MAX, N_MIN, n_from_slider, slider_from_n
+from .threshold import shown
 from .timeline_view import TimelineGeometry
 from .urlstate import Notice, ViewState, apply, decode, encode, is_anchor, positions, texts
 
@@ -172,15 +172,26 @@ def initial(fragment: str, browser_lang: str, reduced_motion: bool) -> Model:
     return Model(state, state.lang or i18n.pick_lang(browser_lang), notices, reduced_motion=reduced_motion)
 
 
-def control_text(scale: str, value: str, checked: bool, checkbox: bool) -> str:
-    """A control's reading as the text its hash key takes (a log slider's position becomes N)."""
+TRACES_FOUND = ("trace-step-control", "traces-found", "traces-fit")
+"""What Your traces shows once traces are analysed; before, the drop zone, the examples and one line on what will
+appear (`traces-empty`)."""
+
+
+def control_text(scale: str, value: str, checked: bool, checkbox: bool, current: int | None = None) -> str:
+    """A control's reading as the text its hash key takes. A log slider's position becomes N; where a position's
+    step is less than one GPU (at N = 2, 1 % more is still 2), a move off the position `current` shows goes to the
+    next whole N that way, so that the arrow keys always move it."""
     if checkbox:
         return "1" if checked else "0"
     if scale == LOG_SCALE:
         try:
-            return str(n_from_slider(int(float(value))))
+            position = int(float(value))
         except ValueError:
             return ""
+        n = n_from_slider(position)
+        if current is not None and n == current and position != slider_from_n(current):
+            n = min(max(current + (1 if position > slider_from_n(current) else -1), N_MIN), N_MAX)
+        return str(n)
     return value
 
 
@@ -736,15 +747,17 @@ def screen(model: Model, kept: bool = True) -> Screen:
         },
         attributes={
             "cluster-gpus": {"data-value": str(state.cluster.gpus)},
+            "next-step": {"aria-disabled": "true" if model.frame.exchange >= exchange_count(state.gpus) else "false"},
             "play": {"data-i18n": play_key, "aria-pressed": "true" if model.playing else "false"},
             "alert-threshold": {"aria-busy": "true" if model.traces.threshold_hint[0] == APPLYING else "false"},
             "trace-results": {"aria-busy": "true" if loading or model.traces.measuring else "false"},
         },
         flags={
-            "next-step": {"disabled": model.frame.exchange >= exchange_count(state.gpus)},
             **{block: {"hidden": model.traces.analysis is None} for block, _ in COPYABLE},
             **{button: dict.fromkeys(("hidden", "disabled"), model.traces.analysis is None) for _, button in COPYABLE},
             "trace-cancel": {"hidden": not loading},
+            **{part: {"hidden": model.traces.analysis is None} for part in TRACES_FOUND},
+            "traces-empty": {"hidden": model.traces.analysis is not None or bool(loading)},
             "alert-threshold": {"value": threshold_shown(model)},
         },
         view=state.view,

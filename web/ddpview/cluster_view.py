@@ -15,9 +15,10 @@ WIDTH, HEIGHT = 900, 400
 LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52
 
 
-def _x(n: float) -> float:
-    lo, hi = math.log10(SWEEP_MIN), math.log10(SWEEP_MAX)
-    return LEFT + (WIDTH - LEFT - RIGHT) * (math.log10(min(max(n, SWEEP_MIN), SWEEP_MAX)) - lo) / (hi - lo)
+def _x(n: float, low: float = SWEEP_MIN) -> float:
+    """Where N lies on the log axis from `low` (the sweep's start, or a smaller N shown) to the sweep's end."""
+    lo, hi = math.log10(low), math.log10(SWEEP_MAX)
+    return LEFT + (WIDTH - LEFT - RIGHT) * (math.log10(min(max(n, low), SWEEP_MAX)) - lo) / (hi - lo)
 
 
 def _y_ratio(r: float) -> float:
@@ -53,15 +54,22 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
         return TOP + (HEIGHT - TOP - BOTTOM) * (1 - f)
 
     bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
+    low = min(SWEEP_MIN, current.gpus)
+
+    def x_of(n: float) -> float:
+        return _x(n, low)
+
     grid = []
-    for exponent in range(2, 7):
+    for exponent in range(1 if low < 10 else 2, 7):
         n = 10**exponent
-        x = _x(n)
+        x = x_of(n)
         grid.append(tag("line", {"x1": x, "y1": TOP, "x2": x, "y2": bottom, "class": "grid"}))
         grid.append(
             text("text", {"x": x, "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, _short_n(n, lang))
         )
-    grid.append(text("text", {"x": _x(SWEEP_MIN), "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, "8"))
+    grid.append(
+        text("text", {"x": x_of(low), "y": bottom + 18, "text-anchor": "middle", "class": "tick"}, _short_n(low, lang))
+    )
     for pct in (0, 25, 50, 75, 100):
         y = _y_ratio(pct / 100)
         grid.append(tag("line", {"x1": LEFT, "y1": y, "x2": right, "y2": y, "class": "grid"}))
@@ -85,10 +93,10 @@ def cluster_plot_svg(sweeps: dict[str, list[ClusterResult]], current: ClusterRes
     lines = []
     for alg, results in sweeps.items():
         cls = f"series step {alg}" + ("" if alg == algorithm else " other")
-        lines.append(_polyline([(_x(r.gpus), y_ms(r.expected_step_ms)) for r in results], cls))
+        lines.append(_polyline([(x_of(r.gpus), y_ms(r.expected_step_ms)) for r in results], cls))
     eff = sweeps[algorithm]
-    lines.append(_polyline([(_x(r.gpus), _y_ratio(r.efficiency)) for r in eff], "series efficiency"))
-    cx = _x(current.gpus)
+    lines.append(_polyline([(x_of(r.gpus), _y_ratio(r.efficiency)) for r in eff], "series efficiency"))
+    cx = x_of(current.gpus)
     marker = tag(
         "g",
         {"class": "current", "data-testid": "cluster-marker", "data-value": current.gpus},

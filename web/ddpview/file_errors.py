@@ -53,6 +53,16 @@ FRENCH = (
         "pas de distributedInfo.rank : enregistrez avec torch.distributed initialisé",
     ),
     (
+        r"event (\d+) \((.*)\): 'dur' is (.*) µs: a step cannot last less than 0",
+        r"événement \1 (\2) : 'dur' vaut \3 µs : un pas ne peut durer moins que 0",
+    ),
+    (
+        r"no host ProfilerStep#N events kept: events with a negative 'dur' were left out \(first: event (\d+), "
+        r"(.*), (.*) µs\)",
+        r"aucun événement hôte ProfilerStep#N gardé : des événements au 'dur' négatif ont été écartés (premier : "
+        r"événement \1, \2, \3 µs)",
+    ),
+    (
         r"no host ProfilerStep#N events: profile with a schedule and call prof\.step\(\) each step",
         "aucun ProfilerStep#N côté hôte : profilez avec un schedule et appelez prof.step() à chaque pas",
     ),
@@ -104,6 +114,16 @@ FRENCH = (
     (
         r"need traces of at least two ranks to compare them",
         "il faut les traces d'au moins deux rangs pour les comparer",
+    ),
+    (
+        r"another run than the (\d+) files kept \((.*)\): its gradient releases drift apart from theirs, where the "
+        r"ranks of one run are released together",
+        r"un autre run que les \1 fichiers gardés (\2) : ses libérations de gradients dérivent par rapport aux leurs, "
+        r"alors que les rangs d'un même run sont libérés ensemble",
+    ),
+    (
+        r"these files are from (\d+) runs, none larger than the others: (.*)\. Give the files of one run",
+        r"ces fichiers viennent de \1 runs, aucun plus grand que les autres : \2. Donnez les fichiers d'un seul run",
     ),
     (
         r"the ranks' traces share no step number: were they recorded in the same run\?",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ddpcore.fit import Outlook
+from ddpcore.fit import Outlook, bounded
 
 from . import i18n
 from .cost_view import metrics_dl
@@ -43,13 +43,19 @@ def params_html(seen: Outlook, lang: str) -> str:
 
     cv_interval = f.jitter_cv_interval and _interval(*f.jitter_cv_interval, cv)
     s_interval = f.slowdown_interval and _interval(*f.slowdown_interval, times)
+    capped = bounded(f)
+
+    def cap(name: str, shown: Callable[[float], str]) -> str:
+        return i18n.t("fit.bounded", lang, used=shown(capped[name])) if name in capped else ""
+
     evidence = i18n.t("fit.evidence", lang, k=f.slowed_rank_steps, n=f.rank_steps)
     which = ", ".join(str(r) for r in f.persistent_ranks)
     persistent = i18n.t("fit.persistent_value", lang, ranks=which, s=times(f.persistent_slowdown)) if which else ""
+    persistent = " · ".join(x for x in (persistent, cap("persistent_slowdown", times) if which else "") if x)
     count = i18n.number(f.persistent, lang, 0) if f.persistent else i18n.t("fit.none", lang)
     rest = i18n.t("fit.timing_value", lang, other=i18n.ms(f.other_ms, lang))
     rows = [
-        ("fit.cv", _figure("fit-cv", f.jitter_cv, cv(f.jitter_cv), lang, cv_interval), ""),
+        ("fit.cv", _figure("fit-cv", f.jitter_cv, cv(f.jitter_cv), lang, cv_interval, cap("jitter_cv", cv)), ""),
         (
             "fit.p",
             _figure(
@@ -64,7 +70,14 @@ def params_html(seen: Outlook, lang: str) -> str:
         ),
         (
             "fit.s",
-            _figure("fit-s", f.slowdown, times(f.slowdown) if f.slowed_rank_steps else "–", lang, s_interval),
+            _figure(
+                "fit-s",
+                f.slowdown,
+                times(f.slowdown) if f.slowed_rank_steps else "–",
+                lang,
+                s_interval,
+                cap("slowdown", times) if f.slowed_rank_steps else "",
+            ),
             "",
         ),
         (
@@ -78,8 +91,10 @@ def params_html(seen: Outlook, lang: str) -> str:
 
 
 def whatif_html(seen: Outlook, lang: str) -> str:
-    """The measured steps without their stragglers."""
+    """The measured steps without their stragglers: the verdict's what-if; that there is nothing to gain when the
+    run has no straggler cost."""
     w = seen.whatif
+    none = round(w.measured_step_ms - w.step_ms, 2) <= 0
     return tag(
         "p",
         None,
@@ -87,7 +102,7 @@ def whatif_html(seen: Outlook, lang: str) -> str:
             "output",
             {"data-testid": "fit-whatif", "data-value": repr(float(w.step_ms))},
             i18n.t(
-                "fit.whatif",
+                "fit.whatif_none" if none else "fit.whatif",
                 lang,
                 step=i18n.ms(w.step_ms, lang),
                 measured=i18n.ms(w.measured_step_ms, lang),
@@ -133,13 +148,19 @@ def scale_table(seen: Outlook, lang: str) -> str:
         tag(
             "tr",
             {"data-testid": "fit-scale-row", "data-gpus": r.gpus},
-            text("th", {"scope": "row"}, i18n.number(r.gpus, lang, 0)),
+            text(
+                "th",
+                {"scope": "row"},
+                i18n.t("fit.measured_row", lang, n=i18n.number(r.gpus, lang, 0))
+                if k == 0
+                else i18n.number(r.gpus, lang, 0),
+            ),
             text("td", None, i18n.ms(r.expected_step_ms, lang)),
             text("td", None, i18n.ms(r.p99_step_ms, lang)),
             text("td", {"data-value": repr(float(r.efficiency))}, i18n.percent(r.efficiency, lang)),
             text("td", None, i18n.number(r.gpu_hours_lost_per_day, lang, 0)),
         )
-        for r in seen.scale
+        for k, r in enumerate(seen.scale)
     ]
     note = text("p", {"class": "help"}, i18n.t("fit.scale_caption", lang))
     table = tag("table", {"class": "ranks"}, tag("thead", None, head), tag("tbody", None, *rows))

@@ -93,7 +93,7 @@ TEXT: dict[str, dict[str, str]] = {
     "cluster.gpus_slider": {"en": "GPUs, logarithmic", "fr": "GPU, échelle logarithmique"},
     "cluster.cv": {"en": "Jitter (coefficient of variation)", "fr": "Gigue (coefficient de variation)"},
     "cluster.p": {"en": "P(rank straggles in a step)", "fr": "P(un rang ralentit sur un pas)"},
-    "cluster.s": {"en": "Transient slowdown", "fr": "Ralentissement transitoire"},
+    "cluster.s": {"en": "Transient slowdown", "fr": "Ralentissement passager"},
     "cluster.k": {"en": "Persistent slow ranks", "fr": "Rangs lents persistants"},
     "cluster.ks": {"en": "Their slowdown", "fr": "Leur ralentissement"},
     "cluster.ar": {"en": "AllReduce algorithm", "fr": "Algorithme d'AllReduce"},
@@ -330,6 +330,18 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "{loaded} of {world} ranks loaded: the straggler may be among the others",
         "fr": "{loaded} rangs chargés sur {world} : le retardataire peut être parmi les autres",
     },
+    "warn.copies": {
+        "en": "ranks {first} and {second} hold the same steps to the microsecond: the same file under two rank "
+        "numbers?",
+        "fr": "les rangs {first} et {second} ont les mêmes pas à la microseconde près : le même fichier sous deux "
+        "numéros de rang ?",
+    },
+    "warn.unmeasured": {
+        "en": "{count} rank-step(s) whose work from the previous release is not a positive number (first: rank {rank}, "
+        "step {step}, {ms} ms): left out of what chance is measured on",
+        "fr": "{count} pas-rang(s) dont le travail depuis la libération précédente n'est pas un nombre positif "
+        "(premier : rang {rank}, pas {step}, {ms} ms) : laissé(s) hors de la mesure du hasard",
+    },
     "warn.no_release": {
         "en": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
         "rank's own step start, which misses time lost between steps and after the first bucket",
@@ -389,7 +401,7 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.prefetch_no": {
         "en": "Prefetching input would not help this run: the time is lost in {part}.",
-        "fr": "Précharger les données n'aiderait pas ce run : le temps se perd ici : {part}.",
+        "fr": "Précharger les données n'aiderait pas ce run : la part en cause est « {part} ».",
     },
     "traces.load_unmarked": {
         "en": "These traces mark no input loading (no DataLoader annotation): time between steps may be the loader's.",
@@ -432,6 +444,13 @@ TEXT: dict[str, dict[str, str]] = {
         "Toujours {applied}.",
     },
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
+    "traces.empty": {
+        "en": "Drop one trace per rank, or try an example: the straggler, why it is late and what it costs, a rank × "
+        "step map, the lanes of each step, alert rules and your run at scale will appear here.",
+        "fr": "Déposez une trace par rang, ou essayez un exemple : le retardataire, pourquoi il est en retard et ce "
+        "qu'il coûte, une carte rang × pas, les couloirs de chaque pas, les règles d'alerte et votre run à l'échelle "
+        "apparaîtront ici.",
+    },
     "map.ranks": {"en": "ranks {first}–{last}", "fr": "rangs {first} à {last}"},
     "map.cell": {
         "en": "rank {rank}, step {step}: {cost} late ({gap} of the step)",
@@ -449,12 +468,14 @@ TEXT: dict[str, dict[str, str]] = {
     "map.title": {"en": "Who was late, step by step", "fr": "Qui était en retard, pas à pas"},
     "map.help": {
         "en": "A row per rank (at most 256 rows: past that, each row keeps its latest rank step by step), a column "
-        "per step; a cell is drawn where that rank was late by the threshold (dark: twice the threshold). A persistent "
-        "straggler is a row, transient ones are scattered cells. Click a cell, or focus a row and press Enter, to "
+        "per step; a cell is drawn where that rank was late: over the threshold, and a persistent straggler or later "
+        "than chance (dark: twice the threshold). A persistent straggler is a row, transient ones are scattered cells. "
+        "Click a cell, or focus a row and press Enter, to "
         "open that step below.",
         "fr": "Une ligne par rang (256 lignes au plus : au-delà, chaque ligne garde pas à pas son rang le plus en "
-        "retard), une colonne par pas ; une case est dessinée où ce rang était en retard du seuil (foncée : deux fois "
-        "le seuil). Un retardataire persistant est une ligne, les transitoires des cases éparses. Cliquez une case, "
+        "retard), une colonne par pas ; une case est dessinée où ce rang était en retard : au-delà du seuil, et "
+        "retardataire persistant ou plus tard que le hasard (foncée : deux fois le seuil). Un retardataire persistant "
+        "est une ligne, les passagers des cases éparses. Cliquez une case, "
         "ou placez-vous sur une ligne et appuyez sur Entrée, pour ouvrir ce pas ci-dessous.",
     },
     "traces.lanes_note": {
@@ -481,21 +502,27 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Il faut au moins deux rangs et deux pas pour ajuster le modèle de retardataires.",
     },
     "fit.error_compute": {
-        "en": "These traces show no compute time per rank (no backward, no gradient collective): the straggler "
-        "model cannot be fitted.",
-        "fr": "Ces traces ne montrent pas de temps de calcul par rang (ni backward ni collective de gradients) : le "
-        "modèle de retardataires ne peut pas être ajusté.",
+        "en": "No two rank-steps on time have a positive work (from the previous release to the last gradient "
+        "bucket): the straggler model cannot be fitted.",
+        "fr": "Aucun couple de pas-rangs à l'heure n'a un travail positif (de la libération précédente au dernier "
+        "bucket de gradients) : le modèle de retardataires ne peut pas être ajusté.",
     },
     "fit.interval": {"en": "95%: {interval}", "fr": "95 % : {interval}"},
-    "fit.evidence": {"en": "{k} of {n} rank-steps", "fr": "{k} pas-rangs sur {n}"},
+    "fit.evidence": {"en": "{k} of {n} rank-steps", "fr": "{k} sur {n} pas-rangs"},
     "fit.cv": {"en": "Jitter (coefficient of variation)", "fr": "Gigue (coefficient de variation)"},
-    "fit.p": {"en": "Transient stragglers", "fr": "Retardataires transitoires"},
+    "fit.p": {"en": "Transient stragglers", "fr": "Retardataires passagers"},
     "fit.s": {"en": "Their slowdown", "fr": "Leur ralentissement"},
     "fit.persistent": {"en": "Persistent slow ranks", "fr": "Rangs lents persistants"},
     "fit.persistent_value": {"en": "rank {ranks}, {s} slower", "fr": "rang {ranks}, {s} plus lent"},
     "fit.none": {"en": "none", "fr": "aucun"},
     "fit.timing": {"en": "Compute per rank", "fr": "Calcul par rang"},
     "fit.timing_value": {"en": "+ {other} for the rest of the step", "fr": "+ {other} pour le reste du pas"},
+    "fit.whatif_none": {
+        "en": "This run has no straggler cost: without stragglers it would step as it does, in {measured}. Nothing "
+        "to gain.",
+        "fr": "Ce run n'a aucun coût de retardataire : sans retardataires il ferait son pas comme maintenant, en "
+        "{measured}. Rien à gagner.",
+    },
     "fit.whatif": {
         "en": "Without its stragglers, this run would step in {step} instead of {measured}: efficiency {efficiency}, "
         "{hours} GPU-hours a day saved at {n} GPUs.",
@@ -514,11 +541,20 @@ TEXT: dict[str, dict[str, str]] = {
         "{measured} ({error}) : le modèle décrit mal ce run ; lisez les lignes ci-dessous avec prudence.",
     },
     "fit.col_gpus": {"en": "GPUs", "fr": "GPU"},
+    "fit.measured_row": {"en": "{n} (this run, measured)", "fr": "{n} (ce run, mesuré)"},
     "fit.scale_caption": {
-        "en": "The fitted model at your run's size and beyond: the rest of the step held at its measured length, "
-        "the same persistent slow ranks; efficiency against a step with neither jitter nor stragglers.",
-        "fr": "Le modèle ajusté à la taille de votre run et au-delà : le reste du pas gardé à sa durée mesurée, "
-        "les mêmes rangs lents persistants ; efficacité rapportée à un pas sans gigue ni retardataire.",
+        "en": "The first row is your run as measured: its mean and 99th-percentile step, and the efficiency of the "
+        "verdict above (against the run without its stragglers). The rows beyond are the fitted model: the rest of "
+        "the step held at its measured length, the same persistent slow ranks, and an efficiency against a step "
+        "with neither jitter nor stragglers.",
+        "fr": "La première ligne est votre run tel que mesuré : son pas moyen et son 99e centile, et l'efficacité "
+        "du verdict ci-dessus (rapportée au run sans ses retardataires). Les lignes suivantes sont le modèle ajusté : "
+        "le reste du pas gardé à sa durée mesurée, les mêmes rangs lents persistants, et une efficacité rapportée à "
+        "un pas sans gigue ni retardataire.",
+    },
+    "fit.bounded": {
+        "en": "the model goes up to {used}: the rows at scale and the Cluster view use {used}",
+        "fr": "le modèle va jusqu'à {used} : les lignes à l'échelle et la vue Cluster utilisent {used}",
     },
     "fit.caveat_few_rank_steps": {
         "en": "few rank-steps: the intervals are wide and the model may not hold",
@@ -526,7 +562,7 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "fit.caveat_few_slowed": {
         "en": "fewer than 5 slowed rank-steps: the transient slowdown rests on very few",
-        "fr": "moins de 5 pas-rangs ralentis : le ralentissement transitoire repose sur très peu",
+        "fr": "moins de 5 pas-rangs ralentis : le ralentissement passager repose sur très peu",
     },
     "fit.caveat_unmeasured": {
         "en": "{count} rank-step(s) left out, whose work is not a positive number (first: rank {rank}, step {step})",
@@ -640,7 +676,7 @@ TEXT: dict[str, dict[str, str]] = {
         "on_step=serve_metrics(port, rank).observe)</code> (<code>pip install 'ddpcore[prometheus]'</code>), ou "
         "essayez-les sur ces traces avec <code>python -m ddpcore replay FICHIERS --port 9400</code>. Les règles "
         "ci-dessous enregistrent l'écart de chaque rang et la part des pas avec retardataire, et alertent quand "
-        "l'écart <em>médian</em> d'un rang reste au-dessus du seuil : un retardataire persistant, pas un transitoire. "
+        "l'écart <em>médian</em> d'un rang reste au-dessus du seuil : un retardataire persistant, pas un passager. "
         "Alertez sur l'<em>attente à la barrière</em>, pas sur la durée du pas : la barrière rend tous les pas "
         "également longs ; la durée dit que le job ralentit, jamais quel rang le ralentit ; le rang qui attend le "
         "moins est celui que les autres attendent, où qu'il ait perdu son temps. Sous les règles, un tableau de bord "
@@ -745,9 +781,8 @@ TEXT: dict[str, dict[str, str]] = {
         "<tr><th scope='row'>Is the GPU really computing?</th><td><code>DCGM_FI_PROF_SM_ACTIVE</code>, "
         "<code>DCGM_FI_PROF_SM_OCCUPANCY</code>, <code>DCGM_FI_PROF_PIPE_TENSOR_ACTIVE</code>.</td>"
         "<td>dcgm-exporter profiling fields. <code>DCGM_FI_DEV_GPU_UTIL</code> (what nvidia-smi shows) only says a "
-        "kernel was resident, an NCCL kernel spinning at the barrier included, so it rises with a straggler. "
-        + H200_EN
-        + "</td></tr>"
+        "kernel was resident, an NCCL kernel spinning at the barrier included, so it rises with a straggler (the "
+        "One step view shows what it read on an H200).</td></tr>"
         "<tr><th scope='row'>Where does the step time go?</th><td>Per-phase durations: data loading, forward, "
         "backward, collectives, optimizer.</td><td>PyTorch Profiler or Nsight Systems on a few steps, not "
         "continuously: the overhead and the trace size are not for production.</td></tr>"
@@ -765,7 +800,7 @@ TEXT: dict[str, dict[str, str]] = {
         "<code>DCGM_FI_PROF_SM_OCCUPANCY</code>, <code>DCGM_FI_PROF_PIPE_TENSOR_ACTIVE</code>.</td>"
         "<td>Champs de profilage de dcgm-exporter. <code>DCGM_FI_DEV_GPU_UTIL</code> (ce qu'affiche nvidia-smi) dit "
         "seulement qu'un noyau était résident, y compris un noyau NCCL qui tourne à vide à la barrière : il monte "
-        "avec un retardataire. " + H200_FR + "</td></tr>"
+        "avec un retardataire (la vue Un pas montre ce qu'il a lu sur une H200).</td></tr>"
         "<tr><th scope='row'>Où passe le temps du pas ?</th><td>Durée par phase : chargement, forward, backward, "
         "collectives, optimiseur.</td><td>PyTorch Profiler ou Nsight Systems sur quelques pas, pas en continu : le "
         "surcoût et la taille des traces ne sont pas pour la production.</td></tr>"

@@ -57,9 +57,9 @@ class Page:
             ("trace-files", "change", traces.on_files),
             ("trace-step", "change", self.on_trace_step),
             ("alert-threshold", "change", self.on_threshold),
-            ("trace-drop", "dragover", traces.on_drag_over),
-            ("trace-drop", "dragleave", traces.on_drag_leave),
-            ("trace-drop", "drop", traces.on_drop),
+            ("panel-traces", "dragover", traces.on_drag_over),
+            ("panel-traces", "dragleave", traces.on_drag_leave),
+            ("panel-traces", "drop", traces.on_drop),
             ("trace-cancel", "click", traces.on_cancel),
             ("trace-map", "click", traces.on_map),
             ("trace-map", "keydown", traces.on_map_key),
@@ -142,7 +142,9 @@ class Page:
         element = event.target
         checkbox = str(element.type) == "checkbox"
         scale = str(element.getAttribute("data-scale") or "")
-        text = app.control_text(scale, str(element.value), checkbox and bool(element.checked), checkbox)
+        text = app.control_text(
+            scale, str(element.value), checkbox and bool(element.checked), checkbox, self.model.state.cluster.gpus
+        )
         self.editing = slot_of(element) if str(event.type) == "input" else None
         self.written.pop(("value", slot_of(element)), None)
         self.update(app.with_control(self.model, str(element.getAttribute("data-key")), text))
