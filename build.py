@@ -53,8 +53,9 @@ SNAPSHOT_STDLIB = ["asyncio", "html", "json", "pickle", "traceback"]
 SNAPSHOT_WARM = ["ddpview.page:prerendered"]
 """Pure start-up work done once in the snapshot, as `module:function`: the default view, drawn as the page's first
 render would draw it again."""
-WEB_SKIP = {"__main__.py", "cli.py", "exporter.py", "replay.py", "reports.py"}
-"""Command-line and server modules the page never imports (the exporter needs prometheus_client)."""
+WEB_SKIP = ("ddpcore/__main__.py", "ddpcore/cli/", "ddpcore/ops/exporter.py", "ddpcore/ops/replay.py")
+"""Command-line and server modules (and packages, ending in /) the page never imports (the exporter needs
+prometheus_client)."""
 MIME = {
     ".mjs": "text/javascript",
     ".js": "text/javascript",
@@ -100,14 +101,16 @@ EXAMPLES = {"cpu": ("ddp4", "*.pt.trace.json.gz"), "gpu": ("hta_torchrec", "*")}
 """The page's example runs: name -> (folder of tests/fixtures, files to copy; a licence file travels with its data)."""
 
 
-def python_bundle(target: Path, skip: set[str] = WEB_SKIP) -> Path:
-    """ddpcore, ddpview and the DOM shell in one zip that Python imports in place: one request instead of twenty."""
+def python_bundle(target: Path, skip: tuple[str, ...] = WEB_SKIP) -> Path:
+    """ddpcore, ddpview and the DOM shell, their subpackages included, in one zip that Python imports in place: one
+    request instead of fifty."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as bundle:
         for package, base in (("ddpcore", ROOT), ("ddpview", WEB), ("shell", WEB)):
-            for path in sorted((base / package).glob("*.py")):
-                if path.name not in skip:
-                    info = zipfile.ZipInfo(f"{package}/{path.name}", date_time=(2020, 1, 1, 0, 0, 0))
+            for path in sorted((base / package).rglob("*.py")):
+                name = path.relative_to(base).as_posix()
+                if not any(name == s or (s.endswith("/") and name.startswith(s)) for s in skip):
+                    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
                     info.compress_type = zipfile.ZIP_DEFLATED
                     bundle.writestr(info, path.read_bytes())
     return target

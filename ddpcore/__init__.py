@@ -14,40 +14,128 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from .config import Phases, StepConfig
-from .metrics import StepMetrics, step_metrics
-from .params import THRESHOLD, ConfigError
-from .ring import ChunkState, Exchange, Transfer, allreduce, exchange, exchanges, ring_state, traffic_factor
-from .schedule import PHASES, Schedule, build_schedule
+from .base import THRESHOLD, ConfigError
+from .model import (
+    PHASES,
+    ChunkState,
+    Exchange,
+    Phases,
+    Schedule,
+    StepConfig,
+    StepMetrics,
+    Transfer,
+    allreduce,
+    build_schedule,
+    exchange,
+    exchanges,
+    ring_state,
+    step_metrics,
+    traffic_factor,
+)
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
-    from .cluster import ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, cluster_sweep, cluster_sweeps  # noqa: F401
-    from .comm import Link, ring_time_ms, tree_time_ms  # noqa: F401
-    from .files import read_paths  # noqa: F401
-    from .fit import Fit, FitError, Outlook, RunTimes, WhatIf, outlook, outlook_of, outlook_or_why  # noqa: F401
-    from .instrument import Recorder  # noqa: F401
-    from .measured import DrawnRank, Measured, RankSummary, StepColumns, StepSummary, measure, measure_loaded  # noqa: F401
-    from .stepfacts import RankColumns, RankFacts, StepFacts  # noqa: F401
-    from .summary import summary_bytes  # noqa: F401
-    from .tracefacts import facts_of, table_of  # noqa: F401
-    from .traces import FileError, Loaded, RankTrace, TraceStep, load, load_streams, read_or_why  # noqa: F401
-    from .verdict import Analysis, Cause, analyze, judge  # noqa: F401
+    from .analysis import (  # noqa: F401
+        Analysis,
+        Cause,
+        DrawnRank,
+        Fit,
+        FitError,
+        Measured,
+        Outlook,
+        RankSummary,
+        RunTimes,
+        StepColumns,
+        StepSummary,
+        WhatIf,
+        analyze,
+        judge,
+        measure,
+        measure_loaded,
+        outlook,
+        outlook_of,
+        outlook_or_why,
+    )
+    from .model import (  # noqa: F401
+        ClusterConfig,
+        ClusterResult,
+        Link,
+        MeasuredTiming,
+        cluster_step,
+        cluster_sweep,
+        cluster_sweeps,
+        ring_time_ms,
+        tree_time_ms,
+    )
+    from .ops import Recorder  # noqa: F401
+    from .traces import (  # noqa: F401
+        FileError,
+        Loaded,
+        RankColumns,
+        RankFacts,
+        RankTrace,
+        StepFacts,
+        TraceStep,
+        facts_of,
+        load,
+        load_streams,
+        read_or_why,
+        read_paths,
+        summary_bytes,
+        table_of,
+    )
 
 _LAZY = {
-    "traces": ("FileError", "Loaded", "RankTrace", "TraceStep", "load", "load_streams", "read_or_why"),
-    "files": ("read_paths",),
-    "tracefacts": ("facts_of", "table_of"),
-    "stepfacts": ("RankColumns", "RankFacts", "StepFacts"),
-    "summary": ("summary_bytes",),
-    "measured": ("DrawnRank", "Measured", "RankSummary", "StepColumns", "StepSummary", "measure", "measure_loaded"),
-    "verdict": ("Analysis", "Cause", "analyze", "judge"),
-    "fit": ("Fit", "FitError", "Outlook", "RunTimes", "WhatIf", "outlook", "outlook_of", "outlook_or_why"),
-    "cluster": ("ClusterConfig", "ClusterResult", "MeasuredTiming", "cluster_step", "cluster_sweep", "cluster_sweeps"),
-    "comm": ("Link", "ring_time_ms", "tree_time_ms"),
-    "instrument": ("Recorder",),
+    "traces": (
+        "FileError",
+        "Loaded",
+        "RankTrace",
+        "TraceStep",
+        "load",
+        "load_streams",
+        "read_or_why",
+        "read_paths",
+        "facts_of",
+        "table_of",
+        "RankColumns",
+        "RankFacts",
+        "StepFacts",
+        "summary_bytes",
+    ),
+    "analysis": (
+        "DrawnRank",
+        "Measured",
+        "RankSummary",
+        "StepColumns",
+        "StepSummary",
+        "measure",
+        "measure_loaded",
+        "Analysis",
+        "Cause",
+        "analyze",
+        "judge",
+        "Fit",
+        "FitError",
+        "Outlook",
+        "RunTimes",
+        "WhatIf",
+        "outlook",
+        "outlook_of",
+        "outlook_or_why",
+    ),
+    "model": (
+        "ClusterConfig",
+        "ClusterResult",
+        "MeasuredTiming",
+        "cluster_step",
+        "cluster_sweep",
+        "cluster_sweeps",
+        "Link",
+        "ring_time_ms",
+        "tree_time_ms",
+    ),
+    "ops": ("Recorder",),
 }
-"""Submodule -> the public names it gives, loaded when one of them is first asked for. No name may be a
-submodule's own (`fit` the function would be shadowed by `ddpcore.fit` the module once imported): `outlook` fits."""
+"""Subpackage -> the public names it gives through its front door, loaded when one of them is first asked for."""
 
 _WHERE = {name: module for module, names in _LAZY.items() for name in names}
 

@@ -1,4 +1,4 @@
-"""`python -m ddpcore`: see ddpcore/cli.py."""
+"""`python -m ddpcore`: see ddpcore/cli/commands.py."""
 
 import sys
 

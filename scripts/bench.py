@@ -142,7 +142,7 @@ def pyodide_timings(dist: Path, trace: bytes) -> dict:
         site = Path(tmp) / "site"
         shutil.copytree(dist, site)
         config = json.loads((dist / "config.json").read_text())
-        build.python_bundle(site / "py" / "bench.zip", skip={"__main__.py", "cli.py"})
+        build.python_bundle(site / "py" / "bench.zip", skip=("ddpcore/__main__.py", "ddpcore/cli/"))
         shutil.copy2(Path(__file__).with_name("core_timings.py"), site / "core_timings.py")
         config["files"] = {"./py/bench.zip": "./bench.zip", "./core_timings.py": "./core_timings.py"}
         config["interpreter"] = build.PLAIN_START  # its own bundle, not the page's: no snapshot of the page's
@@ -475,7 +475,8 @@ def write_report(results: dict, out: Path) -> None:
         "4,096-file FileList (0.9 s, before the `change` event) is not the page's and is not counted.",
         "- *7 long tasks loading 4,096 summaries with the CPU throttled 2x* (issue 22): copying 64 Files to the "
         "worker took 20-97 ms a message at half speed, judging 4,096 ranks x 200 steps 78 ms, and drawing Your "
-        "traces 90 ms. The files now go 8 a message, and the judgement (`ddpcore.verdict.judging`) and the regions "
+        "traces 90 ms. The files now go 8 a message, and the judgement (`ddpcore.analysis.verdict.judging`) and the "
+        "regions "
         "(`app.drawing`) are made in steps; the page runs all three in slices of 8 ms (`shell.dom.stepped`).",
         "- *Ready 1.1x the bare page* (issue 23): most of it was Python starting. Python now starts from a memory "
         "snapshot made at build time (docs/snapshot.md). The ready figures compare pages alike: no service worker "
@@ -686,9 +687,8 @@ def long_run_figures(dist: Path) -> dict:
     it) and a language switch (its longest task)."""
     from playwright.sync_api import sync_playwright
 
-    from ddpcore.files import read_paths
-    from ddpcore.measured import measure
-    from ddpcore.verdict import judge
+    from ddpcore.analysis import judge, measure
+    from ddpcore.traces import read_paths
 
     with tempfile.TemporaryDirectory() as tmp:
         files = []
@@ -764,7 +764,7 @@ def summaries_page_figures(dist: Path, rate: float = 1) -> dict:
 
     from playwright.sync_api import sync_playwright
 
-    from ddpcore.summary import SUFFIX, summary_bytes
+    from ddpcore.traces import SUFFIX, summary_bytes
     from scripts.tracegen import big_run
 
     runs = big_run()
@@ -849,10 +849,8 @@ def summaries_figures() -> dict:
     sys.path.insert(0, str(build.WEB))
     from ddpview.map_view import map_svg
 
-    from ddpcore.rankmap import rank_step_map
-    from ddpcore.summary import SUFFIX, summary_bytes
-    from ddpcore.traces import load
-    from ddpcore.verdict import analyze
+    from ddpcore.analysis import analyze, rank_step_map
+    from ddpcore.traces import SUFFIX, load, summary_bytes
     from scripts.tracegen import big_run
 
     runs = big_run()

@@ -7,11 +7,17 @@ import statistics
 import time
 from collections.abc import Callable
 
-from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
-from ddpcore.config import StepConfig
-from ddpcore.fit import RunTimes, outlook
-from ddpcore.metrics import step_metrics
-from ddpcore.ring import exchange_count, exchanges, ring_state
+from ddpcore.analysis import RunTimes, outlook
+from ddpcore.model import (
+    ClusterConfig,
+    StepConfig,
+    cluster_step,
+    cluster_sweeps,
+    exchange_count,
+    exchanges,
+    ring_state,
+    step_metrics,
+)
 
 
 def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ddpcore.stepfacts import RankFacts
+    from ddpcore.traces import RankFacts
 
 SOURCE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "gpu1_cuda" / "gpu_rank0.pt.trace.json.gz"
 
@@ -64,8 +64,8 @@ def generated_summaries(
     import math
     import random
 
-    from ddpcore.phases import CAUSES, SUMMED
-    from ddpcore.stepfacts import RankFacts, StepFacts
+    from ddpcore.base import CAUSES, SUMMED
+    from ddpcore.traces import RankFacts, StepFacts
 
     rng = random.Random(seed)
     sigma = math.sqrt(math.log1p(jitter_cv * jitter_cv))

@@ -8,7 +8,8 @@ Regenerate (not part of the tests; needs torch, which the tests do not):
     /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/causes between       # one of them
 
 Each scenario's folder holds, per rank, the project's JSONL of every step (rank{r}.jsonl.gz, from
-ddpcore.instrument), a PyTorch profiler Chrome trace of its window's steps (rank{r}.pt.trace.json.gz), and `truth.json`:
+ddpcore.ops.instrument), a PyTorch profiler Chrome trace of its window's steps (rank{r}.pt.trace.json.gz), and
+`truth.json`:
 every rank's wall time of each iteration (from one loop top to the next), the slowed rank, its cause, and the steps
 whose barrier the delay reaches. Delays are `time.sleep`, so the slowed rank takes no CPU from the others (2 cores
 hold 4 ranks here; a busy loop would slow them all).
@@ -123,7 +124,7 @@ def worker(rank: int, out: str, name: str, noise: bool) -> None:
     from torch.nn.parallel import DistributedDataParallel as DDP
     from torch.profiler import ProfilerActivity, profile, schedule
 
-    from ddpcore.instrument import Recorder
+    from ddpcore.ops import Recorder
 
     scenario = (NOISE if noise else SCENARIOS)[name]
     torch.manual_seed(0)

@@ -16,8 +16,8 @@ from ddpview.urlstate import positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.measured import measure_loaded
-from ddpcore.ring import exchange_count
+from ddpcore.analysis import measure_loaded
+from ddpcore.model import exchange_count
 from ddpcore.traces import MAX_FILE_BYTES, load
 
 FIXTURES = Path(__file__).parent / "fixtures"

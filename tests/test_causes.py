@@ -12,12 +12,10 @@ from pathlib import Path
 import pytest
 from make_traces import SCENARIOS
 
-from ddpcore.intervals import Interval
-from ddpcore.phases import CAUSES
-from ddpcore.reports import analysis_payload, analysis_text
-from ddpcore.tracefacts import work_parts
-from ddpcore.traces import TraceStep, load
-from ddpcore.verdict import UNMARKED_TEXT, analyze, prefetch_case
+from ddpcore.analysis import UNMARKED_TEXT, analyze, prefetch_case
+from ddpcore.base import CAUSES, Interval
+from ddpcore.cli import analysis_payload, analysis_text
+from ddpcore.traces import TraceStep, load, work_parts
 
 CAUSED = Path(__file__).parent / "fixtures" / "causes"
 FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
@@ -185,7 +183,7 @@ def test_a_gpu_ranks_work_is_kernels_copies_and_the_idle_gpu_named_by_its_host()
 
 def test_one_screen_one_answer_on_the_torchrec_pair():
     """The verdict's ideal step and the fit panel's "without its stragglers" are the same what-if."""
-    from ddpcore.fit import outlook_of
+    from ddpcore.analysis import outlook_of
 
     a = analyze(load(files(CAUSED.parent / "hta_torchrec", "*.json.gz")).traces)
     outlook, error = outlook_of(a)
@@ -199,7 +197,7 @@ def test_the_fit_reads_work_counted_from_one_origin():
     """A profiling window's first step has no previous release in the trace: its work counts from its own start.
     Mixed with steps counted from a release, that difference would read as jitter (cv 0.53 on the TorchRec pair,
     and a model 27 % off the run); the fit reads one origin."""
-    from ddpcore.fit import outlook_of
+    from ddpcore.analysis import outlook_of
 
     a = analyze(load(files(CAUSED.parent / "hta_torchrec", "*.json.gz")).traces)
     outlook, _ = outlook_of(a)

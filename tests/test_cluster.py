@@ -13,8 +13,16 @@ from hypothesis import strategies as st
 
 from ddpcore import StepConfig, step_metrics
 from ddpcore.cli import main
-from ddpcore.cluster import ClusterConfig, MeasuredTiming, allreduce_ms, cluster_step, cluster_sweep, sweep_sizes
-from ddpcore.comm import Link, ring_time_ms
+from ddpcore.model import (
+    ClusterConfig,
+    Link,
+    MeasuredTiming,
+    cluster_allreduce_ms,
+    cluster_step,
+    cluster_sweep,
+    ring_time_ms,
+    sweep_sizes,
+)
 
 
 def monte_carlo(config: ClusterConfig, trials: int, seed: int) -> np.ndarray:
@@ -49,7 +57,7 @@ CASES = [
 def test_expected_step_matches_monte_carlo(config, trials):
     result = cluster_step(config)
     samples = monte_carlo(config, trials, seed=config.gpus)
-    fixed = config.phases.load + allreduce_ms(config) + config.phases.optimizer
+    fixed = config.phases.load + cluster_allreduce_ms(config) + config.phases.optimizer
     mean, se = samples.mean(), samples.std(ddof=1) / math.sqrt(trials)
     assert abs(result.expected_step_ms - fixed - mean) <= 3 * se + 1e-9, (result.expected_step_ms - fixed, mean, se)
     for q, value in ((0.5, result.p50_step_ms), (0.99, result.p99_step_ms)):
@@ -112,7 +120,7 @@ def test_expected_step_at_scale_matches_sampled_maxima(config):
     trials = 4_000
     result = cluster_step(config)
     samples = sampled_max(config, trials, seed=7)
-    fixed = config.phases.load + allreduce_ms(config) + config.phases.optimizer
+    fixed = config.phases.load + cluster_allreduce_ms(config) + config.phases.optimizer
     mean, se = samples.mean(), samples.std(ddof=1) / math.sqrt(trials)
     assert abs(result.expected_step_ms - fixed - mean) <= 4 * se + 1e-6 * mean, (result.expected_step_ms - fixed, mean)
     below = float(np.mean(samples <= result.p99_step_ms - fixed))
@@ -153,7 +161,7 @@ def test_non_decreasing_in_p_s_and_cv(n, cv_a, cv_b, p_a, p_b, s_a, s_b):
 
 
 def test_eight_gpu_defaults_agree_with_the_step_model():
-    assert allreduce_ms(ClusterConfig()) == pytest.approx(StepConfig().phases.allreduce, abs=1e-12)
+    assert cluster_allreduce_ms(ClusterConfig()) == pytest.approx(StepConfig().phases.allreduce, abs=1e-12)
     assert ring_time_ms(8, Link()) == pytest.approx(10.0, abs=1e-12)
     quiet = cluster_step(ClusterConfig(jitter_cv=0, straggler_prob=0))
     assert quiet.expected_step_ms == pytest.approx(step_metrics(StepConfig()).step_ms, abs=1e-6)
@@ -177,8 +185,8 @@ def test_gpu_hours_lost():
 
 def test_tree_latency_grows_with_log2_n():
     c = ClusterConfig(allreduce="tree", link=Link(latency_us=100, grad_mb=1e-6))
-    assert allreduce_ms(c, 1024) == pytest.approx(2 * 10 * 0.1, rel=1e-6)
-    assert allreduce_ms(c, 1_048_576) == pytest.approx(2 * 20 * 0.1, rel=1e-6)
+    assert cluster_allreduce_ms(c, 1024) == pytest.approx(2 * 10 * 0.1, rel=1e-6)
+    assert cluster_allreduce_ms(c, 1_048_576) == pytest.approx(2 * 20 * 0.1, rel=1e-6)
 
 
 def test_sweep_sizes_are_log_spaced():

@@ -1,4 +1,4 @@
-"""The page's controls agree with the one table of parameters: range, default and label come from ddpcore.params
+"""The page's controls agree with the one table of parameters: range, default and label come from ddpcore.base.params
 through ddpview.urlstate, and index.html is checked against it (a control edited by hand cannot drift)."""
 
 from __future__ import annotations

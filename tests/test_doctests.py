@@ -14,8 +14,8 @@ import ddpcore
 MODULES = sorted(
     m.name
     for package in (ddpcore, ddpview)
-    for m in pkgutil.iter_modules(package.__path__, f"{package.__name__}.")
-    if not m.name.endswith("__main__")
+    for m in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
+    if not m.name.endswith("__main__") and not m.name.endswith(".exporter")
 )
 
 
@@ -30,12 +30,12 @@ def test_the_examples_exist():
     assert all(
         counts[m] > 0
         for m in (
-            "ddpcore.intervals",
-            "ddpcore.collectives",
-            "ddpcore.reader",
-            "ddpcore.traces",
-            "ddpcore.tracefacts",
-            "ddpcore.measured",
-            "ddpcore.verdict",
+            "ddpcore.base.intervals",
+            "ddpcore.traces.collectives",
+            "ddpcore.traces.reader",
+            "ddpcore.traces.parse",
+            "ddpcore.traces.tracefacts",
+            "ddpcore.analysis.measured",
+            "ddpcore.analysis.verdict",
         )
     )

@@ -9,7 +9,7 @@ import json
 import pytest
 from ddpview.file_errors import in_language
 
-from ddpcore.measured import measure_loaded
+from ddpcore.analysis import measure_loaded
 from ddpcore.traces import load
 
 
@@ -66,8 +66,7 @@ def test_runs_that_cannot_be_compared_say_why_in_french():
 def test_every_reader_words_a_failure_alike(tmp_path, name):
     """`load` (bytes), the CLI's `read_path` (disk) and the page worker's `read_or_why` (slices, size known) say
     the same line for the same bad file: one function words them."""
-    from ddpcore.files import read_path
-    from ddpcore.traces import chunked, read_or_why
+    from ddpcore.traces import chunked, read_or_why, read_path
 
     path = tmp_path / name
     path.write_bytes(BAD[name])
@@ -90,7 +89,7 @@ def test_a_file_over_the_limit_is_refused_unread_in_both_languages(tmp_path):
 
 
 def test_a_file_that_cannot_be_opened_says_the_systems_reason(tmp_path):
-    from ddpcore.files import read_path
+    from ddpcore.traces import read_path
 
     missing = read_path(str(tmp_path / "gone.json"))
     assert missing.message == "No such file or directory"

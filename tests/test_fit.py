@@ -10,10 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddpcore.cluster import ClusterConfig, MeasuredTiming, cluster_step
-from ddpcore.fit import FitError, RunTimes, at_scale, cluster_config, fit, predicted, what_if, wilson_interval
+from ddpcore.analysis import (
+    FitError,
+    RunTimes,
+    analyze,
+    at_scale,
+    cluster_config,
+    fit,
+    predicted,
+    what_if,
+    wilson_interval,
+)
+from ddpcore.model import ClusterConfig, MeasuredTiming, cluster_step
 from ddpcore.traces import load
-from ddpcore.verdict import analyze
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RANKS, STEPS, NOMINAL_MS, OTHER_MS = 64, 500, 26.0, 8.0
@@ -72,11 +81,11 @@ def test_the_bootstrap_is_seeded():
 
 
 def test_the_capped_bootstrap_gives_the_full_bootstraps_interval(monkeypatch):
-    import ddpcore.fit
+    import ddpcore.analysis.fitting
 
     run = simulated(**SETS["frequent, 3x, two slow ranks"], seed=11)
     capped = fit(run, resamples=100)
-    monkeypatch.setattr(ddpcore.fit, "BOOTSTRAP_MAX", 10**9)
+    monkeypatch.setattr(ddpcore.analysis.fitting, "BOOTSTRAP_MAX", 10**9)
     full = fit(run, resamples=100)
     assert capped.rank_steps > 4 * 4096, "the cap is in play"
     for name in ("jitter_cv_interval", "slowdown_interval"):

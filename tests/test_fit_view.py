@@ -11,9 +11,8 @@ from ddpview import app
 from ddpview.i18n import LANGS, TEXT
 from ddpview.urlstate import decode
 
-from ddpcore.fit import CAVEATS
-from ddpcore.measured import measure_loaded
-from ddpcore.params import MAX_PHASE_MS
+from ddpcore.analysis import CAVEATS, measure_loaded
+from ddpcore.base import MAX_PHASE_MS
 from ddpcore.traces import load
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -52,8 +51,8 @@ def test_panel_is_well_formed_in_both_languages(lang):
 def test_the_link_opens_the_cluster_view_on_the_fitted_run(folder, pattern, gpus):
     """At the run's own size, with the fitted figures to the last digit: the Cluster view computes what the fit
     table and `cluster --from` compute (no rounding in the link, no minimum above the run's size)."""
-    from ddpcore.cluster import cluster_step
-    from ddpcore.fit import cluster_config
+    from ddpcore.analysis import cluster_config
+    from ddpcore.model import cluster_step
 
     m = app.with_outlook(traces_model(folder, pattern))
     seen = m.traces.outlook
@@ -120,7 +119,7 @@ def test_measured_timing_in_a_link_is_bounded_and_said():
 
 
 def test_a_fit_made_by_the_worker_is_kept_only_at_the_current_threshold():
-    from ddpcore.fit import RunTimes, outlook
+    from ddpcore.analysis import RunTimes, outlook
 
     m = traces_model("ddp8_transient")
     seen = outlook(RunTimes.of_analysis(m.traces.analysis), m.traces.threshold)

@@ -32,7 +32,7 @@ def test_importing_the_package_loads_only_the_step_model():
     code = "import sys, ddpcore; print(sorted(m for m in sys.modules if m.startswith('ddpcore.')))"
     loaded = set(ast.literal_eval(subprocess.check_output([sys.executable, "-c", code], text=True)))
     assert loaded.isdisjoint({f"ddpcore.{m}" for m in ("traces", "measured", "verdict", "fit", "cluster", "files")})
-    assert "ddpcore.schedule" in loaded
+    assert "ddpcore.model.schedule" in loaded
 
 
 def test_type_checkers_see_the_same_lazy_names():

@@ -1,6 +1,6 @@
 """The verdict in noise: real 4-rank runs with what real jobs do (tests/fixtures/noise, written by tests/make_traces.py
 with each iteration's wall time as the truth), generated runs of 4 to 4,096 ranks with lognormal jitter as large as a
-busy machine's, and the statistics behind them (ddpcore.chance) against their definitions."""
+busy machine's, and the statistics behind them (ddpcore.analysis.chance) against their definitions."""
 
 from __future__ import annotations
 
@@ -14,11 +14,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from make_traces import NOISE
 
-from ddpcore.chance import ALPHA, Middle, Tail, floor_of, persistent_needed, quantile
-from ddpcore.fit import RunTimes, fit, what_if
-from ddpcore.measured import measure
+from ddpcore.analysis import (
+    ALPHA,
+    Middle,
+    RunTimes,
+    Tail,
+    analyze,
+    fit,
+    floor_of,
+    judge,
+    measure,
+    persistent_needed,
+    quantile,
+    what_if,
+)
 from ddpcore.traces import load
-from ddpcore.verdict import analyze, judge
 from scripts.tracegen import generated_summaries
 
 NOISY = Path(__file__).parent / "fixtures" / "noise"

@@ -15,12 +15,10 @@ from ddpview.fit_view import fit_html
 from ddpview.i18n import LANGS, TEXT
 from ddpview.sliders import slider_from_n
 
+from ddpcore.analysis import RunTimes, analyze, bounded, judge, measure_loaded, outlook, prefetch_case
+from ddpcore.base import read_threshold
 from ddpcore.cli import main
-from ddpcore.fit import RunTimes, bounded, outlook
-from ddpcore.measured import measure_loaded
-from ddpcore.params import read_threshold
 from ddpcore.traces import chunked, load, read_or_why
-from ddpcore.verdict import analyze, judge, prefetch_case
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NOISY = FIXTURES / "noise"
@@ -206,7 +204,7 @@ def test_the_cluster_slider_always_moves_by_the_keyboard():
 
 
 def test_a_cluster_smaller_than_the_sweep_is_marked_where_it_is():
-    from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
+    from ddpcore.model import ClusterConfig, cluster_step, cluster_sweeps
 
     svg = cluster_plot_svg(cluster_sweeps(ClusterConfig(gpus=8)), cluster_step(ClusterConfig(gpus=2)), "ring", "en")
     marker = float(re.search(r'data-testid="cluster-marker".*?x1="([\d.]+)"', svg).group(1))

@@ -12,9 +12,7 @@ from hypothesis import strategies as st
 
 from ddpcore import Phases, StepConfig, build_schedule, step_metrics
 from ddpcore.cli import main
-from ddpcore.comm import Link, busbw_gbps, ring_time_ms
-from ddpcore.metrics import compare_modes
-from ddpcore.schedule import bucket_sizes
+from ddpcore.model import Link, bucket_sizes, busbw_gbps, compare_modes, ring_time_ms
 
 AMPLE = Link(bandwidth_gbps=1e5, latency_us=0.0)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pages import expect_hash, value
 
-from ddpcore.cluster import ClusterConfig, cluster_step
+from ddpcore.model import ClusterConfig, cluster_step
 
 pytestmark = pytest.mark.browser
 

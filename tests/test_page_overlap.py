@@ -6,8 +6,7 @@ import pytest
 from pages import expect_hash, value
 
 from ddpcore import StepConfig
-from ddpcore.comm import Link
-from ddpcore.metrics import compare_modes
+from ddpcore.model import Link, compare_modes
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pages import PageWatch, commit_threshold, expect_hash, traces_written, value
 
+from ddpcore.analysis import analyze
 from ddpcore.traces import load
-from ddpcore.verdict import analyze
 
 pytestmark = pytest.mark.browser
 
@@ -313,7 +313,7 @@ def test_the_rank_step_map_opens_a_step(open_page):
 
 def summaries_in(tmp_path, ranks: int, steps: int, **run) -> tuple[list[str], set]:
     """Generated summaries written as files (their paths), and the rank-steps slowed by chance."""
-    from ddpcore.summary import SUFFIX, summary_bytes
+    from ddpcore.traces import SUFFIX, summary_bytes
     from scripts.tracegen import generated_summaries
 
     runs, slowed = generated_summaries(ranks, steps, **run)

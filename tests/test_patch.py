@@ -14,7 +14,7 @@ from ddpview.urlstate import PAGE_MAX_GPUS, PAGE_MAX_SLOWDOWN, ViewState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.params import LOST_IN, MODE
+from ddpcore.base import LOST_IN, MODE
 
 
 def parsed(markup: str) -> ET.Element:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ddpcore.alerts import (
+from ddpcore.ops import (
     ALERT,
     CHANCE_RECORD,
     DASHBOARD_PANELS,
@@ -240,8 +240,7 @@ def get(url: str) -> str:
 
 
 def test_exporter_serves_the_names_the_rules_use():
-    from ddpcore.exporter import Exporter, served
-    from ddpcore.instrument import Recorder
+    from ddpcore.ops import Exporter, Recorder, served
 
     exporter = Exporter(rank=3, job="ddp")
     ticks = iter([0.0, 0.002, 0.002, 0.010, 0.010, 0.015, 0.020, 0.030, 0.031, 0.040, 0.050])
@@ -264,7 +263,7 @@ def test_exporter_serves_the_names_the_rules_use():
 
 
 def test_the_recorder_measures_the_wait_from_the_last_bucket_to_the_release():
-    from ddpcore.instrument import Recorder
+    from ddpcore.ops import Recorder
 
     class Done:
         def then(self, fn):  # type: ignore[no-untyped-def]
@@ -397,10 +396,10 @@ def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_pa
 
 
 def test_replay_plays_every_step_of_every_rank_and_stops(capsys):
+    from ddpcore.analysis import analyze
     from ddpcore.cli import main
-    from ddpcore.replay import frames_at, frames_of, play
+    from ddpcore.ops import frames_at, frames_of, play
     from ddpcore.traces import load
-    from ddpcore.verdict import analyze
 
     files = sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))
     loaded = load([(p.name, p.read_bytes()) for p in files])

@@ -12,10 +12,8 @@ from ddpview.svg import esc
 from ddpview.traces_view import ROWS_PER_STEP as RANK_ROWS_PER_STEP
 from ddpview.traces_view import TABLE_ROWS, TRACE_REGIONS, traces_regions
 
-from ddpcore.measured import DRAWN_LATEST, measure
-from ddpcore.params import THRESHOLD
-from ddpcore.rankmap import MAX_ROWS, rank_step_map
-from ddpcore.verdict import judge
+from ddpcore.analysis import DRAWN_LATEST, MAX_ROWS, judge, measure, rank_step_map
+from ddpcore.base import THRESHOLD
 from scripts.tracegen import generated_summaries
 
 RANKS, STEPS, PERSISTENT, P = 4096, 200, 777, 0.0001
@@ -109,7 +107,7 @@ def test_the_measurement_reaches_the_page_in_small_parts(big):
 
     from ddpview import transfer
 
-    from ddpcore.measured import measure
+    from ddpcore.analysis import measure
 
     runs, _ = generated_summaries(RANKS, 20, (PERSISTENT,), P, seed=4)
     measured = measure(runs)
@@ -140,7 +138,7 @@ def test_steps_heavy_with_drawn_spans_come_in_parts_cut_by_size(monkeypatch):
 
     from ddpview import transfer
 
-    from ddpcore.measured import measure_loaded
+    from ddpcore.analysis import measure_loaded
     from ddpcore.traces import load
 
     files = sorted((Path(__file__).parent / "fixtures" / "ddp8" / "s2.0").glob("*.pt.trace.json.gz"))
@@ -163,7 +161,7 @@ def test_a_real_jsonl_run_s_steps_come_in_parts_of_a_few_objects():
 
     from ddpview import transfer
 
-    from ddpcore.measured import measure_loaded
+    from ddpcore.analysis import measure_loaded
     from ddpcore.traces import load
 
     files = sorted((Path(__file__).parent / "fixtures" / "ddp8" / "s2.0").glob("*.jsonl.gz"))
@@ -191,7 +189,8 @@ def test_many_stragglers_are_listed_up_to_a_few_and_counted_past_them():
 def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleave(measured_big, big):
     from ddpview import app
 
-    from ddpcore.verdict import JUDGED_A_STEP, finished, judging
+    from ddpcore.analysis import JUDGED_A_STEP, judging
+    from ddpcore.base import finished
 
     measured = measured_big[0]
     steps = judging(measured)

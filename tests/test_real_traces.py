@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from ddpcore.analysis import analyze
 from ddpcore.cli import main
-from ddpcore.tracefacts import arrival_ms
-from ddpcore.traces import load, parse_file
-from ddpcore.verdict import analyze
+from ddpcore.traces import arrival_ms, load, parse_file
 from scripts.tracegen import gpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -219,8 +218,7 @@ def test_page_judges_a_pickled_measurement_as_the_cli_analyses(folder, pattern, 
     """The page receives the worker's measurement pickled and judges it: the verdict must be the CLI's."""
     import pickle
 
-    from ddpcore.measured import measure
-    from ddpcore.verdict import judge
+    from ddpcore.analysis import judge, measure
 
     loaded = load(files(folder, pattern))
     traces = loaded.traces

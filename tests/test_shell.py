@@ -252,7 +252,7 @@ def test_a_committed_threshold_is_judged_in_steps_and_the_newest_commit_wins(mon
 
     from ddpview import app
 
-    from ddpcore.measured import measure_loaded
+    from ddpcore.analysis import measure_loaded
     from ddpcore.traces import load
 
     page_module = page_shell(monkeypatch)

@@ -12,9 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddpcore.cli import main
-from ddpcore.files import chunks_of, read_paths
-from ddpcore.reader import DepthGuard, ReadError
-from ddpcore.traces import chunked, load, parse_kineto, read_trace
+from ddpcore.traces import DepthGuard, ReadError, chunked, chunks_of, load, parse_kineto, read_paths, read_trace
 from scripts.tracegen import generated_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -84,7 +82,7 @@ def read_or_error(data: bytes, size: int):
 
 
 def test_a_gzip_bomb_fed_in_small_pieces_stops_at_the_limit(monkeypatch):
-    from ddpcore import traces
+    from ddpcore.traces import parse as traces
 
     monkeypatch.setattr(traces, "MAX_FILE_BYTES", 1024 * 1024)
     bomb = gzip.compress(bytes(64 * 1024 * 1024), compresslevel=1)

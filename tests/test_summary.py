@@ -10,12 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.cli import main
-from ddpcore.reports import analysis_payload
-from ddpcore.summary import FORMAT, SUFFIX, VERSION, summary_bytes
-from ddpcore.tracefacts import facts_of
-from ddpcore.traces import load
-from ddpcore.verdict import analyze
+from ddpcore.analysis import analyze
+from ddpcore.cli import analysis_payload, main
+from ddpcore.traces import FORMAT, SUFFIX, VERSION, facts_of, load, summary_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUNS = [
@@ -130,7 +127,7 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
 )
 def test_a_bad_value_deep_in_a_summary_is_named_by_its_row_and_column(column, bad, says):
     """The reader checks whole columns at once; a value that fails is still named by its row and column."""
-    from ddpcore.summary import COLUMNS
+    from ddpcore.traces import COLUMNS
 
     traces = load(files("ddp8/s2.0", "*.jsonl.gz")).traces
     first = body(summarised(traces)[0][1])
@@ -160,7 +157,7 @@ def test_summarize_writes_one_per_rank_and_analyze_reads_them(tmp_path, capsys):
 
 
 def test_the_recorder_writes_the_summary_summarize_would(tmp_path):
-    from ddpcore.instrument import Recorder
+    from ddpcore.ops import Recorder
 
     source = load(files("ddp8_transient", "rank3.jsonl.gz")).traces[0]
     jsonl, summary = tmp_path / "rank3.jsonl", tmp_path / "rank3.ddpsum.json.gz"

@@ -14,11 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddpcore import traces
-from ddpcore.measured import medians_of_others
-from ddpcore.reader import MAX_JSON_DEPTH, gunzipped, texts
-from ddpcore.traces import load, parse_file
-from ddpcore.verdict import analyze
+from ddpcore.traces import parse as traces
+from ddpcore.analysis import analyze, medians_of_others
+from ddpcore.traces import MAX_JSON_DEPTH, gunzipped, load, parse_file, texts
 
 FIXTURES = Path(__file__).parent / "fixtures"
 STEP_S = 0.1

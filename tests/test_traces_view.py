@@ -10,10 +10,9 @@ import pytest
 from ddpview.i18n import LANGS, ms
 from ddpview.traces_view import traces_regions
 
-from ddpcore.measured import measure_loaded
-from ddpcore.params import THRESHOLD
+from ddpcore.analysis import judge, measure_loaded
+from ddpcore.base import THRESHOLD
 from ddpcore.traces import load
-from ddpcore.verdict import judge
 from scripts.tracegen import gpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -80,7 +79,7 @@ def test_warnings_read_the_same_in_english_and_exist_in_french():
     from ddpview.i18n import TEXT
     from ddpview.traces_view import warning_text
 
-    from ddpcore.measured import WARNINGS, Caveat
+    from ddpcore.analysis import WARNINGS, Caveat
 
     for code, english in WARNINGS.items():
         assert TEXT[f"warn.{code}"]["en"] == english, "the page's English is the analysis's"
@@ -137,7 +136,7 @@ def test_a_large_map_is_drawn_in_steps():
     """4,096 ranks: the map's rows come a few at a time (`map_drawing`), with the same markup as in one piece."""
     from ddpview.map_view import CELLS_PER_STEP, map_drawing, map_svg
 
-    from ddpcore.measured import measure
+    from ddpcore.analysis import measure
     from scripts.tracegen import big_run
 
     a = judge(measure(big_run()), THRESHOLD.default)

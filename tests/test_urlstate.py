@@ -6,7 +6,7 @@ from ddpview.urlstate import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, en
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddpcore.cluster import ClusterConfig, MeasuredTiming
+from ddpcore.model import ClusterConfig, MeasuredTiming
 
 
 def test_defaults_and_round_trip():

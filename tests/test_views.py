@@ -175,7 +175,7 @@ def test_cluster_plot_and_values():
     from ddpview.cluster_view import cluster_plot_svg, cluster_values_html
     from ddpview.sliders import n_from_slider, slider_from_n
 
-    from ddpcore.cluster import ClusterConfig, cluster_step, cluster_sweeps
+    from ddpcore.model import ClusterConfig, cluster_step, cluster_sweeps
 
     config = ClusterConfig(gpus=5000)
     current = cluster_step(config)
@@ -193,7 +193,7 @@ def test_cluster_plot_and_values():
 
 
 def test_timeline_overlap_has_a_comm_row_of_buckets():
-    from ddpcore.comm import Link
+    from ddpcore.model import Link
 
     schedule = build_schedule(StepConfig(mode="overlap", link=Link(), slowdown=2.0))
     root = parse(timeline_svg(schedule, 100, "en"))

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ddpcore.params import SLOWDOWN, THRESHOLD, read_threshold
-from ddpcore.ring import exchange_count
-from ddpcore.schedule import Schedule, build_schedule
+from ddpcore.base import SLOWDOWN, THRESHOLD, read_threshold
+from ddpcore.model import Schedule, build_schedule, exchange_count
 
 from . import i18n, playback
 from .page import IN_PLACE, PROGRESS_REGION, Frame, axis_max_ms, config_of, notices_html, regions, straggler_options
@@ -24,10 +23,8 @@ from .timeline_view import TimelineGeometry
 from .urlstate import Notice, ViewState, apply, decode, encode, is_anchor, positions, texts
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
-    from ddpcore.fit import Outlook
-    from ddpcore.measured import Measured
+    from ddpcore.analysis import Analysis, Measured, Outlook
     from ddpcore.traces import FileError
-    from ddpcore.verdict import Analysis
 
 LOG_SCALE = "log-n"
 COPYABLE = (("alert-rule", "copy-alert"), ("exposition", "copy-exposition"), ("dashboard", "copy-dashboard"))
@@ -369,7 +366,7 @@ def playhead_x(model: Model) -> float | None:
 
 def with_measured(model: Model, measured: Measured | None, errors: tuple[FileError, ...]) -> Model:
     """Files were read and measured: judge them at the current threshold, from the first step."""
-    from ddpcore.verdict import finished
+    from ddpcore.base import finished
 
     return finished(measured_in_steps(model, measured, errors))
 
@@ -377,8 +374,8 @@ def with_measured(model: Model, measured: Measured | None, errors: tuple[FileErr
 def measured_in_steps(
     model: Model, measured: Measured | None, errors: tuple[FileError, ...]
 ) -> Generator[None, None, Model]:
-    """`with_measured` in steps (ddpcore.verdict.judging): thousands of ranks take the page tens of ms to judge,
-    and the shell gives its thread back between steps."""
+    """`with_measured` in steps (ddpcore.analysis.verdict.judging): thousands of ranks take the page tens of ms to
+    judge, and the shell gives its thread back between steps."""
     loaded = replace(
         model.traces,
         measured=measured,
@@ -473,7 +470,7 @@ def with_rank_page(model: Model, text: str) -> Model:
 def with_threshold(model: Model, text: str) -> Model:
     """The threshold field, committed, decides who is late: the verdict and the alert rule follow it. A text that
     is no threshold changes nothing but the hint saying why (`ddpview.threshold`)."""
-    from ddpcore.verdict import finished
+    from ddpcore.base import finished
 
     return finished(threshold_in_steps(model, text))
 
@@ -512,7 +509,7 @@ def _given(text: str) -> str:
 
 
 def threshold_in_steps(model: Model, text: str) -> Generator[None, None, Model]:
-    """`with_threshold` in steps (ddpcore.verdict.judging): 8 ranks x 11,700 steps take the page 100-170 ms to
+    """`with_threshold` in steps (ddpcore.analysis.verdict.judging): 8 ranks x 11,700 steps take the page 100-170 ms to
     judge, and the key released after the commit waited behind them."""
     reading = read_threshold(text)
     traces = replace(model.traces, threshold_hint=(reading.hint, _given(text)))
@@ -537,7 +534,7 @@ def threshold_note(model: Model) -> str:
 
 
 def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
-    from ddpcore.verdict import judging
+    from ddpcore.analysis import judging
 
     analysis = (yield from judging(traces.measured, traces.threshold)) if traces.measured is not None else None
     return replace(traces, analysis=analysis, outlook=None, fit_error="")
@@ -562,8 +559,8 @@ def with_fitted(model: Model, seen: Outlook | None, fit_error: str) -> Model:
 
 
 def with_outlook(model: Model) -> Model:
-    """The straggler model fitted to the current analysis, at the current threshold (ddpcore.fit)."""
-    from ddpcore.fit import outlook_of
+    """The straggler model fitted to the current analysis, at the current threshold (ddpcore.analysis.fitting)."""
+    from ddpcore.analysis import outlook_of
 
     t = model.traces
     if t.analysis is None:
@@ -665,7 +662,7 @@ _drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
 def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
     """Your traces' regions, drawn again only when what they show changed: a large GPU step takes tens of ms to
     draw in the page, and progress messages from the worker arrive many times a second while it reads."""
-    from ddpcore.verdict import finished
+    from ddpcore.base import finished
 
     finished(_drawing(t, lang))
     return dict(_kept_drawing(_drawing_key(t, lang)) or {})

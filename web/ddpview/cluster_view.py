@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ddpcore.cluster import SWEEP_MAX, SWEEP_MIN, ClusterResult
+from ddpcore.model import SWEEP_MAX, SWEEP_MIN, ClusterResult
 
 from . import i18n
 from .cost_view import metrics_dl, ms_row, percent_row

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ddpcore.metrics import StepMetrics
+from ddpcore.model import StepMetrics
 
 from . import i18n
 from .svg import num, output, svg_figure, tag, text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ddpcore.fit import Outlook, bounded
+from ddpcore.analysis import Outlook, bounded
 
 from . import i18n
 from .cost_view import metrics_dl

@@ -817,10 +817,9 @@ TEXT: dict[str, dict[str, str]] = {
 
 
 def _facts(lang: str) -> dict[str, str]:
-    """The model's numbers the prose quotes, formatted from their one definition (ddpcore.params and formulas)."""
-    from ddpcore.cluster import any_straggles
-    from ddpcore.comm import Link, ring_time_ms
-    from ddpcore.params import BUCKET_MB, FIRST_BUCKET_MB, GPUS, JITTER_CV, STRAGGLER_PROB
+    """The model's numbers the prose quotes, formatted from their one definition (ddpcore.base.params and formulas)."""
+    from ddpcore.base import BUCKET_MB, FIRST_BUCKET_MB, GPUS, JITTER_CV, STRAGGLER_PROB
+    from ddpcore.model import Link, any_straggles, ring_time_ms
 
     one_in = round(1 / STRAGGLER_PROB.default)
     return {

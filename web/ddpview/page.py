@@ -6,12 +6,16 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ddpcore.cluster import ClusterConfig, ClusterResult
-from ddpcore.comm import Link
-from ddpcore.config import StepConfig
-from ddpcore.metrics import compare_modes, step_metrics
-from ddpcore.ring import exchange_count
-from ddpcore.schedule import build_schedule
+from ddpcore.model import (
+    ClusterConfig,
+    ClusterResult,
+    Link,
+    StepConfig,
+    build_schedule,
+    compare_modes,
+    exchange_count,
+    step_metrics,
+)
 
 from . import i18n
 from .cost_view import cost_html, modes_html
@@ -68,14 +72,14 @@ def exchange_html(gpus: int, exchange: int) -> str:
 @lru_cache(maxsize=8)
 def _sweeps(config: ClusterConfig) -> dict[str, list[ClusterResult]]:
     """Moving only N reuses the curves: the sweep does not depend on the current N."""
-    from ddpcore.cluster import cluster_sweeps
+    from ddpcore.model import cluster_sweeps
 
     return cluster_sweeps(config)
 
 
 def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
     """The Cluster view's markup by element id, for the state's cluster model."""
-    from ddpcore.cluster import SWEEP_MAX, cluster_step
+    from ddpcore.model import SWEEP_MAX, cluster_step
 
     from .cluster_view import cluster_plot_svg, cluster_values_html, timing_note
 

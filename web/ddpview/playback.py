@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ddpcore.schedule import Schedule, exchange_end_ms, exchanges_done_at
+from ddpcore.model import Schedule, exchange_end_ms, exchanges_done_at
 
 SECONDS_PER_MS = 0.09
 COMM_STRETCH = 5.0

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ddpcore.ring import ChunkState, exchange, exchange_count, ring_state, sent_fraction
+from ddpcore.model import ChunkState, exchange, exchange_count, ring_state, sent_fraction
 
 from . import i18n
 from .svg import data_value, num, svg_figure, tag, text

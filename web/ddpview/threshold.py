@@ -2,7 +2,7 @@
 
 The field is applied when the user commits it (Enter, or leaving it), never on each keystroke: typing "15" would
 otherwise apply "1" first. A committed text is read as the command line reads `--threshold`
-(`ddpcore.params.read_threshold`); a refused one leaves the field showing the value still applied: what it shows
+(`ddpcore.base.params.read_threshold`); a refused one leaves the field showing the value still applied: what it shows
 and what is applied never differ.
 
 >>> shown(0.15, "fr"), shown(0.0001, "en")

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ddpcore.intervals import Interval, Spans
-from ddpcore.phases import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND
-from ddpcore.schedule import PHASES, Bucket, Schedule
+from ddpcore.base import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND, Interval, Spans
+from ddpcore.model import PHASES, Bucket, Schedule
 
 from . import i18n
 from .svg import AttrValue, attrs, data_value, esc, num, svg_figure, tag, text
@@ -16,7 +15,7 @@ from .svg import AttrValue, attrs, data_value, esc, num, svg_figure, tag, text
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from ddpcore.measured import StepSummary
+    from ddpcore.analysis import StepSummary
 
 WIDTH = 900
 LEFT = 118

@@ -6,11 +6,10 @@ from bisect import bisect_left
 from collections.abc import Generator
 from operator import attrgetter
 
-from ddpcore.alerts import dashboard, exposition, rules_file
-from ddpcore.measured import GpuGauges
-from ddpcore.phases import SUMMED
+from ddpcore.analysis import Analysis, Cause, GpuGauges, loading_unmarked, prefetch_case
+from ddpcore.base import SUMMED, finished
+from ddpcore.ops import dashboard, exposition, rules_file
 from ddpcore.traces import FileError
-from ddpcore.verdict import Analysis, Cause, finished, loading_unmarked, prefetch_case
 
 from . import i18n
 from .cost_view import cost_row, gauge_pair, metrics_dl, ms_row, percent_row

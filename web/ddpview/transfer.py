@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ddpcore.measured import Measured
+    from ddpcore.analysis import Measured
 
 SIZES, PROGRESS, MEASURING, DONE, FITTED = "sizes", "progress", "measuring", "done", "fitted"
 """The kinds of message the reading worker posts to the page (its `type`); a message of none of these kinds says

@@ -10,10 +10,8 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
-from ddpcore.cluster import ClusterConfig, MeasuredTiming
-from ddpcore.config import default_straggler
-from ddpcore.params import (
-    ALLREDUCE,
+from ddpcore.base import (
+    ALGORITHM,
     BANDWIDTH_GBPS,
     CLUSTER_GPUS,
     CLUSTER_SLOWDOWN,
@@ -28,6 +26,7 @@ from ddpcore.params import (
     STRAGGLER_PROB,
     Param,
 )
+from ddpcore.model import ClusterConfig, MeasuredTiming, default_straggler
 
 from .i18n import LANGS
 
@@ -107,7 +106,7 @@ FIELDS = (
     from_param("s", "cluster.slowdown", CLUSTER_SLOWDOWN, "cluster.s", digits=EXACT),
     from_param("k", "cluster.persistent", PERSISTENT, "cluster.k", high=1000),
     from_param("ks", "cluster.persistent_slowdown", PERSISTENT_SLOWDOWN, "cluster.ks", digits=EXACT),
-    from_param("ar", "cluster.allreduce", ALLREDUCE, "cluster.ar"),
+    from_param("ar", "cluster.allreduce", ALGORITHM, "cluster.ar"),
     Field("cm", "cluster.timing.compute_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("om", "cluster.timing.other_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("lang", "lang", choices=("", *LANGS)),

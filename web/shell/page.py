@@ -12,7 +12,7 @@ from ddpview.page import IN_PLACE, PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
-from ddpcore.verdict import finished
+from ddpcore.base import finished
 
 from .dom import NEXT_FRAME, Writer, by_id, guarded, in_background, now_s, roved, show_error, stepped, translate_page
 from .traces import TracesShell

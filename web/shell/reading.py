@@ -9,10 +9,8 @@ import js
 from ddpview.transfer import DONE, FITTED, MEASURING, PROGRESS, SIZES, parts
 from pyodide.ffi import to_js
 
-from ddpcore.fit import outlook_of
-from ddpcore.measured import measure_loaded
+from ddpcore.analysis import judge, measure_loaded, outlook_of
 from ddpcore.traces import FileError, collect, read_or_why
-from ddpcore.verdict import judge
 
 from .heap import set_aside
 

@@ -197,7 +197,7 @@ class TracesShell:
         in_background(self.load_example(str(event.currentTarget.getAttribute("data-example"))))
 
     async def load_example(self, name):
-        from ddpcore.measured import measure_loaded
+        from ddpcore.analysis import measure_loaded
         from ddpcore.traces import load
 
         action = self.new_action()

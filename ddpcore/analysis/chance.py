@@ -1,0 +1,346 @@
+"""How late ranks are by chance, measured on the ranks that are on time, and what it takes to be late beyond it.
+
+Jitter makes some rank late in every step; the question is whether a rank is later than jitter makes the latest of
+N ranks. Chance is measured on the bulk of each step, never on every rank-step: a straggler, however often it moves
+between ranks, must not widen its own floor.
+
+- A rank-step's **deviation** is its work (from the previous release to its readiness) minus the median of the
+  other ranks' work in that step, once each rank's usual offset is taken out (a rank a little slower in every step
+  is no chance: `rank_offsets`). Measured against the *others*, every rank's deviation has the same spread whatever
+  N, and a late rank does not move its own reference.
+- The deviations' distribution is known by three quantiles (`Tail`): where its upper side is the wider, a shifted
+  lognormal (delays only add: compute jitter is skewed, and at thousands of ranks the tail decides), else a normal.
+  It is fitted twice (`bulk_tail`): first from the lower side alone, which no straggler reaches; then again on the
+  rank-steps within the first floor, so that neither stragglers nor their number move it.
+- The **floor** is the deviation the latest of N on-time ranks passes with probability ALPHA in a step
+  (`Tail.quantile(1 - ALPHA / N)`): it grows with N, as the latest of N jitter draws does.
+- A rank is **persistent** only when it is over the threshold more often than chance allows (`persistent_needed`):
+  a binomial test of its count of late steps against the chance that an on-time rank-step is over the threshold,
+  at ALPHA over the N ranks; and in a strict majority of steps.
+
+>>> round(Tail(0.0, 1.2816, 1.2816).quantile(0.975), 3)
+1.96
+>>> persistent_needed(8, 4, 0.3), persistent_needed(60, 4, 0.3), persistent_needed(8, 4, 0.02)
+(8, 32, 5)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from operator import sub
+from statistics import NormalDist
+
+__all__ = [
+    "ALPHA",
+    "Beyond",
+    "Chance",
+    "KEPT",
+    "Middle",
+    "OFFSET_QUANTILE",
+    "Q_HIGH",
+    "Q_LOW",
+    "Tail",
+    "Z",
+    "beyond_chance",
+    "bulk_tail",
+    "cost_tail",
+    "deviations",
+    "floor_of",
+    "medians_of_others",
+    "persistent_needed",
+    "persistent_ranks",
+    "quantile",
+    "rank_offsets",
+]
+
+ALPHA = 0.001
+"""The chance that noise alone makes a straggler: a transient one in a step, a persistent one in a run."""
+Q_LOW, Q_HIGH = 0.1, 0.9
+"""The quantiles a `Tail` is fitted through, with the median."""
+_NORMAL = NormalDist()
+Z = _NORMAL.inv_cdf(Q_HIGH)
+"""How many standard deviations of a normal the 90 % quantile lies above the median (1.2816)."""
+KEPT = 16
+"""Late entries a step's `Middle` can leave out exactly; more fall back to the whole column."""
+
+
+def quantile(ordered: Sequence[float], p: float) -> float:
+    """The p-quantile of sorted values, interpolated between the two nearest.
+
+    >>> quantile([1.0, 2.0, 3.0, 4.0], 0.5), quantile([1.0, 2.0, 3.0, 4.0], 0.1)
+    (2.5, 1.3)
+    """
+    at = p * (len(ordered) - 1)
+    low = math.floor(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+@dataclass(frozen=True)
+class Tail:
+    """A chance distribution known by its median and its spreads down to the 10 % and up to the 90 % quantile: a
+    shifted lognormal through the three when the upper spread is the larger, else a normal with the lower spread
+    (the side no straggler reaches)."""
+
+    median: float
+    low: float
+    high: float
+
+    @staticmethod
+    def of(ordered: Sequence[float], skewed: bool = True) -> Tail:
+        """Fitted to sorted values; `skewed` False keeps the normal of the lower side."""
+        if not ordered:
+            return Tail(0.0, 0.0, 0.0)
+        middle = quantile(ordered, 0.5)
+        low = middle - quantile(ordered, Q_LOW)
+        return Tail(middle, low, quantile(ordered, Q_HIGH) - middle if skewed else low)
+
+    @property
+    def shape(self) -> float:
+        """The lognormal's σ (0: a normal)."""
+        return math.log(self.high / self.low) / Z if self.high > self.low > 0 else 0.0
+
+    @property
+    def sigma(self) -> float:
+        """The spread of the lower side, as a normal's standard deviation."""
+        return (self.low or self.high) / Z
+
+    def quantile(self, p: float) -> float:
+        """Where the distribution's p-quantile lies."""
+        z = _NORMAL.inv_cdf(p)
+        s = self.shape
+        if s == 0.0:
+            return self.median + self.sigma * z
+        return self.median + self.high / math.expm1(s * Z) * math.expm1(s * z)
+
+    def survival(self, x: float) -> float:
+        """The chance of a value above x."""
+        s = self.shape
+        if s == 0.0:
+            sigma = self.sigma
+            if sigma == 0.0:
+                return 0.0 if x > self.median else 1.0
+            return 1.0 - _NORMAL.cdf((x - self.median) / sigma)
+        u = 1.0 + (x - self.median) * math.expm1(s * Z) / self.high
+        return 1.0 - _NORMAL.cdf(math.log(u) / s) if u > 0 else 1.0
+
+
+def floor_of(tail: Tail, ranks: int, alpha: float = ALPHA) -> float:
+    """The deviation beyond which a rank-step is late beyond chance: the latest of `ranks` on-time ranks passes it
+    with probability `alpha` in a step (each with alpha / ranks: a bound that holds whatever their dependence)."""
+    return tail.quantile(1.0 - alpha / max(1, ranks))
+
+
+def bulk_tail(ordered: Sequence[float], ranks: int) -> tuple[Tail, float]:
+    """The chance distribution of the deviations (sorted) and its floor: fitted on the lower side first, then again
+    on the deviations within that first floor (the on-time rank-steps)."""
+    first = floor_of(Tail.of(ordered, skewed=False), ranks)
+    kept = ordered[: _count_upto(ordered, first)]
+    tail = Tail.of(kept)
+    return tail, floor_of(tail, ranks)
+
+
+def _count_upto(ordered: Sequence[float], x: float) -> int:
+    low, high = 0, len(ordered)
+    while low < high:
+        mid = (low + high) // 2
+        if ordered[mid] <= x:
+            low = mid + 1
+        else:
+            high = mid
+    return low
+
+
+OFFSET_QUANTILE = 0.25
+"""A rank's usual place is its lower quartile over steps: a rank late in up to three steps of four keeps the place
+of its steps on time, and the quartile's own bias, the same for every rank, cancels between them."""
+
+
+def rank_offsets(by_step: Sequence[Sequence[float]]) -> list[float]:
+    """Each rank's usual place: the lower quartile over steps of its value minus the step's median (entry i of each
+    step is rank i). A rank a little slower in every step is not jitter, and with two or three ranks the only way to
+    tell a slow rank from chance is over time.
+
+    >>> rank_offsets([[10.0, 20.0, 12.0], [11.0, 21.0, 11.0], [9.0, 19.0, 13.0], [10.0, 20.0, 12.0]])
+    [-2.5, 7.5, 0.0]
+    """
+    centred = [[v - m for v in row] for row, m in zip(by_step, map(statistics.median, by_step))]
+    return [quantile(sorted(column), OFFSET_QUANTILE) for column in zip(*centred)]
+
+
+def medians_of_others(values: Sequence[float]) -> list[float]:
+    """For each value, the median of all the others, in one sort (a job has thousands of ranks).
+
+    Removing one value shifts the middle of the rest by at most one place, so there are at most three answers: which
+    one depends only on where the value falls in the order.
+
+    >>> medians_of_others([10.0, 30.0, 20.0, 40.0])
+    [30.0, 20.0, 30.0, 20.0]
+    >>> medians_of_others([1.0, 5.0, 2.0])
+    [3.5, 1.5, 3.0]
+    """
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranked = [values[i] for i in order]
+    h = (len(values) - 1) // 2
+    if len(values) % 2 == 0:
+        out = [ranked[h]] * len(values)
+        for i in order[: h + 1]:
+            out[i] = ranked[h + 1]
+        return out
+    out = [(ranked[h - 1] + ranked[h]) / 2] * len(values)
+    for i in order[:h]:
+        out[i] = (ranked[h] + ranked[h + 1]) / 2
+    out[order[h]] = (ranked[h - 1] + ranked[h + 1]) / 2
+    return out
+
+
+def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
+    """Each step's deviations (entry i is rank i): a rank's work minus the median of the other ranks' work, once
+    every rank's usual offset is taken out.
+
+    Rank 3 late by 20 ms in one step of four:
+
+    >>> [list(d) for d in deviations([[10.0] * 4, [10.0] * 4, [10.0] * 4, [10.0, 10.0, 10.0, 30.0]])][3]
+    [0.0, 0.0, 0.0, 20.0]
+    """
+    offsets = rank_offsets(work)
+    out = []
+    for row in work:
+        adjusted = array("d", map(sub, row, offsets))
+        out.append(array("d", map(sub, adjusted, medians_of_others(adjusted))))
+    return out
+
+
+@dataclass(frozen=True)
+class Beyond:
+    """A run's work measured against chance: the deviations' distribution (`tail`) and floor, how many rank-steps
+    it rests on, and in each step the entries past the floor, whatever the threshold."""
+
+    tail: Tail
+    floor_ms: float
+    total: int
+    entries: tuple[tuple[int, ...], ...]
+
+
+def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
+    """Which rank-steps did more work than chance allows (module docstring), from each step's work (entry i of a
+    step is rank i). A work that is not a positive number (a rank ready before the previous release: a clock that
+    jumped) is no measure of chance, and is left out of it."""
+    by_step = deviations(work)
+    pooled = array("d")
+    for row, done in zip(by_step, work):
+        pooled.extend(d for d, w in zip(row, done) if w > 0)
+    tail, floor = bulk_tail(sorted(pooled), len(work[0]) if work else 0)
+    entries = tuple(tuple(i for i, d in enumerate(row) if d > floor) for row in by_step)
+    return Beyond(tail, floor, len(pooled), entries)
+
+
+def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float]) -> Tail:
+    """The chance distribution of an on-time rank-step's cost (each step's costs, entry i is rank i), its rank's
+    usual cost (`usual`) taken out: what the threshold is weighed with."""
+    values = array("d")
+    for row, late in zip(cost, beyond.entries):
+        gone = set(late)
+        values.extend(c - u for i, (c, u) in enumerate(zip(row, usual)) if i not in gone)
+    return Tail.of(sorted(values))
+
+
+def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:
+    """The ranks over the threshold in enough steps (`persistent_needed`), from how many steps each was over it."""
+    needed = persistent_needed(steps, ranks, chance)
+    return {r for r, n in over.items() if n >= needed}
+
+
+def persistent_needed(steps: int, ranks: int, chance: float, alpha: float = ALPHA) -> int:
+    """Late steps that make a rank a persistent straggler: a strict majority of `steps` (at least two), and a count
+    that an on-time rank, over the threshold with probability `chance` in each step, reaches with probability at most
+    alpha / ranks (a one-sided binomial test, the ranks' chances added). More than `steps` means none can be.
+
+    >>> persistent_needed(39, 8, 0.0)
+    20
+    """
+    majority = max(2, steps // 2 + 1)
+    if chance <= 0.0:
+        return majority
+    if chance >= 1.0:
+        return steps + 1
+    bound = math.log(alpha / max(1, ranks))
+    log_p, log_q = math.log(chance), math.log1p(-chance)
+    whole = math.lgamma(steps + 1)
+    tail = -math.inf
+    for k in range(steps, -1, -1):
+        term = whole - math.lgamma(k + 1) - math.lgamma(steps - k + 1) + k * log_p + (steps - k) * log_q
+        tail = max(tail, term) + math.log1p(math.exp(-abs(tail - term)))
+        if tail > bound:
+            return max(majority, k + 1)
+    return majority
+
+
+@dataclass(frozen=True)
+class Middle:
+    """A step's column around its median, sorted (`values`, `below` of the column's `total` lie under them), so that
+    its median without a few late entries is found without the column: at most KEPT of them."""
+
+    values: tuple[float, ...]
+    below: int
+    total: int
+
+    @staticmethod
+    def of(column: Sequence[float]) -> Middle:
+        """The middle of a column: up to KEPT + 1 values each side of its median."""
+        return Middle.of_sorted(sorted(column))
+
+    @staticmethod
+    def of_sorted(ordered: Sequence[float]) -> Middle:
+        """`of` a column already sorted."""
+        below = max(0, (len(ordered) - 1) // 2 - KEPT)
+        return Middle(tuple(ordered[below : (len(ordered) + 1) // 2 + KEPT + 1]), below, len(ordered))
+
+    def median_without(self, removed: Sequence[float]) -> float | None:
+        """The column's median once the entries holding these values are left out (None when too many are).
+
+        >>> Middle.of([1.0, 2.0, 3.0, 4.0, 100.0]).median_without([100.0])
+        2.5
+        """
+        left = self.total - len(removed)
+        if len(removed) > KEPT or left <= 0:
+            return None
+        window = list(self.values)
+        below = self.below
+        for v in removed:
+            if window and v < window[0]:
+                below -= 1
+            elif window and v > window[-1]:
+                continue
+            elif v in window:
+                window.remove(v)
+        low, high = (left - 1) // 2 - below, left // 2 - below
+        if low < 0 or high >= len(window):
+            return None
+        return (window[low] + window[high]) / 2
+
+
+@dataclass(frozen=True)
+class Chance:
+    """How late ranks are by chance in a run (`bulk_tail`): the deviation of an on-time rank-step's work, the floor
+    that the latest of `ranks` on-time ranks passes with probability ALPHA, and the distribution of an on-time
+    rank-step's cost once its rank's usual cost is taken out (what the persistence test weighs the threshold with),
+    over `total` rank-steps."""
+
+    ranks: int
+    work: Tail
+    floor_ms: float
+    cost: Tail
+    total: int
+
+    def over_threshold(self, threshold: float, periods: Sequence[float]) -> float:
+        """The chance that an on-time rank-step is over the threshold: its cost at least `threshold` of the step's
+        period, averaged over the steps."""
+        if not periods:
+            return 0.0
+        return math.fsum(self.cost.survival(threshold * p) for p in periods) / len(periods)

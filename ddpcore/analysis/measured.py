@@ -1,0 +1,577 @@
+"""Measured steps: how long each rank waited at each step's gradient barrier, and what the threshold does not change.
+
+Every rank leaves a step's gradient collective together (the release), so every rank's step lasts about as long:
+"slowest" cannot mean the longest step, nor the latest from its own step start (time lost before the step starts,
+or after its first bucket, moves that start or only later buckets). It means the rank that waited least at the
+barrier: the others were waiting for it.
+
+- A rank's **wait** in a step is the release minus its readiness (`tracefacts`), on its own clock.
+- Its **cost** is the median wait of the *other* ranks minus its own (with two ranks, the whole difference): how
+  much later than them it was ready. Its **gap** is that cost over the step period: the share of the step the
+  barrier costs.
+
+How late ranks are by chance is measured here too (`chance`), on the ranks that are on time: each rank-step's work
+against the other ranks' median, its rank's usual offset taken out, and the floor that the latest of N on-time
+ranks passes in one step in a thousand. That does not depend on the threshold either.
+
+This module runs where the traces are read (the command line, the page's worker); `verdict` judges its result at a
+threshold, again at each new one, without the traces.
+
+>>> round(gap_of(cost_ms=5.0, period_ms=50.0), 3)
+0.1
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from array import array
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter, sub, truediv
+
+from ..base import CAUSES, LOAD, SUMMED, Interval, Spans
+from ..traces import Column, DeviceTime, FileError, Loaded, RankColumns, RankFacts, RankTrace, StepFacts, table_of
+from ..traces import drawn as drawn_spans
+from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others
+from .rankmap import RankStepMap, rank_step_map
+from .runs import copies, runs_of
+from .whatif import earliest_free, retimed_saving
+
+__all__ = [
+    "AnalysisError",
+    "Caveat",
+    "DRAWN_ALL",
+    "DRAWN_LATEST",
+    "DrawnRank",
+    "GpuGauges",
+    "Measured",
+    "NO_CHANCE",
+    "RANK_COLUMNS",
+    "RUN",
+    "RankSummary",
+    "STEP_COLUMNS",
+    "STEP_FLAGS",
+    "StepColumns",
+    "StepSummary",
+    "WARMUP_STEP",
+    "WARNINGS",
+    "costs_of",
+    "drawn_entries",
+    "gap_of",
+    "measure",
+    "measure_loaded",
+]
+
+WARMUP_STEP = 0
+DRAWN_ALL = 16
+DRAWN_LATEST = 8
+
+
+WARNINGS = {
+    "partial": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
+    "warmup": "step {step} left out: a job's first iteration (DDP builds its buckets, kernels and allocators warm up) "
+    "is not a step like the others",
+    "one_step": "one step only: a straggler cannot be told from a one-off delay",
+    "some_ranks": "{loaded} of {world} ranks loaded: the straggler may be among the others",
+    "no_release": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
+    "rank's own step start, which misses time lost between steps and after the first bucket",
+    "copies": "ranks {first} and {second} hold the same steps to the microsecond: the same file under two rank "
+    "numbers?",
+    "unmeasured": "{count} rank-step(s) whose work from the previous release is not a positive number (first: rank "
+    "{rank}, step {step}, {ms} ms): left out of what chance is measured on",
+}
+"""What the analysis warns of, in English; the page says the same in its own language from `code` and `values`."""
+
+
+class Caveat(str):
+    """A warning's English text, carrying its code and values so that a page can translate it."""
+
+    code: str
+    values: dict[str, object]
+
+    def __new__(cls, code: str, **values: object) -> Caveat:
+        warning = super().__new__(cls, WARNINGS[code].format(**values))
+        warning.code, warning.values = code, values
+        return warning
+
+    def __reduce__(self) -> tuple:
+        return _warning, (self.code, self.values)
+
+
+def _warning(code: str, values: dict[str, object]) -> Caveat:
+    return Caveat(code, **values)
+
+
+class AnalysisError(ValueError):
+    """Traces that load but cannot be compared (fewer than two ranks, no common step)."""
+
+
+def costs_of(wait_ms: Sequence[float]) -> array[float]:
+    """Each rank's cost in a step: the other ranks' median wait at the barrier minus its own.
+
+    >>> list(costs_of([20.0, 21.0, 0.5, 19.0]))
+    [-1.0, -2.0, 19.5, 1.0]
+    """
+    return array("d", map(sub, medians_of_others(wait_ms), wait_ms))
+
+
+def gap_of(cost_ms: float, period_ms: float) -> float:
+    """The share of the step that a rank's lateness costs."""
+    return cost_ms / period_ms if period_ms > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class DrawnRank:
+    """One rank in one analysed step, as its lane draws it; `spans`, `device_spans`, `start_ms` and `end_ms` are on
+    the step's common clock (ranks aligned on the release), `ready_ms` is its readiness from its own step start,
+    the rest are durations."""
+
+    rank: int
+    period_ms: float
+    ready_ms: float
+    cost_ms: float
+    gap: float
+    wait_ms: float
+    phases_ms: dict[str, float]
+    spans: tuple[Interval, ...]
+    comm_spans: Spans
+    device_spans: Spans
+    device: DeviceTime | None
+    start_ms: float
+    end_ms: float
+    followed: bool = True
+
+
+@dataclass(frozen=True)
+class StepColumns:
+    """Every rank in one step, column by column (entry i is rank `ranks[i]`, ranks in order): what the verdict, the
+    map and the fit read, without an object per rank (a job has thousands). `by_gap` lists the entries from the
+    smallest gap to the largest, so that the ranks late at any threshold are one bisection away. `work_ms` is each
+    rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
+    what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when the earlier
+    gradient collectives had ended (the readiness is minus the wait). `beyond`: the entries later than chance
+    (`chance`: their work past the run's floor), whatever the threshold. What the ranks on time are measured
+    against, whichever few entries are late: the middle of the waits (`waits`) and of each part (`parts`), and the
+    entries of the smallest waits (`lowest`). `solo_saved_ms`: the step re-timed with its latest entry `solo_entry`
+    on time (the common case at any threshold). All made here once, not at each threshold."""
+
+    ranks: tuple[int, ...]
+    period_ms: Column
+    compute_ms: Column
+    cost_ms: Column
+    gap: Column
+    wait_ms: Column
+    work_ms: Column
+    by_gap: Sequence[int]
+    parts_ms: dict[str, Column] | None = None
+    from_release: bool = False
+    first_ms: Column = ()
+    free_ms: float = 0.0
+    solo_entry: int = -1
+    solo_saved_ms: float = 0.0
+    beyond: tuple[int, ...] = ()
+    waits: Middle = Middle((), 0, 0)
+    parts: dict[str, Middle] | None = None
+    lowest: tuple[int, ...] = ()
+
+    def late(self, threshold: float) -> list[int]:
+        """Entries whose gap reaches the threshold, in rank order."""
+        return sorted(self.by_gap[bisect_left(self.by_gap, threshold, key=self.gap.__getitem__) :])
+
+
+@dataclass(frozen=True)
+class StepSummary:
+    """One step across ranks: the latest rank (the one that waited least), its cost and gap, and whether that makes
+    a straggler step (`late_ranks` is left empty by `measure`, filled by `judge`, with `saved_ms`: what the step
+    would be shorter without them). `columns` holds every rank, `drawn` the ranks the lanes show with their spans:
+    all of them up to DRAWN_ALL, else the DRAWN_LATEST latest and the median one. `released`: a gradient collective
+    gave every rank its release (else lateness is measured from each rank's own step start)."""
+
+    step: int
+    slowest_rank: int
+    median_step_ms: float
+    max_step_ms: float
+    gap: float
+    extra_ms: float
+    late_ranks: tuple[int, ...]
+    columns: StepColumns
+    drawn: tuple[DrawnRank, ...]
+    released: bool = True
+    saved_ms: float = 0.0
+
+    @property
+    def has_straggler(self) -> bool:
+        """Some rank was late by at least the threshold."""
+        return bool(self.late_ranks)
+
+
+@dataclass(frozen=True)
+class GpuGauges:
+    """Over a rank's analysed steps: what nvidia-smi would show, what compute kernels filled, and communication."""
+
+    busy: float
+    compute: float
+    comm_overlap: float | None
+    exposed_comm_ms: float
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """One rank over the analysed steps (`late_steps`, the steps in which it was late, is counted by `judge`)."""
+
+    rank: int
+    source: str
+    median_step_ms: float
+    mean_step_ms: float
+    median_phases_ms: dict[str, float]
+    median_arrival_ms: float
+    median_wait_ms: float
+    median_gap: float
+    median_cost_ms: float
+    late_steps: int
+    slowest_count: int
+    gpu: GpuGauges | None
+
+
+NO_CHANCE = Chance(0, Tail(0.0, 0.0, 0.0), 0.0, Tail(0.0, 0.0, 0.0), 0)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """An analysis before its verdict: steps without their late ranks, ranks without their count of late steps.
+    `chance`: how late ranks are by chance alone, measured on the ranks on time. Over the steps, whatever the
+    threshold: the mean and median step, the latest rank's median gap, and the mean of each step's waits summed over
+    its ranks. `load_marked`: some rank's trace marks its input loading (a profiler trace without the DataLoader's
+    annotation shows loading as time outside any phase)."""
+
+    steps: tuple[StepSummary, ...]
+    ranks: tuple[RankSummary, ...]
+    warnings: tuple[str, ...]
+    rank_map: RankStepMap
+    chance: Chance = NO_CHANCE
+    step_ms: float = 0.0
+    median_step_ms: float = 0.0
+    median_gap: float = 0.0
+    wait_ms_total: float = 0.0
+    load_marked: bool = True
+
+
+def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
+    """The entries a step's lanes show: every rank up to DRAWN_ALL, else the DRAWN_LATEST latest (the largest
+    costs) and the median one, in rank order."""
+    if len(cost_ms) <= DRAWN_ALL:
+        return list(range(len(cost_ms)))
+    by_cost = sorted(range(len(cost_ms)), key=cost_ms.__getitem__)
+    return sorted({*by_cost[-DRAWN_LATEST:], by_cost[len(by_cost) // 2]})
+
+
+def _rank_in_step(rank: int, facts: StepFacts, cost: float, gap: float, wait: float, shift: float) -> DrawnRank:
+    return DrawnRank(
+        rank=rank,
+        period_ms=facts.period_ms,
+        ready_ms=facts.compute_ms,
+        cost_ms=cost,
+        gap=gap,
+        wait_ms=wait,
+        phases_ms=facts.phases_ms,
+        spans=tuple(Interval(i.phase, i.start_ms + shift, i.end_ms + shift) for i in facts.spans),
+        comm_spans=facts.comm_spans.shifted(shift),
+        device_spans=facts.device_spans.shifted(shift),
+        device=facts.device,
+        start_ms=shift,
+        end_ms=facts.length_ms + shift,
+        followed=facts.followed,
+    )
+
+
+def _gaps(cost: Sequence[float], period: Sequence[float]) -> array[float]:
+    if min(period) > 0:
+        return array("d", map(truediv, cost, period))
+    return array("d", [gap_of(c, p) for c, p in zip(cost, period)])
+
+
+def _waits(by_column: dict) -> tuple[array[float], array[float], float, bool]:
+    """Each rank's wait at the step's barrier, its first launch and when its earlier collectives were done (both
+    relative to the release), and whether it was measured from the release: when a rank has no gradient collective
+    in the step, the step falls back to arrivals from each rank's own step start (the wait is then the time to the
+    latest arrival, and the first launch and the collectives are left out)."""
+    if all(by_column["released"]):
+        anchor = by_column["anchor_ms"]
+        wait = array("d", (max(0.0, w) for w in map(sub, anchor, by_column["compute_ms"])))
+        first = array("f", map(min, map(sub, by_column["arrival_ms"], anchor), map(float.__neg__, wait)))
+        free = earliest_free(array("d", map(sub, by_column["comm_free_ms"], anchor)))
+        return wait, first, free, True
+    arrival = by_column["arrival_ms"]
+    latest = max(arrival)
+    wait = array("d", map(sub, repeat(latest, len(arrival)), arrival))
+    ready = array("f", map(float.__neg__, wait))
+    return wait, ready, min(ready), False
+
+
+def _summarise_step(
+    number: int,
+    ranks: tuple[int, ...],
+    rows: Sequence[int],
+    tables: Sequence[RankColumns],
+    by_column: dict,
+    parts: dict[str, Column] | None,
+    beyond: tuple[int, ...],
+) -> StepSummary:
+    """One common step; `by_column` holds, for this step, each rank's value of a column (ranks in order): arrays,
+    not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more."""
+    period, anchor = by_column["period_ms"], by_column["anchor_ms"]
+    wait, first, free, released = _waits(by_column)
+    cost = costs_of(wait)
+    gap = _gaps(cost, period)
+    slowest = max(range(len(cost)), key=cost.__getitem__)
+    by_wait = sorted(range(len(wait)), key=wait.__getitem__)
+    columns = StepColumns(
+        ranks,
+        period,
+        by_column["compute_ms"],
+        cost,
+        gap,
+        wait,
+        array("f", by_column["work_ms"]),
+        array("i", sorted(range(len(gap)), key=gap.__getitem__)),
+        parts,
+        released and all(by_column["from_release"]),
+        first,
+        free,
+        slowest,
+        retimed_saving(wait, first, free, {slowest: cost[slowest]}),
+        beyond,
+        Middle.of_sorted([wait[i] for i in by_wait]),
+        {p: Middle.of(v) for p, v in parts.items()} if parts is not None else None,
+        tuple(by_wait[: KEPT + 1]),
+    )
+    lead = max(anchor)
+    drawn = tuple(
+        _rank_in_step(ranks[i], tables[i].facts_at(rows[i], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
+        for i in drawn_entries(cost)
+    )
+    return StepSummary(
+        number,
+        ranks[slowest],
+        statistics.median(period),
+        max(period),
+        gap[slowest],
+        cost[slowest],
+        (),
+        columns,
+        drawn,
+        released,
+    )
+
+
+def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges:
+    total = sum(periods)
+    comm = sum(d.comm_ms for d in device)
+    return GpuGauges(
+        busy=min(1.0, sum(d.busy_ms for d in device) / total) if total > 0 else 0.0,
+        compute=min(1.0, sum(d.compute_ms for d in device) / total) if total > 0 else 0.0,
+        comm_overlap=sum(d.overlapped_ms for d in device) / comm if comm > 0 else None,
+        exposed_comm_ms=statistics.fmean(d.exposed_comm_ms for d in device),
+    )
+
+
+def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
+    if table.device is None:
+        return None
+    with_device = [i for i in rows if table.device[0][i] is not None]
+    measured = [i for i in with_device if table.followed[i]] or with_device
+    devices = [table.device_at(i) for i in measured]
+    return _gauges([d for d in devices if d], [table.period_ms[i] for i in measured]) if measured else None
+
+
+def _rank_summary(
+    table: RankColumns, rows: Sequence[int], mine: dict[str, Sequence[float]], slowest: int
+) -> RankSummary:
+    """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost, gap and wait in
+    each)."""
+
+    def own(column: Column) -> Sequence[float]:
+        return _picked(column, rows)
+
+    period = own(table.period_ms)
+    return RankSummary(
+        rank=table.rank,
+        source=table.source,
+        median_step_ms=statistics.median(period),
+        mean_step_ms=statistics.fmean(period),
+        median_phases_ms={p: statistics.median(own(table.phases_ms[p])) for p in SUMMED},
+        median_arrival_ms=statistics.median(own(table.arrival_ms)),
+        median_wait_ms=statistics.median(mine["wait_ms"]),
+        median_gap=statistics.median(mine["gap"]),
+        median_cost_ms=statistics.median(mine["cost_ms"]),
+        late_steps=0,
+        slowest_count=slowest,
+        gpu=_rank_gauges(table, rows),
+    )
+
+
+def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list[int]:
+    step_sets = {t.rank: set(t.step) for t in tables}
+    common = set.intersection(*step_sets.values())
+    if not common:
+        raise AnalysisError("the ranks' traces share no step number: were they recorded in the same run?")
+    for t in tables:
+        extra = len(step_sets[t.rank] - common)
+        if extra:
+            warnings.append(Caveat("partial", rank=t.rank, source=t.source, extra=extra))
+    if WARMUP_STEP in common and len(common) > 1:
+        common.discard(WARMUP_STEP)
+        warnings.append(Caveat("warmup", step=WARMUP_STEP))
+    if len(common) == 1:
+        warnings.append(Caveat("one_step"))
+    return sorted(common)
+
+
+def _picked(column: Sequence, rows: Sequence[int]) -> Sequence:
+    """A column's values in the given rows (the column itself when they are all its rows, in order)."""
+    return column if rows == range(len(column)) else [column[i] for i in rows]
+
+
+def _rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
+    """The rows of the common steps in a rank's table, in step order."""
+    if list(table.step) == common:
+        return range(len(common))
+    where = {n: i for i, n in enumerate(table.step)}
+    return [where[n] for n in common]
+
+
+STEP_COLUMNS = ("arrival_ms", "period_ms", "anchor_ms", "compute_ms", "work_ms", "comm_free_ms")
+STEP_FLAGS = ("released", "from_release")
+RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
+
+
+def _parts_at(parts: dict[str, list[Sequence[float]]], j: int) -> dict[str, Column]:
+    """Step j's parts (`phases.CAUSES`), rank by rank, leaving out a part no rank spent time in (a host trace has
+    no GPU parts); single precision, since 4,096 ranks x 200 steps hold 8 of them."""
+    out: dict[str, Column] = {}
+    for p, by_rank in parts.items():
+        values = array("f", map(itemgetter(j), by_rank))
+        if any(values):
+            out[p] = values
+    return out
+
+
+def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
+    """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans, and how
+    late ranks are by chance.
+
+    The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
+    the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
+    columns: a step's ranks are arrays, and only the ranks drawn get an object."""
+    if len(ranks) < 2:
+        raise AnalysisError("need traces of at least two ranks to compare them")
+    tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
+    warnings: list[Caveat] = []
+    common = _common_steps(tables, warnings)
+    worlds = {t.world_size for t in tables if t.world_size}
+    if worlds and max(worlds) > len(tables):
+        warnings.append(Caveat("some_ranks", loaded=len(tables), world=max(worlds)))
+    rows = [_rows_of(t, common) for t in tables]
+    order = tuple(t.rank for t in tables)
+    by_rank = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_COLUMNS}
+    flags = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_FLAGS}
+    parts = None
+    if all(t.parts_ms is not None for t in tables):
+        kept = [t.parts_ms or {} for t in tables]
+        parts = {
+            p: [_picked(k[p], r) if p in k else [0.0] * len(r) for k, r in zip(kept, rows)]
+            for p in CAUSES
+            if any(p in k for k in kept)
+        }
+
+    def columns_at(j: int) -> dict:
+        out: dict = {k: array("d", map(itemgetter(j), v)) for k, v in by_rank.items()}
+        out.update({k: tuple(map(itemgetter(j), v)) for k, v in flags.items()})
+        return out
+
+    work = [array("d", map(itemgetter(j), by_rank["work_ms"])) for j in range(len(common))]
+    beyond = beyond_chance(work)
+    unmeasured = [(order[i], n, w) for j, n in enumerate(common) for i, w in enumerate(work[j]) if not w > 0]
+    if unmeasured:
+        rank, step, ms = unmeasured[0]
+        warnings.append(Caveat("unmeasured", count=len(unmeasured), rank=rank, step=step, ms=round(ms, 2)))
+    warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables)]
+    steps = tuple(
+        _summarise_step(
+            n,
+            order,
+            [r[j] for r in rows],
+            tables,
+            columns_at(j),
+            _parts_at(parts, j) if parts is not None else None,
+            beyond.entries[j],
+        )
+        for j, n in enumerate(common)
+    )
+    unreleased = sum(not s.released for s in steps)
+    if unreleased:
+        warnings.append(Caveat("no_release", steps=unreleased))
+    by_step = {name: [getattr(s.columns, name) for s in steps] for name in RANK_COLUMNS}
+    slowest = Counter(s.slowest_rank for s in steps)
+    summaries = tuple(
+        _rank_summary(t, r, {name: list(map(itemgetter(k), v)) for name, v in by_step.items()}, slowest[t.rank])
+        for k, (t, r) in enumerate(zip(tables, rows))
+    )
+    periods = [s.median_step_ms for s in steps]
+    return Measured(
+        steps,
+        summaries,
+        tuple(warnings),
+        rank_step_map(steps),
+        Chance(
+            len(tables),
+            beyond.tail,
+            beyond.floor_ms,
+            cost_tail((s.columns.cost_ms for s in steps), beyond, [r.median_cost_ms for r in summaries]),
+            beyond.total,
+        ),
+        statistics.fmean(periods),
+        statistics.median(periods),
+        statistics.median(s.gap for s in steps),
+        statistics.fmean(math.fsum(s.columns.wait_ms) for s in steps),
+        any(LOAD in (t.parts_ms or {}) for t in tables),
+    )
+
+
+RUN = "—"
+"""The source of the one error line that is not one file's: the files read cannot be compared."""
+
+
+def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:
+    """The readable files measured; when they cannot be compared, None and why, as one more error line (source
+    RUN): the command line and the page both read a run this way. Files of another run than the largest one
+    (`runs`) are left out, a line each naming the run kept; when two runs are as large, none is analysed."""
+    try:
+        tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
+        if len(tables) < 2:
+            return measure(tables), loaded.errors
+        runs = runs_of(tables)
+        if runs.kept is None:
+            raise AnalysisError(
+                "these files are from "
+                + str(len(runs.groups))
+                + " runs, none larger than the others: "
+                + "; ".join(", ".join(t.source for t in g) for g in runs.groups)
+                + ". Give the files of one run"
+            )
+        kept = ", ".join(t.source for t in runs.kept[:3]) + (", …" if len(runs.kept) > 3 else "")
+        others = tuple(
+            FileError(
+                t.source,
+                f"another run than the {len(runs.kept)} files kept ({kept}): its gradient releases drift apart from "
+                "theirs, where the ranks of one run are released together",
+            )
+            for t in runs.others
+        )
+        return measure(runs.kept), (*loaded.errors, *others)
+    except AnalysisError as exc:
+        return None, (*loaded.errors, FileError(RUN, str(exc)))

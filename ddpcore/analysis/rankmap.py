@@ -1,0 +1,83 @@
+"""The rank × step map: each rank's cost at the barrier in each step, rows binned so that 10,000 ranks fit a screen.
+
+A persistent straggler is a row of late cells, transient stragglers are scattered cells. Rows are ranks in order;
+past `max_rows` ranks, consecutive ranks share a row, which keeps, step by step, its worst (latest) rank: binning
+never hides a straggler.
+
+>>> bins_of(list(range(10)), 4)
+((0, 1, 2), (3, 4, 5), (6, 7, 8), (9,))
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .measured import StepSummary
+
+__all__ = ["MAX_ROWS", "RankStepMap", "bins_of", "rank_step_map"]
+
+MAX_ROWS = 256
+
+
+@dataclass(frozen=True)
+class RankStepMap:
+    """Rows of ranks × analysed steps: the worst cost (ms) in each cell, the rank it belongs to, and the gap
+    (cost over the step's period) that colours it. Which cells are late is the verdict's to say (`late_cells`)."""
+
+    steps: tuple[int, ...]
+    rows: tuple[tuple[int, ...], ...]
+    cost_ms: tuple[tuple[float, ...], ...]
+    gap: tuple[tuple[float, ...], ...]
+    worst: tuple[tuple[int, ...], ...]
+
+    def late_cells(self, late_ranks: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+        """(row, column) of every cell holding a late rank-step, in order, from each step's late ranks (`verdict`:
+        the same rank-steps the transient count and the per-step table read)."""
+        firsts = [row[0] for row in self.rows]
+        cells = {(bisect_right(firsts, r) - 1, j) for j, ranks in enumerate(late_ranks) for r in ranks}
+        return sorted(cells)
+
+
+def bins_of(ranks: list[int], max_rows: int) -> tuple[tuple[int, ...], ...]:
+    """Consecutive ranks in at most `max_rows` rows of equal size (the last may be shorter)."""
+    size = max(1, math.ceil(len(ranks) / max_rows))
+    return tuple(tuple(ranks[k : k + size]) for k in range(0, len(ranks), size))
+
+
+def rank_step_map(steps: Sequence[StepSummary], max_rows: int = MAX_ROWS) -> RankStepMap:
+    """The map of a run's measured steps: per row and step, the row's latest rank (highest gap) and its cost.
+    The threshold does not change it: `measure` makes it once, and only the colouring of late cells depends on it.
+
+    A step holds its ranks' gaps as one array in rank order, and rows are runs of consecutive ranks, so a cell is
+    one `max` over a slice rather than a comparison per rank-step in Python."""
+    ranks = list(steps[0].columns.ranks)
+    rows = bins_of(ranks, max_rows)
+    bounds = []
+    start = 0
+    for row in rows:
+        bounds.append((start, start + len(row)))
+        start += len(row)
+    cost: list[list[float]] = [[] for _ in rows]
+    gap: list[list[float]] = [[] for _ in rows]
+    worst: list[list[int]] = [[] for _ in rows]
+    for s in steps:
+        gaps, costs = s.columns.gap, s.columns.cost_ms
+        for i, (lo, hi) in enumerate(bounds):
+            chunk = gaps[lo:hi]
+            top = max(chunk)
+            k = lo + chunk.index(top)
+            gap[i].append(top)
+            cost[i].append(costs[k])
+            worst[i].append(ranks[k])
+    return RankStepMap(
+        tuple(s.step for s in steps),
+        rows,
+        tuple(tuple(r) for r in cost),
+        tuple(tuple(r) for r in gap),
+        tuple(tuple(r) for r in worst),
+    )

@@ -1,0 +1,185 @@
+"""Which files belong to one run: the ranks of a run share their steps' releases, their step numbers and their
+world size; files that do not are another run's.
+
+Every rank of a run leaves a step's gradient collective together, so on two ranks' clocks the releases of the same
+steps keep one offset (the clocks' own), give or take a transfer and how late each rank sees the release. Two runs'
+releases drift apart by their steps' own variation, step after step. For each pair of ranks, their **drift** is the
+interquartile range over their common steps of the offset between their releases, as a share of the step: a few
+hundredths within a run of GPUs, a few tenths on CPUs sharing cores (their threads see the release late now and
+then), whole steps between two runs.
+
+Two ranks are of one run when their drift is at most DRIFT_OF_A_RUN of a step, or at most NOISE_TIMES the drift of
+the run's median rank to its nearest other rank (the run's own noise; no more than a step, and with two ranks the
+step is the bound); and when no file says another world size. Each rank is compared with the first; only when that
+finds two runs, with up to REFERENCES ranks spread over the files (all of them up to that many), so that 100,000
+ranks cost 16 comparisons each at most. The largest set of
+ranks so linked is the run; with two sets of the same size there is no telling which is meant.
+
+>>> groups_of({(1, 0): 0.01, (2, 0): 9.0, (2, 1): 9.0}, 3, [None, None, None], bound=0.08)
+[[0, 1], [2]]
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import add, sub
+
+from ..traces import RankColumns
+from .chance import quantile
+
+__all__ = [
+    "DRIFT_OF_A_RUN",
+    "NOISE_TIMES",
+    "REFERENCES",
+    "Releases",
+    "Runs",
+    "bound_of",
+    "copies",
+    "drift",
+    "groups_of",
+    "references",
+    "runs_of",
+]
+
+DRIFT_OF_A_RUN = 0.05
+"""A drift no run's ranks are ever told apart by: releases seen within a twentieth of a step."""
+NOISE_TIMES = 8.0
+"""How much more a pair of a run's ranks may drift than its median rank does with its nearest: on the real runs of
+tests/fixtures, 1.5 to 10 times (10 only within DRIFT_OF_A_RUN), against 17 to 2,000 times for files of two runs."""
+
+
+@dataclass(frozen=True)
+class Releases:
+    """A rank's releases on its own clock, by step (what `drift` compares), and its median step."""
+
+    steps: tuple[int, ...]
+    at_ms: tuple[float, ...]
+    period_ms: float
+
+    @staticmethod
+    def of(t: RankColumns) -> Releases:
+        """The releases of a rank's steps: each step's start plus its anchor."""
+        return Releases(
+            tuple(t.step),
+            tuple(map(add, t.start_ms, t.anchor_ms)),
+            statistics.median(t.period_ms) if len(t.period_ms) else 0.0,
+        )
+
+
+def drift(a: Releases, b: Releases) -> float | None:
+    """The interquartile range of the offset between two ranks' releases over their common steps, as a share of the
+    first one's median step (None without a common step)."""
+    if a.steps == b.steps:
+        offsets = sorted(map(sub, a.at_ms, b.at_ms))
+    else:
+        theirs = dict(zip(b.steps, b.at_ms))
+        offsets = sorted(x - theirs[n] for n, x in zip(a.steps, a.at_ms) if n in theirs)
+    if not offsets or a.period_ms <= 0:
+        return None
+    return (quantile(offsets, 0.75) - quantile(offsets, 0.25)) / a.period_ms
+
+
+REFERENCES = 16
+"""Ranks every rank is compared with."""
+
+
+def references(n: int) -> list[int]:
+    """The ranks (indices) every rank is compared with: all of them up to REFERENCES, else that many spread evenly.
+
+    >>> references(4), references(64)[:4]
+    ([0, 1, 2, 3], [0, 4, 8, 12])
+    """
+    return list(range(n)) if n <= REFERENCES else [k * n // REFERENCES for k in range(REFERENCES)]
+
+
+def bound_of(drifts: dict[tuple[int, int], float | None], n: int) -> float:
+    """The drift two ranks of one run stay within (module docstring), from the drifts measured among the
+    references."""
+    nearest: dict[int, float] = {}
+    for (i, j), d in drifts.items():
+        if d is not None:
+            for k in (i, j):
+                nearest[k] = min(nearest.get(k, d), d)
+    bound = min(NOISE_TIMES * statistics.median(nearest.values()), 1.0) if n >= 3 and nearest else 1.0
+    return max(bound, DRIFT_OF_A_RUN)
+
+
+def _same_world(a: int | None, b: int | None) -> bool:
+    return a is None or b is None or a == b
+
+
+def groups_of(
+    drifts: dict[tuple[int, int], float | None], n: int, worlds: Sequence[int | None], bound: float
+) -> list[list[int]]:
+    """The sets of ranks (indices) linked as one run, largest first, from the drifts of pairs (None: no common step)
+    and each rank's world size (None when unknown)."""
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for (i, j), d in drifts.items():
+        same_world = _same_world(worlds[i], worlds[j])
+        if d is not None and d <= bound and same_world:
+            parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: (-len(g), g))
+
+
+@dataclass(frozen=True)
+class Runs:
+    """The ranks given, as runs (largest first): `kept` the largest, None when another is as large."""
+
+    kept: tuple[RankColumns, ...] | None
+    groups: tuple[tuple[RankColumns, ...], ...]
+
+    @property
+    def others(self) -> tuple[RankColumns, ...]:
+        """The ranks of every run but the kept one."""
+        kept = {id(t) for t in self.kept or ()}
+        return tuple(t for g in self.groups for t in g if id(t) not in kept)
+
+
+def runs_of(tables: Sequence[RankColumns]) -> Runs:
+    """The ranks split into the runs they belong to; the largest run kept when it is the only one that large.
+
+    The references are compared pairwise (the bound comes from them); every other rank with the first rank of the
+    references' largest run, and with every reference only when that one is not its run."""
+    n = len(tables)
+    releases = [Releases.of(t) for t in tables]
+    worlds = [t.world_size for t in tables]
+    refs = references(n)
+    drifts = {(i, j): drift(releases[i], releases[j]) for i in refs for j in refs if j < i}
+    bound = bound_of(drifts, n)
+    main = groups_of(drifts, n, worlds, bound)[0][0]
+    for i in range(n):
+        if i in refs:
+            continue
+        drifts[(i, main)] = drift(releases[i], releases[main])
+        near = drifts[(i, main)]
+        if near is None or near > bound or not _same_world(worlds[i], worlds[main]):
+            drifts.update({(i, j): drift(releases[i], releases[j]) for j in refs if j != main})
+    groups = tuple(tuple(tables[i] for i in g) for g in groups_of(drifts, n, worlds, bound))
+    unique = len(groups) == 1 or len(groups[0]) > len(groups[1])
+    return Runs(groups[0] if unique else None, groups)
+
+
+def copies(tables: Sequence[RankColumns]) -> list[tuple[int, int]]:
+    """Pairs of ranks whose steps are the same to the last digit (the same file under two rank numbers): two real
+    ranks never take the same time to the microsecond, step after step."""
+    seen: dict[tuple, int] = {}
+    pairs = []
+    for t in tables:
+        key = (tuple(t.step), tuple(t.work_ms), tuple(t.period_ms), tuple(t.compute_ms))
+        if key in seen:
+            pairs.append((seen[key], t.rank))
+        else:
+            seen[key] = t.rank
+    return pairs

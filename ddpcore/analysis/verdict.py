@@ -1,0 +1,514 @@
+"""The verdict on a measured run at a threshold: who is late, how often, why, and what the step would be without them.
+
+Runs where the verdict is shown (the page judges the worker's measurement again at each threshold), on `measured`.
+How late ranks are by chance was measured there, on the ranks on time (`chance`).
+
+- A rank-step is **over the threshold** when its gap reaches it, and **late** when it is also a persistent
+  straggler's, or later than chance (its work past the run's floor, which the latest of N on-time ranks passes in
+  one step in a thousand). The verdict's transient count, the per-step table and the rank x step map read the same
+  late rank-steps.
+- A **persistent straggler** is over the threshold in a strict majority of steps, and more often than chance allows
+  (`chance.persistent_needed`: a binomial test against the chance that an on-time rank-step is over the threshold,
+  at one in a thousand over the N ranks): its median gap is then above the threshold, whether or not it is the
+  very latest rank. A clean run's eight profiled steps name nobody.
+- **Transient stragglers** are counted as a share of steps: the steps in which a rank other than the persistent
+  stragglers is late.
+- **Why**: a late rank's work from the previous release to its readiness, part by part (`phases.CAUSES`), minus
+  the median of the ranks on time in that step (two slow ranks do not hide each other's cause); one part with at
+  least CAUSE_SHARE of the lateness names the cause, else it is `mixed`.
+- **What if**: each step re-timed with every late rank, persistent or transient, ready when the median of the ranks
+  on time was. The barrier releases every rank a transfer after the last one is ready, so the step shortens by how
+  much earlier the last rank is ready (after "Understanding Stragglers in Large Model Training Using What-if
+  Analysis", OSDI 2025, which simulates each step with straggling operations set to their typical duration). That
+  saving is the step's straggler cost, split into what the persistent stragglers cost alone and what the transient
+  ones add; the ideal step is the step without it. Jitter's own cost, how much later the latest on-time rank is
+  than their median, is reported beside it, not in it. Headline step, cost and efficiency are means over steps,
+  because the mean is what a job pays: a median hides exactly the rare slow steps that large jobs have most.
+  Medians are given beside them.
+
+>>> named_cause({"load": 1.0, "forward": 0.5, "between_steps": 18.5}, lateness_ms=20.0).kind
+'between_steps'
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, finished
+from ..traces import Column, RankColumns, RankFacts, RankTrace
+from .chance import ALPHA, Middle, persistent_needed, persistent_ranks
+from .measured import GpuGauges, Measured, RankSummary, StepColumns, StepSummary, measure
+from .rankmap import RankStepMap
+from .whatif import retimed_saving
+
+__all__ = [
+    "Analysis",
+    "CAUSE_SHARE",
+    "CAUSE_TEXT",
+    "Cause",
+    "CostParts",
+    "JUDGED_A_STEP",
+    "Judging",
+    "Noise",
+    "OnTime",
+    "PREFETCH_TEXT",
+    "Straggler",
+    "Transient",
+    "UNMARKED_TEXT",
+    "analyze",
+    "cause_text",
+    "judge",
+    "judging",
+    "loading_unmarked",
+    "named_cause",
+    "on_time",
+    "prefetch_case",
+    "prefetch_text",
+    "saved_ms",
+]
+
+CAUSE_SHARE = 0.8
+"""A part explaining at least this share of a rank's lateness names its cause."""
+
+
+CAUSE_TEXT = {
+    "load": "{ms} ms a step loading its input",
+    "forward": "{ms} ms a step longer in its forward",
+    "backward": "{ms} ms a step longer in its backward",
+    "optimizer": "{ms} ms a step longer in its optimizer step",
+    "between_steps": "{ms} ms a step between its optimizer and its next step, outside any phase: logging, "
+    "checkpointing, evaluation or a pause on that rank",
+    "gpu_compute": "{ms} ms a step of longer GPU kernels (a slower or throttled GPU, or more work on it)",
+    "host_launch": "{ms} ms a step with its GPU idle, waiting for the host to launch work",
+    "copies": "{ms} ms a step in memory copies",
+    "mixed": "{ms} ms a step with no single cause: {parts}",
+}
+"""Why a rank is late, in English, by cause; the page says the same in its own language from the kind."""
+PREFETCH_TEXT = {
+    "saves": "prefetching input would save about {ms} ms a step",
+    "maybe": "prefetching input may help, if that time between steps is the loader's",
+    "no": "prefetching input would not help: the time goes to {part}",
+}
+UNMARKED_TEXT = "these traces mark no input loading (no DataLoader annotation): time between steps may be the loader's"
+
+
+def cause_text(cause: Cause) -> str:
+    """One line of why, e.g. "19.6 ms a step between its optimizer and its next step, …"."""
+    parts = ", ".join(f"{p.replace('_', ' ')} {v:.1f} ms" for p, v in cause.largest())
+    return CAUSE_TEXT[cause.kind].format(ms=f"{cause.ms:.1f}", parts=parts)
+
+
+def prefetch_case(cause: Cause, load_marked: bool) -> str:
+    """What prefetching would do for a late rank (`PREFETCH_TEXT`'s key): save time when most of its excess is
+    loading its input, perhaps when it is time between steps in traces that mark no loading (a profiler trace
+    without the DataLoader's annotation counts loading there), else nothing."""
+    if cause.main_part == LOAD:
+        return "saves"
+    if cause.main_part == BETWEEN_STEPS and not load_marked:
+        return "maybe"
+    return "no"
+
+
+def prefetch_text(cause: Cause, gain_ms: float, load_marked: bool = True) -> str:
+    """The seed's lesson on this run: prefetching fixes an input straggler and nothing else."""
+    return PREFETCH_TEXT[prefetch_case(cause, load_marked)].format(
+        ms=f"{gain_ms:.1f}", part=cause.main_part.replace("_", " ")
+    )
+
+
+def loading_unmarked(causes: Sequence[Cause | None], load_marked: bool) -> bool:
+    """Whether to say that the traces mark no loading: they do not, and a cause's main part is between steps."""
+    return not load_marked and any(c is not None and c.main_part == BETWEEN_STEPS for c in causes)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Why a rank is late: its excess over the median of the ranks on time in each part of its work (ms a step,
+    `phases.CAUSES`), and the part that explains at least CAUSE_SHARE of its lateness (`kind`), else `mixed`. `ms` is
+    that part's excess a step (mixed: the whole lateness), `share` its share of the lateness (mixed: the largest
+    part's), at most 1."""
+
+    kind: str
+    ms: float
+    share: float
+    parts_ms: dict[str, float]
+    lateness_ms: float
+
+    def largest(self, most: int = 3) -> list[tuple[str, float]]:
+        """The parts with an excess, largest first: what a `mixed` cause lists."""
+        return sorted(((p, v) for p, v in self.parts_ms.items() if v > 0), key=lambda pv: -pv[1])[:most]
+
+    @property
+    def main_part(self) -> str:
+        """Where the time goes: the cause, or for `mixed` its largest part."""
+        if self.kind != MIXED:
+            return self.kind
+        return next(iter(self.largest(1)), (MIXED, 0.0))[0]
+
+
+@dataclass(frozen=True)
+class Straggler:
+    """A rank late in a strict majority of steps and more often than chance allows, and why (None when its traces
+    tell no parts)."""
+
+    rank: int
+    median_gap: float
+    median_cost_ms: float
+    late_steps: int
+    cause: Cause | None = None
+
+
+@dataclass(frozen=True)
+class Transient:
+    """Steps in which a rank other than the persistent stragglers was late (over the threshold and later than
+    chance), and why, over all those late rank-steps together."""
+
+    steps: int
+    straggler_steps: int
+    fraction: float
+    mean_cost_ms: float
+    ranks: tuple[int, ...]
+    step_numbers: tuple[int, ...]
+    cause: Cause | None = None
+
+
+@dataclass(frozen=True)
+class CostParts:
+    """A step's straggler cost (means over steps, ms), split: what re-timing the persistent stragglers alone saves,
+    and what re-timing the transient ones too adds; and beside them, not in them, jitter's own: how much later the
+    latest on-time rank is ready than the median one."""
+
+    persistent: float
+    transient: float
+    jitter: float
+
+
+@dataclass(frozen=True)
+class Noise:
+    """What chance allows at this threshold: the share of on-time rank-steps over it (`chance_over_threshold`), the
+    late steps that name a persistent straggler (`persistent_needed`, more than the steps: none can be), and the
+    test's level `alpha`."""
+
+    chance_over_threshold: float
+    persistent_needed: int
+    alpha: float = ALPHA
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The verdict on a run: per rank, per step, the stragglers, and the headline figures (means over steps).
+    `prefetch_gain_ms` is what the step would gain if the late ranks' excess loading time were hidden;
+    `jitter_floor_ms` how much more than the other ranks' median work a rank-step's work must take to be later than
+    chance; `cost_parts_ms` the cost split (`CostParts`); `noise` what chance allows (`Noise`); `load_marked` whether
+    the traces mark input loading (a profiler trace without the DataLoader's annotation counts it between steps)."""
+
+    ranks: tuple[RankSummary, ...]
+    steps: tuple[StepSummary, ...]
+    stragglers: tuple[Straggler, ...]
+    transient: Transient
+    threshold: float
+    step_ms: float
+    median_step_ms: float
+    straggler_cost_ms: float
+    median_cost_ms: float
+    ideal_step_ms: float
+    efficiency: float
+    median_gap: float
+    wait_ms_total: float
+    gpu: GpuGauges | None
+    warnings: tuple[str, ...]
+    rank_map: RankStepMap
+    prefetch_gain_ms: float = 0.0
+    jitter_floor_ms: float = 0.0
+    cost_parts_ms: CostParts = CostParts(0.0, 0.0, 0.0)
+    noise: Noise = Noise(0.0, 0)
+    load_marked: bool = True
+
+    @property
+    def straggler_rank(self) -> int | None:
+        """The worst persistent straggler, or None when no rank is consistently late."""
+        return self.stragglers[0].rank if self.stragglers else None
+
+
+@dataclass(frozen=True)
+class OnTime:
+    """What a step's ranks on time did, whichever entries are late: their median wait, the smallest of their waits
+    (the latest of them), and their median time in each part of the work (None when unknown)."""
+
+    median_wait_ms: float
+    least_wait_ms: float
+    parts_ms: dict[str, float] | None
+
+
+def on_time(columns: StepColumns, late: Sequence[int]) -> OnTime:
+    """The ranks on time in a step, from its middles (`measured`); with many late entries, from its columns."""
+    gone = set(late)
+    least = next((i for i in columns.lowest if i not in gone), None)
+    if least is None:
+        least = min((i for i in range(len(columns.wait_ms)) if i not in gone), key=columns.wait_ms.__getitem__)
+
+    def median(middle: Middle, column: Column) -> float:
+        found = middle.median_without([column[i] for i in late])
+        if found is not None:
+            return found
+        kept = [v for i, v in enumerate(column) if i not in gone] or list(column)
+        return statistics.median(kept)
+
+    parts = columns.parts_ms
+    return OnTime(
+        median(columns.waits, columns.wait_ms),
+        columns.wait_ms[least],
+        None if parts is None or columns.parts is None else {p: median(columns.parts[p], v) for p, v in parts.items()},
+    )
+
+
+def saved_ms(ranks: StepColumns, late: Sequence[int], typical: OnTime | None = None) -> float:
+    """The what-if of one step: each late entry ready when the median of the ranks on time was (`typical`, else
+    every entry but the late ones). The common case, the latest rank alone late, was re-timed once by `measure`."""
+    if not late:
+        return 0.0
+    if typical is None and len(late) == 1 and late[0] == ranks.solo_entry:
+        return ranks.solo_saved_ms
+    median = (typical or on_time(ranks, late)).median_wait_ms
+    return retimed_saving(ranks.wait_ms, ranks.first_ms, ranks.free_ms, {i: median - ranks.wait_ms[i] for i in late})
+
+
+def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
+    """The part that explains at least CAUSE_SHARE of the lateness, else `mixed`."""
+    parts = {p: parts_ms.get(p, 0.0) for p in CAUSES}
+    top = max(CAUSES, key=parts.__getitem__)
+    share = min(1.0, parts[top] / lateness_ms) if lateness_ms > 0 else 0.0
+    if share >= CAUSE_SHARE:
+        return Cause(top, parts[top], share, parts, lateness_ms)
+    return Cause(MIXED, lateness_ms, share, parts, lateness_ms)
+
+
+def _cause(hits: Sequence[tuple[StepSummary, int]], typical: dict[int, OnTime]) -> Generator[None, None, Cause | None]:
+    """The cause over late rank-steps (a step and an entry in it), from the steps whose parts are known, against
+    the ranks on time in each (`typical`, by step number); yields after each chunk of them (`_chunks`: a
+    persistent straggler of a long run is late in thousands)."""
+    known = [(s, i) for s, i in hits if s.columns.from_release and s.columns.parts_ms is not None]
+    if not known:
+        return None
+    excess = dict.fromkeys(CAUSES, 0.0)
+    lateness = 0.0
+    for chunk in _chunks(known):
+        for s, i in chunk:
+            them = typical[s.step]
+            for p, values in (s.columns.parts_ms or {}).items():
+                excess[p] += values[i] - (them.parts_ms or {}).get(p, 0.0)
+            lateness += them.median_wait_ms - s.columns.wait_ms[i]
+        yield
+    n = len(known)
+    return named_cause({p: v / n for p, v in excess.items()}, lateness / n)
+
+
+def _entry(step: StepSummary, rank: int) -> int:
+    return bisect_left(step.columns.ranks, rank)
+
+
+def _transient(
+    steps: Sequence[StepSummary], persistent: set[int], typical: dict[int, OnTime]
+) -> Generator[None, None, Transient]:
+    hit: list[tuple[StepSummary, float]] = []
+    late: list[tuple[StepSummary, int]] = []
+    for chunk in _chunks(steps):
+        for s in chunk:
+            others = set(s.late_ranks) - persistent
+            if others:
+                entries = [_entry(s, r) for r in others]
+                hit.append((s, max(s.columns.cost_ms[i] for i in entries)))
+                late.extend((s, i) for i in entries)
+        yield
+    cause = yield from _cause(late, typical)
+    return Transient(
+        steps=len(steps),
+        straggler_steps=len(hit),
+        fraction=len(hit) / len(steps),
+        mean_cost_ms=statistics.fmean(c for _, c in hit) if hit else 0.0,
+        ranks=tuple(sorted({r for s, _ in hit for r in s.late_ranks} - persistent)),
+        step_numbers=tuple(s.step for s, _ in hit),
+        cause=cause,
+    )
+
+
+def _prefetch_saving(step: StepSummary, typical: OnTime) -> float:
+    """What the step would gain if its late ranks loaded no slower than the median rank on time (input prefetched)."""
+    parts = step.columns.parts_ms
+    if not step.late_ranks or not parts or LOAD not in parts or not step.columns.from_release:
+        return 0.0
+    usual = (typical.parts_ms or {}).get(LOAD, 0.0)
+    c = step.columns
+    entries = [_entry(step, r) for r in step.late_ranks]
+    return retimed_saving(c.wait_ms, c.first_ms, c.free_ms, {i: parts[LOAD][i] - usual for i in entries})
+
+
+Judging = Generator[None, None, Analysis]
+"""A judgement in steps: it yields after each measured step (a step of thousands of ranks re-timed takes a ms or
+more), and every JUDGED_A_STEP steps of its other passes over them, so that a page can give its thread back between
+them; its value is the Analysis."""
+
+T = TypeVar("T")
+
+
+JUDGED_A_STEP = 512
+"""Steps (or late rank-steps) a pass of `judging` goes through between two yields: the pass that checks all 11,700
+steps of a long run against the threshold took the page 60-90 ms at once on a slow machine, the prefetch what-if
+up to 230 ms."""
+
+
+def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
+    """`items` JUDGED_A_STEP at a time: a pass of `judging` yields after each."""
+    return (items[k : k + JUDGED_A_STEP] for k in range(0, len(items), JUDGED_A_STEP))
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """A judgement's passes over the steps: each step with its late ranks and saving, how many steps each rank was
+    over the threshold in, the persistent stragglers, what chance allows, the ranks on time in each step with late
+    ranks (by step number), and per step what the persistent stragglers alone cost and what jitter did."""
+
+    steps: list[StepSummary]
+    over: Counter[int]
+    persistent: set[int]
+    noise: Noise
+    typical: dict[int, OnTime]
+    persistent_saved: list[float]
+    jitter: list[float]
+
+
+def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _Judged]:
+    """Each step with its late ranks and its what-if saving; how many steps each rank is over the threshold in; and
+    the persistent stragglers (over it in a strict majority, more often than chance allows). A rank-step over the
+    threshold is late when it is a persistent straggler's, or beyond chance (`StepColumns.beyond`). Yields after
+    each step, and after each chunk of them while finding who is over the threshold (`_chunks`)."""
+    over: list[list[int]] = []
+    count: Counter[int] = Counter()
+    for chunk in _chunks(measured.steps):
+        over_chunk = [s.columns.late(threshold) for s in chunk]
+        count.update(s.columns.ranks[i] for s, entries in zip(chunk, over_chunk) for i in entries)
+        over += over_chunk
+        yield
+    chance = measured.chance.over_threshold(threshold, [s.median_step_ms for s in measured.steps])
+    steps, ranks = len(measured.steps), len(measured.ranks)
+    persistent = persistent_ranks(count, steps, ranks, chance)
+    judged = _Judged([], count, persistent, Noise(chance, persistent_needed(steps, ranks, chance)), {}, [], [])
+    for s, entries in zip(measured.steps, over):
+        c = s.columns
+        beyond = set(c.beyond)
+        late = [i for i in entries if c.ranks[i] in persistent or i in beyond]
+        typical = on_time(c, late)
+        saved = saved_ms(c, late) if late == [c.solo_entry] else saved_ms(c, late, typical)
+        own = [i for i in late if c.ranks[i] in persistent]
+        judged.persistent_saved.append(saved if len(own) == len(late) else saved_ms(c, own, typical))
+        judged.jitter.append(max(0.0, typical.median_wait_ms - typical.least_wait_ms))
+        if late:
+            judged.typical[s.step] = typical
+        judged.steps.append(_judged(s, tuple(c.ranks[i] for i in late), saved))
+        yield
+    return judged
+
+
+def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
+    """The step with its late ranks and saving (`dataclasses.replace` inspects the fields at every call: 11,700
+    steps made it a third of a judgement)."""
+    if not late and not s.late_ranks and not saved and not s.saved_ms:
+        return s
+    return StepSummary(
+        s.step,
+        s.slowest_rank,
+        s.median_step_ms,
+        s.max_step_ms,
+        s.gap,
+        s.extra_ms,
+        late,
+        s.columns,
+        s.drawn,
+        s.released,
+        saved,
+    )
+
+
+def judge(measured: Measured, threshold: float = THRESHOLD.default) -> Analysis:
+    """The verdict at a threshold: who is late in which step, the persistent and transient stragglers and why, the
+    steps re-timed without them."""
+    return finished(judging(measured, threshold))
+
+
+def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging:
+    """`judge` in steps (`Judging`); the threshold is checked at once, before the first step."""
+    THRESHOLD.check(threshold)
+    return _judging(measured, threshold)
+
+
+def _judging(measured: Measured, threshold: float) -> Judging:
+    judged = yield from _late_steps(measured, threshold)
+    steps = judged.steps
+    late_count = Counter(r for s in steps for r in s.late_ranks)
+    ranks = tuple(replace(r, late_steps=late_count[r.rank]) if late_count[r.rank] else r for r in measured.ranks)
+    found = []
+    for r in ranks:
+        if r.rank in judged.persistent:
+            hits = []
+            for chunk in _chunks(steps):
+                hits += [(s, _entry(s, r.rank)) for s in chunk if r.rank in s.late_ranks]
+                yield
+            cause = yield from _cause(hits, judged.typical)
+            found.append(Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps, cause))
+    stragglers = tuple(sorted(found, key=lambda s: (-s.median_cost_ms, s.rank)))
+    transient = yield from _transient(steps, {s.rank for s in stragglers}, judged.typical)
+    prefetch = []
+    for chunk in _chunks(steps):
+        prefetch += [_prefetch_saving(s, judged.typical[s.step]) for s in chunk if s.late_ranks]
+        yield
+    saved = [s.saved_ms for s in steps]
+    step_ms = measured.step_ms
+    cost = math.fsum(saved) / len(saved)
+    persistent_cost = math.fsum(judged.persistent_saved) / len(saved)
+    gauges = [r.gpu for r in ranks if r.gpu is not None]
+    return Analysis(
+        ranks=ranks,
+        steps=tuple(steps),
+        stragglers=stragglers,
+        transient=transient,
+        threshold=threshold,
+        step_ms=step_ms,
+        median_step_ms=measured.median_step_ms,
+        straggler_cost_ms=cost,
+        median_cost_ms=statistics.median(saved),
+        ideal_step_ms=step_ms - cost,
+        efficiency=(step_ms - cost) / step_ms if step_ms > 0 else 1.0,
+        median_gap=measured.median_gap,
+        wait_ms_total=measured.wait_ms_total,
+        gpu=_mean_gauges(gauges) if len(gauges) == len(ranks) else None,
+        warnings=measured.warnings,
+        rank_map=measured.rank_map,
+        prefetch_gain_ms=math.fsum(prefetch) / len(steps),
+        jitter_floor_ms=measured.chance.floor_ms,
+        cost_parts_ms=CostParts(persistent_cost, max(0.0, cost - persistent_cost), statistics.fmean(judged.jitter)),
+        noise=judged.noise,
+        load_marked=measured.load_marked,
+    )
+
+
+def analyze(traces: Sequence[RankTrace | RankFacts | RankColumns], threshold: float = THRESHOLD.default) -> Analysis:
+    """Compare the ranks' common steps: per step who waited least at the barrier and what that cost, per rank how
+    often it is late, and why."""
+    THRESHOLD.check(threshold)
+    return judge(measure(traces), threshold)
+
+
+def _mean_gauges(gauges: Sequence[GpuGauges]) -> GpuGauges:
+    overlaps = [g.comm_overlap for g in gauges if g.comm_overlap is not None]
+    return GpuGauges(
+        busy=statistics.fmean(g.busy for g in gauges),
+        compute=statistics.fmean(g.compute for g in gauges),
+        comm_overlap=statistics.fmean(overlaps) if overlaps else None,
+        exposed_comm_ms=statistics.fmean(g.exposed_comm_ms for g in gauges),
+    )

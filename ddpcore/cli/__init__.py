@@ -1,0 +1,67 @@
+"""The command line: each command's arguments and run (`commands`) and what it reports, as JSON and text
+(`reports`).
+
+The front door: code outside this package imports only what `__all__` names here, each loaded on first use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..base.front import front_door
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and editors
+    from .commands import (  # noqa: F401
+        COMMANDS,
+        DASHBOARD_FILE,
+        MAX_JOBS,
+        PROGRESS_BYTES,
+        RING_GPUS,
+        RULES_FILE,
+        THRESHOLD_REFUSED,
+        Parser,
+        UsageError,
+        build_parser,
+        main,
+    )
+    from .reports import (  # noqa: F401
+        analysis_payload,
+        analysis_text,
+        cluster_table,
+        fit_payload,
+        fit_text,
+        ring_payload,
+        ring_text,
+        step_payload,
+        step_text,
+    )
+
+_LAZY = {
+    "commands": (
+        "COMMANDS",
+        "DASHBOARD_FILE",
+        "MAX_JOBS",
+        "PROGRESS_BYTES",
+        "Parser",
+        "RING_GPUS",
+        "RULES_FILE",
+        "THRESHOLD_REFUSED",
+        "UsageError",
+        "build_parser",
+        "main",
+    ),
+    "reports": (
+        "analysis_payload",
+        "analysis_text",
+        "cluster_table",
+        "fit_payload",
+        "fit_text",
+        "ring_payload",
+        "ring_text",
+        "step_payload",
+        "step_text",
+    ),
+}
+"""Module -> the public names it gives, loaded when one of them is first asked for."""
+
+__getattr__, __dir__ = front_door(__name__, _LAZY)
+__all__ = sorted(name for names in _LAZY.values() for name in names)

@@ -1,0 +1,507 @@
+"""`python -m ddpcore`: the model from a shell, as text or JSON (docs/contracts.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack, suppress
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import NoReturn
+
+from ..analysis import RUN, Analysis, FitError, Measured, Outlook, cluster_config, judge, measure_loaded, outlook_or_why
+from ..base import (
+    BANDWIDTH_GBPS,
+    BUCKET_MB,
+    CLUSTER_PARAMS,
+    FIRST_BUCKET_MB,
+    GPUS,
+    GRAD_MB,
+    LATENCY_US,
+    LOST_IN,
+    MODE,
+    PREFETCH_RESIDUAL_MS,
+    SLOWDOWN,
+    SPEED,
+    TENSOR_ACTIVITY,
+    THRESHOLD,
+    ConfigError,
+    Param,
+    check_int,
+    read_threshold,
+)
+from ..model import ClusterConfig, Link, Phases, StepConfig, cluster_step, cluster_sweep, default_straggler
+from ..ops import DEFAULT_JOB, dashboard, frames_at, frames_of, play, rules_file, scrape_config
+from ..traces import Loaded
+from .reports import (
+    analysis_payload,
+    analysis_text,
+    cluster_table,
+    fit_payload,
+    fit_text,
+    ring_payload,
+    ring_text,
+    step_payload,
+    step_text,
+)
+
+__all__ = [
+    "COMMANDS",
+    "DASHBOARD_FILE",
+    "MAX_JOBS",
+    "PROGRESS_BYTES",
+    "Parser",
+    "RING_GPUS",
+    "RULES_FILE",
+    "THRESHOLD_REFUSED",
+    "UsageError",
+    "build_parser",
+    "main",
+]
+
+MAX_JOBS = 256
+
+
+class UsageError(Exception):
+    """A bad argument: reported on one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised (one line, exit 2) instead of printed with the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise the error for `main` to print on one line."""
+        raise UsageError(f"{self.prog}: error: {message}")
+
+
+def _flag(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def _emit(payload: dict, as_json: bool, text: Callable[[dict], str]) -> None:
+    print(json.dumps(payload, indent=2, allow_nan=False) if as_json else text(payload))
+
+
+RING_GPUS = replace(GPUS, high=256)
+"""The ring command prints every transfer: 2(N-1) exchanges of N transfers stay readable up to 256 GPUs."""
+
+
+def _add_step(p: argparse.ArgumentParser) -> None:
+    """schedule and cost metrics of one training step
+
+    One data-parallel step: every GPU computes, waits at the AllReduce barrier for the slowest, then reduces
+    gradients and steps the optimizer.
+    """
+    _add_param(p, GPUS)
+    p.add_argument(
+        "--straggler",
+        type=int,
+        nargs="+",
+        action="extend",
+        metavar="R",
+        help=f"rank(s) of the slow GPU(s), 0-based (default {default_straggler(GPUS.default)})",
+    )
+    _add_param(p, SLOWDOWN)
+    _add_param(p, LOST_IN)
+    p.add_argument("--prefetch", action="store_true", help="prefetch input data (hides loading but a residual copy)")
+    for param in (PREFETCH_RESIDUAL_MS, TENSOR_ACTIVITY, MODE):
+        _add_param(p, param)
+    p.add_argument(
+        "--allreduce-ms",
+        type=float,
+        default=None,
+        help=f"AllReduce duration given directly (default {Phases().allreduce:g}); otherwise derived from the link "
+        "flags",
+    )
+    for param in (BUCKET_MB, FIRST_BUCKET_MB):
+        _add_param(p, param)
+    _add_link_args(p, derived=True)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_step)
+
+
+def _link_of(args: argparse.Namespace, always: bool) -> Link | None:
+    given = {k: getattr(args, k) for k in ("grad_mb", "bandwidth_gbps", "latency_us") if getattr(args, k) is not None}
+    return Link(**given) if (given or always) else None
+
+
+def _run_step(args: argparse.Namespace) -> None:
+    link = _link_of(args, always=False)
+    if args.allreduce_ms is not None and link is not None:
+        raise UsageError(
+            "python -m ddpcore step: error: argument --allreduce-ms: not allowed with --grad-mb, "
+            "--bandwidth-gbps or --latency-us (give the AllReduce either in ms or from the link)"
+        )
+    config = StepConfig(
+        phases=Phases(allreduce=args.allreduce_ms) if args.allreduce_ms is not None else Phases(),
+        mode=args.mode,
+        link=link,
+        bucket_mb=args.bucket_mb,
+        first_bucket_mb=args.first_bucket_mb,
+        gpus=args.gpus,
+        stragglers=tuple(args.straggler) if args.straggler else (default_straggler(args.gpus),),
+        slowdown=args.slowdown,
+        lost_in=args.lost_in,
+        prefetch=args.prefetch,
+        prefetch_residual_ms=args.prefetch_residual_ms,
+        tensor_activity=args.tensor_activity,
+    )
+    _emit(step_payload(config), args.json, step_text)
+
+
+def _add_ring(p: argparse.ArgumentParser) -> None:
+    """the ring AllReduce schedule, exchange by exchange
+
+    GPU i sends to GPU i+1: N-1 reduce-scatter exchanges then N-1 all-gather exchanges.
+    """
+    p.add_argument("--gpus", type=int, default=GPUS.default, help=RING_GPUS.describe())
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_ring)
+
+
+def _run_ring(args: argparse.Namespace) -> None:
+    RING_GPUS.check(args.gpus)
+    _emit(ring_payload(args.gpus), args.json, ring_text)
+
+
+def _add_param(p: argparse.ArgumentParser, param: Param, derived: bool = False) -> None:
+    """A flag from the parameter table; `derived`: no default, the model derives the value unless it is given."""
+    help_text = param.describe() + ("; give any link flag to derive the AllReduce from the link" if derived else "")
+    default = None if derived else param.default
+    p.add_argument(param.flag, type=param.kind, default=default, help=help_text, choices=param.choices or None)
+
+
+def _add_link_args(p: argparse.ArgumentParser, derived: bool = False) -> None:
+    for param in (GRAD_MB, BANDWIDTH_GBPS, LATENCY_US):
+        _add_param(p, param, derived)
+
+
+def _add_cluster(p: argparse.ArgumentParser) -> None:
+    """what stragglers cost at 8 to 1,000,000 GPUs
+
+    Each rank computes nominal x lognormal jitter x (slowdown S with probability P); the step waits for the slowest
+    rank, whose distribution is computed exactly (no sampling).
+    """
+    for param in CLUSTER_PARAMS:
+        _add_param(p, param)
+    _add_link_args(p)
+    p.add_argument("--sweep", action="store_true", help="N from 8 to 1,000,000, log-spaced (a JSON list)")
+    p.add_argument(
+        "--from",
+        dest="from_files",
+        nargs="+",
+        metavar="FILE",
+        help="fit the straggler parameters and the step's timing to these traces (one per rank); N defaults to "
+        "theirs, and any straggler flag given overrides its fitted value",
+    )
+    _add_reading_args(p)
+    p.set_defaults(**{param.name: None for param in CLUSTER_PARAMS})
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_cluster)
+
+
+def _run_cluster(args: argparse.Namespace) -> int:
+    link = Link(grad_mb=args.grad_mb, bandwidth_gbps=args.bandwidth_gbps, latency_us=args.latency_us)
+    given = {param.name: getattr(args, param.name) for param in CLUSTER_PARAMS if getattr(args, param.name) is not None}
+    if args.from_files:
+        fitted = _fitted(args.from_files, args)
+        if fitted is None:
+            return 1
+        config = replace(cluster_config(fitted.fit), link=link, **given)
+    else:
+        config = ClusterConfig(**{**{param.name: param.default for param in CLUSTER_PARAMS}, **given}, link=link)
+    if args.sweep:
+        rows = [asdict(r) for r in cluster_sweep(config)]
+        print(json.dumps(rows, indent=2, allow_nan=False) if args.json else cluster_table(rows))
+    else:
+        _emit(asdict(cluster_step(config)), args.json, lambda r: cluster_table([r]))
+    return 0
+
+
+def _add_jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
+    )
+
+
+THRESHOLD_REFUSED = {
+    "range": "got {given!r}, allowed a share of the step above 0 and at most 1 (0.2), or a percent (20 %)",
+    "number": "got {given!r}, not a number: a share of the step (0.2) or a percent (20 %)",
+}
+
+
+def _threshold(text: str) -> float:
+    """`--threshold` read as the page reads its field (`params.read_threshold`); a bare number read as a percent is
+    said on stderr, as the page says it under the field."""
+    reading = read_threshold(text)
+    if reading.value is None:
+        raise argparse.ArgumentTypeError(THRESHOLD_REFUSED[reading.hint].format(given=text))
+    if reading.hint == "percent":
+        note = f"--threshold {text!r} read as a percent: {reading.value * 100:g}% of the step ({reading.value:g})"
+        print(note, file=sys.stderr)
+    return reading.value
+
+
+def _add_reading_args(p: argparse.ArgumentParser) -> None:
+    _add_jobs(p)
+    p.add_argument(
+        THRESHOLD.flag,
+        "--min-gap",
+        dest=THRESHOLD.name,
+        type=_threshold,
+        default=THRESHOLD.default,
+        help=THRESHOLD.describe() + ": a share of the step below 1 (0.2) or a percent (20 %%, or a bare 1 to 100)",
+    )
+
+
+def _add_analyze(p: argparse.ArgumentParser) -> None:
+    """find the stragglers in per-rank traces (PyTorch profiler or ddpcore JSONL)
+
+    Read one trace per rank (.json, .json.gz or .jsonl[.gz], told apart by their content); per step, measure how
+    late each rank reaches the gradient collective, as a share of the step; name the ranks late in most steps
+    (persistent) and count the steps with a late rank (transient).
+    """
+    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
+    _add_reading_args(p)
+    p.add_argument(
+        "--fit",
+        action="store_true",
+        help="also fit the cluster model's straggler parameters to the run, with what the run would cost without "
+        "its stragglers and at 1k to 100k GPUs (docs/fit.md)",
+    )
+    p.add_argument(
+        "--rules",
+        metavar="DIR",
+        help="also write the Prometheus rules (ddp-rules.yml, at --threshold) and a Grafana dashboard "
+        "(ddp-dashboard.json) into DIR",
+    )
+    p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label the rules select (default {DEFAULT_JOB})")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_analyze)
+
+
+PROGRESS_BYTES = 50 * 1024 * 1024
+"""Inputs above this size show a progress line on a terminal."""
+
+
+def _progress_line(done: int, files: int, done_bytes: int, total: int) -> None:
+    mb = 1024 * 1024
+    end = "\n" if done == files else ""
+    print(
+        f"\rread {done}/{files} files, {done_bytes / mb:,.0f} of {total / mb:,.0f} MiB",
+        end=end,
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _say(command: str, line: str) -> None:
+    print(f"python -m ddpcore {command}: {line}", file=sys.stderr)
+
+
+def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, Measured | None, list[dict]]:
+    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured;
+    each unreadable file is one line on stderr, and so is a run that cannot be measured (then None)."""
+    from ..traces import read_paths
+
+    THRESHOLD.check(args.threshold)
+    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    large = sum(os.path.getsize(f) for f in files if os.path.isfile(f)) > PROGRESS_BYTES
+    loaded = read_paths(files, args.jobs, _progress_line if large and sys.stderr.isatty() else None)
+    measured, errors = measure_loaded(loaded)
+    for e in errors:
+        _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
+    return loaded, measured, [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]
+
+
+def _fit(analysis: Analysis, command: str) -> Outlook | None:
+    """The outlook of the analysis; when the run cannot be fitted, None and one line on stderr."""
+    seen = outlook_or_why(analysis)
+    if isinstance(seen, FitError):
+        _say(command, f"error: {seen}")
+        return None
+    return seen
+
+
+def _fitted(files: list[str], args: argparse.Namespace) -> Outlook | None:
+    _, measured, _ = _read(files, args, "cluster")
+    return _fit(judge(measured, args.threshold), "cluster") if measured else None
+
+
+RULES_FILE, DASHBOARD_FILE = "ddp-rules.yml", "ddp-dashboard.json"
+
+
+def _write_rules(folder: Path, threshold: float, job: str) -> list[str] | None:
+    """The rules file and the dashboard written side by side; a folder that cannot be written is one line."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / RULES_FILE).write_text(rules_file(threshold, job), encoding="utf-8")
+        (folder / DASHBOARD_FILE).write_text(dashboard(job), encoding="utf-8")
+    except OSError as exc:
+        _say("analyze", f"error: {folder}: {exc.strerror}")
+        return None
+    return [str(folder / RULES_FILE), str(folder / DASHBOARD_FILE)]
+
+
+def _run_analyze(args: argparse.Namespace) -> int:
+    _, measured, errors = _read(args.files, args, "analyze")
+    if measured is None:
+        return 1
+    analysis = judge(measured, args.threshold)
+    payload = analysis_payload(analysis, errors)
+    text = analysis_text
+    failed = False
+    if args.fit:
+        seen = outlook_or_why(analysis)
+        if isinstance(seen, FitError):
+            _say("analyze", f"error: {seen}")
+            failed = True
+            payload["fit_error"] = str(seen)
+            text = lambda p: analysis_text(p) + f"\n\nno fit: {p['fit_error']}"  # noqa: E731
+        else:
+            payload.update(fit_payload(seen))
+            text = lambda p: analysis_text(p) + "\n\n" + fit_text(p)  # noqa: E731
+    if args.rules:
+        written = _write_rules(Path(args.rules), args.threshold, args.job)
+        if written is None:
+            return 1
+        payload["written"] = written
+        plain = text
+        text = lambda p: plain(p) + "".join(f"\nwrote {w}" for w in p["written"])  # noqa: E731
+    _emit(payload, args.json, text)
+    return 1 if errors or failed else 0
+
+
+def _add_summarize(p: argparse.ArgumentParser) -> None:
+    """reduce per-rank traces to small summaries, where the traces lie (docs/summaries.md)
+
+    One summary per trace (rank<R>.ddpsum.json.gz): per step what the analysis measures, about 60 bytes gzipped. Run
+    it on every node over its own ranks' traces, gather the summaries, then analyze them.
+    """
+    p.add_argument("files", nargs="+", metavar="FILE", help="trace files (PyTorch profiler or ddpcore JSONL)")
+    p.add_argument("-o", "--out", default=".", metavar="DIR", help="where to write the summaries (default .)")
+    _add_jobs(p)
+    p.set_defaults(run=_run_summarize)
+
+
+def _run_summarize(args: argparse.Namespace) -> int:
+    from ..traces import SUFFIX, read_paths, summary_bytes, table_of
+
+    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    loaded = read_paths(args.files, args.jobs)
+    for e in loaded.errors:
+        _say("summarize", f"{e.source}: {e.message}")
+    folder = Path(args.out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for trace in loaded.traces:
+            target = folder / f"rank{trace.rank}{SUFFIX}"
+            target.write_bytes(summary_bytes(table_of(trace)))
+            print(f"{trace.source} -> {target}")
+    except OSError as exc:
+        _say("summarize", f"error: {folder}: {exc.strerror}")
+        return 1
+    return 1 if loaded.errors else 0
+
+
+def _add_replay(p: argparse.ArgumentParser) -> None:
+    """serve recorded traces as live per-rank Prometheus exporters (needs ddpcore[prometheus])
+
+    Each rank's exporter on its own port (PORT, PORT+1, …), showing the run's steps one after another at their
+    measured pace, in a loop until interrupted: try the rules and the dashboard without a cluster.
+    """
+    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
+    p.add_argument("--port", type=int, required=True, help="the first rank's port; rank i's is PORT + i")
+    p.add_argument(SPEED.flag, type=float, default=SPEED.default, help=SPEED.describe())
+    p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label (default {DEFAULT_JOB})")
+    p.add_argument("--addr", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    p.add_argument("--loops", type=int, default=None, help="stop after so many passes over the run (default: never)")
+    _add_reading_args(p)
+    p.set_defaults(run=_run_replay)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    SPEED.check(args.speed)
+    check_int("port", args.port, 1, 65535)
+    if args.loops is not None:
+        check_int("loops", args.loops, 1, 10**9)
+    try:
+        from ..ops import Exporter, served
+    except ImportError:
+        print(
+            "python -m ddpcore replay: error: needs prometheus_client: pip install 'ddpcore[prometheus]'",
+            file=sys.stderr,
+        )
+        return 1
+    loaded, measured, _ = _read(args.files, args, "replay")
+    if measured is None:
+        return 1
+    analysis = judge(measured, args.threshold)
+    frames = frames_at(frames_of(analysis, loaded.traces), args.speed)
+    ranks = analysis.steps[0].columns.ranks
+    check_int("port", args.port + len(ranks) - 1, 1, 65535)
+    exporters = {r: Exporter(r, args.job) for r in ranks}
+    targets = [f"{args.addr}:{args.port + i}" for i in range(len(ranks))]
+    with ExitStack() as stack:
+        try:
+            for i, r in enumerate(ranks):
+                stack.enter_context(served(exporters[r], args.port + i, args.addr))
+        except OSError as exc:
+            _say("replay", f"error: cannot listen on {args.addr}: {exc.strerror}")
+            return 1
+        print(f"replaying {len(frames)} steps of {len(ranks)} ranks at {args.speed:g}x; scrape config:", flush=True)
+        print(scrape_config(targets, args.job, "1s"), flush=True)
+        with suppress(KeyboardInterrupt):
+            play(frames, lambda rank, times: exporters[rank].observe(times), args.loops)
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
+    "step": _add_step,
+    "ring": _add_ring,
+    "cluster": _add_cluster,
+    "analyze": _add_analyze,
+    "summarize": _add_summarize,
+    "replay": _add_replay,
+}
+"""Each command's name and what adds its arguments; that function's docstring is the command's help (first line)
+and description (the rest)."""
+
+
+def build_parser() -> Parser:
+    """The `python -m ddpcore` parser with every subcommand."""
+    parser = Parser(
+        prog="python -m ddpcore",
+        description="Model one step of data-parallel GPU training: ring AllReduce, barrier cost of a "
+        "straggler, displayed vs useful GPU utilization.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
+    for name, add in COMMANDS.items():
+        summary, _, description = (add.__doc__ or "").partition("\n\n")
+        add(sub.add_parser(name, help=summary, description=" ".join(description.split())))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; bad arguments print one line on stderr and return 2."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        status = args.run(args)
+    except UsageError as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except ConfigError as exc:
+        print(
+            f"{parser.prog} {args.command}: error: argument {_flag(exc.field)}: got {exc.value!r}, allowed "
+            f"{exc.allowed}",
+            file=sys.stderr,
+        )
+        return 2
+    return status or 0

@@ -1,0 +1,104 @@
+"""What to hand to production: the JSONL recorder for a training loop (`instrument`), metric names, rules and a
+dashboard (`alerts`), recorded steps played back (`replay`) and the Prometheus exporter (`exporter`, the one module
+outside the standard library, behind the `prometheus` extra).
+
+The front door: code outside this package imports only what `__all__` names here, each loaded on first use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..base.front import front_door
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and editors
+    from .alerts import (  # noqa: F401
+        ALERT,
+        CHANCE_RECORD,
+        DASHBOARD_PANELS,
+        DEFAULT_JOB,
+        GAP_RECORD,
+        MARGIN_RECORD,
+        OVER_RECORD,
+        OVER_SHARE_RECORD,
+        PHASE_METRIC,
+        SHARE_RECORD,
+        STEP_METRIC,
+        STEPS_METRIC,
+        STRAGGLER_STEP_RECORD,
+        WAIT_HELP,
+        WAIT_METRIC,
+        Z_RECORD,
+        RuleTiming,
+        alert_threshold,
+        dashboard,
+        exposition,
+        gap_expr,
+        rules_file,
+        scrape_config,
+    )
+    from .exporter import (  # noqa: F401
+        LABELS,
+        Exporter,
+        serve_metrics,
+        served,
+    )
+    from .instrument import (  # noqa: F401
+        Recorder,
+        StepTimes,
+        summary_of_rows,
+    )
+    from .replay import (  # noqa: F401
+        Frame,
+        frames_at,
+        frames_of,
+        play,
+    )
+
+_LAZY = {
+    "alerts": (
+        "ALERT",
+        "CHANCE_RECORD",
+        "DASHBOARD_PANELS",
+        "DEFAULT_JOB",
+        "GAP_RECORD",
+        "MARGIN_RECORD",
+        "OVER_RECORD",
+        "OVER_SHARE_RECORD",
+        "PHASE_METRIC",
+        "RuleTiming",
+        "SHARE_RECORD",
+        "STEPS_METRIC",
+        "STEP_METRIC",
+        "STRAGGLER_STEP_RECORD",
+        "WAIT_HELP",
+        "WAIT_METRIC",
+        "Z_RECORD",
+        "alert_threshold",
+        "dashboard",
+        "exposition",
+        "gap_expr",
+        "rules_file",
+        "scrape_config",
+    ),
+    "exporter": (
+        "Exporter",
+        "LABELS",
+        "serve_metrics",
+        "served",
+    ),
+    "instrument": (
+        "Recorder",
+        "StepTimes",
+        "summary_of_rows",
+    ),
+    "replay": (
+        "Frame",
+        "frames_at",
+        "frames_of",
+        "play",
+    ),
+}
+"""Module -> the public names it gives, loaded when one of them is first asked for."""
+
+__getattr__, __dir__ = front_door(__name__, _LAZY)
+__all__ = sorted(name for names in _LAZY.values() for name in names)

@@ -1,0 +1,59 @@
+"""Trace files from disk: streamed in chunks, one process per file when asked (`analyze --jobs N`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+
+from .parse import FileError, Loaded, ReadRank, collect, read_or_why
+from .reader import READ_CHUNK
+
+__all__ = ["Progress", "chunks_of", "read_path", "read_paths"]
+
+Progress = Callable[[int, int, int, int], None]
+"""Called after each file: files done, files in all, bytes done, bytes in all."""
+
+
+def chunks_of(path: str, size: int = READ_CHUNK) -> Iterator[bytes]:
+    """A file's bytes, chunk by chunk."""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(size):
+            yield chunk
+
+
+def read_path(path: str) -> ReadRank | FileError:
+    """One trace file, or why it cannot be read (one line)."""
+    size = _size(path)
+    return read_or_why(path, chunks_of(path), size or None)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def read_paths(paths: Sequence[str], jobs: int = 1, progress: Progress | None = None) -> Loaded:
+    """Every file, in `jobs` processes at once (1: in this one); results in the order given."""
+    sizes = [_size(p) for p in paths]
+    total, done_bytes = sum(sizes), 0
+    results: list[ReadRank | FileError] = []
+
+    def report(index: int, result: ReadRank | FileError) -> None:
+        nonlocal done_bytes
+        results.append(result)
+        done_bytes += sizes[index]
+        if progress:
+            progress(len(results), len(paths), done_bytes, total)
+
+    if jobs <= 1 or len(paths) <= 1:
+        for i, path in enumerate(paths):
+            report(i, read_path(path))
+        return collect(results)
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
+        for i, result in enumerate(pool.map(read_path, paths)):
+            report(i, result)
+    return collect(results)

@@ -1,0 +1,583 @@
+"""Per-rank traces in: PyTorch profiler (Kineto) Chrome traces and the project's JSONL (docs/traces.md).
+
+Host and device stay apart. Steps, phases and collectives come from host events (CPU threads): the host's
+`ProfilerStep#N`, never the GPU's copy of it. Kernels, copies and memsets stay on the device side, each attributed
+to the step whose host side launched it (the `correlation` id that links a kernel to its launch), else to the step
+its start falls in, clipped to that step.
+
+Every file is read defensively: bounded inflation, a nesting-depth guard before any JSON parser runs, bounded
+numbers, the format told by the content (not the name or the indentation), and one line of error per bad file.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from ..base import HOST, RECORDED, Interval, clip
+from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, WORKER_PREFIXES, collective_kind, kernel_kind, kind_of_op
+from .reader import MAX_RANK, MAX_STEP, READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
+from .stepfacts import RankColumns
+from .summary import is_summary, read_summary
+
+__all__ = [
+    "JsonlRows",
+    "AUTOGRAD",
+    "COMPUTE_KERNEL",
+    "DEVICE_CATEGORIES",
+    "FileError",
+    "KIB",
+    "Loaded",
+    "MAX_FILE_BYTES",
+    "MAX_TIME_S",
+    "MAX_TIME_US",
+    "MEMORY_KERNEL",
+    "MIB",
+    "NOT_A_TRACE",
+    "RUNTIME_CATEGORIES",
+    "RankTrace",
+    "ReadRank",
+    "SKIPPED_OPS",
+    "STEP_NAME",
+    "TraceError",
+    "TraceStep",
+    "USER_ANNOTATION",
+    "USER_PHASES",
+    "chunked",
+    "collect",
+    "host_phase",
+    "load",
+    "load_streams",
+    "parse_file",
+    "parse_kineto",
+    "read_or_why",
+    "read_trace",
+    "stream_of",
+]
+
+KIB = 1024
+MIB = KIB * KIB
+MAX_FILE_BYTES = 200 * MIB
+MAX_TIME_US = 1e17
+MAX_TIME_S = MAX_TIME_US / 1e6
+
+
+DEVICE_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation"})
+COMPUTE_KERNEL, MEMORY_KERNEL = "compute", "memory"
+"""The kinds of a device event that is not a collective: a compute kernel, or a copy or set of memory."""
+AUTOGRAD = "autograd::engine::evaluate_function:"
+SKIPPED_OPS = "aten::"
+"""PyTorch's operators: never a phase, a collective or a step, and most of a trace (checked before anything else)."""
+RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime"})
+STEP_NAME = re.compile(r"ProfilerStep#(\d+)$")
+USER_ANNOTATION = re.compile(r"##\s*(.*?)\s*##$")
+USER_PHASES = {
+    "data_load": "load",
+    "dataload": "load",
+    "data_loading": "load",
+    "dataloader": "load",
+    "load": "load",
+    "forward": "forward",
+    "fwd": "forward",
+    "model_forward": "forward",
+    "backward": "backward",
+    "bwd": "backward",
+    "model_backward": "backward",
+    "optimizer": "optimizer",
+    "optimizer_step": "optimizer",
+    "optim": "optimizer",
+    "opt_step": "optimizer",
+}
+"""TorchRec-style `## name ##` annotations that name a phase; any other annotation is left alone."""
+
+
+TraceError = ReadError
+"""A file that cannot be read as a trace; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One step of one rank as recorded, on that rank's own clock (ms).
+
+    `phases` are host intervals named load/forward/backward/optimizer (they may overlap: threads);
+    `collectives` are host launches named by kind (allreduce, all_to_all, …); `runs` collectives as a backend's
+    worker thread ran them (gloo), from when it got to them to their end; `device` holds GPU work named compute,
+    memory or a collective kind, attributed to this step."""
+
+    step: int
+    start_ms: float
+    end_ms: float
+    phases: tuple[Interval, ...]
+    collectives: tuple[Interval, ...]
+    device: tuple[Interval, ...] = ()
+    runs: tuple[Interval, ...] = ()
+
+
+@dataclass(frozen=True)
+class RankTrace:
+    """Every step one file holds for one rank; `has_kernels` tells a GPU trace from a CPU-only one."""
+
+    rank: int
+    world_size: int | None
+    source: str
+    kind: str
+    steps: tuple[TraceStep, ...]
+    has_kernels: bool = False
+
+
+ReadRank = RankTrace | RankColumns
+"""What one file holds once read: a trace's events, or a summary's columns."""
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file left out, and why (one line)."""
+
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What `load` returns: the traces (or summaries) that parsed, one per rank, and one error per file that did not."""
+
+    traces: tuple[ReadRank, ...]
+    errors: tuple[FileError, ...]
+
+
+def _limit_text() -> str:
+    return f"the {MAX_FILE_BYTES // MIB} MiB limit"
+
+
+def stream_of(chunks: Iterable[bytes]) -> JsonStream:
+    """A file's bytes as a JSON stream: at most MAX_FILE_BYTES read and inflated, nesting checked, UTF-8."""
+    guard = DepthGuard()
+    raw = limited(chunks, MAX_FILE_BYTES, _limit_text())
+    return JsonStream(texts(guard.feed(c) for c in gunzipped(raw, MAX_FILE_BYTES, _limit_text())))
+
+
+def _time(value: object, where: int | str, key: str, limit: float) -> float | None:
+    """A bounded finite number as float; None when absent or not a number; an error when out of bounds, naming
+    where (an event's index, or a line) and the key."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if not -limit <= value <= limit:
+        place = f"event {where}" if isinstance(where, int) else where
+        raise TraceError(f"{place}: '{key}' not a finite number within ±{limit:.0e}")
+    return float(value)
+
+
+def _whole(value: object, what: str, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise TraceError(f"{what} must be a whole number from {low} to {high:,}")
+    return value
+
+
+def _step_number(match: re.Match[str]) -> int:
+    digits = match.group(1)
+    if len(digits) > len(str(MAX_STEP)):
+        raise TraceError(f"a ProfilerStep number of {len(digits):,} digits: over {MAX_STEP:,}")
+    return int(digits)
+
+
+def host_phase(name: str) -> str | None:
+    """The phase a host event marks: the DataLoader, DDP's (or FSDP's) forward, autograd, the optimizer, or a
+    `## name ##` user annotation that names one of them.
+
+    >>> host_phase("## data_load ##"), host_phase("Optimizer.step#AdamW.step"), host_phase("## encoder fp8 None ##")
+    ('load', 'optimizer', None)
+    """
+    if name.startswith("enumerate(DataLoader)"):
+        return "load"
+    if name in ("DistributedDataParallel.forward", "FullyShardedDataParallel.forward") or name.startswith(
+        ("nn.Module: DistributedDataParallel", "nn.Module: FullyShardedDataParallel")
+    ):
+        return "forward"
+    if name.startswith("autograd::engine::evaluate_function:"):
+        return "backward"
+    if name.startswith(("Optimizer.step#", "Optimizer.zero_grad#")):
+        return "optimizer"
+    match = USER_ANNOTATION.match(name)
+    if match:
+        return USER_PHASES.get(re.sub(r"[\s\-:]+", "_", match.group(1).lower()))
+    return None
+
+
+def _mapping(value: object) -> dict:
+    """A JSON object, or an empty one for anything else (a file may put a list or a number where a dict belongs)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _correlation(e: dict) -> int:
+    """The id linking GPU work to the host call that launched it (-1 when absent)."""
+    value = _mapping(e.get("args")).get("correlation")
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
+def _rpc_kind(args: dict) -> str | None:
+    named = args.get("Collective name")
+    return kind_of_op(named) if isinstance(named, str) and named else None
+
+
+class _KinetoScan:
+    """What one pass over the events keeps: host step windows, phases, collectives, launches, device work.
+
+    Events arrive one at a time from the stream; only what the analysis uses is kept, the many small ones (autograd
+    ops, kernels, launches) in flat arrays rather than objects."""
+
+    def __init__(self) -> None:
+        self.windows: dict[int, list[float]] = {}
+        self.phases: list[Interval] = []
+        self.backward = array("d")
+        self.module_forward: list[Interval] = []
+        self.collectives: list[Interval] = []
+        self.runs: list[Interval] = []
+        self.unnamed_comms: list[Interval] = []
+        self.launch_ids = array("q")
+        self.launch_ms = array("d")
+        self.device: list[tuple[str, float, float, int]] = []
+        self.index = 0
+        self.negative: tuple[int, str, float] | None = None
+        """The first event left out for a negative `dur` (its index, name and value): a profiler's fault, named
+        when it leaves the trace without steps."""
+
+    def add(self, e: object) -> None:
+        """Keep what one event tells, if anything. Most events are operators that matter to no phase or
+        collective (`aten::…`): they are passed over first, before any number is read."""
+        index, self.index = self.index, self.index + 1
+        if not isinstance(e, dict):
+            return
+        ph = e.get("ph")
+        if ph != "X":
+            if ph in ("s", "f") and e.get("cat") == "ac2g":
+                flow, ts = e.get("id"), _time(e.get("ts"), index, "ts", MAX_TIME_US)
+                if isinstance(flow, int) and not isinstance(flow, bool) and ts is not None:
+                    self.launch_ids.append(flow)
+                    self.launch_ms.append(ts / 1000.0)
+            return
+        name = e.get("name")
+        if not isinstance(name, str) or name.startswith(SKIPPED_OPS):
+            return
+        ts = _time(e.get("ts"), index, "ts", MAX_TIME_US)
+        dur = _time(e.get("dur"), index, "dur", MAX_TIME_US)
+        if ts is None or dur is None:
+            return
+        if dur < 0:
+            if STEP_NAME.match(name):
+                raise TraceError(f"event {index} ({name[:40]}): 'dur' is {dur:g} µs: a step cannot last less than 0")
+            self.negative = self.negative or (index, name[:40], dur)
+            return
+        start, end = ts / 1000.0, (ts + dur) / 1000.0
+        cat = e.get("cat")
+        cat = cat.lower() if isinstance(cat, str) else ""
+        if cat in DEVICE_CATEGORIES:
+            if cat != "gpu_user_annotation":
+                kind = (kernel_kind(name) or COMPUTE_KERNEL) if cat == "kernel" else MEMORY_KERNEL
+                self.device.append((kind, start, end, _correlation(e)))
+            return
+        if cat in RUNTIME_CATEGORIES:
+            correlation = _correlation(e)
+            if correlation >= 0:
+                self.launch_ids.append(correlation)
+                self.launch_ms.append(start)
+            return
+        match = STEP_NAME.match(name)
+        if match:
+            window = self.windows.setdefault(_step_number(match), [start, end])
+            window[0], window[1] = min(window[0], start), max(window[1], end)
+            return
+        phase = host_phase(name)
+        if phase == "backward" and name.startswith(AUTOGRAD):
+            self.backward.extend((start, end))
+        elif phase:
+            self.phases.append(Interval(phase, start, end))
+        elif host_kind := collective_kind(name):
+            (self.runs if name.startswith(WORKER_PREFIXES) else self.collectives).append(
+                Interval(host_kind, start, end)
+            )
+        elif name == RECORD_PARAM_COMMS:
+            named = _rpc_kind(_mapping(e.get("args")))
+            (self.collectives if named else self.unnamed_comms).append(Interval(named or UNKNOWN_KIND, start, end))
+        elif name.endswith(".forward") or name.startswith("nn.Module: "):
+            self.module_forward.append(Interval("forward", start, end))
+
+    def launches(self) -> dict[int, float]:
+        """Launch time by correlation id, for the ids device work refers to (the earliest record of each)."""
+        wanted = {c for *_, c in self.device if c >= 0}
+        found: dict[int, float] = {}
+        for flow, ms in zip(self.launch_ids, self.launch_ms):
+            if flow in wanted and ms < found.get(flow, math.inf):
+                found[flow] = ms
+        return found
+
+
+def _unnamed(unnamed: list[Interval], named: list[Interval]) -> list[Interval]:
+    """`record_param_comms` without a collective name is kept only when no named collective overlaps it."""
+    spans = sorted((c.start_ms, c.end_ms) for c in named)
+    starts = [a for a, _ in spans]
+    out = []
+    for u in unnamed:
+        i = bisect.bisect_right(starts, u.end_ms)
+        if not any(b >= u.start_ms for _, b in spans[max(0, i - 64) : i]):
+            out.append(u)
+    return out
+
+
+def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
+    info = _mapping(top.get("distributedInfo"))
+    if info.get("rank") is None:
+        raise TraceError("no distributedInfo.rank: record with torch.distributed initialised")
+    rank = _whole(info.get("rank"), "distributedInfo.rank", 0, MAX_RANK)
+    world = info.get("world_size")
+    world = _whole(world, "distributedInfo.world_size", 1, MAX_RANK) if world is not None else None
+    if not scan.windows:
+        if scan.negative is not None:
+            index, name, dur = scan.negative
+            raise TraceError(
+                f"no host ProfilerStep#N events kept: events with a negative 'dur' were left out (first: event "
+                f"{index}, {name}, {dur:g} µs)"
+            )
+        raise TraceError("no host ProfilerStep#N events: profile with a schedule and call prof.step() each step")
+    phases = scan.phases
+    if not any(p.phase == "forward" for p in phases):
+        phases = phases + scan.module_forward
+    collectives = scan.collectives + _unnamed(scan.unnamed_comms, scan.collectives)
+    ordered = sorted(scan.windows.items(), key=lambda kv: kv[1][0])
+    starts = [w[0] for _, w in ordered]
+
+    def step_of(t: float) -> int | None:
+        i = bisect.bisect_right(starts, t) - 1
+        return i if i >= 0 and t < ordered[i][1][1] else None
+
+    step_phases: list[list[Interval]] = [[] for _ in ordered]
+    step_comms: list[list[Interval]] = [[] for _ in ordered]
+    step_runs: list[list[Interval]] = [[] for _ in ordered]
+    step_device: list[list[Interval]] = [[] for _ in ordered]
+    backward: list[list[float]] = [[math.inf, -math.inf] for _ in ordered]
+    for bucket, items in ((step_phases, phases), (step_comms, collectives), (step_runs, scan.runs)):
+        for item in items:
+            i = step_of(item.start_ms)
+            if i is not None:
+                bucket[i].append(item)
+    for k in range(0, len(scan.backward), 2):
+        i = step_of(scan.backward[k])
+        if i is not None:
+            span = backward[i]
+            span[0], span[1] = min(span[0], scan.backward[k]), max(span[1], scan.backward[k + 1])
+    for i, (low, high) in enumerate(backward):
+        if high >= low:
+            step_phases[i].append(Interval("backward", low, high))
+    launches = scan.launches()
+    for kind, start, end, correlation in scan.device:
+        launched = launches.get(correlation)
+        if launched is not None:
+            i = step_of(launched)
+            if i is not None:
+                step_device[i].append(Interval(kind, start, end))
+            continue
+        i = bisect.bisect_right(starts, start) - 1
+        if i >= 0:
+            step_device[i].extend(clip([Interval(kind, start, end)], ordered[i][1][0], ordered[i][1][1]))
+    steps = tuple(
+        TraceStep(n, w[0], w[1], _backward_envelope(p), tuple(c), tuple(d), tuple(r))
+        for (n, w), p, c, d, r in zip(ordered, step_phases, step_comms, step_device, step_runs)
+    )
+    has_kernels = any(kind != MEMORY_KERNEL for kind, *_ in scan.device)
+    return RankTrace(rank, world, source, "kineto", steps, has_kernels=has_kernels)
+
+
+def _backward_envelope(phases: list[Interval]) -> tuple[Interval, ...]:
+    """The backward is recorded as hundreds of autograd ops; it lasts from the first to the last of them (the gaps
+    between ops are the autograd engine's own work, hooks such as DDP's bucket launches included)."""
+    backward = [p for p in phases if p.phase == "backward"]
+    if len(backward) < 2:
+        return tuple(phases)
+    envelope = Interval("backward", min(p.start_ms for p in backward), max(p.end_ms for p in backward))
+    return (*(p for p in phases if p.phase != "backward"), envelope)
+
+
+def parse_kineto(obj: dict, source: str) -> RankTrace:
+    """A PyTorch profiler trace already in memory (a dict): host step windows, phases, collectives, device work."""
+    events = obj.get("traceEvents")
+    if not isinstance(events, list):
+        raise TraceError("JSON without a 'traceEvents' list: not a PyTorch profiler trace")
+    scan = _KinetoScan()
+    for e in events:
+        scan.add(e)
+    return _kineto_trace(obj, scan, source)
+
+
+class JsonlRows:
+    """ddpcore's JSONL, row after row: one `{"rank", "step", "phase", "start", "end"}` each, wall-clock seconds."""
+
+    def __init__(self) -> None:
+        self.rank: int | None = None
+        self.by_step: dict[int, list[Interval]] = {}
+
+    def add(self, row: object, number: int) -> None:
+        """Check one row (`number` is its line) and keep it."""
+        where = f"line {number}: "
+        if not isinstance(row, dict):
+            raise TraceError(f"{where}expected an object with rank, step, phase, start, end")
+        r = _whole(row.get("rank"), where + "'rank'", 0, MAX_RANK)
+        step = _whole(row.get("step"), where + "'step'", 0, MAX_STEP)
+        phase = row.get("phase")
+        if phase not in RECORDED:
+            raise TraceError(f"{where}'phase' must be one of {', '.join(RECORDED)}")
+        start = _time(row.get("start"), f"line {number}", "start", MAX_TIME_S)
+        end = _time(row.get("end"), f"line {number}", "end", MAX_TIME_S)
+        if start is None or end is None or end < start:
+            raise TraceError(f"{where}'start' and 'end' must be finite seconds with end >= start")
+        if self.rank is None:
+            self.rank = r
+        elif r != self.rank:
+            raise TraceError(f"{where}rank {r} in a file of rank {self.rank} (one file per rank)")
+        self.by_step.setdefault(step, []).append(Interval(str(phase), start * 1000.0, end * 1000.0))
+
+    def trace(self, source: str) -> RankTrace:
+        """The rank's trace, steps in order."""
+        if self.rank is None or not self.by_step:
+            raise TraceError("no events: an empty JSONL trace")
+        steps = []
+        for n, items in sorted(self.by_step.items()):
+            items.sort(key=lambda i: i.start_ms)
+            phases = tuple(i for i in items if i.phase in HOST)
+            comms = tuple(
+                Interval("allreduce" if i.phase == "allreduce" else UNKNOWN_KIND, i.start_ms, i.end_ms)
+                for i in items
+                if i.phase not in HOST
+            )
+            steps.append(TraceStep(n, items[0].start_ms, max(i.end_ms for i in items), phases, comms))
+        return RankTrace(self.rank, None, source, "jsonl", tuple(steps))
+
+
+NOT_A_TRACE = "JSON that is not a trace (neither a PyTorch profiler trace nor ddpcore JSONL)"
+
+
+def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
+    """The first JSON object, key by key; a `traceEvents` list goes event by event to the scanner (marked None)."""
+    top: dict = {}
+    stream.expect("{")
+    if stream.peek() == "}":
+        stream.expect("}")
+        return top
+    while True:
+        key = stream.value()
+        if not isinstance(key, str):
+            raise TraceError(f"invalid JSON at line {stream.line()}: an object key must be a string")
+        stream.expect(":")
+        if key == "traceEvents" and stream.peek() == "[":
+            stream.expect("[")
+            for event in stream.items():
+                scan.add(event)
+            top[key] = None
+        else:
+            top[key] = stream.value()
+        if stream.peek() != ",":
+            break
+        stream.expect(",")
+    stream.expect("}")
+    return top
+
+
+def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
+    """One file, streamed: the format told by the content (one object holding `traceEvents` is Kineto; one whose
+    `format` says so is a ddpcore summary; JSON objects one after another are JSONL), events decoded one at a time
+    and kept only when the analysis uses them."""
+    stream = stream_of(chunks)
+    first = stream.peek()
+    if not first:
+        raise TraceError("empty file")
+    if first != "{":
+        stream.value()
+        raise TraceError(NOT_A_TRACE)
+    scan = _KinetoScan()
+    top = _top_object(stream, scan)
+    more = stream.peek()
+    if is_summary(top):
+        if more:
+            raise TraceError(f"invalid JSON: extra data after the summary (line {stream.line()})")
+        return read_summary(top, source)
+    if "traceEvents" in top:
+        if more:
+            raise TraceError(f"invalid JSON: extra data after the profiler trace (line {stream.line()})")
+        if top["traceEvents"] is not None:
+            raise TraceError("JSON without a 'traceEvents' list: not a PyTorch profiler trace")
+        return _kineto_trace(top, scan, source)
+    if not more and not {"rank", "step", "phase"} <= set(top):
+        raise TraceError(NOT_A_TRACE)
+    rows = JsonlRows()
+    rows.add(top, 1)
+    while stream.peek():
+        line = stream.line()
+        try:
+            row = stream.value()
+        except ReadError as exc:
+            raise TraceError(f"line {line}: {str(exc).split(': ', 1)[-1]} (invalid JSON)") from None
+        rows.add(row, line)
+    return rows.trace(source)
+
+
+def chunked(data: bytes, size: int = READ_CHUNK) -> Iterator[bytes]:
+    """Bytes already in memory, as the stream reads them."""
+    view = memoryview(data)
+    for start in range(0, len(data), size):
+        yield bytes(view[start : start + size])
+
+
+def parse_file(source: str, data: bytes) -> ReadRank:
+    """One file's bytes to a rank's trace, or a TraceError whose message is one line."""
+    return read_trace(source, chunked(data))
+
+
+def load(files: Iterable[tuple[str, bytes]]) -> Loaded:
+    """Parse every file; a bad file gets one message and the others still load. One file per rank."""
+    return load_streams((source, chunked(data)) for source, data in files)
+
+
+def load_streams(files: Iterable[tuple[str, Iterable[bytes]]]) -> Loaded:
+    """As `load`, each file given as the chunks of its bytes (read from disk or a browser's File as they come)."""
+    return collect(read_or_why(source, chunks) for source, chunks in files)
+
+
+def read_or_why(source: str, chunks: Iterable[bytes], size: int | None = None) -> ReadRank | FileError:
+    """One file read, or why it cannot be (one line): every reader (`load`, the CLI's files, the page's worker)
+    comes here, so that a failure is worded once. A `size` known beforehand over the limit is refused unread.
+
+    >>> read_or_why("a.json", [b""]).message
+    'empty file'
+    >>> read_or_why("big.json", [], size=MAX_FILE_BYTES + MIB).message
+    '201 MiB is over the 200 MiB limit'
+    """
+    if size is not None and size > MAX_FILE_BYTES:
+        return FileError(source, f"{size // MIB} MiB is over {_limit_text()}")
+    try:
+        return read_trace(source, chunks)
+    except OSError as exc:
+        return FileError(source, exc.strerror or str(exc))
+    except ValueError as exc:
+        return FileError(source, str(exc))
+    except (OverflowError, RecursionError, MemoryError) as exc:
+        return FileError(source, f"could not be read ({type(exc).__name__})")
+
+
+def collect(results: Iterable[ReadRank | FileError]) -> Loaded:
+    """Traces and errors in the order given; a second file for a rank is an error."""
+    traces: dict[int, ReadRank] = {}
+    errors: list[FileError] = []
+    for result in results:
+        if isinstance(result, FileError):
+            errors.append(result)
+            continue
+        trace = result
+        if trace.rank in traces:
+            errors.append(
+                FileError(trace.source, f"a second file for rank {trace.rank} (first: {traces[trace.rank].source})")
+            )
+            continue
+        traces[trace.rank] = trace
+    return Loaded(tuple(traces[r] for r in sorted(traces)), tuple(errors))

@@ -1,0 +1,256 @@
+"""Per-rank summaries: a trace reduced to what the analysis measures of each step (`stepfacts.StepFacts`), small enough
+to gather from thousands of nodes, so that each node summarises its own ranks' traces where they lie and the
+analysis reads the summaries (`python -m ddpcore summarize`, docs/summaries.md), straight into columns
+(`stepfacts.RankColumns`).
+
+A summary is gzipped JSON, one object whose first key is `format` (that is how a reader tells it from a trace):
+
+    {"format": "ddpcore-summary", "version": 2, "rank": 3, "world_size": 8, "source": "rank3.pt.trace.json.gz",
+     "columns": ["step", "start_ms", ...], "steps": [[5, 1764460000123.456, 41.2, ...], ...]}
+
+One row per step, in `COLUMNS` order; times in ms, from the step's start but `start_ms` (the rank's clock, to the
+µs); the others kept to the ns, so an analysis of summaries equals the analysis of the traces to a nanosecond.
+GPU columns are null in a trace without kernels. About 80 bytes a rank-step once gzipped.
+
+Version 2 adds whether a gradient collective gave the release, the rank's work from the previous release to its
+readiness, and where that work went (`cause_<part>_ms`, `phases.CAUSES`). Version 1 is still read: its ranks are
+judged by the same barrier wait (release minus readiness), without a cause.
+
+>>> COLUMNS[:8]
+('step', 'start_ms', 'length_ms', 'period_ms', 'followed', 'released', 'from_release', 'arrival_ms')
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from array import array
+
+from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED, Interval
+from .reader import MAX_RANK, MAX_STEP, ReadError
+from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of, kept_parts
+
+__all__ = [
+    "COLUMNS",
+    "COLUMNS_OF",
+    "COLUMNS_V1",
+    "DRAWN_IN_ORDER",
+    "FLAGS",
+    "FORMAT",
+    "GPU",
+    "LOWS",
+    "MAX_MS",
+    "MEASURES",
+    "NS_DIGITS",
+    "NUMBERS",
+    "PARTS",
+    "PHASE_COLUMNS",
+    "SUFFIX",
+    "TIMING",
+    "US_DIGITS",
+    "VERSION",
+    "drawn",
+    "is_summary",
+    "read_summary",
+    "summary_bytes",
+]
+
+FORMAT = "ddpcore-summary"
+VERSION = 2
+SUFFIX = ".ddpsum.json.gz"
+TIMING = ("length_ms", "period_ms")
+FLAGS = ("followed", "released", "from_release")
+MEASURES = ("arrival_ms", "compute_ms", "anchor_ms", "work_ms", "comm_free_ms")
+PHASE_COLUMNS = tuple(f"{p}_ms" for p in SUMMED)
+PARTS = tuple(f"cause_{p}_ms" for p in CAUSES)
+GPU = tuple(f"gpu_{c}" for c in DEVICE_COLUMNS)
+COLUMNS = ("step", "start_ms", *TIMING, *FLAGS, *MEASURES, *PHASE_COLUMNS, *PARTS, *GPU)
+COLUMNS_V1 = ("step", "start_ms", *TIMING, FLAGS[0], *MEASURES[:3], *PHASE_COLUMNS, *GPU)
+"""Version 1's columns: no release flags, no work, no parts."""
+COLUMNS_OF = {1: COLUMNS_V1, VERSION: COLUMNS}
+NS_DIGITS, US_DIGITS = 6, 3
+MAX_MS = 1e14
+DRAWN_IN_ORDER = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER)
+"""A summary keeps durations, not instants: its lanes show the phases end to end, in this order."""
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, NS_DIGITS)
+
+
+def _row(t: RankColumns, i: int) -> list[object]:
+    gpu = [_rounded(c[i]) for c in t.device] if t.device else [None] * len(GPU)
+    kept = t.parts_ms or {}
+    parts = [round(float(kept[p][i]), NS_DIGITS) if p in kept else 0.0 for p in CAUSES]
+    return [
+        t.step[i],
+        round(t.start_ms[i], US_DIGITS),
+        *(round(getattr(t, c)[i], NS_DIGITS) for c in TIMING),
+        *(bool(getattr(t, c)[i]) for c in FLAGS),
+        *(round(getattr(t, c)[i], NS_DIGITS) for c in MEASURES),
+        *(round(t.phases_ms[p][i], NS_DIGITS) for p in SUMMED),
+        *parts,
+        *gpu,
+    ]
+
+
+def summary_bytes(facts: RankFacts | RankColumns) -> bytes:
+    """A rank's summary file (gzipped, byte for byte the same for the same facts)."""
+    table = facts if isinstance(facts, RankColumns) else columns_of(facts)
+    body = {
+        "format": FORMAT,
+        "version": VERSION,
+        "rank": facts.rank,
+        "world_size": facts.world_size,
+        "source": facts.source,
+        "columns": list(COLUMNS),
+        "steps": [_row(table, i) for i in range(len(table.step))],
+    }
+    return gzip.compress(json.dumps(body, separators=(",", ":")).encode(), mtime=0)
+
+
+def is_summary(top: dict) -> bool:
+    """The object read is a summary (its `format`), whatever its version."""
+    return top.get("format") == FORMAT
+
+
+def _number(value: object, where: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ReadError(f"summary {where}: not a finite number")
+    if not low <= value <= high:
+        raise ReadError(f"summary {where}: {value!r} out of range")
+    return float(value)
+
+
+def _whole(value: object, where: str, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
+        raise ReadError(f"summary {where}: a whole number from 0 to {high}")
+    return value
+
+
+NUMBERS = {int, float}
+LOWS = {c: (0.0 if c in PHASE_COLUMNS or c in PARTS or c in GPU else -MAX_MS) for c in COLUMNS}
+
+
+def _checked(row: object, number: int, columns: tuple[str, ...]) -> None:
+    """Every value of a row within its column's bounds; the first one that is not, named in one line."""
+    where = f"step row {number}"
+    if not isinstance(row, list) or len(row) != len(columns):
+        raise ReadError(f"summary {where}: expected {len(columns)} values")
+    for column, value in zip(columns, row):
+        if column == "step":
+            _whole(value, f"{where} 'step'", MAX_STEP)
+        elif column in FLAGS:
+            if not isinstance(value, bool):
+                raise ReadError(f"summary {where}: '{column}' must be true or false")
+        elif not (column in GPU and value is None):
+            _number(value, f"{where} '{column}'", LOWS[column], MAX_MS)
+    gpu = row[-len(GPU) :]
+    if any(v is None for v in gpu) and not all(v is None for v in gpu):
+        raise ReadError(f"summary {where}: the GPU columns must be all numbers or all null")
+    if row[columns.index("period_ms")] <= 0:
+        raise ReadError(f"summary {where}: 'period_ms' must be positive")
+
+
+def _numbers_within(column: tuple, low: float) -> bool:
+    """Every value a finite int or float within [low, MAX_MS]: checked with C loops, not a test per value (a
+    summary of 4,096 ranks has a million rows)."""
+    if not set(map(type, column)) <= NUMBERS:
+        return False
+    try:
+        total = math.fsum(column)
+    except (ValueError, OverflowError):
+        return False
+    return math.isfinite(total) and low <= min(column) and max(column) <= MAX_MS
+
+
+def _fine(named: dict[str, tuple]) -> bool:
+    """The common case, checked column by column: whole steps, boolean flags, every time a finite number in its
+    range, periods positive, the GPU columns all numbers or all null in each row."""
+    steps = named["step"]
+    if set(map(type, steps)) != {int} or min(steps) < 0 or max(steps) > MAX_STEP:
+        return False
+    if any(set(map(type, named[f])) != {bool} for f in FLAGS if f in named):
+        return False
+    gpu = [named[c] for c in GPU]
+    nulls = [tuple(v is None for v in c) if None in c else None for c in gpu]
+    if len(set(nulls)) != 1:
+        return False
+    if nulls[0] is not None:
+        gpu = [tuple(v for v in c if v is not None) for c in gpu]
+    timed = [(c, LOWS[k]) for k, c in named.items() if k not in GPU and k != "step" and k not in FLAGS]
+    numbers = all(_numbers_within(c, low) for c, low in timed + [(c, LOWS[g]) for c, g in zip(gpu, GPU)] if c)
+    return numbers and min(named["period_ms"]) > 0
+
+
+def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> RankColumns:
+    if set(map(type, rows)) != {list} or set(map(len, rows)) != {len(columns)}:
+        bad = next(i for i, row in enumerate(rows) if not isinstance(row, list) or len(row) != len(columns))
+        _checked(rows[bad], bad + 1, columns)
+    named = dict(zip(columns, zip(*rows)))
+    if not _fine(named):
+        for i, row in enumerate(rows):
+            _checked(row, i + 1, columns)
+    if len(set(named["step"])) != len(rows):
+        raise ReadError("a ddpcore summary with a step twice")
+    gpu = [named[c] for c in GPU]
+    world = top.get("world_size")
+
+    def floats(column: str) -> array[float]:
+        return array("d", named[column])
+
+    def flags(column: str, missing: bool) -> bytes:
+        """A true-or-false column, a byte a row (a tuple of bools costs 8 bytes a row); a version 1 summary has
+        none: `missing` throughout."""
+        return bytes(named[column]) if column in named else bytes([missing]) * len(rows)
+
+    return RankColumns(
+        rank=_whole(top.get("rank"), "'rank'", MAX_RANK),
+        source=source,
+        world_size=None if world is None else _whole(world, "'world_size'", MAX_RANK),
+        step=array("q", named["step"]),
+        start_ms=floats("start_ms"),
+        length_ms=floats("length_ms"),
+        period_ms=floats("period_ms"),
+        followed=named["followed"],
+        arrival_ms=floats("arrival_ms"),
+        compute_ms=floats("compute_ms"),
+        anchor_ms=floats("anchor_ms"),
+        phases_ms={p: floats(f"{p}_ms") for p in SUMMED},
+        device=None if all(v is None for v in gpu[0]) else tuple(tuple(map(_float, c)) for c in gpu),
+        released=flags("released", True),
+        from_release=flags("from_release", False),
+        work_ms=floats("work_ms" if "work_ms" in named else "compute_ms"),
+        comm_free_ms=floats("comm_free_ms" if "comm_free_ms" in named else "arrival_ms"),
+        parts_ms=kept_parts({p: named[c] for p, c in zip(CAUSES, PARTS)}) if PARTS[0] in named else None,
+    )
+
+
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
+    """A summarised step's lanes: its phases end to end in `DRAWN_IN_ORDER` (a summary keeps no instants)."""
+    spans, t = [], 0.0
+    for p in DRAWN_IN_ORDER:
+        if phases[p] > 0:
+            spans.append(Interval(p, t, t + phases[p]))
+            t += phases[p]
+    return tuple(spans)
+
+
+def read_summary(top: dict, source: str) -> RankColumns:
+    """A summary object read back as columns; one ReadError line for anything foreign, malformed or out of range."""
+    version = top.get("version")
+    columns = COLUMNS_OF.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
+    if columns is None:
+        known = " and ".join(map(str, COLUMNS_OF))
+        raise ReadError(f"a ddpcore summary of version {version!r}: this ddpcore reads versions {known}")
+    if top.get("columns") != list(columns):
+        raise ReadError("a ddpcore summary whose columns are not those of its version")
+    rows = top.get("steps")
+    if not isinstance(rows, list) or not rows:
+        raise ReadError("a ddpcore summary without steps")
+    return _table(rows, top, source, columns)
