@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from make_traces import SCENARIOS
 
-from ddpcore.analysis import UNMARKED_TEXT, analyze, prefetch_case
-from ddpcore.base import CAUSES, Interval
+from ddpcore.analysis import analyze, prefetch_case
+from ddpcore.base import CAUSES, Interval, say
 from ddpcore.cli import analysis_payload, analysis_text
 from ddpcore.traces import TraceStep, load, work_parts
 
@@ -187,7 +187,7 @@ def test_one_screen_one_answer_on_the_torchrec_pair():
 
     a = analyze(load(files(CAUSED.parent / "hta_torchrec", "*.json.gz")).traces)
     outlook, error = outlook_of(a)
-    assert error == "" and outlook is not None
+    assert error is None and outlook is not None
     assert outlook.whatif.step_ms == pytest.approx(a.ideal_step_ms)
     assert a.straggler_cost_ms == pytest.approx(a.step_ms - outlook.whatif.step_ms)
     assert all(r.median_wait_ms < 1.0 for r in a.ranks), "both ranks' last gradient kernels ran about 0.1 ms"
@@ -220,6 +220,6 @@ def test_a_profiler_trace_without_loader_annotations_says_loading_may_be_the_tim
     assert prefetch_case(cause, a.load_marked) == "maybe"
     payload = analysis_payload(a, [])
     text = analysis_text(payload)
-    assert UNMARKED_TEXT in text and "prefetching input may help" in text
+    assert say("prefetch.unmarked") in text and "prefetching input may help" in text
     marked = analyze(load(files(CAUSED / "input", "*.pt.trace.json.gz")).traces)
     assert marked.load_marked and prefetch_case(marked.stragglers[0].cause, marked.load_marked) == "saves"

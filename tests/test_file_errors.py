@@ -1,5 +1,5 @@
 """Every line of error a bad file gets reads in French on the French page (#24: "empty file", "not a readable
-gzip file (truncated)" stayed English)."""
+gzip file (truncated)" stayed English): said from the core's one table of words, never read back from English."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import gzip
 import json
 
 import pytest
-from ddpview.file_errors import in_language
 
 from ddpcore.analysis import measure_loaded
 from ddpcore.traces import load
@@ -50,16 +49,16 @@ def test_every_file_error_reads_in_french(name):
     loaded = load([(name, BAD[name])])
     assert len(loaded.errors) == 1, name
     english = loaded.errors[0].message
-    french = in_language(english, "fr")
+    french = loaded.errors[0].said.text("fr")
     assert french != english, english
-    assert in_language(english, "en") == english
+    assert loaded.errors[0].said.text("en") == english
 
 
 def test_runs_that_cannot_be_compared_say_why_in_french():
     _, errors = measure_loaded(load([("a.jsonl", jsonl(ROW))]))
-    assert in_language(errors[-1].message, "fr").startswith("il faut les traces d'au moins deux rangs")
+    assert errors[-1].said.text("fr").startswith("il faut les traces d'au moins deux rangs")
     twice = load([("a.jsonl", jsonl(ROW)), ("b.jsonl", jsonl(ROW))])
-    assert in_language(twice.errors[0].message, "fr").startswith("un second fichier pour le rang 0")
+    assert twice.errors[0].said.text("fr").startswith("un second fichier pour le rang 0")
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
@@ -85,7 +84,7 @@ def test_a_file_over_the_limit_is_refused_unread_in_both_languages(tmp_path):
 
     refused = read_or_why("huge.json", never(), MAX_FILE_BYTES + 50 * MIB)
     assert refused.message == "250 MiB is over the 200 MiB limit"
-    assert in_language(refused.message, "fr") == "250 Mio dépasse la limite de 200 Mio"
+    assert refused.said.text("fr") == "250 Mio dépasse la limite de 200 Mio"
 
 
 def test_a_file_that_cannot_be_opened_says_the_systems_reason(tmp_path):
@@ -103,6 +102,6 @@ def test_a_reader_that_runs_out_says_could_not_be_read(exc):
         raise exc()
         yield b""
 
-    line = read_or_why("x.json", failing()).message
-    assert line == f"could not be read ({exc.__name__})"
-    assert in_language(line, "fr") == f"illisible ({exc.__name__})"
+    error = read_or_why("x.json", failing())
+    assert error.message == f"could not be read ({exc.__name__})"
+    assert error.said.text("fr") == f"illisible ({exc.__name__})"

@@ -114,7 +114,7 @@ def test_a_rank_step_that_cannot_be_weighed_is_left_out_and_named():
     rows[12][3] = -0.68
     f = fit(RunTimes.of_compute(rows, [15.0] * 20), resamples=0)
     assert f.unmeasured == ((3, 12),) and f.rank_steps == 79
-    assert "unmeasured" in f.caveats and f.caveat_values == {"count": 1, "rank": 3, "step": 12}
+    assert "unmeasured" in f.caveats and f.caveat_values.items() >= {"count": 1, "rank": 3, "step": 12}.items()
 
 
 def real(folder: str, pattern: str) -> RunTimes:

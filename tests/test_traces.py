@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ddpcore.traces import parse as traces
 from ddpcore.analysis import AnalysisError, analyze
 from ddpcore.cli import main
 from ddpcore.ops import Recorder, exposition, rules_file
 from ddpcore.traces import load, parse_file
+from ddpcore.traces import parse as traces
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ddp4"
 SLOW_RANK, SLOW_MS = 2, 40.0  # as tests/make_traces.py wrote them

@@ -75,15 +75,11 @@ def test_unreadable_input_is_one_error_and_no_analysis():
     assert out["trace-summary"] == "" and "two ranks" in out["trace-errors"]
 
 
-def test_warnings_read_the_same_in_english_and_exist_in_french():
-    from ddpview.i18n import TEXT
+def test_warnings_read_in_the_pages_language():
     from ddpview.traces_view import warning_text
 
-    from ddpcore.analysis import WARNINGS, Caveat
+    from ddpcore.analysis import Caveat
 
-    for code, english in WARNINGS.items():
-        assert TEXT[f"warn.{code}"]["en"] == english, "the page's English is the analysis's"
-        assert TEXT[f"warn.{code}"]["fr"] != english
     warning = Caveat("some_ranks", loaded=2, world=128)
     assert warning_text(warning, "fr") == "2 rangs chargés sur 128 : le retardataire peut être parmi les autres"
     assert warning_text(warning, "en") == warning

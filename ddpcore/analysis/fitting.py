@@ -37,17 +37,16 @@ import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..base import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD
+from ..base import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, Message, Said, placeholders
 from ..model import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
 from .chance import beyond_chance, cost_tail, medians_of_others, persistent_ranks, quantile
 from .verdict import Analysis
 
 __all__ = [
     "BOOTSTRAP_MAX",
-    "CAVEATS",
     "Fit",
     "FitError",
     "MAD_TO_SIGMA",
@@ -64,6 +63,7 @@ __all__ = [
     "Z95",
     "at_scale",
     "bounded",
+    "caveat_message",
     "cluster_config",
     "fit",
     "measured_row",
@@ -87,21 +87,10 @@ SCALE_SIZES = (1_000, 10_000, 100_000)
 MIN_RANK_STEPS = 100
 """Below this many rank-steps the fit says it rests on few (docs/fit.md)."""
 MIN_SLOWED = 5
-CAVEATS = {
-    "few_rank_steps": "few rank-steps: the intervals are wide and the model may not hold",
-    "few_slowed": f"fewer than {MIN_SLOWED} slowed rank-steps: the transient slowdown rests on very few",
-    "unmeasured": "{count} rank-step(s) left out, whose work is not a positive number (first: rank {rank}, "
-    "step {step})",
-}
-"""Why a fit may not hold, in English; the page says the same in its own language from the code."""
 
 
-class FitError(ValueError):
-    """A run that cannot be fitted; the message says why, `code` says it for the page's texts (`few`, `compute`)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        super().__init__(message)
+class FitError(Said):
+    """A run that cannot be fitted, and why (`base.words`: `fit.error_few`, `fit.error_compute`)."""
 
 
 @dataclass(frozen=True)
@@ -250,10 +239,22 @@ class Fit:
         return tuple(out)
 
     @property
-    def caveat_values(self) -> dict[str, object]:
-        """The values the caveats' texts name (`CAVEATS`)."""
+    def caveat_values(self) -> dict[str, int]:
+        """The values the caveats name that are the run's own (the rank-steps left out: how many, the first)."""
         first = self.unmeasured[0] if self.unmeasured else (0, 0)
         return {"count": len(self.unmeasured), "rank": first[0], "step": first[1]}
+
+    @property
+    def caveat_messages(self) -> tuple[Message, ...]:
+        """The caveats as said (`caveat_message`)."""
+        return tuple(caveat_message(code, self.caveat_values) for code in self.caveats)
+
+
+def caveat_message(code: str, values: Mapping[str, object]) -> Message:
+    """A caveat of the fit as said, from its code and the run's values (as `analyze --fit --json` writes them),
+    the fit's own limits added."""
+    known = {**values, "min_slowed": MIN_SLOWED}
+    return Message.of(f"fit.caveat_{code}", **{k: known[k] for k in placeholders(f"fit.caveat_{code}")})
 
 
 @dataclass(frozen=True)
@@ -279,7 +280,7 @@ class Prediction:
 def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a binomial proportion k/n (good at small k, unlike the normal one)."""
     if n <= 0:
-        raise FitError("few", "no rank-steps")
+        raise ValueError("a Wilson interval of no trials")
     phat = k / n
     centre = (phat + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(phat * (1 - phat) / n + z * z / (4 * n * n)) / (1 + z * z / n)
@@ -333,9 +334,7 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
     THRESHOLD.check(threshold)
     steps, gpus = len(run.compute_ms), len(run.ranks)
     if gpus < 2 or steps < 2:
-        raise FitError(
-            "few", f"need at least two ranks and two steps to fit a straggler model (got {gpus} and {steps})"
-        )
+        raise FitError("fit.error_few", ranks=gpus, steps=steps)
     run = run.judged(threshold)
     persistent = set(run.persistent)
     beyond = run.beyond or tuple((False,) * gpus for _ in range(steps))
@@ -373,10 +372,7 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
                 slowed_logs.append(math.log(row[j] / (typical * slow_ratio)))
                 slowed.append((t, j))
     if len(on_time) < 2:
-        raise FitError(
-            "compute",
-            "no two rank-steps on time have a positive work (from the previous release to the last gradient bucket)",
-        )
+        raise FitError("fit.error_compute")
     cv = _cv(robust_sigma(on_time))
     slowdown = math.exp(statistics.median(slowed_logs)) if slowed_logs else 1.0
     cv_interval = slowdown_interval = None
@@ -518,10 +514,10 @@ def outlook_or_why(analysis: Analysis) -> Outlook | FitError:
         return exc
 
 
-def outlook_of(analysis: Analysis) -> tuple[Outlook | None, str]:
-    """`outlook_or_why` as the page keeps it: the outlook, or None and the FitError's code (its texts' key)."""
+def outlook_of(analysis: Analysis) -> tuple[Outlook | None, Message | None]:
+    """`outlook_or_why` as the page keeps it: the outlook, or None and why there is none (said in its language)."""
     seen = outlook_or_why(analysis)
-    return (None, seen.code) if isinstance(seen, FitError) else (seen, "")
+    return (None, seen.message) if isinstance(seen, FitError) else (seen, None)
 
 
 def outlook(run: RunTimes, threshold: float = THRESHOLD.default) -> Outlook:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, sub, truediv
 
-from ..base import CAUSES, LOAD, SUMMED, Interval, Spans
+from ..base import CAUSES, LOAD, SUMMED, Interval, Message, Said, Spans, say
 from ..traces import Column, DeviceTime, FileError, Loaded, RankColumns, RankFacts, RankTrace, StepFacts, table_of
 from ..traces import drawn as drawn_spans
 from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others
@@ -58,7 +58,6 @@ __all__ = [
     "StepColumns",
     "StepSummary",
     "WARMUP_STEP",
-    "WARNINGS",
     "costs_of",
     "drawn_entries",
     "gap_of",
@@ -71,30 +70,15 @@ DRAWN_ALL = 16
 DRAWN_LATEST = 8
 
 
-WARNINGS = {
-    "partial": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
-    "warmup": "step {step} left out: a job's first iteration (DDP builds its buckets, kernels and allocators warm up) "
-    "is not a step like the others",
-    "one_step": "one step only: a straggler cannot be told from a one-off delay",
-    "some_ranks": "{loaded} of {world} ranks loaded: the straggler may be among the others",
-    "no_release": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
-    "rank's own step start, which misses time lost between steps and after the first bucket",
-    "copies": "ranks {first} and {second} hold the same steps to the microsecond: the same file under two rank "
-    "numbers?",
-    "unmeasured": "{count} rank-step(s) whose work from the previous release is not a positive number (first: rank "
-    "{rank}, step {step}, {ms} ms): left out of what chance is measured on",
-}
-"""What the analysis warns of, in English; the page says the same in its own language from `code` and `values`."""
-
-
 class Caveat(str):
-    """A warning's English text, carrying its code and values so that a page can translate it."""
+    """A warning's English text (`base.words`, `warn.<code>`), carrying its code and values so that a page can say it
+    in its language."""
 
     code: str
     values: dict[str, object]
 
     def __new__(cls, code: str, **values: object) -> Caveat:
-        warning = super().__new__(cls, WARNINGS[code].format(**values))
+        warning = super().__new__(cls, say(f"warn.{code}", **values))
         warning.code, warning.values = code, values
         return warning
 
@@ -106,8 +90,8 @@ def _warning(code: str, values: dict[str, object]) -> Caveat:
     return Caveat(code, **values)
 
 
-class AnalysisError(ValueError):
-    """Traces that load but cannot be compared (fewer than two ranks, no common step)."""
+class AnalysisError(Said):
+    """Traces that load but cannot be compared (fewer than two ranks, no common step, runs of the same size)."""
 
 
 def costs_of(wait_ms: Sequence[float]) -> array[float]:
@@ -418,7 +402,7 @@ def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list
     step_sets = {t.rank: set(t.step) for t in tables}
     common = set.intersection(*step_sets.values())
     if not common:
-        raise AnalysisError("the ranks' traces share no step number: were they recorded in the same run?")
+        raise AnalysisError("run.no_common_step")
     for t in tables:
         extra = len(step_sets[t.rank] - common)
         if extra:
@@ -468,7 +452,7 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
     columns: a step's ranks are arrays, and only the ranks drawn get an object."""
     if len(ranks) < 2:
-        raise AnalysisError("need traces of at least two ranks to compare them")
+        raise AnalysisError("run.two_ranks")
     tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
     warnings: list[Caveat] = []
     common = _common_steps(tables, warnings)
@@ -556,22 +540,12 @@ def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ..
             return measure(tables), loaded.errors
         runs = runs_of(tables)
         if runs.kept is None:
-            raise AnalysisError(
-                "these files are from "
-                + str(len(runs.groups))
-                + " runs, none larger than the others: "
-                + "; ".join(", ".join(t.source for t in g) for g in runs.groups)
-                + ". Give the files of one run"
-            )
+            groups = "; ".join(", ".join(t.source for t in g) for g in runs.groups)
+            raise AnalysisError("run.runs", count=len(runs.groups), groups=groups)
         kept = ", ".join(t.source for t in runs.kept[:3]) + (", …" if len(runs.kept) > 3 else "")
         others = tuple(
-            FileError(
-                t.source,
-                f"another run than the {len(runs.kept)} files kept ({kept}): its gradient releases drift apart from "
-                "theirs, where the ranks of one run are released together",
-            )
-            for t in runs.others
+            FileError(t.source, Message.of("file.another_run", count=len(runs.kept), kept=kept)) for t in runs.others
         )
         return measure(runs.kept), (*loaded.errors, *others)
     except AnalysisError as exc:
-        return None, (*loaded.errors, FileError(RUN, str(exc)))
+        return None, (*loaded.errors, FileError(RUN, exc.message))

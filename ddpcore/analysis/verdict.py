@@ -40,7 +40,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, finished
+from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, Message, Ms, finished
 from ..traces import Column, RankColumns, RankFacts, RankTrace
 from .chance import ALPHA, Middle, persistent_needed, persistent_ranks
 from .measured import GpuGauges, Measured, RankSummary, StepColumns, StepSummary, measure
@@ -50,18 +50,16 @@ from .whatif import retimed_saving
 __all__ = [
     "Analysis",
     "CAUSE_SHARE",
-    "CAUSE_TEXT",
     "Cause",
     "CostParts",
     "JUDGED_A_STEP",
     "Judging",
     "Noise",
     "OnTime",
-    "PREFETCH_TEXT",
     "Straggler",
     "Transient",
-    "UNMARKED_TEXT",
     "analyze",
+    "cause_message",
     "cause_text",
     "judge",
     "judging",
@@ -69,6 +67,7 @@ __all__ = [
     "named_cause",
     "on_time",
     "prefetch_case",
+    "prefetch_message",
     "prefetch_text",
     "saved_ms",
 ]
@@ -77,35 +76,20 @@ CAUSE_SHARE = 0.8
 """A part explaining at least this share of a rank's lateness names its cause."""
 
 
-CAUSE_TEXT = {
-    "load": "{ms} ms a step loading its input",
-    "forward": "{ms} ms a step longer in its forward",
-    "backward": "{ms} ms a step longer in its backward",
-    "optimizer": "{ms} ms a step longer in its optimizer step",
-    "between_steps": "{ms} ms a step between its optimizer and its next step, outside any phase: logging, "
-    "checkpointing, evaluation or a pause on that rank",
-    "gpu_compute": "{ms} ms a step of longer GPU kernels (a slower or throttled GPU, or more work on it)",
-    "host_launch": "{ms} ms a step with its GPU idle, waiting for the host to launch work",
-    "copies": "{ms} ms a step in memory copies",
-    "mixed": "{ms} ms a step with no single cause: {parts}",
-}
-"""Why a rank is late, in English, by cause; the page says the same in its own language from the kind."""
-PREFETCH_TEXT = {
-    "saves": "prefetching input would save about {ms} ms a step",
-    "maybe": "prefetching input may help, if that time between steps is the loader's",
-    "no": "prefetching input would not help: the time goes to {part}",
-}
-UNMARKED_TEXT = "these traces mark no input loading (no DataLoader annotation): time between steps may be the loader's"
+def cause_message(cause: Cause) -> Message:
+    """Why a rank is late, as a message (`base.words`, `cause.<kind>`), e.g. "19.6 ms a step between its optimizer
+    and its next step, …"; a `mixed` cause lists its largest parts."""
+    parts = tuple(Message.of("cause.part_ms", part=Message.of(f"part.{p}"), ms=Ms(v)) for p, v in cause.largest())
+    return Message.of(f"cause.{cause.kind}", ms=Ms(cause.ms), parts=parts)
 
 
 def cause_text(cause: Cause) -> str:
-    """One line of why, e.g. "19.6 ms a step between its optimizer and its next step, …"."""
-    parts = ", ".join(f"{p.replace('_', ' ')} {v:.1f} ms" for p, v in cause.largest())
-    return CAUSE_TEXT[cause.kind].format(ms=f"{cause.ms:.1f}", parts=parts)
+    """One line of why, in English."""
+    return cause_message(cause).text()
 
 
 def prefetch_case(cause: Cause, load_marked: bool) -> str:
-    """What prefetching would do for a late rank (`PREFETCH_TEXT`'s key): save time when most of its excess is
+    """What prefetching would do for a late rank (`base.words`, `prefetch.<case>`): save time when most of its excess is
     loading its input, perhaps when it is time between steps in traces that mark no loading (a profiler trace
     without the DataLoader's annotation counts loading there), else nothing."""
     if cause.main_part == LOAD:
@@ -115,11 +99,16 @@ def prefetch_case(cause: Cause, load_marked: bool) -> str:
     return "no"
 
 
-def prefetch_text(cause: Cause, gain_ms: float, load_marked: bool = True) -> str:
+def prefetch_message(cause: Cause, gain_ms: float, load_marked: bool = True) -> Message:
     """The seed's lesson on this run: prefetching fixes an input straggler and nothing else."""
-    return PREFETCH_TEXT[prefetch_case(cause, load_marked)].format(
-        ms=f"{gain_ms:.1f}", part=cause.main_part.replace("_", " ")
+    return Message.of(
+        f"prefetch.{prefetch_case(cause, load_marked)}", ms=Ms(gain_ms), part=Message.of(f"part.{cause.main_part}")
     )
+
+
+def prefetch_text(cause: Cause, gain_ms: float, load_marked: bool = True) -> str:
+    """The lesson, in English."""
+    return prefetch_message(cause, gain_ms, load_marked).text()
 
 
 def loading_unmarked(causes: Sequence[Cause | None], load_marked: bool) -> bool:

@@ -10,9 +10,6 @@ from typing import TYPE_CHECKING
 from .front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
-    from .front import (
-        front_door,
-    )
     from .intervals import (  # noqa: F401
         Interval,
         Spans,
@@ -86,6 +83,16 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .steps import (  # noqa: F401
         finished,
+    )
+    from .words import (  # noqa: F401
+        LANGS,
+        NBSP,
+        WORDS,
+        Message,
+        Ms,
+        Said,
+        placeholders,
+        say,
     )
 
 _LAZY = {
@@ -162,6 +169,16 @@ _LAZY = {
         "WAIT",
     ),
     "steps": ("finished",),
+    "words": (
+        "LANGS",
+        "Message",
+        "Ms",
+        "NBSP",
+        "Said",
+        "WORDS",
+        "placeholders",
+        "say",
+    ),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""
 

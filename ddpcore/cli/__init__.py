@@ -17,22 +17,23 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         PROGRESS_BYTES,
         RING_GPUS,
         RULES_FILE,
-        THRESHOLD_REFUSED,
         Parser,
         UsageError,
         build_parser,
         main,
     )
     from .reports import (  # noqa: F401
-        analysis_payload,
-        analysis_text,
         cluster_table,
-        fit_payload,
-        fit_text,
         ring_payload,
         ring_text,
         step_payload,
         step_text,
+    )
+    from .verdicts import (  # noqa: F401
+        analysis_payload,
+        analysis_text,
+        fit_payload,
+        fit_text,
     )
 
 _LAZY = {
@@ -44,21 +45,22 @@ _LAZY = {
         "Parser",
         "RING_GPUS",
         "RULES_FILE",
-        "THRESHOLD_REFUSED",
         "UsageError",
         "build_parser",
         "main",
     ),
     "reports": (
-        "analysis_payload",
-        "analysis_text",
         "cluster_table",
-        "fit_payload",
-        "fit_text",
         "ring_payload",
         "ring_text",
         "step_payload",
         "step_text",
+    ),
+    "verdicts": (
+        "analysis_payload",
+        "analysis_text",
+        "fit_payload",
+        "fit_text",
     ),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""

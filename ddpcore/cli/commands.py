@@ -10,9 +10,8 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from ..analysis import RUN, Analysis, FitError, Measured, Outlook, cluster_config, judge, measure_loaded, outlook_or_why
 from ..base import (
     BANDWIDTH_GBPS,
     BUCKET_MB,
@@ -32,21 +31,15 @@ from ..base import (
     Param,
     check_int,
     read_threshold,
+    say,
 )
 from ..model import ClusterConfig, Link, Phases, StepConfig, cluster_step, cluster_sweep, default_straggler
-from ..ops import DEFAULT_JOB, dashboard, frames_at, frames_of, play, rules_file, scrape_config
-from ..traces import Loaded
-from .reports import (
-    analysis_payload,
-    analysis_text,
-    cluster_table,
-    fit_payload,
-    fit_text,
-    ring_payload,
-    ring_text,
-    step_payload,
-    step_text,
-)
+from ..ops import DEFAULT_JOB
+from .reports import cluster_table, ring_payload, ring_text, step_payload, step_text
+
+if TYPE_CHECKING:  # the traces path loads only for the commands that read traces: `ring` needs none of it
+    from ..analysis import Analysis, Measured, Outlook
+    from ..traces import Loaded
 
 __all__ = [
     "COMMANDS",
@@ -56,7 +49,6 @@ __all__ = [
     "Parser",
     "RING_GPUS",
     "RULES_FILE",
-    "THRESHOLD_REFUSED",
     "UsageError",
     "build_parser",
     "main",
@@ -210,6 +202,8 @@ def _run_cluster(args: argparse.Namespace) -> int:
         fitted = _fitted(args.from_files, args)
         if fitted is None:
             return 1
+        from ..analysis import cluster_config
+
         config = replace(cluster_config(fitted.fit), link=link, **given)
     else:
         config = ClusterConfig(**{**{param.name: param.default for param in CLUSTER_PARAMS}, **given}, link=link)
@@ -227,21 +221,15 @@ def _add_jobs(p: argparse.ArgumentParser) -> None:
     )
 
 
-THRESHOLD_REFUSED = {
-    "range": "got {given!r}, allowed a share of the step above 0 and at most 1 (0.2), or a percent (20 %)",
-    "number": "got {given!r}, not a number: a share of the step (0.2) or a percent (20 %)",
-}
-
-
 def _threshold(text: str) -> float:
     """`--threshold` read as the page reads its field (`params.read_threshold`); a bare number read as a percent is
     said on stderr, as the page says it under the field."""
     reading = read_threshold(text)
     if reading.value is None:
-        raise argparse.ArgumentTypeError(THRESHOLD_REFUSED[reading.hint].format(given=text))
+        raise argparse.ArgumentTypeError(say(f"threshold.{reading.hint}", given=text))
     if reading.hint == "percent":
-        note = f"--threshold {text!r} read as a percent: {reading.value * 100:g}% of the step ({reading.value:g})"
-        print(note, file=sys.stderr)
+        note = say("threshold.percent", given=text, percent=f"{reading.value * 100:g}%", applied=f"{reading.value:g}")
+        print(f"--threshold: {note}", file=sys.stderr)
     return reading.value
 
 
@@ -305,6 +293,7 @@ def _say(command: str, line: str) -> None:
 def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, Measured | None, list[dict]]:
     """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured;
     each unreadable file is one line on stderr, and so is a run that cannot be measured (then None)."""
+    from ..analysis import RUN, measure_loaded
     from ..traces import read_paths
 
     THRESHOLD.check(args.threshold)
@@ -319,6 +308,8 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
 
 def _fit(analysis: Analysis, command: str) -> Outlook | None:
     """The outlook of the analysis; when the run cannot be fitted, None and one line on stderr."""
+    from ..analysis import FitError, outlook_or_why
+
     seen = outlook_or_why(analysis)
     if isinstance(seen, FitError):
         _say(command, f"error: {seen}")
@@ -327,6 +318,8 @@ def _fit(analysis: Analysis, command: str) -> Outlook | None:
 
 
 def _fitted(files: list[str], args: argparse.Namespace) -> Outlook | None:
+    from ..analysis import judge
+
     _, measured, _ = _read(files, args, "cluster")
     return _fit(judge(measured, args.threshold), "cluster") if measured else None
 
@@ -336,6 +329,8 @@ RULES_FILE, DASHBOARD_FILE = "ddp-rules.yml", "ddp-dashboard.json"
 
 def _write_rules(folder: Path, threshold: float, job: str) -> list[str] | None:
     """The rules file and the dashboard written side by side; a folder that cannot be written is one line."""
+    from ..ops import dashboard, rules_file
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / RULES_FILE).write_text(rules_file(threshold, job), encoding="utf-8")
@@ -347,6 +342,9 @@ def _write_rules(folder: Path, threshold: float, job: str) -> list[str] | None:
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
+    from ..analysis import FitError, judge, outlook_or_why
+    from .verdicts import analysis_payload, analysis_text, fit_payload, fit_text
+
     _, measured, errors = _read(args.files, args, "analyze")
     if measured is None:
         return 1
@@ -424,6 +422,9 @@ def _add_replay(p: argparse.ArgumentParser) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
+    from ..analysis import judge
+    from ..ops import frames_at, frames_of, play, scrape_config
+
     SPEED.check(args.speed)
     check_int("port", args.port, 1, 65535)
     if args.loops is not None:

@@ -28,9 +28,13 @@ import json
 import math
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
-from ..analysis import ALPHA, Analysis
+from ..analysis import ALPHA
 from ..base import THRESHOLD
+
+if TYPE_CHECKING:
+    from ..analysis import Analysis
 
 __all__ = [
     "ALERT",

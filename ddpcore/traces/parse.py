@@ -18,9 +18,20 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..base import HOST, RECORDED, Interval, clip
+from ..base import HOST, RECORDED, Interval, Message, Said, clip
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, WORKER_PREFIXES, collective_kind, kernel_kind, kind_of_op
-from .reader import MAX_RANK, MAX_STEP, READ_CHUNK, DepthGuard, JsonStream, ReadError, gunzipped, limited, texts
+from .reader import (
+    MAX_RANK,
+    MAX_STEP,
+    MIB,
+    READ_CHUNK,
+    DepthGuard,
+    JsonStream,
+    ReadError,
+    gunzipped,
+    limited,
+    texts,
+)
 from .stepfacts import RankColumns
 from .summary import is_summary, read_summary
 
@@ -30,14 +41,11 @@ __all__ = [
     "COMPUTE_KERNEL",
     "DEVICE_CATEGORIES",
     "FileError",
-    "KIB",
     "Loaded",
     "MAX_FILE_BYTES",
     "MAX_TIME_S",
     "MAX_TIME_US",
     "MEMORY_KERNEL",
-    "MIB",
-    "NOT_A_TRACE",
     "RUNTIME_CATEGORIES",
     "RankTrace",
     "ReadRank",
@@ -59,8 +67,6 @@ __all__ = [
     "stream_of",
 ]
 
-KIB = 1024
-MIB = KIB * KIB
 MAX_FILE_BYTES = 200 * MIB
 MAX_TIME_US = 1e17
 MAX_TIME_S = MAX_TIME_US / 1e6
@@ -135,10 +141,15 @@ ReadRank = RankTrace | RankColumns
 
 @dataclass(frozen=True)
 class FileError:
-    """A file left out, and why (one line)."""
+    """A file left out, and why (one line, a code and values: `base.words`); `message` is it in English."""
 
     source: str
-    message: str
+    said: Message
+
+    @property
+    def message(self) -> str:
+        """Why, in English (the command line's words, and the JSON's)."""
+        return self.said.text()
 
 
 @dataclass(frozen=True)
@@ -149,15 +160,11 @@ class Loaded:
     errors: tuple[FileError, ...]
 
 
-def _limit_text() -> str:
-    return f"the {MAX_FILE_BYTES // MIB} MiB limit"
-
-
 def stream_of(chunks: Iterable[bytes]) -> JsonStream:
     """A file's bytes as a JSON stream: at most MAX_FILE_BYTES read and inflated, nesting checked, UTF-8."""
     guard = DepthGuard()
-    raw = limited(chunks, MAX_FILE_BYTES, _limit_text())
-    return JsonStream(texts(guard.feed(c) for c in gunzipped(raw, MAX_FILE_BYTES, _limit_text())))
+    raw = limited(chunks, MAX_FILE_BYTES)
+    return JsonStream(texts(guard.feed(c) for c in gunzipped(raw, MAX_FILE_BYTES)))
 
 
 def _time(value: object, where: int | str, key: str, limit: float) -> float | None:
@@ -166,21 +173,24 @@ def _time(value: object, where: int | str, key: str, limit: float) -> float | No
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if not -limit <= value <= limit:
-        place = f"event {where}" if isinstance(where, int) else where
-        raise TraceError(f"{place}: '{key}' not a finite number within ±{limit:.0e}")
+        if isinstance(where, int):
+            raise TraceError("file.event_number", event=where, key=key, limit=f"{limit:.0e}")
+        raise TraceError("file.line_number", line=where, key=key, limit=f"{limit:.0e}")
     return float(value)
 
 
-def _whole(value: object, what: str, low: int, high: int) -> int:
+def _whole(value: object, what: str, low: int, high: int, line: int | None = None) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise TraceError(f"{what} must be a whole number from {low} to {high:,}")
+        if line is None:
+            raise TraceError("file.whole", field=what, low=low, high=f"{high:,}")
+        raise TraceError("file.line_whole", line=line, key=what, low=low, high=f"{high:,}")
     return value
 
 
 def _step_number(match: re.Match[str]) -> int:
     digits = match.group(1)
     if len(digits) > len(str(MAX_STEP)):
-        raise TraceError(f"a ProfilerStep number of {len(digits):,} digits: over {MAX_STEP:,}")
+        raise TraceError("file.step_digits", digits=f"{len(digits):,}", high=f"{MAX_STEP:,}")
     return int(digits)
 
 
@@ -268,7 +278,7 @@ class _KinetoScan:
             return
         if dur < 0:
             if STEP_NAME.match(name):
-                raise TraceError(f"event {index} ({name[:40]}): 'dur' is {dur:g} µs: a step cannot last less than 0")
+                raise TraceError("file.negative_step", event=index, name=name[:40], dur=dur)
             self.negative = self.negative or (index, name[:40], dur)
             return
         start, end = ts / 1000.0, (ts + dur) / 1000.0
@@ -330,18 +340,15 @@ def _unnamed(unnamed: list[Interval], named: list[Interval]) -> list[Interval]:
 def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
     info = _mapping(top.get("distributedInfo"))
     if info.get("rank") is None:
-        raise TraceError("no distributedInfo.rank: record with torch.distributed initialised")
+        raise TraceError("file.no_rank")
     rank = _whole(info.get("rank"), "distributedInfo.rank", 0, MAX_RANK)
     world = info.get("world_size")
     world = _whole(world, "distributedInfo.world_size", 1, MAX_RANK) if world is not None else None
     if not scan.windows:
         if scan.negative is not None:
             index, name, dur = scan.negative
-            raise TraceError(
-                f"no host ProfilerStep#N events kept: events with a negative 'dur' were left out (first: event "
-                f"{index}, {name}, {dur:g} µs)"
-            )
-        raise TraceError("no host ProfilerStep#N events: profile with a schedule and call prof.step() each step")
+            raise TraceError("file.no_steps_negative", event=index, name=name, dur=dur)
+        raise TraceError("file.no_steps")
     phases = scan.phases
     if not any(p.phase == "forward" for p in phases):
         phases = phases + scan.module_forward
@@ -404,7 +411,7 @@ def parse_kineto(obj: dict, source: str) -> RankTrace:
     """A PyTorch profiler trace already in memory (a dict): host step windows, phases, collectives, device work."""
     events = obj.get("traceEvents")
     if not isinstance(events, list):
-        raise TraceError("JSON without a 'traceEvents' list: not a PyTorch profiler trace")
+        raise TraceError("file.no_events_list")
     scan = _KinetoScan()
     for e in events:
         scan.add(e)
@@ -420,28 +427,27 @@ class JsonlRows:
 
     def add(self, row: object, number: int) -> None:
         """Check one row (`number` is its line) and keep it."""
-        where = f"line {number}: "
         if not isinstance(row, dict):
-            raise TraceError(f"{where}expected an object with rank, step, phase, start, end")
-        r = _whole(row.get("rank"), where + "'rank'", 0, MAX_RANK)
-        step = _whole(row.get("step"), where + "'step'", 0, MAX_STEP)
+            raise TraceError("file.jsonl_object", line=number)
+        r = _whole(row.get("rank"), "rank", 0, MAX_RANK, number)
+        step = _whole(row.get("step"), "step", 0, MAX_STEP, number)
         phase = row.get("phase")
         if phase not in RECORDED:
-            raise TraceError(f"{where}'phase' must be one of {', '.join(RECORDED)}")
-        start = _time(row.get("start"), f"line {number}", "start", MAX_TIME_S)
-        end = _time(row.get("end"), f"line {number}", "end", MAX_TIME_S)
+            raise TraceError("file.jsonl_phase", line=number, phases=", ".join(RECORDED))
+        start = _time(row.get("start"), str(number), "start", MAX_TIME_S)
+        end = _time(row.get("end"), str(number), "end", MAX_TIME_S)
         if start is None or end is None or end < start:
-            raise TraceError(f"{where}'start' and 'end' must be finite seconds with end >= start")
+            raise TraceError("file.jsonl_times", line=number)
         if self.rank is None:
             self.rank = r
         elif r != self.rank:
-            raise TraceError(f"{where}rank {r} in a file of rank {self.rank} (one file per rank)")
+            raise TraceError("file.jsonl_rank", line=number, rank=r, first=self.rank)
         self.by_step.setdefault(step, []).append(Interval(str(phase), start * 1000.0, end * 1000.0))
 
     def trace(self, source: str) -> RankTrace:
         """The rank's trace, steps in order."""
         if self.rank is None or not self.by_step:
-            raise TraceError("no events: an empty JSONL trace")
+            raise TraceError("file.jsonl_empty")
         steps = []
         for n, items in sorted(self.by_step.items()):
             items.sort(key=lambda i: i.start_ms)
@@ -455,9 +461,6 @@ class JsonlRows:
         return RankTrace(self.rank, None, source, "jsonl", tuple(steps))
 
 
-NOT_A_TRACE = "JSON that is not a trace (neither a PyTorch profiler trace nor ddpcore JSONL)"
-
-
 def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
     """The first JSON object, key by key; a `traceEvents` list goes event by event to the scanner (marked None)."""
     top: dict = {}
@@ -468,7 +471,7 @@ def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
     while True:
         key = stream.value()
         if not isinstance(key, str):
-            raise TraceError(f"invalid JSON at line {stream.line()}: an object key must be a string")
+            raise TraceError("file.json_at_line", line=stream.line(), reason=Message.of("json.key_not_string"))
         stream.expect(":")
         if key == "traceEvents" and stream.peek() == "[":
             stream.expect("[")
@@ -491,25 +494,25 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
     stream = stream_of(chunks)
     first = stream.peek()
     if not first:
-        raise TraceError("empty file")
+        raise TraceError("file.empty")
     if first != "{":
         stream.value()
-        raise TraceError(NOT_A_TRACE)
+        raise TraceError("file.not_trace")
     scan = _KinetoScan()
     top = _top_object(stream, scan)
     more = stream.peek()
     if is_summary(top):
         if more:
-            raise TraceError(f"invalid JSON: extra data after the summary (line {stream.line()})")
+            raise TraceError("file.extra_summary", line=stream.line())
         return read_summary(top, source)
     if "traceEvents" in top:
         if more:
-            raise TraceError(f"invalid JSON: extra data after the profiler trace (line {stream.line()})")
+            raise TraceError("file.extra_trace", line=stream.line())
         if top["traceEvents"] is not None:
-            raise TraceError("JSON without a 'traceEvents' list: not a PyTorch profiler trace")
+            raise TraceError("file.no_events_list")
         return _kineto_trace(top, scan, source)
     if not more and not {"rank", "step", "phase"} <= set(top):
-        raise TraceError(NOT_A_TRACE)
+        raise TraceError("file.not_trace")
     rows = JsonlRows()
     rows.add(top, 1)
     while stream.peek():
@@ -517,7 +520,10 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
         try:
             row = stream.value()
         except ReadError as exc:
-            raise TraceError(f"line {line}: {str(exc).split(': ', 1)[-1]} (invalid JSON)") from None
+            reason = dict(exc.message.values).get("reason")
+            if reason is None:
+                reason = Message.of("json.not_a_trace") if exc.code == "file.nested" else exc.message
+            raise TraceError("file.jsonl_line", line=line, reason=reason) from None
         rows.add(row, line)
     return rows.trace(source)
 
@@ -554,15 +560,17 @@ def read_or_why(source: str, chunks: Iterable[bytes], size: int | None = None) -
     '201 MiB is over the 200 MiB limit'
     """
     if size is not None and size > MAX_FILE_BYTES:
-        return FileError(source, f"{size // MIB} MiB is over {_limit_text()}")
+        return FileError(source, Message.of("file.too_big", size=size // MIB, mib=MAX_FILE_BYTES // MIB))
     try:
         return read_trace(source, chunks)
     except OSError as exc:
-        return FileError(source, exc.strerror or str(exc))
+        return FileError(source, Message.of("file.system", reason=exc.strerror or str(exc)))
+    except Said as exc:
+        return FileError(source, exc.message)
     except ValueError as exc:
-        return FileError(source, str(exc))
+        return FileError(source, Message.of("file.system", reason=str(exc)))
     except (OverflowError, RecursionError, MemoryError) as exc:
-        return FileError(source, f"could not be read ({type(exc).__name__})")
+        return FileError(source, Message.of("file.unreadable", why=type(exc).__name__))
 
 
 def collect(results: Iterable[ReadRank | FileError]) -> Loaded:
@@ -576,7 +584,9 @@ def collect(results: Iterable[ReadRank | FileError]) -> Loaded:
         trace = result
         if trace.rank in traces:
             errors.append(
-                FileError(trace.source, f"a second file for rank {trace.rank} (first: {traces[trace.rank].source})")
+                FileError(
+                    trace.source, Message.of("file.second_for_rank", rank=trace.rank, first=traces[trace.rank].source)
+                )
             )
             continue
         traces[trace.rank] = trace

@@ -14,7 +14,11 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 
+from ..base import Message, Said
+
 __all__ = [
+    "KIB",
+    "MIB",
     "MAX_RANK",
     "MAX_STEP",
     "BATCH_TRIES",
@@ -30,6 +34,8 @@ __all__ = [
     "texts",
 ]
 
+KIB = 1024
+MIB = KIB * KIB
 MAX_STEP = 10**12
 """The largest step number a file may give."""
 MAX_RANK = 10**7
@@ -43,26 +49,26 @@ BATCH_TRIES = 4
 MAX_JSON_DEPTH = 64
 
 
-class ReadError(ValueError):
-    """The file cannot be read as it must be; the message says why, in one line."""
+class ReadError(Said):
+    """The file cannot be read as it must be; its message (a code and values, `base.words`) says why, in one line."""
 
 
-def limited(chunks: Iterable[bytes], limit: int, what: str) -> Iterator[bytes]:
+def limited(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
     """The chunks, stopping with an error as soon as more than `limit` bytes went by."""
     total = 0
     for chunk in chunks:
         total += len(chunk)
         if total > limit:
-            raise ReadError(f"over {what}")
+            raise ReadError("file.over_limit", mib=limit // MIB)
         yield chunk
 
 
-def gunzipped(chunks: Iterable[bytes], limit: int, what: str) -> Iterator[bytes]:
+def gunzipped(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
     """Inflate gzip (member after member) when the content starts with gzip's magic bytes, else pass through; the
     output is bounded while inflating, so a gzip bomb stops at the limit having cost little.
 
     >>> import gzip
-    >>> b"".join(gunzipped([gzip.compress(b"ab") + gzip.compress(b"cd")], 10, "the limit"))
+    >>> b"".join(gunzipped([gzip.compress(b"ab") + gzip.compress(b"cd")], 10))
     b'abcd'
     """
     source = iter(chunks)
@@ -85,7 +91,7 @@ def gunzipped(chunks: Iterable[bytes], limit: int, what: str) -> Iterator[bytes]
             while pending:
                 if not in_member:
                     if pending[:2] != b"\x1f\x8b":
-                        raise ReadError("not a readable gzip file (data after the last member)")
+                        raise ReadError("file.gzip_trailing")
                     inflater, in_member = zlib.decompressobj(wbits=31), True
                 out = inflater.decompress(pending, INFLATE_CHUNK)
                 pending = inflater.unconsumed_tail
@@ -93,16 +99,16 @@ def gunzipped(chunks: Iterable[bytes], limit: int, what: str) -> Iterator[bytes]
                     pending, in_member = inflater.unused_data + pending, False
                 total += len(out)
                 if total > limit:
-                    raise ReadError(f"over {what} once decompressed")
+                    raise ReadError("file.over_limit_inflated", mib=limit // MIB)
                 if out:
                     yield out
             pending = next(source, b"")
             if not pending:
                 break
     except zlib.error as exc:
-        raise ReadError(f"not a readable gzip file ({exc})") from None
+        raise ReadError("file.gzip", detail=str(exc)) from None
     if in_member:
-        raise ReadError("not a readable gzip file (truncated)")
+        raise ReadError("file.gzip_truncated")
 
 
 _STRUCTURE = b'"[]{}\\'
@@ -156,7 +162,7 @@ class DepthGuard:
                 break
         openers = len(_OPEN.findall(skeleton))
         if self.depth + passes + openers > self.limit:
-            raise ReadError(f"JSON nested deeper than {self.limit} levels: not a trace")
+            raise ReadError("file.nested", levels=self.limit)
         self.depth += openers - (len(skeleton) - openers)
         return chunk
 
@@ -171,7 +177,7 @@ def texts(chunks: Iterable[bytes]) -> Iterator[str]:
                 yield text
         tail = decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        raise ReadError("not UTF-8 text (neither JSON nor JSONL)") from None
+        raise ReadError("file.not_utf8") from None
     if tail:
         yield tail
 
@@ -233,8 +239,12 @@ class JsonStream:
         """Consume `char` (after white space) or fail with where the file went wrong."""
         found = self.peek()
         if found != char:
-            what = repr(found) if found else "the end of the file"
-            raise ReadError(f"invalid JSON at line {self.line()}: expected {char!r}, found {what}")
+            what = repr(found) if found else Message.of("json.end")
+            raise ReadError(
+                "file.json_at_line",
+                line=self.line(),
+                reason=Message.of("json.expected", expected=repr(char), found=what),
+            )
         self.pos += 1
         return char
 
@@ -247,11 +257,15 @@ class JsonStream:
             except json.JSONDecodeError as exc:
                 if self._more():
                     continue
-                raise ReadError(f"invalid JSON at line {self.line(exc.pos)}: {exc.msg}") from None
+                raise ReadError(
+                    "file.json_at_line", line=self.line(exc.pos), reason=Message.of("json.decoder", detail=exc.msg)
+                ) from None
             except ValueError:
-                raise ReadError(f"invalid JSON at line {self.line()}: a number too long to read") from None
+                raise ReadError(
+                    "file.json_at_line", line=self.line(), reason=Message.of("json.number_too_long")
+                ) from None
             except RecursionError:
-                raise ReadError(f"JSON nested too deep at line {self.line()}: not a trace") from None
+                raise ReadError("file.json_too_deep", line=self.line(), reason=Message.of("json.not_a_trace")) from None
             if end == len(self.buffer) and not self.done and isinstance(value, (int, float)) and self._more():
                 continue
             self.pos = end

@@ -27,7 +27,7 @@ import json
 import math
 from array import array
 
-from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED, Interval
+from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED, Interval, Message
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of, kept_parts
 
@@ -115,17 +115,17 @@ def is_summary(top: dict) -> bool:
     return top.get("format") == FORMAT
 
 
-def _number(value: object, where: str, low: float, high: float) -> float:
+def _number(value: object, where: Message, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ReadError(f"summary {where}: not a finite number")
+        raise ReadError("file.summary_number", where=where)
     if not low <= value <= high:
-        raise ReadError(f"summary {where}: {value!r} out of range")
+        raise ReadError("file.summary_range", where=where, value=repr(value))
     return float(value)
 
 
-def _whole(value: object, where: str, high: int) -> int:
+def _whole(value: object, where: Message, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
-        raise ReadError(f"summary {where}: a whole number from 0 to {high}")
+        raise ReadError("file.summary_whole", where=where, high=high)
     return value
 
 
@@ -135,22 +135,22 @@ LOWS = {c: (0.0 if c in PHASE_COLUMNS or c in PARTS or c in GPU else -MAX_MS) fo
 
 def _checked(row: object, number: int, columns: tuple[str, ...]) -> None:
     """Every value of a row within its column's bounds; the first one that is not, named in one line."""
-    where = f"step row {number}"
+    where = Message.of("summary.row", row=number)
     if not isinstance(row, list) or len(row) != len(columns):
-        raise ReadError(f"summary {where}: expected {len(columns)} values")
+        raise ReadError("file.summary_row", where=where, count=len(columns))
     for column, value in zip(columns, row):
         if column == "step":
-            _whole(value, f"{where} 'step'", MAX_STEP)
+            _whole(value, Message.of("summary.row_column", row=number, column="step"), MAX_STEP)
         elif column in FLAGS:
             if not isinstance(value, bool):
-                raise ReadError(f"summary {where}: '{column}' must be true or false")
+                raise ReadError("file.summary_flag", where=where, column=column)
         elif not (column in GPU and value is None):
-            _number(value, f"{where} '{column}'", LOWS[column], MAX_MS)
+            _number(value, Message.of("summary.row_column", row=number, column=column), LOWS[column], MAX_MS)
     gpu = row[-len(GPU) :]
     if any(v is None for v in gpu) and not all(v is None for v in gpu):
-        raise ReadError(f"summary {where}: the GPU columns must be all numbers or all null")
+        raise ReadError("file.summary_gpu", where=where)
     if row[columns.index("period_ms")] <= 0:
-        raise ReadError(f"summary {where}: 'period_ms' must be positive")
+        raise ReadError("file.summary_period", where=where)
 
 
 def _numbers_within(column: tuple, low: float) -> bool:
@@ -193,7 +193,7 @@ def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> Rank
         for i, row in enumerate(rows):
             _checked(row, i + 1, columns)
     if len(set(named["step"])) != len(rows):
-        raise ReadError("a ddpcore summary with a step twice")
+        raise ReadError("file.summary_twice")
     gpu = [named[c] for c in GPU]
     world = top.get("world_size")
 
@@ -206,9 +206,9 @@ def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> Rank
         return bytes(named[column]) if column in named else bytes([missing]) * len(rows)
 
     return RankColumns(
-        rank=_whole(top.get("rank"), "'rank'", MAX_RANK),
+        rank=_whole(top.get("rank"), Message.of("summary.field", field="rank"), MAX_RANK),
         source=source,
-        world_size=None if world is None else _whole(world, "'world_size'", MAX_RANK),
+        world_size=None if world is None else _whole(world, Message.of("summary.field", field="world_size"), MAX_RANK),
         step=array("q", named["step"]),
         start_ms=floats("start_ms"),
         length_ms=floats("length_ms"),
@@ -247,10 +247,10 @@ def read_summary(top: dict, source: str) -> RankColumns:
     columns = COLUMNS_OF.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
     if columns is None:
         known = " and ".join(map(str, COLUMNS_OF))
-        raise ReadError(f"a ddpcore summary of version {version!r}: this ddpcore reads versions {known}")
+        raise ReadError("file.summary_version", version=repr(version), known=known)
     if top.get("columns") != list(columns):
-        raise ReadError("a ddpcore summary whose columns are not those of its version")
+        raise ReadError("file.summary_columns")
     rows = top.get("steps")
     if not isinstance(rows, list) or not rows:
-        raise ReadError("a ddpcore summary without steps")
+        raise ReadError("file.summary_empty")
     return _table(rows, top, source, columns)

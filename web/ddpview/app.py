@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ddpcore.base import SLOWDOWN, THRESHOLD, read_threshold
+from ddpcore.base import SLOWDOWN, THRESHOLD, Message, read_threshold
 from ddpcore.model import Schedule, build_schedule, exchange_count
 
 from . import i18n, playback
@@ -134,7 +134,7 @@ class TracesModel:
     analysis: Analysis | None = None
     outlook: Outlook | None = None
     """The straggler model fitted to the analysis; None until fitted (in a task after the analysis is drawn)."""
-    fit_error: str = ""
+    fit_error: Message | None = None
     """Why the fit cannot be made (a FitError code), once tried."""
     errors: tuple[FileError, ...] = ()
     loading: int = 0
@@ -530,14 +530,16 @@ def threshold_note(model: Model) -> str:
         return ""
     applied = shown(model.traces.threshold, model.lang)
     percent = i18n.percent(model.traces.threshold, model.lang)
-    return i18n.t(f"threshold.{hint}", model.lang, given=given, applied=applied, percent=percent)
+    note = i18n.t(f"threshold.{hint}", model.lang, given=given, applied=applied, percent=percent)
+    refused = hint in ("range", "number")
+    return f"{note} {i18n.t('threshold.still', model.lang, applied=applied)}" if refused else note
 
 
 def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
     from ddpcore.analysis import judging
 
     analysis = (yield from judging(traces.measured, traces.threshold)) if traces.measured is not None else None
-    return replace(traces, analysis=analysis, outlook=None, fit_error="")
+    return replace(traces, analysis=analysis, outlook=None, fit_error=None)
 
 
 def fit_due(model: Model) -> bool:
@@ -548,7 +550,7 @@ def fit_due(model: Model) -> bool:
     return t.analysis is not None and t.outlook is None and not t.fit_error
 
 
-def with_fitted(model: Model, seen: Outlook | None, fit_error: str) -> Model:
+def with_fitted(model: Model, seen: Outlook | None, fit_error: Message | None) -> Model:
     """A fit made elsewhere (the trace worker), kept if it was made at the current threshold; else the page fits."""
     t = model.traces
     if t.analysis is None or (seen is not None and seen.fit.threshold != t.threshold):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ddpcore.analysis import Outlook, bounded
+from ddpcore.base import Message
 
 from . import i18n
 from .cost_view import metrics_dl
@@ -186,18 +187,15 @@ def cluster_link(state: ViewState, seen: Outlook) -> str:
     return encode(state)
 
 
-def fit_html(state: ViewState, seen: Outlook | None, error: str, pending: bool, lang: str) -> str:
+def fit_html(state: ViewState, seen: Outlook | None, error: Message | None, pending: bool, lang: str) -> str:
     """The panel: nothing before traces are analysed, a line while the fit runs or when it cannot be made."""
     if pending:
         return text("p", {"class": "status", "data-testid": "fit-pending"}, i18n.t("fit.pending", lang))
     if error:
-        return text("p", {"class": "notice", "data-testid": "fit-error"}, i18n.t(f"fit.error_{error}", lang))
+        return text("p", {"class": "notice", "data-testid": "fit-error"}, error.text(lang))
     if seen is None:
         return text("p", {"class": "help"}, i18n.t("fit.empty", lang))
-    caveats = "".join(
-        text("li", {"data-testid": "fit-caveat"}, i18n.t(f"fit.caveat_{c}", lang, **seen.fit.caveat_values))
-        for c in seen.fit.caveats
-    )
+    caveats = "".join(text("li", {"data-testid": "fit-caveat"}, c.text(lang)) for c in seen.fit.caveat_messages)
     return "".join(
         (
             params_html(seen, lang),

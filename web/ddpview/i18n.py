@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from ddpcore.base import say
+
 from .facts import H200_PROBE
 
 LANGS = ("en", "fr")
@@ -312,101 +314,10 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "Load a GPU example (2 of 128 ranks, TorchRec + DDP, NCCL)",
         "fr": "Charger un exemple GPU (2 rangs sur 128, TorchRec + DDP, NCCL)",
     },
-    "warn.partial": {
-        "en": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
-        "fr": "rang {rank} ({source}) : {extra} pas absents de la trace d'au moins un rang, laissés de côté",
-    },
-    "warn.warmup": {
-        "en": "step {step} left out: a job's first iteration (DDP builds its buckets, kernels and allocators warm up) "
-        "is not a step like the others",
-        "fr": "pas {step} laissé de côté : la première itération d'un job (DDP construit ses buckets, noyaux et "
-        "allocateurs se mettent en route) n'est pas un pas comme les autres",
-    },
-    "warn.one_step": {
-        "en": "one step only: a straggler cannot be told from a one-off delay",
-        "fr": "un seul pas : impossible de distinguer un retardataire d'un retard ponctuel",
-    },
-    "warn.some_ranks": {
-        "en": "{loaded} of {world} ranks loaded: the straggler may be among the others",
-        "fr": "{loaded} rangs chargés sur {world} : le retardataire peut être parmi les autres",
-    },
-    "warn.copies": {
-        "en": "ranks {first} and {second} hold the same steps to the microsecond: the same file under two rank "
-        "numbers?",
-        "fr": "les rangs {first} et {second} ont les mêmes pas à la microseconde près : le même fichier sous deux "
-        "numéros de rang ?",
-    },
-    "warn.unmeasured": {
-        "en": "{count} rank-step(s) whose work from the previous release is not a positive number (first: rank {rank}, "
-        "step {step}, {ms} ms): left out of what chance is measured on",
-        "fr": "{count} pas-rang(s) dont le travail depuis la libération précédente n'est pas un nombre positif "
-        "(premier : rang {rank}, pas {step}, {ms} ms) : laissé(s) hors de la mesure du hasard",
-    },
-    "warn.no_release": {
-        "en": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
-        "rank's own step start, which misses time lost between steps and after the first bucket",
-        "fr": "{steps} pas sans collective de gradients sur chaque rang : leur retard est mesuré depuis le début du "
-        "pas de chaque rang, ce qui manque le temps perdu entre les pas et après le premier bucket",
-    },
-    "cause.load": {"en": "{ms} a step loading its input", "fr": "{ms} par pas à charger ses données"},
-    "cause.forward": {"en": "{ms} a step longer in its forward", "fr": "{ms} par pas de plus dans son forward"},
-    "cause.backward": {
-        "en": "{ms} a step longer in its backward",
-        "fr": "{ms} par pas de plus dans sa rétropropagation",
-    },
-    "cause.optimizer": {
-        "en": "{ms} a step longer in its optimizer step",
-        "fr": "{ms} par pas de plus dans son pas d'optimiseur",
-    },
-    "cause.between_steps": {
-        "en": "{ms} a step between its optimizer and its next step, outside any phase: logging, checkpointing, "
-        "evaluation or a pause on that rank",
-        "fr": "{ms} par pas entre son optimiseur et son pas suivant, hors de toute phase : journalisation, "
-        "checkpoint, évaluation ou pause sur ce rang",
-    },
-    "cause.gpu_compute": {
-        "en": "{ms} a step of longer GPU kernels (a slower or throttled GPU, or more work on it)",
-        "fr": "{ms} par pas de noyaux GPU plus longs (GPU plus lent ou bridé, ou plus de travail)",
-    },
-    "cause.host_launch": {
-        "en": "{ms} a step with its GPU idle, waiting for the host to launch work",
-        "fr": "{ms} par pas où son GPU attend, inactif, que l'hôte lance le travail",
-    },
-    "cause.copies": {"en": "{ms} a step in memory copies", "fr": "{ms} par pas en copies mémoire"},
-    "cause.mixed": {
-        "en": "{ms} a step with no single cause: {parts}",
-        "fr": "{ms} par pas sans cause unique : {parts}",
-    },
-    "part.load": {"en": "loading", "fr": "chargement"},
-    "part.forward": {"en": "forward", "fr": "forward"},
-    "part.backward": {"en": "backward", "fr": "rétropropagation"},
-    "part.optimizer": {"en": "optimizer", "fr": "optimiseur"},
-    "part.between_steps": {"en": "between steps", "fr": "entre les pas"},
-    "part.gpu_compute": {"en": "GPU kernels", "fr": "noyaux GPU"},
-    "part.host_launch": {"en": "GPU idle for the host", "fr": "GPU inactif pour l'hôte"},
-    "part.copies": {"en": "copies", "fr": "copies"},
-    "part.mixed": {"en": "several parts", "fr": "plusieurs parts"},
     "traces.why_rank": {"en": "Why rank {r} is late: {why}.", "fr": "Pourquoi le rang {r} est en retard : {why}."},
     "traces.why_transient": {
         "en": "Why the transient stragglers are late: {why}.",
         "fr": "Pourquoi les retardataires passagers sont en retard : {why}.",
-    },
-    "traces.prefetch_saves": {
-        "en": "Prefetching input would save about {ms} a step on this run.",
-        "fr": "Précharger les données ferait gagner environ {ms} par pas sur ce run.",
-    },
-    "traces.prefetch_maybe": {
-        "en": "Prefetching input may help this run, if that time between steps is the loader's.",
-        "fr": "Précharger les données peut aider ce run, si ce temps entre les pas est celui du chargeur.",
-    },
-    "traces.prefetch_no": {
-        "en": "Prefetching input would not help this run: the time is lost in {part}.",
-        "fr": "Précharger les données n'aiderait pas ce run : la part en cause est « {part} ».",
-    },
-    "traces.load_unmarked": {
-        "en": "These traces mark no input loading (no DataLoader annotation): time between steps may be the loader's.",
-        "fr": "Ces traces ne marquent aucun chargement de données (pas d'annotation DataLoader) : le temps entre les "
-        "pas peut être celui du chargeur.",
     },
     "traces.noise": {
         "en": "What chance allows: a rank on time is over the threshold in {chance} of steps, so a persistent "
@@ -428,21 +339,7 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.release": {"en": "release", "fr": "libération"},
     "threshold.applying": {"en": "Applying “{given}”…", "fr": "Application de « {given} »…"},
-    "threshold.percent": {
-        "en": "“{given}” read as a percent: {percent} of the step ({applied}).",
-        "fr": "« {given} » lu comme un pourcentage : {percent} du pas ({applied}).",
-    },
-    "threshold.range": {
-        "en": "“{given}” not applied: a threshold is a share of the step above 0 and at most 1 (0.2), or a percent "
-        "(20 %). Still {applied}.",
-        "fr": "« {given} » non appliqué : un seuil est une part du pas supérieure à 0 et au plus 1 (0,2), ou un "
-        "pourcentage (20 %). Toujours {applied}.",
-    },
-    "threshold.number": {
-        "en": "“{given}” not applied: not a number. A share of the step (0.2) or a percent (20 %). Still {applied}.",
-        "fr": "« {given} » non appliqué : ce n'est pas un nombre. Une part du pas (0,2) ou un pourcentage (20 %). "
-        "Toujours {applied}.",
-    },
+    "threshold.still": {"en": "Still {applied}.", "fr": "Toujours {applied}."},
     "traces.cancel": {"en": "Cancel", "fr": "Annuler"},
     "traces.empty": {
         "en": "Drop one trace per rank, or try an example: the straggler, why it is late and what it costs, a rank × "
@@ -497,16 +394,6 @@ TEXT: dict[str, dict[str, str]] = {
         "alors ajustés à votre run, puis portés à 1 000 à 100 000 GPU.",
     },
     "fit.pending": {"en": "Fitting the straggler model to your run…", "fr": "Ajustement du modèle à votre run…"},
-    "fit.error_few": {
-        "en": "The straggler model needs at least two ranks and two steps to be fitted.",
-        "fr": "Il faut au moins deux rangs et deux pas pour ajuster le modèle de retardataires.",
-    },
-    "fit.error_compute": {
-        "en": "No two rank-steps on time have a positive work (from the previous release to the last gradient "
-        "bucket): the straggler model cannot be fitted.",
-        "fr": "Aucun couple de pas-rangs à l'heure n'a un travail positif (de la libération précédente au dernier "
-        "bucket de gradients) : le modèle de retardataires ne peut pas être ajusté.",
-    },
     "fit.interval": {"en": "95%: {interval}", "fr": "95 % : {interval}"},
     "fit.evidence": {"en": "{k} of {n} rank-steps", "fr": "{k} sur {n} pas-rangs"},
     "fit.cv": {"en": "Jitter (coefficient of variation)", "fr": "Gigue (coefficient de variation)"},
@@ -555,19 +442,6 @@ TEXT: dict[str, dict[str, str]] = {
     "fit.bounded": {
         "en": "the model goes up to {used}: the rows at scale and the Cluster view use {used}",
         "fr": "le modèle va jusqu'à {used} : les lignes à l'échelle et la vue Cluster utilisent {used}",
-    },
-    "fit.caveat_few_rank_steps": {
-        "en": "few rank-steps: the intervals are wide and the model may not hold",
-        "fr": "peu de pas-rangs : les intervalles sont larges et le modèle peut ne pas tenir",
-    },
-    "fit.caveat_few_slowed": {
-        "en": "fewer than 5 slowed rank-steps: the transient slowdown rests on very few",
-        "fr": "moins de 5 pas-rangs ralentis : le ralentissement passager repose sur très peu",
-    },
-    "fit.caveat_unmeasured": {
-        "en": "{count} rank-step(s) left out, whose work is not a positive number (first: rank {rank}, step {step})",
-        "fr": "{count} pas-rang(s) laissé(s) de côté, leur travail n'étant pas un nombre positif (premier : rang "
-        "{rank}, pas {step})",
     },
     "fit.open_cluster": {"en": "Open the Cluster view on this run", "fr": "Ouvrir la vue Cluster sur ce run"},
     "traces.progress_of": {"en": "Reading {name}", "fr": "Lecture de {name}"},
@@ -844,8 +718,11 @@ def pick_lang(preferred: str) -> str:
 
 
 def t(key: str, lang: str, **values: object) -> str:
-    """The text for `key`; values are formatted in but not escaped (callers escape what they insert)."""
-    entry = TEXT[key]
+    """The text for `key`: the page's own (`TEXT`), else the core's words (`ddpcore.base.words`, the one table of its
+    messages); values are formatted in but not escaped (callers escape what they insert)."""
+    entry = TEXT.get(key)
+    if entry is None:
+        return say(key, lang, **values)
     template = entry.get(lang) or entry["en"]
     if key in FACTUAL:
         values = {**_facts(lang), **values}

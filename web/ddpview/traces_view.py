@@ -6,14 +6,21 @@ from bisect import bisect_left
 from collections.abc import Generator
 from operator import attrgetter
 
-from ddpcore.analysis import Analysis, Cause, GpuGauges, loading_unmarked, prefetch_case
-from ddpcore.base import SUMMED, finished
+from ddpcore.analysis import (
+    Analysis,
+    Cause,
+    GpuGauges,
+    cause_message,
+    loading_unmarked,
+    prefetch_case,
+    prefetch_message,
+)
+from ddpcore.base import SUMMED, finished, say
 from ddpcore.ops import dashboard, exposition, rules_file
 from ddpcore.traces import FileError
 
 from . import i18n
 from .cost_view import cost_row, gauge_pair, metrics_dl, ms_row, percent_row
-from .file_errors import in_language
 from .map_view import map_drawing
 from .svg import output, tag, text
 from .timeline_view import trace_timeline_drawing
@@ -27,7 +34,7 @@ def errors_html(errors: tuple[FileError, ...], lang: str) -> str:
             {"data-testid": "trace-error"},
             text("strong", None, e.source),
             " ",
-            text("span", None, in_language(e.message, lang)),
+            text("span", None, e.said.text(lang)),
         )
         for e in errors
     )
@@ -84,9 +91,13 @@ def listed(items: list[str], lang: str) -> str:
 
 
 def cause_html(cause: Cause, lang: str) -> str:
-    """Why a rank is late, in the page's language (`verdict.CAUSE_TEXT` in English)."""
-    parts = ", ".join(f"{i18n.t('part.' + p, lang)} {i18n.ms(v, lang)}" for p, v in cause.largest())
-    return i18n.t(f"cause.{cause.kind}", lang, ms=i18n.ms(cause.ms, lang), parts=parts)
+    """Why a rank is late, in the page's language (the core's words: `ddpcore.base.words`)."""
+    return cause_message(cause).text(lang)
+
+
+def sentence(words: str) -> str:
+    """The core's words as a sentence of the page: a capital first, a full stop last."""
+    return words[:1].upper() + words[1:] + ("" if words.endswith(".") else ".")
 
 
 def _why_items(a: Analysis, lang: str) -> str:
@@ -120,16 +131,11 @@ def _why_items(a: Analysis, lang: str) -> str:
                     "data-case": case,
                     "data-value": a.prefetch_gain_ms if case == "saves" else 0,
                 },
-                i18n.t(
-                    f"traces.prefetch_{case}",
-                    lang,
-                    ms=i18n.ms(a.prefetch_gain_ms, lang),
-                    part=i18n.t("part." + causes[0].main_part, lang),
-                ),
+                sentence(prefetch_message(causes[0], a.prefetch_gain_ms, a.load_marked).text(lang)),
             )
         )
     if loading_unmarked(causes, a.load_marked):
-        lines.append(text("li", {"data-testid": "trace-load-unmarked"}, i18n.t("traces.load_unmarked", lang)))
+        lines.append(text("li", {"data-testid": "trace-load-unmarked"}, sentence(say("prefetch.unmarked", lang))))
     return tag("ul", {"class": "why"}, "".join(lines)) if lines else ""
 
 

@@ -31,7 +31,7 @@ bound is set by the slowest bytes to unpickle, a real JSONL run's steps (their s
 of them took 5 ms natively, 32 kB about 1 ms."""
 
 
-def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: str) -> list[bytes]:
+def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: object) -> list[bytes]:
     """The measurement (with the files' errors and the fit) pickled in parts: first all but its ranks, steps and map
     cells, then its ranks, then its steps, then its map's rows, a slice at a time."""
     if measured is None:

@@ -65,7 +65,7 @@ def slices(file, index, size, progress):
 def fitted(measured, threshold):
     """The straggler model fitted at the page's threshold (tens of ms in Pyodide: done here, not on the page's
     thread); a FitError's code when it cannot be."""
-    return outlook_of(judge(measured, threshold)) if measured is not None else (None, "")
+    return outlook_of(judge(measured, threshold)) if measured is not None else (None, None)
 
 
 _kept: list = []

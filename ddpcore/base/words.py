@@ -1,0 +1,426 @@
+"""The words every message of the core is said in, English and French, from one table.
+
+The core raises and returns codes with their values (`Message`, and `Said` for errors): a file left out and why, an
+analysis's warnings, why a rank is late, the prefetch lesson, why a run cannot be fitted, what a threshold was read
+as. The command line says them in English, the page in its language; nothing reads English back. A value that is
+itself a Message is said in the same language; a number is written the language's way.
+
+>>> say("file.empty"), say("file.empty", "fr")
+('empty file', 'fichier vide')
+>>> say("file.over_limit", "fr", mib=200)
+'plus que la limite de 200 Mio'
+>>> Said("file.empty").message.text("fr")
+'fichier vide'
+>>> Message.of("cause.forward", ms=Ms(40.52)).text(), Message.of("cause.forward", ms=Ms(40.52)).text("fr")
+('40.5 ms a step longer in its forward', '40,5\u202fms par pas de plus dans son forward')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["LANGS", "NBSP", "WORDS", "Message", "Ms", "Said", "placeholders", "say"]
+
+LANGS = ("en", "fr")
+NBSP = "\u202f"
+"""French puts a narrow no-break space between a number and its unit, and between thousands."""
+
+WORDS: dict[str, dict[str, str]] = {
+    # --- a file left out, and why ----------------------------------------------------------------------------------
+    "file.empty": {"en": "empty file", "fr": "fichier vide"},
+    "file.gzip_truncated": {"en": "not a readable gzip file (truncated)", "fr": "fichier gzip illisible (tronqué)"},
+    "file.gzip_trailing": {
+        "en": "not a readable gzip file (data after the last member)",
+        "fr": "fichier gzip illisible (données après la fin)",
+    },
+    "file.gzip": {"en": "not a readable gzip file ({detail})", "fr": "fichier gzip illisible ({detail})"},
+    "file.too_big": {
+        "en": "{size} MiB is over the {mib} MiB limit",
+        "fr": "{size} Mio dépasse la limite de {mib} Mio",
+    },
+    "file.over_limit_inflated": {
+        "en": "over the {mib} MiB limit once decompressed",
+        "fr": "plus que la limite de {mib} Mio une fois décompressé",
+    },
+    "file.over_limit": {"en": "over the {mib} MiB limit", "fr": "plus que la limite de {mib} Mio"},
+    "file.nested": {
+        "en": "JSON nested deeper than {levels} levels: not a trace",
+        "fr": "JSON imbriqué sur plus de {levels} niveaux : pas une trace",
+    },
+    "file.not_utf8": {
+        "en": "not UTF-8 text (neither JSON nor JSONL)",
+        "fr": "pas du texte UTF-8 (ni JSON ni JSONL)",
+    },
+    "file.json_at_line": {
+        "en": "invalid JSON at line {line}: {reason}",
+        "fr": "JSON invalide à la ligne {line} : {reason}",
+    },
+    "file.json_too_deep": {
+        "en": "JSON nested too deep at line {line}: {reason}",
+        "fr": "JSON trop imbriqué à la ligne {line} : {reason}",
+    },
+    "file.jsonl_line": {"en": "line {line}: {reason} (invalid JSON)", "fr": "ligne {line} : {reason} (JSON invalide)"},
+    "json.expected": {"en": "expected {expected}, found {found}", "fr": "{expected} attendu, {found} trouvé"},
+    "json.end": {"en": "the end of the file", "fr": "la fin du fichier"},
+    "json.number_too_long": {"en": "a number too long to read", "fr": "nombre trop long"},
+    "json.key_not_string": {"en": "an object key must be a string", "fr": "une clé d'objet doit être une chaîne"},
+    "json.not_a_trace": {"en": "not a trace", "fr": "pas une trace"},
+    "json.decoder": {"en": "{detail}", "fr": "{detail}"},
+    "file.extra_summary": {
+        "en": "invalid JSON: extra data after the summary (line {line})",
+        "fr": "JSON invalide : données après le résumé (ligne {line})",
+    },
+    "file.extra_trace": {
+        "en": "invalid JSON: extra data after the profiler trace (line {line})",
+        "fr": "JSON invalide : données après la trace du profileur (ligne {line})",
+    },
+    "file.no_events_list": {
+        "en": "JSON without a 'traceEvents' list: not a PyTorch profiler trace",
+        "fr": "JSON sans liste 'traceEvents' : pas une trace du profileur PyTorch",
+    },
+    "file.not_trace": {
+        "en": "JSON that is not a trace (neither a PyTorch profiler trace nor ddpcore JSONL)",
+        "fr": "JSON qui n'est pas une trace (ni trace du profileur PyTorch ni JSONL ddpcore)",
+    },
+    "file.event_number": {
+        "en": "event {event}: '{key}' not a finite number within ±{limit}",
+        "fr": "événement {event} : '{key}' n'est pas un nombre fini compris dans ±{limit}",
+    },
+    "file.line_number": {
+        "en": "line {line}: '{key}' not a finite number within ±{limit}",
+        "fr": "ligne {line} : '{key}' n'est pas un nombre fini compris dans ±{limit}",
+    },
+    "file.whole": {
+        "en": "{field} must be a whole number from {low} to {high}",
+        "fr": "{field} doit être un nombre entier de {low} à {high}",
+    },
+    "file.line_whole": {
+        "en": "line {line}: '{key}' must be a whole number from {low} to {high}",
+        "fr": "ligne {line} : '{key}' doit être un nombre entier de {low} à {high}",
+    },
+    "file.step_digits": {
+        "en": "a ProfilerStep number of {digits} digits: over {high}",
+        "fr": "un numéro de ProfilerStep de {digits} chiffres : plus que {high}",
+    },
+    "file.negative_step": {
+        "en": "event {event} ({name}): 'dur' is {dur} µs: a step cannot last less than 0",
+        "fr": "événement {event} ({name}) : 'dur' vaut {dur} µs : un pas ne peut durer moins que 0",
+    },
+    "file.no_rank": {
+        "en": "no distributedInfo.rank: record with torch.distributed initialised",
+        "fr": "pas de distributedInfo.rank : enregistrez avec torch.distributed initialisé",
+    },
+    "file.no_steps_negative": {
+        "en": "no host ProfilerStep#N events kept: events with a negative 'dur' were left out (first: event {event}, "
+        "{name}, {dur} µs)",
+        "fr": "aucun événement hôte ProfilerStep#N gardé : des événements au 'dur' négatif ont été écartés (premier : "
+        "événement {event}, {name}, {dur} µs)",
+    },
+    "file.no_steps": {
+        "en": "no host ProfilerStep#N events: profile with a schedule and call prof.step() each step",
+        "fr": "aucun événement hôte ProfilerStep#N : profilez avec un schedule et appelez prof.step() à chaque pas",
+    },
+    "file.jsonl_object": {
+        "en": "line {line}: expected an object with rank, step, phase, start, end",
+        "fr": "ligne {line} : un objet avec rank, step, phase, start, end était attendu",
+    },
+    "file.jsonl_phase": {
+        "en": "line {line}: 'phase' must be one of {phases}",
+        "fr": "ligne {line} : 'phase' doit être l'un de {phases}",
+    },
+    "file.jsonl_times": {
+        "en": "line {line}: 'start' and 'end' must be finite seconds with end >= start",
+        "fr": "ligne {line} : 'start' et 'end' doivent être des secondes finies avec end >= start",
+    },
+    "file.jsonl_rank": {
+        "en": "line {line}: rank {rank} in a file of rank {first} (one file per rank)",
+        "fr": "ligne {line} : rang {rank} dans un fichier du rang {first} (un fichier par rang)",
+    },
+    "file.jsonl_empty": {"en": "no events: an empty JSONL trace", "fr": "aucun événement : une trace JSONL vide"},
+    "summary.row": {"en": "step row {row}", "fr": "ligne de pas {row}"},
+    "summary.row_column": {"en": "step row {row} '{column}'", "fr": "ligne de pas {row} '{column}'"},
+    "summary.field": {"en": "'{field}'", "fr": "'{field}'"},
+    "file.summary_number": {
+        "en": "summary {where}: not a finite number",
+        "fr": "résumé {where} : pas un nombre fini",
+    },
+    "file.summary_range": {
+        "en": "summary {where}: {value} out of range",
+        "fr": "résumé {where} : {value} hors limites",
+    },
+    "file.summary_whole": {
+        "en": "summary {where}: a whole number from 0 to {high}",
+        "fr": "résumé {where} : un nombre entier de 0 à {high}",
+    },
+    "file.summary_row": {
+        "en": "summary {where}: expected {count} values",
+        "fr": "résumé {where} : {count} valeurs attendues",
+    },
+    "file.summary_flag": {
+        "en": "summary {where}: '{column}' must be true or false",
+        "fr": "résumé {where} : '{column}' doit valoir true ou false",
+    },
+    "file.summary_gpu": {
+        "en": "summary {where}: the GPU columns must be all numbers or all null",
+        "fr": "résumé {where} : les colonnes GPU doivent être toutes des nombres ou toutes null",
+    },
+    "file.summary_period": {
+        "en": "summary {where}: 'period_ms' must be positive",
+        "fr": "résumé {where} : 'period_ms' doit être positif",
+    },
+    "file.summary_twice": {
+        "en": "a ddpcore summary with a step twice",
+        "fr": "un résumé ddpcore avec un pas en double",
+    },
+    "file.summary_version": {
+        "en": "a ddpcore summary of version {version}: this ddpcore reads versions {known}",
+        "fr": "un résumé ddpcore de version {version} : ce ddpcore lit les versions {known}",
+    },
+    "file.summary_columns": {
+        "en": "a ddpcore summary whose columns are not those of its version",
+        "fr": "un résumé ddpcore dont les colonnes ne sont pas celles de sa version",
+    },
+    "file.summary_empty": {"en": "a ddpcore summary without steps", "fr": "un résumé ddpcore sans pas"},
+    "file.second_for_rank": {
+        "en": "a second file for rank {rank} (first: {first})",
+        "fr": "un second fichier pour le rang {rank} (le premier : {first})",
+    },
+    "file.unreadable": {"en": "could not be read ({why})", "fr": "illisible ({why})"},
+    "file.system": {"en": "{reason}", "fr": "{reason}"},
+    "file.another_run": {
+        "en": "another run than the {count} files kept ({kept}): its gradient releases drift apart from theirs, "
+        "where the ranks of one run are released together",
+        "fr": "un autre run que les {count} fichiers gardés ({kept}) : ses libérations de gradients dérivent par "
+        "rapport aux leurs, alors que les rangs d'un même run sont libérés ensemble",
+    },
+    # --- a run that cannot be compared -------------------------------------------------------------------------------
+    "run.two_ranks": {
+        "en": "need traces of at least two ranks to compare them",
+        "fr": "il faut les traces d'au moins deux rangs pour les comparer",
+    },
+    "run.no_common_step": {
+        "en": "the ranks' traces share no step number: were they recorded in the same run?",
+        "fr": "les traces des rangs n'ont aucun numéro de pas en commun : viennent-elles du même run ?",
+    },
+    "run.runs": {
+        "en": "these files are from {count} runs, none larger than the others: {groups}. Give the files of one run",
+        "fr": "ces fichiers viennent de {count} runs, aucun plus grand que les autres : {groups}. Donnez les fichiers "
+        "d'un seul run",
+    },
+    # --- an analysis's warnings --------------------------------------------------------------------------------------
+    "warn.partial": {
+        "en": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
+        "fr": "rang {rank} ({source}) : {extra} pas absent(s) de la trace d'un autre rang, laissé(s) de côté",
+    },
+    "warn.warmup": {
+        "en": "step {step} left out: a job's first iteration (DDP builds its buckets, kernels and allocators warm up) "
+        "is not a step like the others",
+        "fr": "pas {step} laissé de côté : la première itération d'un job (DDP construit ses buckets, noyaux et "
+        "allocateurs chauffent) n'est pas un pas comme les autres",
+    },
+    "warn.one_step": {
+        "en": "one step only: a straggler cannot be told from a one-off delay",
+        "fr": "un seul pas : impossible de distinguer un retardataire d'un retard ponctuel",
+    },
+    "warn.some_ranks": {
+        "en": "{loaded} of {world} ranks loaded: the straggler may be among the others",
+        "fr": "{loaded} rangs chargés sur {world} : le retardataire peut être parmi les autres",
+    },
+    "warn.no_release": {
+        "en": "{steps} step(s) without a gradient collective on every rank: there lateness is measured from each "
+        "rank's own step start, which misses time lost between steps and after the first bucket",
+        "fr": "{steps} pas sans collective de gradients sur chaque rang : leur retard est mesuré depuis le début du "
+        "pas de chaque rang, ce qui manque le temps perdu entre les pas et après le premier bucket",
+    },
+    "warn.copies": {
+        "en": "ranks {first} and {second} hold the same steps to the microsecond: the same file under two rank "
+        "numbers?",
+        "fr": "les rangs {first} et {second} ont les mêmes pas à la microseconde près : le même fichier sous deux "
+        "numéros de rang ?",
+    },
+    "warn.unmeasured": {
+        "en": "{count} rank-step(s) whose work from the previous release is not a positive number (first: rank "
+        "{rank}, step {step}, {ms} ms): left out of what chance is measured on",
+        "fr": "{count} pas-rang(s) dont le travail depuis la libération précédente n'est pas un nombre positif "
+        "(premier : rang {rank}, pas {step}, {ms} ms) : laissé(s) hors de la mesure du hasard",
+    },
+    # --- why a rank is late, and what prefetching would do -----------------------------------------------------------
+    "cause.load": {"en": "{ms} a step loading its input", "fr": "{ms} par pas à charger ses données"},
+    "cause.forward": {"en": "{ms} a step longer in its forward", "fr": "{ms} par pas de plus dans son forward"},
+    "cause.backward": {
+        "en": "{ms} a step longer in its backward",
+        "fr": "{ms} par pas de plus dans sa rétropropagation",
+    },
+    "cause.optimizer": {
+        "en": "{ms} a step longer in its optimizer step",
+        "fr": "{ms} par pas de plus dans son pas d'optimiseur",
+    },
+    "cause.between_steps": {
+        "en": "{ms} a step between its optimizer and its next step, outside any phase: logging, checkpointing, "
+        "evaluation or a pause on that rank",
+        "fr": "{ms} par pas entre son optimiseur et son pas suivant, hors de toute phase : journalisation, "
+        "checkpoint, évaluation ou pause sur ce rang",
+    },
+    "cause.gpu_compute": {
+        "en": "{ms} a step of longer GPU kernels (a slower or throttled GPU, or more work on it)",
+        "fr": "{ms} par pas de noyaux GPU plus longs (GPU plus lent ou bridé, ou plus de travail)",
+    },
+    "cause.host_launch": {
+        "en": "{ms} a step with its GPU idle, waiting for the host to launch work",
+        "fr": "{ms} par pas où son GPU attend, inactif, que l'hôte lance le travail",
+    },
+    "cause.copies": {"en": "{ms} a step in memory copies", "fr": "{ms} par pas en copies mémoire"},
+    "cause.mixed": {
+        "en": "{ms} a step with no single cause: {parts}",
+        "fr": "{ms} par pas sans cause unique : {parts}",
+    },
+    "cause.part_ms": {"en": "{part} {ms}", "fr": "{part} {ms}"},
+    "part.load": {"en": "loading", "fr": "chargement"},
+    "part.forward": {"en": "forward", "fr": "forward"},
+    "part.backward": {"en": "backward", "fr": "rétropropagation"},
+    "part.optimizer": {"en": "optimizer", "fr": "optimiseur"},
+    "part.between_steps": {"en": "between steps", "fr": "entre les pas"},
+    "part.gpu_compute": {"en": "GPU kernels", "fr": "noyaux GPU"},
+    "part.host_launch": {"en": "GPU idle for the host", "fr": "GPU inactif pour l'hôte"},
+    "part.copies": {"en": "copies", "fr": "copies"},
+    "part.mixed": {"en": "several parts", "fr": "plusieurs parts"},
+    "prefetch.saves": {
+        "en": "prefetching input would save about {ms} a step",
+        "fr": "précharger les données ferait gagner environ {ms} par pas",
+    },
+    "prefetch.maybe": {
+        "en": "prefetching input may help, if that time between steps is the loader's",
+        "fr": "précharger les données peut aider, si ce temps entre les pas est celui du chargeur",
+    },
+    "prefetch.no": {
+        "en": "prefetching input would not help: the time is lost in {part}",
+        "fr": "précharger les données n'aiderait pas : la part en cause est « {part} »",
+    },
+    "prefetch.unmarked": {
+        "en": "these traces mark no input loading (no DataLoader annotation): time between steps may be the loader's",
+        "fr": "ces traces ne marquent aucun chargement de données (pas d'annotation DataLoader) : le temps entre les "
+        "pas peut être celui du chargeur",
+    },
+    # --- the fit -----------------------------------------------------------------------------------------------------
+    "fit.caveat_few_rank_steps": {
+        "en": "few rank-steps: the intervals are wide and the model may not hold",
+        "fr": "peu de pas-rangs : les intervalles sont larges et le modèle peut ne pas tenir",
+    },
+    "fit.caveat_few_slowed": {
+        "en": "fewer than {min_slowed} slowed rank-steps: the transient slowdown rests on very few",
+        "fr": "moins de {min_slowed} pas-rangs ralentis : le ralentissement passager repose sur très peu",
+    },
+    "fit.caveat_unmeasured": {
+        "en": "{count} rank-step(s) left out, whose work is not a positive number (first: rank {rank}, step {step})",
+        "fr": "{count} pas-rang(s) laissé(s) de côté, leur travail n'étant pas un nombre positif (premier : rang "
+        "{rank}, pas {step})",
+    },
+    "fit.error_few": {
+        "en": "need at least two ranks and two steps to fit a straggler model (got {ranks} and {steps})",
+        "fr": "il faut au moins deux rangs et deux pas pour ajuster le modèle de retardataires ({ranks} et {steps} "
+        "ici)",
+    },
+    "fit.error_compute": {
+        "en": "no two rank-steps on time have a positive work (from the previous release to the last gradient bucket)",
+        "fr": "aucun couple de pas-rangs à l'heure n'a un travail positif (de la libération précédente au dernier "
+        "bucket de gradients)",
+    },
+    # --- a threshold as typed ----------------------------------------------------------------------------------------
+    "threshold.percent": {
+        "en": "“{given}” read as a percent: {percent} of the step ({applied}).",
+        "fr": "« {given} » lu comme un pourcentage : {percent} du pas ({applied}).",
+    },
+    "threshold.range": {
+        "en": "“{given}” not applied: a threshold is a share of the step above 0 and below 1 (0.2), or a percent "
+        "(20 %).",
+        "fr": "« {given} » non appliqué : un seuil est une part du pas supérieure à 0 et inférieure à 1 (0,2), ou un "
+        "pourcentage (20 %).",
+    },
+    "threshold.number": {
+        "en": "“{given}” not applied: not a number. A share of the step (0.2) or a percent (20 %).",
+        "fr": "« {given} » non appliqué : ce n'est pas un nombre. Une part du pas (0,2) ou un pourcentage (20 %).",
+    },
+}
+"""Each message's code and its English and French: the only place either is written."""
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def placeholders(code: str, lang: str = "en") -> set[str]:
+    """The values a message's text names.
+
+    >>> sorted(placeholders("file.too_big"))
+    ['mib', 'size']
+    """
+    return set(_PLACEHOLDER.findall(WORDS[code][lang]))
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message of the core: its code (`WORDS`) and its values, said in a language only when shown."""
+
+    code: str
+    values: tuple[tuple[str, object], ...] = ()
+
+    @staticmethod
+    def of(code: str, **values: object) -> Message:
+        """A message with its values by name."""
+        return Message(code, tuple(values.items()))
+
+    def text(self, lang: str = "en") -> str:
+        """The message in `lang` (English by default)."""
+        return say(self.code, lang, **dict(self.values))
+
+
+class Ms(float):
+    """A duration in milliseconds, written to a tenth: "40.5 ms", "40,5 ms"."""
+
+
+def _written(value: object, lang: str) -> str:
+    if isinstance(value, Message):
+        return value.text(lang)
+    if isinstance(value, tuple):
+        return ", ".join(_written(v, lang) for v in value)
+    if isinstance(value, Ms):
+        text = f"{value:.1f}"
+        return f"{text.replace('.', ',')}{NBSP}ms" if lang == "fr" else f"{text} ms"
+    if isinstance(value, float) and lang == "fr":
+        return f"{value:g}".replace(".", ",")
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def say(code: str, lang: str = "en", /, **values: object) -> str:
+    """A message's text in `lang`, its values written in (a Message value said in the same language)."""
+    words = WORDS[code]
+    return (words.get(lang) or words["en"]).format(**{k: _written(v, lang) for k, v in values.items()})
+
+
+class Said(ValueError):
+    """An error said by code and values: `str()` is its English, `message` says it in any language."""
+
+    def __init__(self, code: str, **values: object) -> None:
+        self.message = Message.of(code, **values)
+        super().__init__(self.message.text())
+
+    @property
+    def code(self) -> str:
+        """The message's code."""
+        return self.message.code
+
+    def __reduce__(self) -> tuple:
+        return _said_again, (type(self), self.message)
+
+
+def _said_again(kind: type[Said], message: Message) -> Said:
+    return kind(message.code, **dict(message.values))
+
+
+def _check_table() -> None:
+    for code, words in WORDS.items():
+        assert set(words) == set(LANGS), code
+
+
+_check_table()

@@ -1,0 +1,232 @@
+"""What `analyze` reports: the verdict's JSON payload (docs/traces.md), the fit's (docs/fit.md), and the same as
+text, each text read from its payload so that the two never disagree. Apart from the model's reports, so that a
+command of the model never loads the traces path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from ..analysis import (
+    Analysis,
+    Cause,
+    GpuGauges,
+    Outlook,
+    bounded,
+    cause_text,
+    caveat_message,
+    loading_unmarked,
+    prefetch_text,
+)
+from ..base import say
+from .reports import cluster_table
+
+__all__ = ["analysis_payload", "analysis_text", "fit_payload", "fit_text"]
+
+
+def _gauges_payload(g: GpuGauges | None) -> dict:
+    keys = ("gpu_busy", "gpu_compute", "comm_overlap", "exposed_comm_ms")
+    return dict(zip(keys, (g.busy, g.compute, g.comm_overlap, g.exposed_comm_ms) if g else (None,) * len(keys)))
+
+
+def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
+    """`analyze --json`: the contract described in docs/traces.md."""
+    t = analysis.transient
+    return {
+        "ranks": [
+            {
+                "rank": r.rank,
+                "source": r.source,
+                "median_step_ms": r.median_step_ms,
+                "mean_step_ms": r.mean_step_ms,
+                "median_phases_ms": r.median_phases_ms,
+                "median_arrival_ms": r.median_arrival_ms,
+                "median_wait_ms": r.median_wait_ms,
+                "median_gap": r.median_gap,
+                "median_cost_ms": r.median_cost_ms,
+                "late_steps": r.late_steps,
+                "slowest_count": r.slowest_count,
+                **_gauges_payload(r.gpu),
+            }
+            for r in analysis.ranks
+        ],
+        "steps": [
+            {
+                "step": s.step,
+                "slowest_rank": s.slowest_rank,
+                "median_step_ms": s.median_step_ms,
+                "max_step_ms": s.max_step_ms,
+                "gap": s.gap,
+                "extra_ms": s.extra_ms,
+                "saved_ms": s.saved_ms,
+                "late_ranks": list(s.late_ranks),
+            }
+            for s in analysis.steps
+        ],
+        "threshold": analysis.threshold,
+        "straggler_rank": analysis.straggler_rank,
+        "stragglers": [asdict(s) for s in analysis.stragglers],
+        "transient": {
+            "steps": t.steps,
+            "straggler_steps": t.straggler_steps,
+            "fraction": t.fraction,
+            "mean_cost_ms": t.mean_cost_ms,
+            "ranks": list(t.ranks),
+            "step_numbers": list(t.step_numbers),
+            "cause": None if t.cause is None else asdict(t.cause),
+        },
+        "median_gap": analysis.median_gap,
+        "step_ms": analysis.step_ms,
+        "median_step_ms": analysis.median_step_ms,
+        "straggler_cost_ms": analysis.straggler_cost_ms,
+        "median_cost_ms": analysis.median_cost_ms,
+        "ideal_step_ms": analysis.ideal_step_ms,
+        "efficiency": analysis.efficiency,
+        "wait_ms_total": analysis.wait_ms_total,
+        "prefetch_gain_ms": analysis.prefetch_gain_ms,
+        "jitter_floor_ms": analysis.jitter_floor_ms,
+        "cost_parts_ms": asdict(analysis.cost_parts_ms),
+        "noise": asdict(analysis.noise),
+        "load_marked": analysis.load_marked,
+        **_gauges_payload(analysis.gpu),
+        "warnings": list(analysis.warnings),
+        "errors": errors,
+    }
+
+
+def _why(payload: dict) -> str:
+    return cause_text(Cause(**payload))
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def analysis_text(p: dict) -> str:
+    """`analyze`: who is late and why, then a table per rank and per step."""
+    if p["stragglers"]:
+        who = "persistent straggler(s): " + ", ".join(
+            f"rank {s['rank']} (late in {s['late_steps']}/{len(p['steps'])} steps, median gap {s['median_gap']:.1%}, "
+            f"{s['median_cost_ms']:.2f} ms)"
+            for s in p["stragglers"]
+        )
+    else:
+        who = "no persistent straggler"
+    t = p["transient"]
+    why = [f"rank {s['rank']}: {_why(s['cause'])}" for s in p["stragglers"] if s["cause"]]
+    if t["straggler_steps"] and t["cause"]:
+        why.append(f"transient stragglers: {_why(t['cause'])}")
+    said = [*(s["cause"] for s in p["stragglers"]), t["cause"] if t["straggler_steps"] else None]
+    causes = [Cause(**c) for c in said if c]
+    if causes:
+        why.append(prefetch_text(causes[0], p["prefetch_gain_ms"], p["load_marked"]))
+    if loading_unmarked(causes, p["load_marked"]):
+        why.append(say("prefetch.unmarked"))
+    parts, noise = p["cost_parts_ms"], p["noise"]
+    lines = [
+        who,
+        *why,
+        f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
+        f"{p['threshold']:.0%} of the step or more and later than chance"
+        + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average" if t["straggler_steps"] else ""),
+        f"step {p['step_ms']:.2f} ms mean ({p['median_step_ms']:.2f} median); stragglers cost "
+        f"{p['straggler_cost_ms']:.2f} ms "
+        f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f}): persistent "
+        f"{parts['persistent']:.2f} ms, transient {parts['transient']:.2f} ms; jitter alone {parts['jitter']:.2f} ms "
+        "(not in the cost)",
+        f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
+        f"straggler is late in at least {noise['persistent_needed']} of {len(p['steps'])} steps; a transient one "
+        f"works {p['jitter_floor_ms']:.2f} ms more than the others' median",
+    ]
+    if p["gpu_busy"] is not None:
+        lines.append(
+            f"GPU busy as nvidia-smi shows it {p['gpu_busy']:.1%}, compute kernels {p['gpu_compute']:.1%}, "
+            f"communication overlapped by compute {_percent(p['comm_overlap'])}, exposed communication "
+            f"{p['exposed_comm_ms']:.2f} ms a step"
+        )
+    lines += [
+        "",
+        f"{'rank':>5} {'mean step ms':>13} {'wait ms':>11} {'median gap':>11} {'late in':>8} "
+        f"{'GPU busy':>9} {'compute':>8}  source",
+    ]
+    lines += [
+        f"{r['rank']:>5} {r['mean_step_ms']:>13.2f} {r['median_wait_ms']:>11.2f} {r['median_gap']:>11.1%} "
+        f"{r['late_steps']:>8} {_percent(r['gpu_busy']):>9} {_percent(r['gpu_compute']):>8}  {r['source']}"
+        for r in p["ranks"]
+    ]
+    lines += ["", f"{'step':>6} {'latest':>7} {'step ms':>9} {'gap':>8}  late ranks"]
+    lines += [
+        f"{s['step']:>6} {s['slowest_rank']:>7} {s['median_step_ms']:>9.2f} {s['gap']:>8.1%}  "
+        f"{', '.join(map(str, s['late_ranks'])) or '-'}"
+        for s in p["steps"]
+    ]
+    lines += [f"warning: {w}" for w in p["warnings"]]
+    return "\n".join(lines)
+
+
+def _pair(interval: tuple[float, float] | None) -> list[float] | None:
+    return list(interval) if interval else None
+
+
+def fit_payload(seen: Outlook) -> dict:
+    """`analyze --fit --json`: the fitted model, the what-if on the run, the check at its size and the sizes beyond."""
+    fitted = seen.fit
+    return {
+        "fit": {
+            "jitter_cv": fitted.jitter_cv,
+            "jitter_cv_interval": _pair(fitted.jitter_cv_interval),
+            "straggler_prob": fitted.straggler_prob,
+            "straggler_prob_interval": _pair(fitted.straggler_prob_interval),
+            "slowdown": fitted.slowdown,
+            "slowdown_interval": _pair(fitted.slowdown_interval),
+            "persistent": fitted.persistent,
+            "persistent_ranks": list(fitted.persistent_ranks),
+            "persistent_slowdown": fitted.persistent_slowdown,
+            "rank_steps": fitted.rank_steps,
+            "slowed_rank_steps": fitted.slowed_rank_steps,
+            "steps": fitted.steps,
+            "compute_ms": fitted.compute_ms,
+            "other_ms": fitted.other_ms,
+            "caveats": list(fitted.caveats),
+            "caveat_values": fitted.caveat_values,
+            "bounded": bounded(fitted),
+            "unmeasured": [list(pair) for pair in fitted.unmeasured],
+        },
+        "whatif": asdict(seen.whatif),
+        "predicted": asdict(seen.check),
+        "at_scale": [asdict(r) for r in seen.scale],
+    }
+
+
+def _interval_text(interval: list[float] | None, digits: int, suffix: str = "") -> str:
+    return f" [{interval[0]:.{digits}f}{suffix}, {interval[1]:.{digits}f}{suffix}]" if interval else ""
+
+
+def fit_text(p: dict) -> str:
+    """`analyze --fit`: the fitted model, the what-if, the check at the run's size and the sizes beyond."""
+    f, w, c = p["fit"], p["whatif"], p["predicted"]
+    saved = round(w["measured_step_ms"] - w["step_ms"], 2) > 0
+    lines = [
+        f"fit over {f['rank_steps']} rank-steps (95% intervals): jitter cv {f['jitter_cv']:.3f}"
+        f"{_interval_text(f['jitter_cv_interval'], 3)}; transient stragglers p {f['straggler_prob']:.4f}"
+        f"{_interval_text(f['straggler_prob_interval'], 4)} ({f['slowed_rank_steps']} rank-steps), slowdown "
+        f"{f['slowdown']:.2f}x{_interval_text(f['slowdown_interval'], 2, 'x')}; persistent {f['persistent']}"
+        + (f" (ranks {f['persistent_ranks']}, {f['persistent_slowdown']:.2f}x)" if f["persistent"] else ""),
+        *(
+            f"the model goes up to {used:g} for {name.replace('_', ' ')}: the rows at scale use {used:g}"
+            for name, used in f["bounded"].items()
+        ),
+        f"without its stragglers the run would step in {w['step_ms']:.2f} ms instead of {w['measured_step_ms']:.2f} "
+        f"(efficiency {w['efficiency']:.3f}), {w['gpu_hours_saved_per_day']:,.1f} GPU-hours a day saved at "
+        f"{c['gpus']} GPUs"
+        if saved
+        else f"no straggler cost: without stragglers the run would step as it does, in {w['measured_step_ms']:.2f} "
+        "ms; nothing to gain",
+        f"model check at {c['gpus']} GPUs: expected step {c['expected_step_ms']:.2f} ms, measured "
+        f"{c['measured_step_ms']:.2f} ms ({c['error']:+.1%})",
+        "first row: this run as measured (efficiency against it without its stragglers); beyond: the fitted model "
+        "(efficiency against a step with neither jitter nor stragglers)",
+        cluster_table(p["at_scale"]),
+    ]
+    lines += [f"caveat: {caveat_message(code, f['caveat_values']).text()}" for code in f["caveats"]]
+    return "\n".join(lines)
