@@ -46,13 +46,12 @@ WORKER = "parse-worker.mjs"
 PLAIN_START = f"./pyscript/pyodide/{START}"
 """Python's plain start: PyScript's `interpreter`, and what the trace worker imports, unless the build made a
 snapshot; then both start through the loader beside it (which starts Pyodide the same way)."""
-SNAPSHOT_SKIP = {"ddpview.prerender"}
-"""Bundle modules the snapshot does not import: the page never runs them (shell.* need the browser: never)."""
 SNAPSHOT_STDLIB = ["asyncio", "html", "json", "pickle", "traceback"]
 """Standard modules the page's start imports beyond the bundle's own (html: PyScript's display module)."""
-SNAPSHOT_WARM = ["ddpview.page:prerendered"]
-"""Pure start-up work done once in the snapshot, as `module:function`: the default view, drawn as the page's first
-render would draw it again."""
+SNAPSHOT_WARM = ["ddpview.warmup:started"]
+"""Pure start-up work done once in the snapshot, as `module:function`: what the page's start runs before its first
+input (the default view drawn as its first render would draw it again), which imports the modules the start needs
+and only those."""
 WEB_SKIP = ("ddpcore/__main__.py", "ddpcore/cli/", "ddpcore/ops/exporter.py", "ddpcore/ops/replay.py")
 """Command-line and server modules (and packages, ending in /) the page never imports (the exporter needs
 prometheus_client)."""
@@ -135,13 +134,14 @@ def precompiled(bundle: Path) -> Path:
 
 
 def snapshot(bundle: Path, pyodide_dir: Path) -> bool:
-    """Python's start made once here, as the page's would be (scripts/snapshot.mjs), written gzipped with its
-    loader next to the Pyodide that made it; False, with one line saying why, when it cannot be made or restored
-    (the page then starts Python plainly)."""
+    """Python's start made once here, as the page's would be (scripts/snapshot.mjs): the packages' front doors
+    imported (which load no module), the start's work run (SNAPSHOT_WARM, which loads what it needs); written
+    gzipped with its loader next to the Pyodide that made it; False, with one line saying why, when it cannot be
+    made or restored (the page then starts Python plainly)."""
     with zipfile.ZipFile(bundle) as zf:
         sources = [n.removesuffix(".py") for n in zf.namelist() if n.endswith(".py")]
-    names = sorted(n.replace("/", ".").removesuffix(".__init__") for n in sources)
-    modules = [n for n in names if n.split(".")[0] in ("ddpcore", "ddpview") and n not in SNAPSHOT_SKIP]
+    doors = sorted(n.removesuffix("/__init__").replace("/", ".") for n in sources if n.endswith("__init__"))
+    modules = [d for d in doors if d.split(".")[0] in ("ddpcore", "ddpview")]
     modules += SNAPSHOT_STDLIB + SNAPSHOT_WARM
     result = subprocess.run(
         ["node", str(ROOT / "scripts" / "snapshot.mjs"), str(bundle), str(pyodide_dir / SNAPSHOT), *modules],
@@ -161,10 +161,10 @@ def snapshot(bundle: Path, pyodide_dir: Path) -> bool:
 
 
 def prerender(template: str) -> str:
-    """The page with the default view drawn by the same Python that draws it live (web/ddpview/prerender.py)."""
+    """The page with the default view drawn by the same Python that draws it live (web/ddpview/warmup/prerender.py)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(WEB)])}
     result = subprocess.run(
-        [sys.executable, "-m", "ddpview.prerender"],
+        [sys.executable, "-m", "ddpview.warmup.prerender"],
         input=template.encode("utf-8"),
         env=env,
         capture_output=True,

@@ -470,7 +470,7 @@ def write_report(results: dict, out: Path) -> None:
         "redrew 4,096 progress rows; 40 MB unpickled at once. The page now sends the FileList in slices of 64 files, "
         "one task each, and the worker reads the sizes; progress is posted at most every 100 ms, and past 8 files "
         "the list shows one bar for all and one for the file being read; the measurement arrives in parts of "
-        "about 50k rank-steps (`ddpview.transfer`), each unpickled in its own task, then judged, then drawn; a new "
+        "about 50k rank-steps (`reading.transfer`), each unpickled in its own task, then judged, then drawn; a new "
         "threshold's fit runs in the worker that holds the measurement. The browser's own task that builds a "
         "4,096-file FileList (0.9 s, before the `change` event) is not the page's and is not counted.",
         "- *7 long tasks loading 4,096 summaries with the CPU throttled 2x* (issue 22): copying 64 Files to the "
@@ -492,8 +492,8 @@ def write_report(results: dict, out: Path) -> None:
         "- *Input p50 10-11 ms at 8 and 16 GPUs* (issue 22): started from a snapshot, the page meets its first inputs "
         "before the browser has optimised the interpreter's WebAssembly, and the first 40 inputs took twice as "
         "long as the later ones; and every input replaced the timeline's markup (parse, style, layout of ~170 "
-        "elements). The page now draws 40 screens in idle slices once ready and drops them (`app.warming`), the "
-        "One step view moves in place (`ddpview.patch`: only the attributes and texts that changed are set), "
+        "elements). The page now draws 40 screens in idle slices once ready and drops them (`warmup.warming`), the "
+        "One step view moves in place (`ddpview.markup.patches`: only the attributes and texts that changed are set), "
         "bars are written out directly, and schedules that a slider leaves as they were are kept.",
         "- *1-2 long tasks loading 4,096 summaries with the CPU throttled 2x, after the steps above* (issue 22): the "
         "map was drawn in one step (36 ms at half speed), the drawn analysis was written in one task (34 ms), and "
@@ -521,7 +521,7 @@ def write_report(results: dict, out: Path) -> None:
         "and find the file being read (6-50 ms at rate 2 there), the pick and the sizes making a record per file "
         "(35-80 ms), the map's first step sorting every row by gap (14 ms natively), and the ranks table drawn in "
         "one step. A read's progress is now columns with its sums beside them, moved by each message's changes "
-        "(`app.Progress`), the map sorts 32 rows and draws 48 cells a step, the table 10 rows, and files go 2 a "
+        "(`reading.Progress`), the map sorts 32 rows and draws 48 cells a step, the table 10 rows, and files go 2 a "
         "message. What remains at rate 2 there: the browser's layout of the drawn analysis (35-75 ms, the map's "
         "SVG most of it, with Chrome's autofill forcing it once a form control changes) and stalls of the page's "
         "thread while another core compiles the interpreter's WebAssembly.",
@@ -539,7 +539,7 @@ def write_report(results: dict, out: Path) -> None:
         "slower* (issue 22): every input drew its screen again (2-2.8 ms in the page) and compared its markups "
         "again (0.9-1.2 ms), though a slider has 21 positions and a drag passes them again and again. The page now "
         "keeps the last 64 views drawn and 128 patches made, and draws the slowdown slider's positions in idle "
-        "slices once a setting changes (`app.drag_positions`): natively, an input's Python went from 2 ms to 0.3. "
+        "slices once a setting changes (`warmup.drag_positions`): natively, an input's Python went from 2 ms to 0.3. "
         "A/B, 3 fresh pages each, alternating, on one machine: 10.6/15.6 -> 6.5/13.0 ms at 8 GPUs, 11.1/20.0 -> "
         "7.0/13.8 at 16, 31.0/62.7 -> 23.3/34.8 at rate 4. A view never drawn (a new GPU count's first input, "
         "before its positions are drawn) costs what it did. Tables' borders are in the separate model (the same "
@@ -585,7 +585,7 @@ def write_report(results: dict, out: Path) -> None:
         "(issue 22): per-input timings in a probe build named the slowest tenth "
         "of a 16-GPU drag's inputs: its first pass over the slider, each input comparing the timeline's markup "
         "with the last (2-9 ms in the page). The idle preparation of a drag now also makes the patches between "
-        "neighbouring positions (`app.neighbour_patches`). What an input still costs at rate 1: its Python, 2-3 "
+        "neighbouring positions (`warmup.neighbour_patches`). What an input still costs at rate 1: its Python, 2-3 "
         "ms (one JavaScript call sets some 70 attributes and texts, 0.8 ms of it); the style and layout of the "
         "~130 objects it dirties, 2.5 ms (`contain` on the regions does not shorten it); and, for the slowest "
         "inputs, the page's thread waiting on 2 cores. At rate 2, what crosses 50 ms now and then is the first "
@@ -847,7 +847,7 @@ def summaries_figures() -> dict:
     import gzip
 
     sys.path.insert(0, str(build.WEB))
-    from ddpview.map_view import map_svg
+    from ddpview.views import map_svg
 
     from ddpcore.analysis import analyze, rank_step_map
     from ddpcore.traces import SUFFIX, load, summary_bytes

@@ -7,12 +7,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from ddpview import app
-from ddpview.page import IN_PLACE, Frame
-from ddpview.patch import PAIRS_KEPT, patch_text
-from ddpview.playback import duration_s
-from ddpview.sliders import slider_from_n
-from ddpview.urlstate import positions
+from ddpview import app, reading, warmup
+from ddpview.app import duration_s, slider_from_n
+from ddpview.markup import PAIRS_KEPT, patch_text
+from ddpview.state import positions
+from ddpview.views import IN_PLACE, Frame
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -163,13 +162,14 @@ def test_traces_threshold_and_step_picker():
 def test_a_drawing_made_in_steps_outlives_an_update_of_what_is_shown_meanwhile(monkeypatch):
     """A threshold's judgement is drawn in steps (`app.drawing`) while the page still shows the last one, and a
     fit arriving meanwhile renders that one again: neither is drawn twice (`app.DRAWINGS_KEPT`)."""
-    from ddpview import traces_view
+    from ddpview.app import showing
+    from ddpview.views import traces as traces_view
 
     files = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     shown = app.with_measured(model("#view=traces"), *measure_loaded(load(files)))
     drawn: list[float] = []
     real = traces_view.traces_region_items
-    monkeypatch.setattr(app, "_drawn", [])
+    monkeypatch.setattr(showing, "_drawn", [])
     monkeypatch.setattr(traces_view, "traces_region_items", lambda *a: drawn.append(a[3]) or real(*a))
     app.screen(shown)
     judged = app.with_threshold(shown, "0.99")
@@ -216,13 +216,13 @@ def test_traces_view_is_redrawn_only_when_what_it_shows_changes():
 def test_progress_of_thousands_of_files_is_two_bars():
     names = tuple((f"rank{i}.ddpsum.json.gz", None) for i in range(4096))
     m = app.loading_traces(model(), 4096, names)
-    html = app.progress_html(m.traces.progress, "en")
+    html = reading.progress_html(m.traces.progress, "en")
     assert html.count('data-testid="trace-progress-file"') == 2 and "0 of 4096 files read" in html
     assert "<progress data-testid" in html, "sizes not known yet: an indeterminate bar"
     m = app.file_sizes(m, [2048] * 4095 + [300 * 1024 * 1024])
     m = app.files_read(m, [(i, i) for i in range(100)])
     m = app.read_progress(m, 100, 1024, 2048)
-    html = app.progress_html(m.traces.progress, "fr")
+    html = reading.progress_html(m.traces.progress, "fr")
     assert "100 fichiers lus sur 4096" in html and 'aria-current="step"' in html and "rank100.ddpsum" in html
     assert "1 sur 2 ko" in html, "a small file in kB, not 0 of 0 MB"
     assert html.count('data-testid="trace-progress-file"') == 2
@@ -234,11 +234,11 @@ def test_progress_of_thousands_of_files_is_two_bars():
 def test_progress_says_which_file_is_read_how_far_and_its_rank_once_read():
     m = app.loading_traces(model(), 2, (("a.json", 4 * 1024 * 1024), ("b.json", 2 * 1024 * 1024)))
     m = app.read_progress(m, 0, 1024 * 1024, 4 * 1024 * 1024)
-    html = app.progress_html(m.traces.progress, "en")
+    html = reading.progress_html(m.traces.progress, "en")
     assert html.count('aria-current="step"') == 1 and "1 of 4 MB" in html and "25%" in html
     assert app.screen(m).texts["trace-status"] == "Reading file 1 of 2…"
     m = app.file_read(m, 0, 5)
-    html = app.progress_html(m.traces.progress, "fr")
+    html = reading.progress_html(m.traces.progress, "fr")
     assert "a.json · rang 5" in html and "4 sur 4 Mo" in html
     assert html.index('aria-current="step"') > html.index("a.json"), "the second file is now the one read"
     assert app.screen(m).texts["trace-status"] == "Reading file 2 of 2…"
@@ -276,17 +276,17 @@ def test_a_reads_sums_kept_as_it_goes_are_its_files_summed_whole(sizes, events):
         assert progress.read == sum(f.rank is not None for f in files)
         assert progress.bytes_read == sum(f.done for f in files)
         assert progress.size == (None if any(f.size is None for f in files) else sum(f.size for f in files))
-        assert progress.now == next((i for i, f in enumerate(files) if app.being_read(f)), None)
+        assert progress.now == next((i for i, f in enumerate(files) if reading.being_read(f)), None)
 
 
 def test_the_first_render_reuses_the_view_the_build_drew():
     """The memory snapshot holds the default view drawn (build.SNAPSHOT_WARM calls `prerendered`); the page's first
     render of that view must find it there, not draw it again, and a caller may change what it is given."""
-    from ddpview import page
+    from ddpview.views import page
 
     import build
 
-    assert "ddpview.page:prerendered" in build.SNAPSHOT_WARM
+    assert "ddpview.warmup:started" in build.SNAPSHOT_WARM
     page._drawn_regions.cache_clear()
     drawn = page.prerendered()
     before = page._drawn_regions.cache_info()
@@ -303,8 +303,8 @@ def test_warming_draws_screens_and_keeps_nothing():
     page then shows are as they were."""
     model = app.initial("#view=traces&gpus=16&slowdown=1.5", "en", False)
     before = app.screen(model)
-    screens = list(app.warming(model))
-    assert len(screens) == app.WARM_RENDERS and {s.view for s in screens} == {"step"}
+    screens = list(warmup.warming(model))
+    assert len(screens) == warmup.WARM_RENDERS and {s.view for s in screens} == {"step"}
     assert len({s.texts["slowdown-out"] for s in screens}) == len(positions("slowdown")) == 21
     assert model == app.initial("#view=traces&gpus=16&slowdown=1.5", "en", False)
     assert app.screen(model) == before
@@ -313,15 +313,15 @@ def test_warming_draws_screens_and_keeps_nothing():
 def test_a_drag_of_the_slowdown_finds_every_position_drawn():
     """Once a setting's positions are drawn (`drag_positions`), each of the slider's positions is looked up, not
     drawn; a view drawn again (not kept) is the same markup as the one kept. The warming keeps nothing."""
-    from ddpview import page
+    from ddpview.views import page
 
     model = app.initial("#gpus=12&straggler=3&slowdown=2.3", "fr", False)
     page._drawn_regions.cache_clear()
-    for _ in app.warming(model):
+    for _ in warmup.warming(model):
         pass
     assert page._drawn_regions.cache_info().currsize == 0, "the warming draws, it does not keep"
     patch_text.cache_clear()
-    steps = list(app.drag_positions(lambda: model))
+    steps = list(warmup.drag_positions(lambda: model))
     made = patch_text.cache_info().misses
     assert len(steps) == len(positions("slowdown")) + made and made >= 4 * (len(positions("slowdown")) - 1)
     before = page._drawn_regions.cache_info()
@@ -351,10 +351,12 @@ def test_the_drag_s_positions_are_drawn_where_the_slider_goes(monkeypatch):
     move first: a drag that jumps far from where the preparing began finds its next positions drawn all the same."""
     drawn: list[float] = []
     alike = SimpleNamespace(regions=dict.fromkeys(IN_PLACE, ""))
-    monkeypatch.setattr(app, "screen", lambda model, kept=True: drawn.append(model.state.slowdown) or alike)
+    from ddpview.warmup import ahead
+
+    monkeypatch.setattr(ahead, "screen", lambda model, kept=True: drawn.append(model.state.slowdown) or alike)
     model = app.initial("#slowdown=2.9", "en", False)
     now = [model]
-    steps = app.drag_positions(lambda: now[0])
+    steps = warmup.drag_positions(lambda: now[0])
     for text in ("2.9", "2.9", "1.0", "1.0", "1.5", "1.5"):
         now[0] = app.with_control(model, "slowdown", text)
         next(steps)
@@ -371,17 +373,17 @@ def test_a_slider_setting_is_all_the_state_but_the_slowdown():
     """A drag is prepared for once per setting: moving the slowdown keeps it; any other control, the language, or
     another view (none) changes it."""
     model = app.initial("#gpus=12", "en", False)
-    setting = app.slider_setting(model)
+    setting = warmup.slider_setting(model)
     assert setting is not None
-    assert app.slider_setting(app.with_control(model, "slowdown", "2.7")) == setting
+    assert warmup.slider_setting(app.with_control(model, "slowdown", "2.7")) == setting
     for other in (
         app.with_control(model, "gpus", "16"),
         app.with_control(model, "prefetch", "1"),
         app.with_lang(model, "fr"),
     ):
-        assert app.slider_setting(other) not in (None, setting)
-    assert app.slider_setting(app.with_view(model, "cluster")) is None
-    assert app.slider_setting(app.toggle_play(model, 0.0)) is None
+        assert warmup.slider_setting(other) not in (None, setting)
+    assert warmup.slider_setting(app.with_view(model, "cluster")) is None
+    assert warmup.slider_setting(app.toggle_play(model, 0.0)) is None
 
 
 def test_the_slowdown_slider_steps_through_its_positions():

@@ -1,5 +1,5 @@
 """The page's controls agree with the one table of parameters: range, default and label come from ddpcore.base.params
-through ddpview.urlstate, and index.html is checked against it (a control edited by hand cannot drift)."""
+through ddpview.state.urlstate, and index.html is checked against it (a control edited by hand cannot drift)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from ddpview import i18n
-from ddpview.sliders import SLIDER_MAX
-from ddpview.urlstate import FIELD_BY_KEY, FIELDS, ViewState, texts
+from ddpview.app import SLIDER_MAX
+from ddpview.state import FIELD_BY_KEY, FIELDS, ViewState, texts
 
 INDEX = Path(__file__).resolve().parent.parent / "web" / "index.html"
 

@@ -14,16 +14,16 @@ PACKAGES = (ROOT / "ddpcore", ROOT / "web" / "ddpview")
 
 def undocumented(package: Path) -> list[str]:
     missing = []
-    for path in sorted(package.glob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text())
         if ast.get_docstring(tree) is None:
-            missing.append(f"{path.name}: module")
+            missing.append(f"{path.relative_to(package)}: module")
         definitions = list(tree.body)
         definitions += [item for node in tree.body if isinstance(node, ast.ClassDef) for item in node.body]
         for node in definitions:
             definition = isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
             if definition and not node.name.startswith("_") and ast.get_docstring(node) is None:
-                missing.append(f"{path.name}:{node.lineno} {node.name}")
+                missing.append(f"{path.relative_to(package)}:{node.lineno} {node.name}")
     return missing
 
 

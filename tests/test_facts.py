@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ddpview.facts import H200_PROBE
+from ddpview.i18n import H200_PROBE
 
 ROOT = Path(__file__).resolve().parent.parent
 

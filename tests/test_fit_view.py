@@ -9,11 +9,10 @@ from xml.etree import ElementTree
 
 import pytest
 from ddpview import app
-from ddpview.i18n import LANGS
-from ddpview.urlstate import decode
+from ddpview.state import decode
 
 from ddpcore.analysis import measure_loaded
-from ddpcore.base import MAX_PHASE_MS, Message, placeholders, say
+from ddpcore.base import LANGS, MAX_PHASE_MS, Message, placeholders, say
 from ddpcore.traces import load
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -95,8 +94,8 @@ def test_no_traces_no_fit():
 
 @pytest.mark.parametrize("code", ["few", "compute"])
 def test_fit_errors_are_one_line_in_both_languages(code):
-    from ddpview.fit_view import fit_html
-    from ddpview.urlstate import ViewState
+    from ddpview.state import ViewState
+    from ddpview.views import fit_html
 
     said = Message.of(f"fit.error_{code}", **dict.fromkeys(placeholders(f"fit.error_{code}"), 1))
     for lang in LANGS:

@@ -6,7 +6,7 @@ import contextlib
 import io
 
 import pytest
-from ddpview.urlstate import ViewState, decode, encode
+from ddpview.state import ViewState, decode, encode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -59,7 +59,7 @@ def test_the_app_ships_as_bytecode_without_server_modules(dist):
         "ddpcore/analysis/verdict.pyc",
         "ddpcore/analysis/measured.pyc",
         "ddpcore/analysis/fitting.pyc",
-        "ddpview/app.pyc",
+        "ddpview/app/model.pyc",
         "shell/reading.pyc",
     } <= names
     assert not any(n.removesuffix("c") == skip or n.startswith(skip) for n in names for skip in build.WEB_SKIP)

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 from ddpview import app
-from ddpview.cluster_view import cluster_plot_svg
-from ddpview.fit_view import fit_html
-from ddpview.i18n import LANGS, TEXT
-from ddpview.sliders import slider_from_n
+from ddpview.app import slider_from_n
+from ddpview.i18n import TEXT
+from ddpview.views import cluster_plot_svg, fit_html
 
 from ddpcore.analysis import RunTimes, analyze, bounded, judge, measure_loaded, outlook, prefetch_case
-from ddpcore.base import read_threshold
+from ddpcore.base import LANGS, read_threshold
 from ddpcore.cli import main
 from ddpcore.traces import chunked, load, read_or_why
 

@@ -335,7 +335,7 @@ TIMELINE = "#timeline-view *"
 
 
 def test_the_one_step_view_moves_in_place(open_page):
-    """A slider that keeps the view's shape moves the bars and figures already there (ddpview.patch), and the page
+    """A slider that keeps the view's shape moves the bars and figures already there (markup.patches), and the page
     then shows what a page opened at that state shows; a change of shape, or the playhead moved by the animation,
     has the region written whole."""
     page, watch = open_page("#slowdown=1.5")

@@ -1,4 +1,4 @@
-"""The One step view updated in place (ddpview.patch): the changes, applied to the elements the old markup made,
+"""The One step view updated in place (markup.patches): the changes, applied to the elements the old markup made,
 give the elements the new markup makes; a change of shape is refused, and the page then writes the region whole."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from ddpview import app
-from ddpview.page import IN_PLACE, Frame, regions, step_regions
-from ddpview.patch import TEXT, patch, patch_text
-from ddpview.urlstate import PAGE_MAX_GPUS, PAGE_MAX_SLOWDOWN, ViewState
+from ddpview.markup import TEXT, patch, patch_text
+from ddpview.state import PAGE_MAX_GPUS, PAGE_MAX_SLOWDOWN, ViewState
+from ddpview.views import IN_PLACE, Frame, regions, step_regions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -138,7 +138,7 @@ def test_a_change_of_shape_is_refused():
 def trees(depth: int = 3) -> st.SearchStrategy[str]:
     """Small markups as the views build them (svg.tag and svg.text): few tags, few attributes and short texts drawn
     from small alphabets, so that two drawn markups often share a shape and differ in their values."""
-    from ddpview.svg import esc, tag, text
+    from ddpview.markup import esc, tag, text
 
     values = st.sampled_from(["v1", "v2", "a&b", '"q"', None, 3.5])  # no bare attribute: the XML oracle refuses it
     attributes = st.dictionaries(st.sampled_from(["x", "y", "class", "data-v"]), values, max_size=3)

@@ -7,10 +7,9 @@ from xml.etree import ElementTree
 
 import pytest
 from ddpview import i18n
-from ddpview.map_view import CELLS_PER_STEP, map_svg
-from ddpview.svg import esc
-from ddpview.traces_view import ROWS_PER_STEP as RANK_ROWS_PER_STEP
-from ddpview.traces_view import TABLE_ROWS, TRACE_REGIONS, traces_regions
+from ddpview.markup import esc
+from ddpview.views import CELLS_PER_STEP, TABLE_ROWS, TRACE_REGIONS, map_svg, traces_regions
+from ddpview.views import ROWS_PER_STEP as RANK_ROWS_PER_STEP
 
 from ddpcore.analysis import DRAWN_LATEST, MAX_ROWS, judge, measure, rank_step_map
 from ddpcore.base import THRESHOLD
@@ -73,7 +72,7 @@ def test_the_view_stays_small_and_legible_at_4096_ranks(big):
 
 
 def test_the_ranks_table_pages_through_every_rank_latest_first(big):
-    from ddpview.traces_view import ranks_table
+    from ddpview.views import ranks_table
 
     analysis, _ = big
     first = ranks_table(analysis, "en", 0)
@@ -105,7 +104,7 @@ def test_rank_page_in_the_model():
 def test_the_measurement_reaches_the_page_in_small_parts(big):
     import pickle
 
-    from ddpview import transfer
+    from ddpview.reading import transfer
 
     from ddpcore.analysis import measure
 
@@ -136,7 +135,7 @@ def test_steps_heavy_with_drawn_spans_come_in_parts_cut_by_size(monkeypatch):
     import pickle
     from pathlib import Path
 
-    from ddpview import transfer
+    from ddpview.reading import transfer
 
     from ddpcore.analysis import measure_loaded
     from ddpcore.traces import load
@@ -159,7 +158,7 @@ def test_a_real_jsonl_run_s_steps_come_in_parts_of_a_few_objects():
     unpickle natively, tens of ms in the page on a slow machine) come in several parts under PART_BYTES."""
     from pathlib import Path
 
-    from ddpview import transfer
+    from ddpview.reading import transfer
 
     from ddpcore.analysis import measure_loaded
     from ddpcore.traces import load
@@ -175,7 +174,7 @@ def test_a_real_jsonl_run_s_steps_come_in_parts_of_a_few_objects():
 def test_many_stragglers_are_listed_up_to_a_few_and_counted_past_them():
     """A quarter of 128 ranks 2x slow, and 3x slowdowns with probability 0.05: more stragglers than the verdict
     lists."""
-    from ddpview.traces_view import LISTED, verdict_html
+    from ddpview.views import LISTED, verdict_html
 
     runs, _ = generated_summaries(128, 12, tuple(range(0, 128, 4)), 0.05, seed=2)
     low = judge(measure(runs))

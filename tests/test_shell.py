@@ -86,7 +86,7 @@ def test_progress_is_posted_at_most_every_tick_but_always_at_the_end(reading, mo
 
 
 def test_the_worker_reads_measures_and_refuses_a_file_over_the_limit_with_its_line(reading):
-    from ddpview import transfer
+    from ddpview.reading import transfer
 
     from ddpcore.traces import MAX_FILE_BYTES
 
@@ -103,7 +103,7 @@ def test_the_worker_reads_measures_and_refuses_a_file_over_the_limit_with_its_li
 
 
 def test_a_bad_file_is_one_line_and_the_rest_still_read(reading):
-    from ddpview import transfer
+    from ddpview.reading import transfer
 
     files = [FakeFile(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     files.append(FakeFile("cut.json.gz", gzip.compress(b'{"traceEvents": []}')[:-12]))
@@ -316,19 +316,19 @@ def test_a_committed_threshold_is_judged_in_steps_and_the_newest_commit_wins(mon
 def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
     """The page warms the One step view a region a step once idle; a read of traces that starts meanwhile stops it,
     so that the read's steps do not wait behind screens nobody sees."""
-    from ddpview import app
+    from ddpview import app, warmup
 
     page_module = page_shell(monkeypatch)
-    from ddpview.page import IN_PLACE
-    from ddpview.urlstate import positions
+    from ddpview.state import positions
+    from ddpview.views import IN_PLACE
 
     written: list[tuple[str, str]] = []
     shadow = types.SimpleNamespace(write_region=lambda name, markup: written.append((name, markup)))
     page = page_module.Page.__new__(page_module.Page)
     page.writer = types.SimpleNamespace(detached=lambda: shadow)
     page.model, page.written = app.initial("", "en", False), {}
-    assert sum(1 for _ in page.warming()) == app.WARM_RENDERS * len(IN_PLACE), "a step a region"
-    assert len(written) == app.WARM_RENDERS * len(IN_PLACE), "every One step region, written where nothing shows"
+    assert sum(1 for _ in page.warming()) == warmup.WARM_RENDERS * len(IN_PLACE), "a step a region"
+    assert len(written) == warmup.WARM_RENDERS * len(IN_PLACE), "every One step region, written where nothing shows"
     timelines = {m for n, m in written if n == "timeline-view"}
     assert {name for name, _ in written} == IN_PLACE and len(timelines) == len(positions("slowdown"))
     steps = page.warming()
@@ -341,8 +341,8 @@ def test_the_idle_warming_gives_up_once_traces_are_being_read(monkeypatch):
 def test_a_new_setting_prepares_the_slowdown_s_drag_once(monkeypatch):
     """The page draws the slowdown slider's positions in the background once per setting (`Page.prepare`): not again
     while the slowdown alone moves; a newer setting, or a read of traces, makes the older preparation give up."""
-    from ddpview import app
-    from ddpview.urlstate import positions
+    from ddpview import app, warmup
+    from ddpview.state import positions
 
     page_module = page_shell(monkeypatch)
     started: list = []
@@ -352,7 +352,7 @@ def test_a_new_setting_prepares_the_slowdown_s_drag_once(monkeypatch):
     page.prepared, page.model = None, app.initial("", "en", False)
 
     def whole(model):
-        return len(list(app.drag_positions(lambda: model)))
+        return len(list(warmup.drag_positions(lambda: model)))
 
     page.prepare()
     page.model = app.with_control(page.model, "slowdown", "2.0")

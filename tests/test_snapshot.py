@@ -158,12 +158,14 @@ def _shown(browser, site, broken: bool) -> tuple[dict, dict[str, str]]:
     page.goto(site + "#gpus=16&slowdown=1.7")
     page.wait_for_selector("html.ready", timeout=60_000)
     start = page.evaluate("globalThis.ddpcoreStart")
+    start["modules"] = page.evaluate("ddpcoreModules()").split(",")
     shown = {f"step {s}": page.inner_html(s) for s in VIEWS}
     page.click("[data-testid=view-cluster]")
     page.fill("[data-testid=cluster-gpus]", "4096")
     shown["cluster"] = page.inner_html("#panel-cluster")
     load_example_traces(page)
     page.wait_for_selector("[data-testid=fit-scale-row]")
+    start["modules_read"] = page.evaluate("ddpcoreModules()").split(",")
     shown |= {f"example {s}": page.inner_html(s) for s in TRACES}
     read_picked_traces(page)
     page.wait_for_selector("[data-testid=fit-scale-row]")
@@ -179,13 +181,22 @@ def _shown(browser, site, broken: bool) -> tuple[dict, dict[str, str]]:
     return start, shown
 
 
+TRACES_STACK = ("ddpcore.traces.", "ddpcore.analysis.", "ddpcore.ops.", "ddpview.views.traces", "ddpview.views.fit")
+"""Modules of the traces' path: none loads before traces are read."""
+
+
 @pytest.mark.browser
 def test_the_page_shows_the_same_with_and_without_its_snapshot(browser, site):
     """Only what is reachable from globalThis survives a snapshot, and the hash seed and `random` are frozen in
-    it: every view, the fit's bootstrap and the worker's reading must not tell the two starts apart."""
+    it: every view, the fit's bootstrap and the worker's reading must not tell the two starts apart. Either way the
+    start loads the step model and the page, and the traces' modules load when traces are first read."""
     fast, with_snapshot = _shown(browser, site, broken=False)
     plain, without = _shown(browser, site, broken=True)
     assert fast["snapshot"] is True and plain["snapshot"] is False and plain["why"]
+    for start in (fast, plain):
+        assert "ddpview.app.model" in start["modules"], "what the page's start loaded, as it says it"
+        assert not [m for m in start["modules"] if m.startswith(TRACES_STACK)], "the traces' load on the first read"
+        assert "ddpcore.analysis.verdict" in start["modules_read"] and "ddpview.views.traces" in start["modules_read"]
     assert with_snapshot.keys() == without.keys()
     for region, markup in with_snapshot.items():
         assert markup == without[region], region

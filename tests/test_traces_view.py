@@ -7,11 +7,11 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from ddpview.i18n import LANGS, ms
-from ddpview.traces_view import traces_regions
+from ddpview.i18n import ms
+from ddpview.views import traces_regions
 
 from ddpcore.analysis import judge, measure_loaded
-from ddpcore.base import THRESHOLD
+from ddpcore.base import LANGS, THRESHOLD
 from ddpcore.traces import load
 from scripts.tracegen import gpu_pair
 
@@ -76,7 +76,7 @@ def test_unreadable_input_is_one_error_and_no_analysis():
 
 
 def test_warnings_read_in_the_pages_language():
-    from ddpview.traces_view import warning_text
+    from ddpview.views import warning_text
 
     from ddpcore.analysis import Caveat
 
@@ -103,7 +103,7 @@ def test_kernel_rows_are_one_path_per_kind_with_their_count_and_time():
 
 def test_data_values_carry_the_raw_number():
     """docs/contracts.md promises the raw number in `data-value`: a share of 11 steps in 39 is not 0.28."""
-    from ddpview.svg import tag
+    from ddpview.markup import tag
 
     assert 'data-value="0.375"' in tag("output", {"data-value": 3 / 8}) and 'x="0.38"' in tag("rect", {"x": 3 / 8})
     loaded = load([(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp8_transient").glob("*.jsonl.gz"))])
@@ -114,7 +114,7 @@ def test_data_values_carry_the_raw_number():
 
 
 def test_the_regions_come_one_at_a_time_in_their_listed_order_and_make_the_same_markup():
-    from ddpview.traces_view import TRACE_REGIONS, traces_region_items
+    from ddpview.views import TRACE_REGIONS, traces_region_items
 
     measured, _ = measure_loaded(load(RUNS["ddp4"]()))
     assert measured is not None
@@ -130,7 +130,7 @@ def test_the_regions_come_one_at_a_time_in_their_listed_order_and_make_the_same_
 
 def test_a_large_map_is_drawn_in_steps():
     """4,096 ranks: the map's rows come a few at a time (`map_drawing`), with the same markup as in one piece."""
-    from ddpview.map_view import CELLS_PER_STEP, map_drawing, map_svg
+    from ddpview.views import CELLS_PER_STEP, map_drawing, map_svg
 
     from ddpcore.analysis import measure
     from scripts.tracegen import big_run

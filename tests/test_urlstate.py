@@ -2,7 +2,7 @@
 
 from dataclasses import fields
 
-from ddpview.urlstate import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, encode
+from ddpview.state import FIELDS, PAGE_MAX_GPUS, ViewState, apply, decode, encode
 from hypothesis import given
 from hypothesis import strategies as st
 

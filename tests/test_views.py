@@ -8,14 +8,22 @@ from xml.etree import ElementTree
 
 import pytest
 from ddpview import i18n
-from ddpview.cost_view import cost_html
-from ddpview.page import Frame, axis_max_ms, notices_html, regions, straggler_options
-from ddpview.playback import duration_s, elapsed_for, playhead_for_exchange, position
-from ddpview.prerender import fill_template
-from ddpview.ring_view import ring_svg, shade
-from ddpview.svg import attrs, num, tag, text
-from ddpview.timeline_view import TimelineGeometry, timeline_svg
-from ddpview.urlstate import Notice, ViewState
+from ddpview.app import duration_s, elapsed_for, playhead_for_exchange, position
+from ddpview.markup import attrs, num, tag, text
+from ddpview.state import Notice, ViewState
+from ddpview.views import (
+    Frame,
+    TimelineGeometry,
+    axis_max_ms,
+    cost_html,
+    notices_html,
+    regions,
+    ring_svg,
+    shade,
+    straggler_options,
+    timeline_svg,
+)
+from ddpview.warmup import fill_template
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -172,8 +180,8 @@ def test_playback_is_monotonic(elapsed):
 
 
 def test_cluster_plot_and_values():
-    from ddpview.cluster_view import cluster_plot_svg, cluster_values_html
-    from ddpview.sliders import n_from_slider, slider_from_n
+    from ddpview.app import n_from_slider, slider_from_n
+    from ddpview.views import cluster_plot_svg, cluster_values_html
 
     from ddpcore.model import ClusterConfig, cluster_step, cluster_sweeps
 

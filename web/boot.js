@@ -2,7 +2,7 @@
 // helpers that spare it many calls across to JavaScript: the names of picked files in one call (thousands of File
 // proxies, one at a time, cost Python seconds), and a region's changes applied in one call.
 globalThis.ddpcoreFileNames = (files) => JSON.stringify(Array.from(files, (file) => file.name));
-// A region updated in place (ddpview.patch): [element count, [[number, tag, attribute or "" for the text, value or
+// A region updated in place (ddpview.markup.patches): [element count, [[number, tag, attribute or "" for the text, value or
 // null to remove], ...]]. Nothing is changed, and false returned, unless the region holds that many elements and
 // each change's element has its tag: the page then writes the region whole.
 globalThis.ddpcorePatch = (region, json) => {

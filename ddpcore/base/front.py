@@ -9,14 +9,14 @@ it is used (the page's first paint needs the step model, not the traces path).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import import_module
 
 __all__ = ["front_door"]
 
 
 def front_door(
-    package: str, names_by_module: dict[str, tuple[str, ...]]
+    package: str, names_by_module: Mapping[str, tuple[str, ...]]
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """A package's `__getattr__` and `__dir__`: each name imported from its module on first use. No name may be a
     module's own (the module, once imported, would shadow it)."""

@@ -3,8 +3,8 @@
 import asyncio
 import traceback
 
-from ddpview.page import IN_PLACE, PATCHED
-from ddpview.patch import patch_text
+from ddpview.markup import patch_text
+from ddpview.views import IN_PLACE, PATCHED
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
@@ -140,7 +140,7 @@ def translate_page(lang):
 
 
 class RegionWriter:
-    """Writes regions' markup by id: in place when a region keeps its shape (ddpview.patch), else whole."""
+    """Writes regions' markup by id: in place when a region keeps its shape (ddpview.markup.patches), else whole."""
 
     def __init__(self, shown, elements=None):
         self.elements = dict(elements or {})
@@ -158,7 +158,7 @@ class RegionWriter:
         return RegionWriter(self.shown, {name: self.element(name).cloneNode(True) for name in IN_PLACE})
 
     def write_region(self, name, markup):
-        """New markup for a region: in place when it keeps its shape (ddpview.patch), else whole; then the focus
+        """New markup for a region: in place when it keeps its shape (markup.patches), else whole; then the focus
         stays on the control it was on (the same `data-testid`), or the nearest one enabled, rather than falling to
         the page's body."""
         element = self.element(name)

@@ -5,10 +5,11 @@ at build time, so that the page's start compiles nothing of its own (web/main.py
 """
 
 import gc
+import sys
 import traceback
 
-from ddpview import app
-from ddpview.page import IN_PLACE, PRERENDERED_LANG, prerendered
+from ddpview import app, warmup
+from ddpview.views import IN_PLACE, PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
@@ -91,12 +92,12 @@ class Page:
         in_background(stepped(self.warming()))
 
     def warming(self):
-        """`app.warming`'s screens written into copies of the One step view's regions out of the document
+        """`warmup.warming`'s screens written into copies of the One step view's regions out of the document
         (`Writer.detached`), so that an input's whole path has run before the user's first; given up once traces are
         being read: a warming screen is tens of ms on a slow machine, which the read's steps must not wait behind. A
         step after each region written, so that a step stays a few ms."""
         shadow, written = self.writer.detached(), dict(self.written)
-        for shown in app.warming(self.model):
+        for shown in warmup.warming(self.model):
             app.changes(shown, written)
             for name in IN_PLACE:
                 if self.model.traces.loading:
@@ -106,10 +107,10 @@ class Page:
 
     def prepare(self):
         """Once the One step view's setting changes (or the page starts), its slowdown slider's every position is
-        drawn in idle slices (`app.drag_positions`), so that a drag of it looks up what it shows; given up once
+        drawn in idle slices (`warmup.drag_positions`), so that a drag of it looks up what it shows; given up once
         another setting is prepared, another view is shown (the views it draws may push them out of those kept), or
         while traces are being read (their steps go first); prepared again on the way back."""
-        setting = app.slider_setting(self.model)
+        setting = warmup.slider_setting(self.model)
         if setting is None:
             self.prepared = None
             return
@@ -120,9 +121,9 @@ class Page:
         def current():
             if self.model.traces.loading:
                 self.prepared = None
-            return self.model if self.prepared == setting == app.slider_setting(self.model) else None
+            return self.model if self.prepared == setting == warmup.slider_setting(self.model) else None
 
-        in_background(stepped(app.drag_positions(current)))
+        in_background(stepped(warmup.drag_positions(current)))
 
     def update(self, model, push_hash=None):
         """Show a new model; the link follows changes of state, not of the animation or the traces."""
@@ -278,8 +279,15 @@ class Page:
         self.linked_view = view
 
 
+def loaded_modules(*_):
+    """The app's modules Python has loaded, comma-separated (`ddpcoreModules()` from the console): the traces'
+    modules load on the first read, not at the start (docs/snapshot.md)."""
+    return ",".join(sorted(m for m in sys.modules if m.split(".")[0] in ("ddpcore", "ddpview")))
+
+
 def start() -> None:
     """Make the page live; an error is shown on the page, not only in the console."""
+    window.ddpcoreModules = create_proxy(loaded_modules)
     try:
         Page().start()
     except Exception:

@@ -6,7 +6,7 @@ import pickle
 import time
 
 import js
-from ddpview.transfer import DONE, FITTED, MEASURING, PROGRESS, SIZES, parts
+from ddpview.reading import DONE, FITTED, MEASURING, PROGRESS, SIZES, parts
 from pyodide.ffi import to_js
 
 from ddpcore.analysis import judge, measure_loaded, outlook_of

@@ -5,7 +5,7 @@ import json
 import pickle
 
 import js
-from ddpview import app, i18n, transfer
+from ddpview import app, i18n, reading
 from pyodide.ffi import to_js
 from pyscript import window
 
@@ -130,17 +130,17 @@ class TracesShell:
             return
         data = event.data
         kind = str(data.type)
-        if kind == transfer.SIZES:
+        if kind == reading.SIZES:
             self.sized(json.loads(str(data.sizes)))
-        elif kind == transfer.PROGRESS:
+        elif kind == reading.PROGRESS:
             model = app.files_read(self.page.model, json.loads(str(data.read)))
             self.page.update(app.read_progress(model, int(data.index), int(data.done), int(data.size)))
-        elif kind == transfer.MEASURING:
+        elif kind == reading.MEASURING:
             self.page.update(app.measuring_traces(self.page.model))
-        elif kind == transfer.DONE:
+        elif kind == reading.DONE:
             self.busy = False
             in_background(self.show(data.parts, self.action))
-        elif kind == transfer.FITTED:
+        elif kind == reading.FITTED:
             self.refitting = None
             self.page.update(app.with_fitted(self.page.model, *pickle.loads(data.bytes.to_bytes())), push_hash=False)
         else:
@@ -156,7 +156,7 @@ class TracesShell:
             pieces = await stepped(self.unpickling(parts))
             if action != self.action:
                 return
-            measured, errors, outlook, fit_error = transfer.joined(pieces)
+            measured, errors, outlook, fit_error = reading.joined(pieces)
             model = await stepped(app.measured_in_steps(self.page.model, measured, errors))
             model = app.with_fitted(model, outlook, fit_error)
             await stepped(app.drawing(model))
@@ -168,10 +168,10 @@ class TracesShell:
 
     @staticmethod
     def unpickling(parts):
-        """The worker's parts unpickled one at a time (`ddpview.transfer`), each dropped once read."""
+        """The worker's parts unpickled one at a time (`ddpview.reading.transfer`), each dropped once read."""
         pieces = []
         for k in range(parts.length):
-            pieces.append(transfer.unpickled(parts[k].to_bytes()))
+            pieces.append(reading.unpickled(parts[k].to_bytes()))
             parts[k] = None
             yield
         return pieces

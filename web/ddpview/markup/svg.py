@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+__all__ = ["AttrValue", "attrs", "data_value", "esc", "num", "output", "svg_figure", "tag", "text"]
+
 AttrValue = str | int | float | bool | None
 
 

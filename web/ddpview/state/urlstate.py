@@ -17,6 +17,7 @@ from ddpcore.base import (
     CLUSTER_SLOWDOWN,
     GPUS,
     JITTER_CV,
+    LANGS,
     LOST_IN,
     MAX_PHASE_MS,
     MODE,
@@ -28,7 +29,23 @@ from ddpcore.base import (
 )
 from ddpcore.model import ClusterConfig, MeasuredTiming, default_straggler
 
-from .i18n import LANGS
+__all__ = [
+    "FIELDS",
+    "FIELD_BY_KEY",
+    "Notice",
+    "PAGE_MAX_GPUS",
+    "PAGE_MAX_SLOWDOWN",
+    "STATES_KEPT",
+    "ViewState",
+    "apply",
+    "decode",
+    "encode",
+    "is_anchor",
+    "positions",
+    "texts",
+    "without_timing",
+]
+
 
 PAGE_MAX_GPUS = 16
 PAGE_MAX_SLOWDOWN = 3.0
@@ -240,7 +257,7 @@ def decode(fragment: str) -> tuple[ViewState, tuple[Notice, ...]]:
 
 
 STATES_KEPT = 64
-"""States whose drawing is kept (`texts` here, the views in ddpview.page): a slider has 21 positions (the
+"""States whose drawing is kept (`texts` here, the views in ddpview.views.page): a slider has 21 positions (the
 slowdown's), and a user drags it back and forth over them, at a setting or two of the other controls."""
 
 

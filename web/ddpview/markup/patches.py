@@ -19,6 +19,8 @@ from itertools import accumulate, compress, repeat
 from operator import ne
 from typing import NamedTuple
 
+__all__ = ["Change", "PAIRS_KEPT", "Patch", "TEXT", "patch", "patch_text"]
+
 Change = tuple[int, str, str, str | None]
 """(element number, its tag, attribute name or "" for its text, the new value or None to remove the attribute): the
 tag lets the page check that the element it found is the one meant (an HTML parser may add elements, e.g. tbody)."""
@@ -128,7 +130,7 @@ neighbouring positions before the drag (ddpview.app.neighbour_patches), and two 
 @lru_cache(maxsize=PAIRS_KEPT)
 def patch_text(old: str, new: str) -> str | None:
     """`patch` as the JSON the page's `ddpcorePatch` reads (boot.js), "" when nothing changes, None when the region
-    must be written whole. Kept: a view shown again is the same markup (ddpview.page keeps the views drawn), so a
+    must be written whole. Kept: a view shown again is the same markup (ddpview.views.page keeps the views drawn), so a
     slider moved back to where it was finds its patch made.
 
     >>> patch_text('<g><rect x="1"></rect></g>', '<g><rect x="2"></rect></g>')

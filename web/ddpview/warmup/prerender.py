@@ -1,4 +1,4 @@
-"""`python -m ddpview.prerender < template.html > index.html`: the page with its default view already drawn.
+"""`python -m ddpview.warmup.prerender < template.html > index.html`: the page with its default view already drawn.
 
 build.py runs it in a child process (with web/ and the repository on PYTHONPATH) so that the build, which runs
 before any venv exists, never has to edit its own import path."""
@@ -8,9 +8,11 @@ from __future__ import annotations
 import sys
 from html.parser import HTMLParser
 
-from . import i18n
-from .page import PRERENDERED_LANG, prerendered
-from .svg import esc
+from .. import i18n
+from ..markup import esc
+from ..views import PRERENDERED_LANG, prerendered
+
+__all__ = ["fill_template", "main"]
 
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
 

@@ -17,12 +17,28 @@ from ddpcore.model import (
     step_metrics,
 )
 
-from . import i18n
-from .cost_view import cost_html, modes_html
-from .ring_view import ring_svg
-from .svg import text
-from .timeline_view import tick_step, timeline_svg
-from .urlstate import PAGE_MAX_SLOWDOWN, STATES_KEPT, Notice, ViewState
+from .. import i18n
+from ..markup import text
+from ..state import PAGE_MAX_SLOWDOWN, STATES_KEPT, Notice, ViewState
+from .cost import cost_html, modes_html
+from .ring import ring_svg
+from .timeline import tick_step, timeline_svg
+
+__all__ = [
+    "Frame",
+    "IN_PLACE",
+    "PATCHED",
+    "PRERENDERED_LANG",
+    "PROGRESS_REGION",
+    "SCREENS_KEPT",
+    "axis_max_ms",
+    "config_of",
+    "notices_html",
+    "prerendered",
+    "regions",
+    "step_regions",
+    "straggler_options",
+]
 
 
 @dataclass(frozen=True)
@@ -81,7 +97,7 @@ def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
     """The Cluster view's markup by element id, for the state's cluster model."""
     from ddpcore.model import SWEEP_MAX, cluster_step
 
-    from .cluster_view import cluster_plot_svg, cluster_values_html, timing_note
+    from .cluster import cluster_plot_svg, cluster_values_html, timing_note
 
     config = state.cluster
     current = cluster_step(config)
@@ -106,7 +122,7 @@ def regions(state: ViewState, frame: Frame, lang: str, kept: bool = True) -> dic
 @lru_cache(maxsize=SCREENS_KEPT)
 def _drawn_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
     """The last views drawn are kept (SCREENS_KEPT): a view shown again is not drawn again, and its markup is the
-    same string as before, which the page's patch of it finds kept too (ddpview.patch.patch_text). The page's first
+    same string as before, which the page's patch of it finds kept too (markup.patches.patch_text). The page's first
     render asks again for the view the build drew into the page, which the memory snapshot holds already drawn
     (build.SNAPSHOT_WARM)."""
     return _view_regions(state, frame, lang)
@@ -137,7 +153,7 @@ def step_regions(state: ViewState, frame: Frame, lang: str) -> dict[str, str]:
 
 IN_PLACE = frozenset({"modes-view", "ring-view", "timeline-view", "cost-view", "exchange-view"})
 """The One step view's regions (those of `step_regions`): the page updates them in place when their shape holds
-(ddpview.patch); no other code changes what is inside them but the playhead's move, which the page accounts for."""
+(markup.patches); no other code changes what is inside them but the playhead's move, which the page accounts for."""
 
 PROGRESS_REGION = "trace-progress"
 """A read's progress list (`app.progress_html`)."""

@@ -6,8 +6,10 @@ import math
 
 from ddpcore.model import StepMetrics
 
-from . import i18n
-from .svg import num, output, svg_figure, tag, text
+from .. import i18n
+from ..markup import num, output, svg_figure, tag, text
+
+__all__ = ["cost_html", "cost_row", "gauge_pair", "metrics_dl", "modes_html", "ms_row", "percent_row"]
 
 
 def ms_row(key: str, testid: str, value: float, lang: str, cls: str = "") -> tuple[str, str, str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = ["H200_PROBE", "UtilProbe"]
+
 
 @dataclass(frozen=True)
 class UtilProbe:

@@ -8,10 +8,12 @@ from collections.abc import Callable
 from ddpcore.analysis import Outlook, bounded
 from ddpcore.base import Message
 
-from . import i18n
-from .cost_view import metrics_dl
-from .svg import esc, tag, text
-from .urlstate import ViewState, apply, encode
+from .. import i18n
+from ..markup import esc, tag, text
+from ..state import ViewState, apply, encode
+from .cost import metrics_dl
+
+__all__ = ["fit_html"]
 
 CHECK_TOLERANCE = 0.10
 """Beyond this relative error at the run's own size, the check is marked: the model does not describe the run."""

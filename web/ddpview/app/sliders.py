@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
-from .urlstate import FIELD_BY_KEY
+from ..state import FIELD_BY_KEY
+
+__all__ = ["N_MAX", "N_MIN", "SLIDER_MAX", "n_from_slider", "slider_from_n"]
 
 N_MIN = int(FIELD_BY_KEY["n"].low)
 N_MAX = int(FIELD_BY_KEY["n"].high)

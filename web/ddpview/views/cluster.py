@@ -6,10 +6,12 @@ import math
 
 from ddpcore.model import SWEEP_MAX, SWEEP_MIN, ClusterResult
 
-from . import i18n
-from .cost_view import metrics_dl, ms_row, percent_row
-from .svg import esc, num, output, svg_figure, tag, text
-from .urlstate import ViewState, encode, without_timing
+from .. import i18n
+from ..markup import esc, num, output, svg_figure, tag, text
+from ..state import ViewState, encode, without_timing
+from .cost import metrics_dl, ms_row, percent_row
+
+__all__ = ["cluster_plot_svg", "cluster_values_html", "timing_note"]
 
 WIDTH, HEIGHT = 900, 400
 LEFT, RIGHT, TOP, BOTTOM = 66, 78, 44, 52

@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING
 from ddpcore.base import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND, Interval, Spans
 from ddpcore.model import PHASES, Bucket, Schedule
 
-from . import i18n
-from .svg import AttrValue, attrs, data_value, esc, num, svg_figure, tag, text
+from .. import i18n
+from ..markup import AttrValue, attrs, data_value, esc, num, svg_figure, tag, text
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
     from ddpcore.analysis import StepSummary
+
+__all__ = ["TimelineGeometry", "tick_step", "timeline_svg", "trace_timeline_drawing"]
 
 WIDTH = 900
 LEFT = 118
@@ -150,7 +152,7 @@ def _legend(lang: str, hatch_id: str, phases: tuple[str, ...] = PHASES, hidden: 
 
 def _unshown(name: str, inner: str = "") -> str:
     """An element drawn in place of one that shows nothing (a wait of 0 ms, the band of a lane that is not a
-    straggler's, an axis tick past the end): a slider's input then keeps the timeline's elements (ddpview.patch) and
+    straggler's, an axis tick past the end): a slider's input then keeps the timeline's elements (markup.patches) and
     changes their attributes, where adding or taking one away would rewrite the whole figure. It has only its tag
     and `display="none"`: no class, phase or test id for a selector or a reader to find."""
     return f'<{name} display="none">{inner}</{name}>'

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from ddpcore.model import Schedule, exchange_end_ms, exchanges_done_at
 
+__all__ = ["Position", "duration_s", "elapsed_for", "playhead_for_exchange", "position"]
+
 SECONDS_PER_MS = 0.09
 COMM_STRETCH = 5.0
 

@@ -8,8 +8,10 @@ from functools import lru_cache
 
 from ddpcore.model import ChunkState, exchange, exchange_count, ring_state, sent_fraction
 
-from . import i18n
-from .svg import data_value, num, svg_figure, tag, text
+from .. import i18n
+from ..markup import data_value, num, svg_figure, tag, text
+
+__all__ = ["ring_svg", "shade"]
 
 SIZE = 600
 CENTER = SIZE / 2

@@ -11,6 +11,8 @@ and what is applied never differ.
 
 from __future__ import annotations
 
+__all__ = ["shown"]
+
 
 def shown(value: float, lang: str) -> str:
     """The applied threshold as the field shows it: the shortest exact decimal, with the language's comma."""

@@ -12,6 +12,20 @@ if TYPE_CHECKING:
 
     from ddpcore.analysis import Measured
 
+__all__ = [
+    "DONE",
+    "FITTED",
+    "ITEMS_PER_PART",
+    "MEASURING",
+    "PART_BYTES",
+    "PROGRESS",
+    "RANKS_PER_PART",
+    "SIZES",
+    "joined",
+    "parts",
+    "unpickled",
+]
+
 SIZES, PROGRESS, MEASURING, DONE, FITTED = "sizes", "progress", "measuring", "done", "fitted"
 """The kinds of message the reading worker posts to the page (its `type`); a message of none of these kinds says
 that the worker failed, and why (`message`)."""

@@ -19,11 +19,23 @@ from ddpcore.base import SUMMED, finished, say
 from ddpcore.ops import dashboard, exposition, rules_file
 from ddpcore.traces import FileError
 
-from . import i18n
-from .cost_view import cost_row, gauge_pair, metrics_dl, ms_row, percent_row
-from .map_view import map_drawing
-from .svg import output, tag, text
-from .timeline_view import trace_timeline_drawing
+from .. import i18n
+from ..markup import output, tag, text
+from .cost import cost_row, gauge_pair, metrics_dl, ms_row, percent_row
+from .rankmap import map_drawing
+from .timeline import trace_timeline_drawing
+
+__all__ = [
+    "LISTED",
+    "ROWS_PER_STEP",
+    "TABLE_ROWS",
+    "TRACE_REGIONS",
+    "ranks_table",
+    "traces_region_items",
+    "traces_regions",
+    "verdict_html",
+    "warning_text",
+]
 
 
 def errors_html(errors: tuple[FileError, ...], lang: str) -> str:

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 from ddpcore.analysis import RankStepMap
 
-from . import i18n
-from .svg import num, svg_figure, tag, text
+from .. import i18n
+from ..markup import num, svg_figure, tag, text
+
+__all__ = ["CELLS_PER_STEP", "map_drawing", "map_svg"]
 
 WIDTH, LEFT, TOP, BOTTOM = 900, 70, 8, 26
 ROW_MAX, HEIGHT_MAX = 18.0, 320.0
