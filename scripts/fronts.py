@@ -1,5 +1,5 @@
 """Write each package's front door (`__init__.py`) from its modules' `__all__`, keeping its docstring: the ddpcore
-layers and the ddpview rooms. Run after a module's public names change (tests/test_layers.py checks that the doors
+layers and the ddpview rooms. Run after a module's public names change (tests/house/test_layers.py checks that the doors
 are current).
 
     python scripts/fronts.py

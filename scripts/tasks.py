@@ -52,7 +52,7 @@ def ensure_chromium() -> str | None:
 
 
 PROMETHEUS_TOOLS = ("prometheus", "promtool")
-"""What the rules' tests run (tests/test_prometheus.py): both come in Debian's `prometheus` package."""
+"""What the rules' tests run (tests/ops/test_alerts.py): both come in Debian's `prometheus` package."""
 
 
 def ensure_prometheus() -> dict[str, str]:

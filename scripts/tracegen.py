@@ -125,13 +125,18 @@ FORWARD_MS, BACKWARD_MS, OPTIMIZER_MS, TRANSFER_MS = 8.0, 12.0, 3.0, 5.0
 """A generated step's parts: about 28 ms from one release to the next, with no straggler."""
 
 
-BIG_RANKS, BIG_STEPS, BIG_PERSISTENT = 4096, 200, 777
+BIG_RANKS, BIG_STEPS, BIG_PERSISTENT, BIG_PROBABILITY, BIG_SEED = 4096, 200, 777, 0.0001, 3
+
+
+def big_run_slowed() -> tuple[list[RankFacts], set[tuple[int, int]]]:
+    """The bench's and the screenshots' cluster-size run: 4,096 ranks x 200 steps, rank 777 persistently 2x late,
+    a transient 3x slowdown with probability 0.0001 per rank-step; and its slowed (step, rank) pairs."""
+    return generated_summaries(BIG_RANKS, BIG_STEPS, (BIG_PERSISTENT,), BIG_PROBABILITY, seed=BIG_SEED)
 
 
 def big_run() -> list[RankFacts]:
-    """The bench's and the screenshots' cluster-size run: 4,096 ranks x 200 steps, rank 777 persistently 2x late,
-    a transient 3x slowdown with probability 0.0001 per rank-step."""
-    return generated_summaries(BIG_RANKS, BIG_STEPS, (BIG_PERSISTENT,), 0.0001, seed=3)[0]
+    """That run's ranks alone (`big_run_slowed`)."""
+    return big_run_slowed()[0]
 
 
 LONG_STEPS = 11_700

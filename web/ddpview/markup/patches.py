@@ -124,7 +124,7 @@ def patch(old: str, new: str) -> Patch | None:
 PAIRS_KEPT = 192
 """Pairs of markups whose patch is kept (`patch_text`): a slider dragged over its 21 positions changes two or three
 regions an input, between the same markups each time it passes; the page makes a setting's 80-odd patches between
-neighbouring positions before the drag (ddpview.app.neighbour_patches), and two settings' are kept."""
+neighbouring positions before the drag (ddpview.warmup.neighbour_patches), and two settings' are kept."""
 
 
 @lru_cache(maxsize=PAIRS_KEPT)

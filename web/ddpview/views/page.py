@@ -156,7 +156,7 @@ IN_PLACE = frozenset({"modes-view", "ring-view", "timeline-view", "cost-view", "
 (markup.patches); no other code changes what is inside them but the playhead's move, which the page accounts for."""
 
 PROGRESS_REGION = "trace-progress"
-"""A read's progress list (`app.progress_html`)."""
+"""A read's progress list (`reading.progress_html`)."""
 PATCHED = IN_PLACE | {PROGRESS_REGION}
 """The regions the page updates in place when their shape holds: the One step view's, and a read's progress, which
 the worker's messages move four times a second: written whole, each message built every bar's `<progress>` again

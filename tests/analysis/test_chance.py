@@ -1,0 +1,265 @@
+"""The verdict in noise: real 4-rank runs with what real jobs do (tests/fixtures/noise, written by tests/make_traces.py
+with each iteration's wall time as the truth), generated runs of 4 to 4,096 ranks with lognormal jitter as large as a
+busy machine's, and the statistics behind them (ddpcore.analysis.chance) against their definitions."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from make_traces import NOISE
+from paths import FIXTURES
+
+from ddpcore.analysis import (
+    ALPHA,
+    Middle,
+    RunTimes,
+    Tail,
+    analyze,
+    fit,
+    floor_of,
+    judge,
+    measure,
+    persistent_needed,
+    quantile,
+    what_if,
+)
+from ddpcore.traces import load
+from scripts.tracegen import generated_summaries
+
+NOISY = FIXTURES / "noise"
+FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
+
+
+def analysed(name: str, pattern: str):
+    loaded = load([(p.name, p.read_bytes()) for p in sorted((NOISY / name).glob(pattern))])
+    assert loaded.errors == ()
+    return analyze(loaded.traces)
+
+
+def truth(name: str) -> dict:
+    return json.loads((NOISY / name / "truth.json").read_text())
+
+
+def walls(name: str, steps: list[int]) -> list[float]:
+    """The median rank's wall time of each of these iterations."""
+    w = truth(name)["step_ms"]
+    return [statistics.median(ranks[s] for ranks in w.values()) for s in steps]
+
+
+def slowed_in(name: str, steps: list[int]) -> set[tuple[int, int]]:
+    return {(s, r) for s, r in truth(name)["slowed"] if s in steps}
+
+
+def late_rank_steps(a) -> set[tuple[int, int]]:
+    return {(s.step, r) for s in a.steps for r in s.late_ranks}
+
+
+# --- real runs ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pattern", FORMATS)
+def test_a_clean_run_and_its_eight_profiled_steps_name_nobody(pattern):
+    a = analysed("clean", pattern)
+    assert a.stragglers == () and a.transient.straggler_steps == 0
+    assert a.straggler_cost_ms == 0 and a.cost_parts_ms.jitter > 0, "jitter costs something, beside the cost"
+    assert len(a.steps) == (8 if "trace" in pattern else 59)
+
+
+@pytest.mark.parametrize("pattern", FORMATS)
+def test_a_straggler_that_moves_is_counted_and_costed(pattern):
+    """Rank step % 4 sleeps 20 ms in its forward: every late rank-step is one the truth slowed, nearly every one the
+    truth slowed is late, nobody is persistent, and the cost is the measured step growth against the clean run."""
+    a = analysed("moving", pattern)
+    steps = [s.step for s in a.steps]
+    slowed = slowed_in("moving", steps)
+    late = late_rank_steps(a)
+    assert a.stragglers == ()
+    assert len(late & slowed) >= 0.95 * len(slowed) and len(late - slowed) <= 1
+    assert a.transient.fraction >= 0.9 and a.transient.cause is not None and a.transient.cause.kind == "forward"
+    growth = statistics.fmean(walls("moving", steps)) - statistics.fmean(walls("clean", steps))
+    assert a.straggler_cost_ms == pytest.approx(growth, rel=0.25)
+    assert a.cost_parts_ms.persistent == 0 and a.cost_parts_ms.transient == pytest.approx(a.straggler_cost_ms)
+
+
+@pytest.mark.parametrize("pattern", FORMATS)
+def test_the_fit_of_a_moving_straggler_agrees_with_the_verdict(pattern):
+    """p near 1/N with an interval that holds it; a slowdown near the one made (20 ms on the clean run's median
+    work); the fit's run without stragglers is the verdict's ideal step."""
+    a = analysed("moving", pattern)
+    run = RunTimes.of_analysis(a)
+    f = fit(run)
+    low, high = f.straggler_prob_interval
+    assert low <= 1 / 4 <= high and f.persistent == 0
+    clean = analysed("clean", pattern)
+    work = statistics.median(w for s in clean.steps if s.columns.from_release for w in s.columns.work_ms)
+    assert f.slowdown == pytest.approx((work + NOISE["moving"].sleep_ms) / work, rel=0.15)
+    assert what_if(run, f).step_ms == pytest.approx(a.ideal_step_ms)
+    read = set(run.step_numbers)
+    assert f.slowed_rank_steps == sum(len(s.late_ranks) for s in a.steps if s.step in read), "the verdict's count"
+
+
+@pytest.mark.parametrize("pattern", FORMATS)
+def test_random_transient_stragglers(pattern):
+    """Each rank-step slept 30 ms with probability 0.1 (a seeded draw): nearly all of those, and no others, are late;
+    their cost is what the slowed steps added to the run's mean step. (The run's machine was busier than the clean
+    run's: its unslowed steps took 36 ms against 31, and a slowed rank-step or two lie close to its floor.)"""
+    a = analysed("random", pattern)
+    steps = [s.step for s in a.steps]
+    slowed = slowed_in("random", steps)
+    late = late_rank_steps(a)
+    assert a.stragglers == ()
+    assert late <= slowed and len(late) >= 0.9 * len(slowed) - 1
+    if len(slowed) >= 10:
+        w = walls("random", steps)
+        hit = {s for s, _ in slowed}
+        usual = statistics.fmean(x for s, x in zip(steps, w) if s not in hit)
+        assert a.straggler_cost_ms == pytest.approx(statistics.fmean(w) - usual, rel=0.25)
+
+
+@pytest.mark.parametrize("pattern", FORMATS)
+def test_two_slow_ranks_each_keep_their_cause(pattern):
+    """Ranks 1 and 3 sleep 15 ms in their forward (a slow node has several slow ranks): both persistent, both
+    `forward`, against the ranks on time; no share over 1."""
+    a = analysed("two_slow", pattern)
+    assert sorted(s.rank for s in a.stragglers) == [1, 3]
+    for s in a.stragglers:
+        assert s.cause is not None and s.cause.kind == "forward" and 0.8 <= s.cause.share <= 1.0
+        assert s.cause.ms == pytest.approx(NOISE["two_slow"].sleep_ms, rel=0.25)
+    assert a.cost_parts_ms.persistent == pytest.approx(a.straggler_cost_ms, rel=0.02)
+
+
+@pytest.mark.parametrize("pattern", FORMATS)
+def test_a_pause_every_fourth_step_is_transient(pattern):
+    """Rank 1 pauses 400 ms every 4th step: 2 of the 8 profiled steps, a quarter of the run. Transient, never
+    persistent, however long the pause; its cost is what the pauses added."""
+    a = analysed("gc", pattern)
+    steps = [s.step for s in a.steps]
+    paused = sorted(s for s, _ in slowed_in("gc", steps))
+    assert a.stragglers == ()
+    assert list(a.transient.step_numbers) == paused and a.transient.ranks == (1,)
+    w = walls("gc", steps)
+    usual = statistics.median(x for s, x in zip(steps, w) if s not in paused)
+    assert a.straggler_cost_ms == pytest.approx(statistics.fmean(w) - usual, rel=0.15)
+
+
+def test_one_rule_for_the_count_the_map_and_the_table():
+    """The transient count, the rank x step map's late cells and each step's late ranks are the same rank-steps."""
+    for name in ("moving", "random", "two_slow", "gc"):
+        a = analysed(name, "*.jsonl.gz")
+        persistent = {s.rank for s in a.stragglers}
+        cells = a.rank_map.late_cells([s.late_ranks for s in a.steps])
+        assert {(a.rank_map.rows[i][0], a.rank_map.steps[j]) for i, j in cells} == {
+            (r, s.step) for s in a.steps for r in s.late_ranks
+        }
+        assert a.transient.straggler_steps == sum(1 for s in a.steps if set(s.late_ranks) - persistent)
+        assert all(r.late_steps == sum(r.rank in s.late_ranks for s in a.steps) for r in a.ranks)
+
+
+# --- generated runs at scale ----------------------------------------------------------------------------------------
+
+CLEAN = [(4, 8, 0.25, 20), (4, 60, 0.25, 10), (64, 200, 0.20, 1), (1024, 100, 0.15, 1), (4096, 30, 0.25, 1)]
+"""Ranks, steps, lognormal jitter's coefficient of variation (a busy machine's), seeds."""
+
+
+@pytest.mark.parametrize(("ranks", "steps", "cv", "seeds"), CLEAN)
+def test_clean_runs_count_no_straggler_at_any_size(ranks, steps, cv, seeds):
+    """The floor grows with N as the latest of N jitter draws does: close to 0 % transient steps, nobody named."""
+    transient = 0
+    for seed in range(seeds):
+        runs, _ = generated_summaries(ranks, steps, (), 0.0, seed=seed, jitter_cv=cv)
+        a = judge(measure(runs))
+        assert a.stragglers == ()
+        transient += a.transient.straggler_steps
+    assert transient <= max(1, 0.01 * steps * seeds)
+
+
+@pytest.mark.parametrize(("ranks", "steps", "cv", "p"), [(64, 200, 0.05, 0.02), (1024, 60, 0.05, 0.005)])
+def test_generated_transient_stragglers_are_counted_and_fitted(ranks, steps, cv, p):
+    """A 3x slowdown with probability p per rank-step and one rank 2x slow: the slow rank named, the slowed rank-steps
+    found, and the fit's p and s hold the truth."""
+    runs, slowed = generated_summaries(ranks, steps, (ranks // 3,), p, seed=5, jitter_cv=cv)
+    a = judge(measure(runs))
+    assert [s.rank for s in a.stragglers] == [ranks // 3]
+    others = {(n, r) for n, r in slowed if r != ranks // 3}
+    late = late_rank_steps(a) - {(s.step, ranks // 3) for s in a.steps}
+    assert len(late & others) >= 0.95 * len(others) and len(late - others) <= 0.01 * len(others) + 1
+    f = fit(RunTimes.of_analysis(a))
+    low, high = f.straggler_prob_interval
+    assert low <= p <= high
+    assert f.slowdown == pytest.approx(3.0, rel=0.1) and f.persistent_ranks == (ranks // 3,)
+
+
+def test_a_clean_eight_step_window_of_four_ranks_names_nobody_whatever_the_seed():
+    named = 0
+    for seed in range(40):
+        runs, _ = generated_summaries(4, 8, (), 0.0, seed=100 + seed, jitter_cv=0.25)
+        named += bool(judge(measure(runs)).stragglers)
+    assert named == 0
+
+
+def test_a_persistent_straggler_is_named_after_the_steps_the_test_needs():
+    """A rank late in every step is named once its count passes chance (docs/traces.md gives the table)."""
+    runs, _ = generated_summaries(4, 8, (2,), 0.0, seed=1, jitter_cv=0.05)
+    a = judge(measure(runs))
+    assert [s.rank for s in a.stragglers] == [2] and a.noise.persistent_needed <= 7
+    two, _ = generated_summaries(2, 6, (1,), 0.0, seed=1, jitter_cv=0.05)
+    assert [s.rank for s in judge(measure(two)).stragglers] == [1], "with two ranks, told over time"
+
+
+# --- the statistics -------------------------------------------------------------------------------------------------
+
+
+def binomial_tail(n: int, p: float, k: int) -> float:
+    return math.fsum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1))
+
+
+@given(st.integers(2, 300), st.integers(2, 5000), st.floats(0.0, 0.9))
+@settings(max_examples=200, deadline=None)
+def test_persistent_needed_is_the_smallest_count_past_chance(steps, ranks, chance):
+    needed = persistent_needed(steps, ranks, chance)
+    majority = max(2, steps // 2 + 1)
+    assert needed >= majority
+    if needed > majority and needed <= steps:
+        assert binomial_tail(steps, chance, needed) <= ALPHA / ranks * (1 + 1e-9)
+        assert binomial_tail(steps, chance, needed - 1) > ALPHA / ranks * (1 - 1e-9)
+
+
+@given(st.lists(st.floats(-1e3, 1e3), min_size=3, max_size=200), st.data())
+@settings(max_examples=200, deadline=None)
+def test_the_middle_gives_the_median_without_a_few(column, data):
+    removed = data.draw(st.lists(st.integers(0, len(column) - 1), unique=True, max_size=min(16, len(column) - 1)))
+    found = Middle.of(column).median_without([column[i] for i in removed])
+    kept = [v for i, v in enumerate(column) if i not in set(removed)]
+    assert found == pytest.approx(statistics.median(kept))
+
+
+@given(st.floats(-50, 50), st.floats(0.1, 20), st.floats(0.1, 60), st.floats(0.001, 0.999))
+@settings(max_examples=200, deadline=None)
+def test_a_tail_quantile_and_survival_agree(median, low, high, p):
+    tail = Tail(median, low, high)
+    assert tail.survival(tail.quantile(p)) == pytest.approx(1 - p, abs=1e-9)
+    assert tail.quantile(0.1) == pytest.approx(median - low) and tail.quantile(0.5) == pytest.approx(median)
+    assert tail.quantile(0.9) == pytest.approx(median + max(high, low) if high > low else median + low)
+
+
+def test_the_floor_grows_with_the_number_of_ranks_and_a_lognormal_sample_holds_it():
+    """Fitted through three quantiles of a large lognormal sample, the tail's floor is the lognormal's own quantile,
+    far past where the sample has values; a normal's lower side would put it much lower."""
+    from statistics import NormalDist
+
+    import numpy as np
+
+    sample = np.sort(np.random.default_rng(0).lognormal(0.0, 0.25, 400_000) - 1.0)
+    tail = Tail.of(sample.tolist())
+    floors = [floor_of(tail, n) for n in (4, 64, 1024, 100_000)]
+    assert floors == sorted(floors)
+    for n, f in zip((4, 64, 1024, 100_000), floors):
+        exact = math.expm1(0.25 * NormalDist().inv_cdf(1 - ALPHA / n))
+        assert f == pytest.approx(exact, rel=0.03)
+        assert floor_of(Tail.of(sample.tolist(), skewed=False), n) < 0.8 * exact
+    assert quantile(sample.tolist(), 0.5) == pytest.approx(float(np.median(sample)))

@@ -1,0 +1,89 @@
+"""The verdict's rules on synthetic runs where the answer is known: who is late, persistent or not, the cost."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ddpcore.analysis import analyze, medians_of_others
+from ddpcore.traces import load
+
+STEP_S = 0.1
+
+
+def run(arrivals: list[list[float]]) -> list[tuple[str, bytes]]:
+    """JSONL files, one per rank, from each step's arrival (s from the step's start) per rank; every rank leaves the
+    AllReduce at 80 % of a 100 ms step, as a barrier makes them. Steps are numbered from 1 (no warm-up step)."""
+    out = []
+    for rank in range(len(arrivals[0])):
+        rows = []
+        for n, row in enumerate(arrivals, start=1):
+            t = n * STEP_S
+            a = row[rank]
+            rows += [
+                {"rank": rank, "step": n, "phase": "forward", "start": t, "end": t + a / 2},
+                {"rank": rank, "step": n, "phase": "backward", "start": t + a / 2, "end": t + a + 0.001},
+                {"rank": rank, "step": n, "phase": "allreduce", "start": t + a, "end": t + 0.08},
+                {"rank": rank, "step": n, "phase": "optimizer", "start": t + 0.08, "end": t + STEP_S},
+            ]
+        out.append((f"rank{rank}.jsonl", "\n".join(json.dumps(r) for r in rows).encode()))
+    return out
+
+
+def test_two_ranks_the_cost_is_the_whole_gap():
+    a = analyze(load(run([[0.02, 0.05]] * 5)).traces)
+    assert [s.rank for s in a.stragglers] == [1]
+    assert a.stragglers[0].median_cost_ms == pytest.approx(30.0)
+    assert a.straggler_cost_ms == pytest.approx(30.0)
+    assert a.stragglers[0].median_gap == pytest.approx(0.3)
+
+
+def test_a_consistently_late_rank_is_named_though_never_the_latest():
+    """At scale a 1.3x rank is rarely the very latest (transients are), yet it sets the pace of most steps."""
+    rng = random.Random(7)
+    steps = []
+    for n in range(40):
+        row = [0.03 + rng.gauss(0, 0.0005) for _ in range(16)]
+        row[5] = 0.045
+        row[n % 16 if n % 16 != 5 else 0] = 0.07
+        steps.append(row)
+    a = analyze(load(run(steps)).traces)
+    assert all(s.slowest_rank != 5 for s in a.steps)
+    assert [s.rank for s in a.stragglers] == [5]
+    assert a.transient.fraction == 1.0 and 5 not in a.transient.ranks
+
+
+def test_late_in_half_the_steps_is_not_persistent():
+    steps = [[0.03, 0.03, 0.03, 0.06] if n % 2 else [0.03] * 4 for n in range(6)]
+    a = analyze(load(run(steps)).traces)
+    assert a.stragglers == ()
+    assert a.transient.straggler_steps == 3 and a.transient.ranks == (3,)
+
+
+def test_threshold_decides_what_is_late():
+    steps = [[0.03, 0.03, 0.03, 0.038]] * 4
+    assert analyze(load(run(steps)).traces, threshold=0.1).stragglers == ()
+    assert [s.rank for s in analyze(load(run(steps)).traces, threshold=0.05).stragglers] == [3]
+
+
+def test_several_persistent_stragglers_worst_first():
+    a = analyze(load(run([[0.03, 0.05, 0.03, 0.07, 0.03]] * 4)).traces)
+    assert [s.rank for s in a.stragglers] == [3, 1]
+
+
+def test_phases_never_add_up_to_more_than_the_step():
+    a = analyze(load(run([[0.03, 0.05, 0.04]] * 3)).traces)
+    for s in a.steps:
+        for x in s.drawn:
+            assert sum(v for k, v in x.phases_ms.items() if k != "idle") <= x.period_ms + 1e-9
+
+
+@given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=40))
+def test_medians_of_others_against_the_definition(values):
+    expected = [statistics.median(values[:i] + values[i + 1 :]) for i in range(len(values))]
+    assert medians_of_others(values) == pytest.approx(expected)

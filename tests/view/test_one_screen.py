@@ -1,0 +1,109 @@
+"""One screen, one answer, on the page: the fit panel says what the verdict says, each concept has one name, the cluster
+slider moves by the keyboard, before traces the view shows what will appear."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from ddpview import app
+from ddpview.app import slider_from_n
+from ddpview.i18n import TEXT
+from ddpview.views import cluster_plot_svg, fit_html
+from paths import FIXTURES, WEB
+
+from ddpcore.analysis import RunTimes, bounded, judge, measure_loaded, outlook
+from ddpcore.base import LANGS
+from ddpcore.cli import main
+from ddpcore.traces import load
+
+NOISY = FIXTURES / "noise"
+
+
+def files(folder: Path, pattern: str) -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for p in sorted(folder.glob(pattern))]
+
+
+def analysed(folder: Path, pattern: str):
+    loaded = load(files(folder, pattern))
+    measured, errors = measure_loaded(loaded)
+    assert measured is not None and errors == ()
+    return judge(measured)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_run_without_straggler_cost_has_nothing_to_gain(lang):
+    a = analysed(NOISY / "clean", "*.pt.trace.json.gz")
+    seen = outlook(RunTimes.of_analysis(a), a.threshold)
+    panel = fit_html(app.initial("view=traces", lang, False).state, seen, "", False, lang)
+    whatif = re.search(r'data-testid="fit-whatif"[^>]*>([^<]+)<', panel).group(1)
+    assert ("Nothing to gain" if lang == "en" else "Rien à gagner") in whatif
+    assert "instead of" not in whatif and "au lieu de" not in whatif
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_fitted_value_past_the_models_range_says_what_is_used(lang, capsys):
+    """A 400 ms pause makes its rank-steps 30x slower; the model goes up to 10x: the panel says so where the value
+    is, and the command line too."""
+    a = analysed(NOISY / "gc", "*.pt.trace.json.gz")
+    seen = outlook(RunTimes.of_analysis(a), a.threshold)
+    assert seen.fit.slowdown > 20 and bounded(seen.fit) == {"slowdown": 10.0}
+    panel = fit_html(app.initial("view=traces", lang, False).state, seen, "", False, lang)
+    figure = panel.split('data-testid="fit-s"')[1].split("</output>")[0]
+    assert "10×" in figure and ("goes up to 10×" in figure or "jusqu&#x27;à 10×" in figure)
+    paths = [str(p) for p in sorted((NOISY / "gc").glob("*.pt.trace.json.gz"))]
+    assert main(["analyze", *paths, "--fit"]) == 0
+    assert "the model goes up to 10 for slowdown" in capsys.readouterr().out
+
+
+def test_the_cluster_slider_always_moves_by_the_keyboard():
+    n = 2
+    seen = [n]
+    for _ in range(12):
+        n = int(app.control_text(app.LOG_SCALE, str(slider_from_n(n) + 1), False, False, n))
+        seen.append(n)
+    assert seen == sorted(set(seen)) and seen[-1] >= 12, "ArrowRight from N = 2 goes up, a GPU at a time"
+    for _ in range(20):
+        n = int(app.control_text(app.LOG_SCALE, str(slider_from_n(n) - 1), False, False, n))
+    assert n == 2
+
+
+def test_a_cluster_smaller_than_the_sweep_is_marked_where_it_is():
+    from ddpcore.model import ClusterConfig, cluster_step, cluster_sweeps
+
+    svg = cluster_plot_svg(cluster_sweeps(ClusterConfig(gpus=8)), cluster_step(ClusterConfig(gpus=2)), "ring", "en")
+    marker = float(re.search(r'data-testid="cluster-marker".*?x1="([\d.]+)"', svg).group(1))
+    ticks = {label: float(x) for x, label in re.findall(r'<text x="([\d.]+)"[^>]*class="tick">([^<]+)<', svg)}
+    assert marker == ticks["2"] < ticks["10"], "N = 2 is drawn at 2 on an axis that reaches it, not on 8"
+
+
+def test_before_traces_the_view_shows_the_drop_zone_and_one_line():
+    empty = app.screen(app.initial("view=traces", "en", False))
+    for part in app.TRACES_FOUND:
+        assert empty.flags[part]["hidden"], part
+    assert not empty.flags["traces-empty"]["hidden"]
+    m = app.with_measured(
+        app.initial("view=traces", "en", False), *measure_loaded(load(files(FIXTURES / "ddp4", "*.jsonl.gz")))
+    )
+    found = app.screen(m)
+    assert not any(found.flags[part]["hidden"] for part in app.TRACES_FOUND) and found.flags["traces-empty"]["hidden"]
+
+
+def test_each_concept_has_one_name_in_each_language():
+    french = " ".join(v["fr"] for v in TEXT.values() if "fr" in v)
+    assert "transitoire" not in french, "a transient straggler is a retardataire passager, everywhere"
+    assert "part en {part}" not in french and "part en entre" not in french
+    assert TEXT["fit.evidence"]["fr"].format(k=1, n=28) == "1 sur 28 pas-rangs"
+    for key, words in TEXT.items():
+        if "transient" in words.get("en", "").lower() and "fr" in words:
+            assert "passag" in words["fr"] or "transitoire" not in words["fr"], key
+
+
+def test_the_h200_measurement_is_said_once_and_the_simplifications_only_under_one_step():
+    html = (WEB / "index.html").read_text()
+    step = html.split('id="panel-step"')[1].split('id="panel-cluster"')[0]
+    assert 'data-i18n="simplifies.body"' in step and html.count('data-i18n="simplifies.body"') == 1
+    from ddpview.i18n import H200_EN
+
+    assert H200_EN not in TEXT["measure.body"]["en"] and H200_EN in TEXT["cost.h200"]["en"]
