@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ddpcore.traces import simulated_run
+
 if TYPE_CHECKING:
     from ddpcore.traces import RankFacts
 
@@ -45,93 +47,13 @@ def gpu_pair() -> list[tuple[str, bytes]]:
     return [("gpu_rank0.pt.trace.json", raw), ("gpu_rank1.pt.trace.json", json.dumps(twin).encode())]
 
 
-def generated_summaries(
-    ranks: int,
-    steps: int,
-    persistent: tuple[int, ...] = (),
-    p: float = 0.0,
-    seed: int = 0,
-    jitter_cv: float = 0.02,
-    slowdown: float = 3.0,
-) -> tuple[list[RankFacts], set[tuple[int, int]]]:
-    """A run of `ranks` x `steps` as summaries: lognormal jitter of coefficient of variation `jitter_cv` on each
-    rank-step's forward and backward, the `persistent` ranks 2x slower, a `slowdown` with probability p per
-    rank-step; and the (step, rank) pairs slowed by chance.
-
-    Steps keep to what a barrier does: each rank starts its step after the previous release and its optimizer,
-    works, is ready, and every rank is released TRANSFER_MS after the last one is ready; so a slowed rank makes
-    the others wait, and nobody works past the release."""
-    import math
-    import random
-
-    from ddpcore.base import CAUSES, SUMMED
-    from ddpcore.traces import RankFacts, StepFacts
-
-    rng = random.Random(seed)
-    sigma = math.sqrt(math.log1p(jitter_cv * jitter_cv))
-    slowed = {(n, r) for n in range(1, steps + 1) for r in range(ranks) if rng.random() < p}
-    factors = [
-        [
-            rng.lognormvariate(0.0, sigma) * (2.0 if r in persistent else 1.0) * (slowdown if (n, r) in slowed else 1.0)
-            for r in range(ranks)
-        ]
-        for n in range(1, steps + 1)
-    ]
-    rows: list[list[StepFacts]] = [[] for _ in range(ranks)]
-    release = 0.0
-    for n, row in enumerate(factors, start=1):
-        forward = [FORWARD_MS * f for f in row]
-        backward = [BACKWARD_MS * f for f in row]
-        start = release + OPTIMIZER_MS
-        ready = [start + a + b for a, b in zip(forward, backward)]
-        following = max(ready) + TRANSFER_MS
-        for r in range(ranks):
-            wait = following - ready[r]
-            phases = dict.fromkeys(SUMMED, 0.0) | {
-                "forward": forward[r],
-                "backward": backward[r],
-                "allreduce": wait,
-                "optimizer": OPTIMIZER_MS,
-            }
-            parts = dict.fromkeys(CAUSES, 0.0) | {
-                "forward": forward[r],
-                "backward": backward[r],
-                "optimizer": OPTIMIZER_MS,
-            }
-            rows[r].append(
-                StepFacts(
-                    step=n,
-                    start_ms=start,
-                    length_ms=following + OPTIMIZER_MS - start,
-                    period_ms=following - release,
-                    followed=True,
-                    arrival_ms=forward[r] + 0.1 * backward[r],
-                    compute_ms=ready[r] - start,
-                    anchor_ms=following - start,
-                    phases_ms=phases,
-                    device=None,
-                    comm_free_ms=forward[r] + 0.1 * backward[r],
-                    released=True,
-                    from_release=n > 1,
-                    work_ms=ready[r] - release,
-                    parts_ms=parts,
-                )
-            )
-        release = following
-    return [RankFacts(r, f"rank{r}", ranks, tuple(rows[r])) for r in range(ranks)], slowed
-
-
-FORWARD_MS, BACKWARD_MS, OPTIMIZER_MS, TRANSFER_MS = 8.0, 12.0, 3.0, 5.0
-"""A generated step's parts: about 28 ms from one release to the next, with no straggler."""
-
-
 BIG_RANKS, BIG_STEPS, BIG_PERSISTENT, BIG_PROBABILITY, BIG_SEED = 4096, 200, 777, 0.0001, 3
 
 
 def big_run_slowed() -> tuple[list[RankFacts], set[tuple[int, int]]]:
     """The bench's and the screenshots' cluster-size run: 4,096 ranks x 200 steps, rank 777 persistently 2x late,
     a transient 3x slowdown with probability 0.0001 per rank-step; and its slowed (step, rank) pairs."""
-    return generated_summaries(BIG_RANKS, BIG_STEPS, (BIG_PERSISTENT,), BIG_PROBABILITY, seed=BIG_SEED)
+    return simulated_run(BIG_RANKS, BIG_STEPS, (BIG_PERSISTENT,), BIG_PROBABILITY, seed=BIG_SEED)
 
 
 def big_run() -> list[RankFacts]:

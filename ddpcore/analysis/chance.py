@@ -132,13 +132,26 @@ class Tail:
 
 def floor_of(tail: Tail, ranks: int, alpha: float = ALPHA) -> float:
     """The deviation beyond which a rank-step is late beyond chance: the latest of `ranks` on-time ranks passes it
-    with probability `alpha` in a step (each with alpha / ranks: a bound that holds whatever their dependence)."""
+    with probability `alpha` in a step (each with alpha / ranks: a bound that holds whatever their dependence).
+
+    >>> tail = Tail(0.0, 1.2816, 1.2816)
+    >>> round(floor_of(tail, 8), 2), round(floor_of(tail, 4096), 2)
+    (3.66, 5.03)
+    """
     return tail.quantile(1.0 - alpha / max(1, ranks))
 
 
 def bulk_tail(ordered: Sequence[float], ranks: int) -> tuple[Tail, float]:
     """The chance distribution of the deviations (sorted) and its floor: fitted on the lower side first, then again
-    on the deviations within that first floor (the on-time rank-steps)."""
+    on the deviations within that first floor (the on-time rank-steps).
+
+    >>> import random
+    >>> rng = random.Random(0)
+    >>> ordered = sorted(rng.gauss(0.0, 1.0) for _ in range(2000))
+    >>> tail, spread = bulk_tail(ordered, 8)
+    >>> round(tail.quantile(0.9), 1), round(spread, 1)
+    (1.3, 4.0)
+    """
     first = floor_of(Tail.of(ordered, skewed=False), ranks)
     kept = ordered[: _count_upto(ordered, first)]
     tail = Tail.of(kept)
@@ -230,7 +243,13 @@ class Beyond:
 def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
     """Which rank-steps did more work than chance allows (module docstring), from each step's work (entry i of a
     step is rank i). A work that is not a positive number (a rank ready before the previous release: a clock that
-    jumped) is no measure of chance, and is left out of it."""
+    jumped) is no measure of chance, and is left out of it.
+
+    >>> work = [[20.0, 20.4, 19.8, 20.1]] * 20 + [[20.0, 20.4, 19.8, 45.0]]
+    >>> beyond = beyond_chance(work)
+    >>> [(n, late) for n, late in enumerate(beyond.entries) if late]
+    [(20, (3,))]
+    """
     by_step = deviations(work)
     pooled = array("d")
     for row, done in zip(by_step, work):
@@ -242,7 +261,14 @@ def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
 
 def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float]) -> Tail:
     """The chance distribution of an on-time rank-step's cost (each step's costs, entry i is rank i), its rank's
-    usual cost (`usual`) taken out: what the threshold is weighed with."""
+    usual cost (`usual`) taken out: what the threshold is weighed with.
+
+    >>> work = [[20.0, 20.4, 19.8, 20.1]] * 20 + [[20.0, 20.4, 19.8, 45.0]]
+    >>> beyond = beyond_chance(work)
+    >>> tail = cost_tail([[max(w) - v for v in w] for w in work], beyond, [0.0] * 4)
+    >>> round(tail.quantile(0.5), 2)
+    0.4
+    """
     values = array("d")
     for row, late in zip(cost, beyond.entries):
         gone = set(late)
@@ -251,7 +277,12 @@ def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[f
 
 
 def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:
-    """The ranks over the threshold in enough steps (`persistent_needed`), from how many steps each was over it."""
+    """The ranks over the threshold in enough steps (`persistent_needed`), from how many steps each was over it.
+
+    >>> from collections import Counter
+    >>> persistent_ranks(Counter({3: 30, 5: 2}), steps=30, ranks=8, chance=0.01)
+    {3}
+    """
     needed = persistent_needed(steps, ranks, chance)
     return {r for r, n in over.items() if n >= needed}
 

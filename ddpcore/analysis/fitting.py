@@ -252,7 +252,13 @@ class Fit:
 
 def caveat_message(code: str, values: Mapping[str, object]) -> Message:
     """A caveat of the fit as said, from its code and the run's values (as `analyze --fit --json` writes them),
-    the fit's own limits added."""
+    the fit's own limits added.
+
+    >>> caveat_message("few_slowed", {}).text()
+    'fewer than 5 slowed rank-steps: the transient slowdown rests on very few'
+    >>> caveat_message("unmeasured", {"count": 2, "rank": 3, "step": 12}).text("fr")
+    "2 pas-rang(s) laissé(s) de côté, leur travail n'étant pas un nombre positif (premier : rang 3, pas 12)"
+    """
     known = {**values, "min_slowed": MIN_SLOWED}
     return Message.of(f"fit.caveat_{code}", **{k: known[k] for k in placeholders(f"fit.caveat_{code}")})
 
@@ -330,7 +336,16 @@ def _resampled(
 
 
 def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RESAMPLES, seed: int = SEED) -> Fit:
-    """The straggler parameters of the run (module docstring); `resamples` 0 leaves the bootstrap intervals out."""
+    """The straggler parameters of the run (module docstring); `resamples` 0 leaves the bootstrap intervals out.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> f = fit(RunTimes.of_analysis(a), a.threshold)
+    >>> f.persistent_ranks, f.slowed_rank_steps, round(f.straggler_prob, 3)
+    ((3,), 7, 0.03)
+    """
     THRESHOLD.check(threshold)
     steps, gpus = len(run.compute_ms), len(run.ranks)
     if gpus < 2 or steps < 2:
@@ -407,7 +422,17 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
 def what_if(run: RunTimes, fitted: Fit) -> WhatIf:
     """Each step re-timed without its stragglers: from an analysis, its own what-if (`verdict`); for a run known by
     its compute alone, each step shortened by its worst straggler's lateness over the median of the others, the
-    stragglers being the persistent ranks and the transient rank-steps the fit found."""
+    stragglers being the persistent ranks and the transient rank-steps the fit found.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> run = RunTimes.of_analysis(a)
+    >>> w = what_if(run, fit(run, a.threshold))
+    >>> round(w.measured_step_ms, 1), round(w.step_ms, 1)
+    (57.5, 28.6)
+    """
     measured = statistics.fmean(run.period_ms)
     if run.verdict is not None:
         measured, step = run.verdict.step_ms, run.verdict.ideal_step_ms
@@ -431,7 +456,16 @@ def _bounded(param_low: float, param_high: float, value: float) -> float:
 
 
 def model_values(fitted: Fit) -> dict[str, tuple[float, float]]:
-    """The fitted values the cluster model takes, each kept within the model's range: (fitted, used) by name."""
+    """The fitted values the cluster model takes, each kept within the model's range: (fitted, used) by name.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> values = model_values(fit(RunTimes.of_analysis(a), a.threshold))
+    >>> sorted(values)
+    ['jitter_cv', 'persistent_slowdown', 'slowdown']
+    """
     return {
         "jitter_cv": (fitted.jitter_cv, _bounded(JITTER_CV.low, JITTER_CV.high, fitted.jitter_cv)),
         "slowdown": (fitted.slowdown, _bounded(CLUSTER_SLOWDOWN.low, CLUSTER_SLOWDOWN.high, fitted.slowdown)),
@@ -444,12 +478,29 @@ def model_values(fitted: Fit) -> dict[str, tuple[float, float]]:
 
 def bounded(fitted: Fit) -> dict[str, float]:
     """The fitted values the model cannot take as they are, by name, with the value it uses instead (its range's
-    end): the panel says so beside them, and the rows at scale and the Cluster view's link use that."""
+    end): the panel says so beside them, and the rows at scale and the Cluster view's link use that.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> bounded(fit(RunTimes.of_analysis(a), a.threshold))
+    {}
+    """
     return {name: used for name, (value, used) in model_values(fitted).items() if used != value}
 
 
 def cluster_config(fitted: Fit, gpus: int | None = None) -> ClusterConfig:
-    """The cluster model with the fitted parameters (each kept within the model's range) and the run's timing."""
+    """The cluster model with the fitted parameters (each kept within the model's range) and the run's timing.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> config = cluster_config(fit(RunTimes.of_analysis(a), a.threshold), gpus=1024)
+    >>> config.gpus, config.persistent, round(config.persistent_slowdown, 1)
+    (1024, 1, 1.9)
+    """
     used = {name: u for name, (_, u) in model_values(fitted).items()}
     return ClusterConfig(
         gpus=fitted.gpus if gpus is None else gpus,
@@ -465,7 +516,16 @@ def cluster_config(fitted: Fit, gpus: int | None = None) -> ClusterConfig:
 def measured_row(figures: RunFigures, fitted: Fit) -> ClusterResult:
     """The run at its own size as its verdict measured it, in the rows at scale: its mean, median and 99th
     percentile step, its what-if's efficiency and the GPU-hours that loses a day, the share of steps with a late
-    rank."""
+    rank.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> row = measured_row(RunFigures.of_analysis(a), fit(RunTimes.of_analysis(a), a.threshold))
+    >>> row.gpus, round(row.expected_step_ms, 1)
+    (8, 57.5)
+    """
     efficiency = figures.ideal_step_ms / figures.step_ms if figures.step_ms > 0 else 1.0
     return ClusterResult(
         gpus=fitted.gpus,
@@ -482,14 +542,31 @@ def measured_row(figures: RunFigures, fitted: Fit) -> ClusterResult:
 
 
 def predicted(fitted: Fit, own: ClusterResult | None = None) -> Prediction:
-    """The model's expected step at the run's size (`own`, when already computed), against the measured mean step."""
+    """The model's expected step at the run's size (`own`, when already computed), against the measured mean step.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> p = predicted(fit(RunTimes.of_analysis(a), a.threshold))
+    >>> p.gpus, round(p.expected_step_ms, 1), round(p.measured_step_ms, 1)
+    (8, 54.0, 57.5)
+    """
     expected = (own or cluster_step(cluster_config(fitted))).expected_step_ms
     return Prediction(fitted.gpus, expected, fitted.measured_step_ms, expected / fitted.measured_step_ms - 1)
 
 
 def at_scale(fitted: Fit, sizes: Sequence[int] = SCALE_SIZES) -> list[ClusterResult]:
     """The fitted model at the run's own size and at each of `sizes` (the same number of persistently slow ranks:
-    one bad GPU is enough to hold back a job of any size). The slowest rank's distribution is built once."""
+    one bad GPU is enough to hold back a job of any size). The slowest rank's distribution is built once.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> [r.gpus for r in at_scale(fit(RunTimes.of_analysis(a), a.threshold))]
+    [8, 1000, 10000, 100000]
+    """
     config = cluster_config(fitted)
     model = slowest_rank(config)
     return [cluster_step(replace(config, gpus=n), model) for n in (fitted.gpus, *sizes) if n >= fitted.persistent]
@@ -507,7 +584,15 @@ class Outlook:
 
 
 def outlook_or_why(analysis: Analysis) -> Outlook | FitError:
-    """The outlook of an analysis at its own threshold, or the FitError saying why there is none."""
+    """The outlook of an analysis at its own threshold, or the FitError saying why there is none.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> type(outlook_or_why(a)).__name__
+    'Outlook'
+    """
     try:
         return outlook(RunTimes.of_analysis(analysis), analysis.threshold)
     except FitError as exc:
@@ -515,14 +600,32 @@ def outlook_or_why(analysis: Analysis) -> Outlook | FitError:
 
 
 def outlook_of(analysis: Analysis) -> tuple[Outlook | None, Message | None]:
-    """`outlook_or_why` as the page keeps it: the outlook, or None and why there is none (said in its language)."""
+    """`outlook_or_why` as the page keeps it: the outlook, or None and why there is none (said in its language).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> seen, error = outlook_of(a)
+    >>> seen.fit.persistent_ranks, error
+    ((3,), None)
+    """
     seen = outlook_or_why(analysis)
     return (None, seen.message) if isinstance(seen, FitError) else (seen, None)
 
 
 def outlook(run: RunTimes, threshold: float = THRESHOLD.default) -> Outlook:
     """The fit and everything derived from it, for the command line and the page alike. From an analysis, the row at
-    the run's own size is the run as its verdict measured it; the model's own figure there is the check."""
+    the run's own size is the run as its verdict measured it; the model's own figure there is the check.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> seen = outlook(RunTimes.of_analysis(a), a.threshold)
+    >>> [r.gpus for r in seen.scale], round(seen.whatif.step_ms, 1)
+    ([8, 1000, 10000, 100000], 28.6)
+    """
     fitted = fit(run, threshold)
     scale = tuple(at_scale(fitted))
     check = predicted(fitted, scale[0])

@@ -246,7 +246,11 @@ class Measured:
 
 def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
     """The entries a step's lanes show: every rank up to DRAWN_ALL, else the DRAWN_LATEST latest (the largest
-    costs) and the median one, in rank order."""
+    costs) and the median one, in rank order.
+
+    >>> drawn_entries([0.0, 12.5, 3.0, 40.0])
+    [0, 1, 2, 3]
+    """
     if len(cost_ms) <= DRAWN_ALL:
         return list(range(len(cost_ms)))
     by_cost = sorted(range(len(cost_ms)), key=cost_ms.__getitem__)
@@ -450,7 +454,14 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
 
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
-    columns: a step's ranks are arrays, and only the ranks drawn get an object."""
+    columns: a step's ranks are arrays, and only the ranks drawn get an object.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> m = measure(ranks)
+    >>> len(m.ranks), len(m.steps)
+    (8, 30)
+    """
     if len(ranks) < 2:
         raise AnalysisError("run.two_ranks")
     tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
@@ -533,7 +544,14 @@ RUN = "—"
 def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
     RUN): the command line and the page both read a run this way. Files of another run than the largest one
-    (`runs`) are left out, a line each naming the run kept; when two runs are as large, none is analysed."""
+    (`runs`) are left out, a line each naming the run kept; when two runs are as large, none is analysed.
+
+    >>> from ddpcore.traces import Loaded, simulated_run
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> m, errors = measure_loaded(Loaded(tuple(ranks), ()))
+    >>> len(m.ranks), errors
+    (8, ())
+    """
     try:
         tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
         if len(tables) < 2:

@@ -54,7 +54,16 @@ def rank_step_map(steps: Sequence[StepSummary], max_rows: int = MAX_ROWS) -> Ran
     The threshold does not change it: `measure` makes it once, and only the colouring of late cells depends on it.
 
     A step holds its ranks' gaps as one array in rank order, and rows are runs of consecutive ranks, so a cell is
-    one `max` over a slice rather than a comparison per rank-step in Python."""
+    one `max` over a slice rather than a comparison per rank-step in Python.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> m = rank_step_map(a.steps, max_rows=4)
+    >>> m.rows
+    ((0, 1), (2, 3), (4, 5), (6, 7))
+    """
     ranks = list(steps[0].columns.ranks)
     rows = bins_of(ranks, max_rows)
     bounds = []

@@ -70,7 +70,13 @@ class Releases:
 
 def drift(a: Releases, b: Releases) -> float | None:
     """The interquartile range of the offset between two ranks' releases over their common steps, as a share of the
-    first one's median step (None without a common step)."""
+    first one's median step (None without a common step).
+
+    >>> a = Releases((1, 2, 3, 4), (10.0, 40.0, 70.0, 100.0), 30.0)
+    >>> b = Releases((1, 2, 3, 4), (12.0, 42.0, 72.5, 102.0), 30.0)
+    >>> round(drift(a, b), 4)
+    0.0042
+    """
     if a.steps == b.steps:
         offsets = sorted(map(sub, a.at_ms, b.at_ms))
     else:
@@ -96,7 +102,11 @@ def references(n: int) -> list[int]:
 
 def bound_of(drifts: dict[tuple[int, int], float | None], n: int) -> float:
     """The drift two ranks of one run stay within (module docstring), from the drifts measured among the
-    references."""
+    references.
+
+    >>> bound_of({(1, 0): 0.001, (2, 0): 0.002, (2, 1): 0.001}, 3)
+    0.05
+    """
     nearest: dict[int, float] = {}
     for (i, j), d in drifts.items():
         if d is not None:
@@ -151,7 +161,14 @@ def runs_of(tables: Sequence[RankColumns]) -> Runs:
     """The ranks split into the runs they belong to; the largest run kept when it is the only one that large.
 
     The references are compared pairwise (the bound comes from them); every other rank with the first rank of the
-    references' largest run, and with every reference only when that one is not its run."""
+    references' largest run, and with every reference only when that one is not its run.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> ranks = [table_of(r) for r in simulated_run(4, 20, seed=1)[0]]
+    >>> runs = runs_of(ranks)
+    >>> len(runs.kept), runs.others
+    (4, ())
+    """
     n = len(tables)
     releases = [Releases.of(t) for t in tables]
     worlds = [t.world_size for t in tables]
@@ -173,7 +190,14 @@ def runs_of(tables: Sequence[RankColumns]) -> Runs:
 
 def copies(tables: Sequence[RankColumns]) -> list[tuple[int, int]]:
     """Pairs of ranks whose steps are the same to the last digit (the same file under two rank numbers): two real
-    ranks never take the same time to the microsecond, step after step."""
+    ranks never take the same time to the microsecond, step after step.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> ranks = [table_of(r) for r in simulated_run(3, 5, seed=1)[0]]
+    >>> from dataclasses import replace
+    >>> copies([*ranks, replace(ranks[1], rank=3)])
+    [(1, 3)]
+    """
     seen: dict[tuple, int] = {}
     pairs = []
     for t in tables:

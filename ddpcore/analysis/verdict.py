@@ -78,20 +78,34 @@ CAUSE_SHARE = 0.8
 
 def cause_message(cause: Cause) -> Message:
     """Why a rank is late, as a message (`base.words`, `cause.<kind>`), e.g. "19.6 ms a step between its optimizer
-    and its next step, …"; a `mixed` cause lists its largest parts."""
+    and its next step, …"; a `mixed` cause lists its largest parts.
+
+    >>> cause = named_cause({"forward": 38.0, "backward": 2.0}, lateness_ms=40.0)
+    >>> cause_message(cause).text(), cause_message(cause).text("fr")
+    ('38.0 ms a step longer in its forward', '38,0\\u202fms par pas de plus dans son forward')
+    """
     parts = tuple(Message.of("cause.part_ms", part=Message.of(f"part.{p}"), ms=Ms(v)) for p, v in cause.largest())
     return Message.of(f"cause.{cause.kind}", ms=Ms(cause.ms), parts=parts)
 
 
 def cause_text(cause: Cause) -> str:
-    """One line of why, in English."""
+    """One line of why, in English.
+
+    >>> cause_text(named_cause({"load": 19.0, "forward": 1.0}, lateness_ms=20.0))
+    '19.0 ms a step loading its input'
+    """
     return cause_message(cause).text()
 
 
 def prefetch_case(cause: Cause, load_marked: bool) -> str:
     """What prefetching would do for a late rank (`base.words`, `prefetch.<case>`): save time when most of its excess is
     loading its input, perhaps when it is time between steps in traces that mark no loading (a profiler trace
-    without the DataLoader's annotation counts loading there), else nothing."""
+    without the DataLoader's annotation counts loading there), else nothing.
+
+    >>> loading, forward = named_cause({"load": 19.0}, 20.0), named_cause({"forward": 19.0}, 20.0)
+    >>> prefetch_case(loading, True), prefetch_case(forward, False)
+    ('saves', 'no')
+    """
     if cause.main_part == LOAD:
         return "saves"
     if cause.main_part == BETWEEN_STEPS and not load_marked:
@@ -100,19 +114,31 @@ def prefetch_case(cause: Cause, load_marked: bool) -> str:
 
 
 def prefetch_message(cause: Cause, gain_ms: float, load_marked: bool = True) -> Message:
-    """The seed's lesson on this run: prefetching fixes an input straggler and nothing else."""
+    """The seed's lesson on this run: prefetching fixes an input straggler and nothing else.
+
+    >>> prefetch_message(named_cause({"load": 19.0}, 20.0), gain_ms=18.5).text()
+    'prefetching input would save about 18.5 ms a step'
+    """
     return Message.of(
         f"prefetch.{prefetch_case(cause, load_marked)}", ms=Ms(gain_ms), part=Message.of(f"part.{cause.main_part}")
     )
 
 
 def prefetch_text(cause: Cause, gain_ms: float, load_marked: bool = True) -> str:
-    """The lesson, in English."""
+    """The lesson, in English.
+
+    >>> prefetch_text(named_cause({"forward": 19.0}, 20.0), gain_ms=0.0)
+    'prefetching input would not help: the time is lost in forward'
+    """
     return prefetch_message(cause, gain_ms, load_marked).text()
 
 
 def loading_unmarked(causes: Sequence[Cause | None], load_marked: bool) -> bool:
-    """Whether to say that the traces mark no loading: they do not, and a cause's main part is between steps."""
+    """Whether to say that the traces mark no loading: they do not, and a cause's main part is between steps.
+
+    >>> loading_unmarked([named_cause({"between_steps": 19.0}, 20.0)], load_marked=False)
+    True
+    """
     return not load_marked and any(c is not None and c.main_part == BETWEEN_STEPS for c in causes)
 
 
@@ -236,7 +262,16 @@ class OnTime:
 
 
 def on_time(columns: StepColumns, late: Sequence[int]) -> OnTime:
-    """The ranks on time in a step, from its middles (`measured`); with many late entries, from its columns."""
+    """The ranks on time in a step, from its middles (`measured`); with many late entries, from its columns.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> step = a.steps[5]
+    >>> round(on_time(step.columns, [3]).median_wait_ms, 1)
+    24.5
+    """
     gone = set(late)
     least = next((i for i in columns.lowest if i not in gone), None)
     if least is None:
@@ -259,7 +294,16 @@ def on_time(columns: StepColumns, late: Sequence[int]) -> OnTime:
 
 def saved_ms(ranks: StepColumns, late: Sequence[int], typical: OnTime | None = None) -> float:
     """The what-if of one step: each late entry ready when the median of the ranks on time was (`typical`, else
-    every entry but the late ones). The common case, the latest rank alone late, was re-timed once by `measure`."""
+    every entry but the late ones). The common case, the latest rank alone late, was re-timed once by `measure`.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import judge, measure
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = judge(measure(ranks))
+    >>> step = a.steps[5]
+    >>> round(saved_ms(step.columns, [3]), 1)
+    18.9
+    """
     if not late:
         return 0.0
     if typical is None and len(late) == 1 and late[0] == ranks.solo_entry:
@@ -426,12 +470,29 @@ def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
 
 def judge(measured: Measured, threshold: float = THRESHOLD.default) -> Analysis:
     """The verdict at a threshold: who is late in which step, the persistent and transient stragglers and why, the
-    steps re-timed without them."""
+    steps re-timed without them.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> from ddpcore.analysis import measure
+    >>> a = judge(measure(ranks))
+    >>> [s.rank for s in a.stragglers], a.transient.step_numbers, sorted({n for n, r in slowed if r != 3})
+    ([3], (2, 16, 19), [2, 16, 19])
+    """
     return finished(judging(measured, threshold))
 
 
 def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging:
-    """`judge` in steps (`Judging`); the threshold is checked at once, before the first step."""
+    """`judge` in steps (`Judging`); the threshold is checked at once, before the first step.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> from ddpcore.analysis import measure
+    >>> from ddpcore.base import finished
+    >>> a = finished(judging(measure(ranks)))
+    >>> [s.rank for s in a.stragglers]
+    [3]
+    """
     THRESHOLD.check(threshold)
     return _judging(measured, threshold)
 
@@ -488,7 +549,14 @@ def _judging(measured: Measured, threshold: float) -> Judging:
 
 def analyze(traces: Sequence[RankTrace | RankFacts | RankColumns], threshold: float = THRESHOLD.default) -> Analysis:
     """Compare the ranks' common steps: per step who waited least at the barrier and what that cost, per rank how
-    often it is late, and why."""
+    often it is late, and why.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
+    >>> a = analyze(ranks)
+    >>> a.straggler_rank, round(a.stragglers[0].median_cost_ms, 1), a.stragglers[0].cause.kind
+    (3, 19.9, 'mixed')
+    """
     THRESHOLD.check(threshold)
     return judge(measure(traces), threshold)
 

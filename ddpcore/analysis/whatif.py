@@ -21,7 +21,11 @@ FEW = 64
 
 def earliest_free(free_ms: Sequence[float]) -> float:
     """When a step's earlier gradient collectives had ended, from each rank's view of it: a completion callback
-    fires when a collective has ended, or later, so the earliest is the best."""
+    fires when a collective has ended, or later, so the earliest is the best.
+
+    >>> earliest_free([-12.0, -3.5, -20.0])
+    -20.0
+    """
     return min(free_ms)
 
 

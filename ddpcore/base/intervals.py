@@ -129,7 +129,11 @@ def intersection_ms(a: Sequence[tuple[float, float]], b: Sequence[tuple[float, f
 
 
 def clip(intervals: Iterable[Interval], start_ms: float, end_ms: float) -> list[Interval]:
-    """The parts of the intervals inside [start_ms, end_ms)."""
+    """The parts of the intervals inside [start_ms, end_ms).
+
+    >>> clip([Interval("forward", 0.0, 10.0), Interval("backward", 10.0, 30.0)], 5.0, 20.0)
+    [Interval(phase='forward', start_ms=5.0, end_ms=10.0), Interval(phase='backward', start_ms=10.0, end_ms=20.0)]
+    """
     out = []
     for i in intervals:
         a, b = max(i.start_ms, start_ms), min(i.end_ms, end_ms)

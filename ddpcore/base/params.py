@@ -68,7 +68,16 @@ class ConfigError(ValueError):
 
 
 def check_number(name: str, value: object, low: float, high: float, *, low_open: bool = False) -> float:
-    """Return value as a float if it is a finite number in [low, high] (or (low, high])."""
+    """Return value as a float if it is a finite number in [low, high] (or (low, high]).
+
+    >>> check_number("slowdown", 1.5, 1.0, 10.0)
+    1.5
+    >>> try:
+    ...     check_number("slowdown", 12, 1.0, 10.0)
+    ... except ConfigError as e:
+    ...     print(e)
+    slowdown: got 12, allowed [1, 10]
+    """
     bracket = "(" if low_open else "["
     allowed = f"{bracket}{low:g}, {high:g}]"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -82,7 +91,11 @@ def check_number(name: str, value: object, low: float, high: float, *, low_open:
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
-    """Return value if it is a whole number in [low, high]."""
+    """Return value if it is a whole number in [low, high].
+
+    >>> check_int("gpus", 8.0, 2, 1024)
+    8
+    """
     allowed = f"a whole number from {low} to {high}"
     if isinstance(value, bool):
         raise ConfigError(name, value, allowed)

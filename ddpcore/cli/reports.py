@@ -16,7 +16,13 @@ __all__ = ["cluster_table", "ring_payload", "ring_text", "step_payload", "step_t
 
 
 def step_payload(config: StepConfig) -> dict:
-    """`step --json`: the metrics, the buckets and every rank's phases."""
+    """`step --json`: the metrics, the buckets and every rank's phases.
+
+    >>> from ddpcore.model import StepConfig
+    >>> p = step_payload(StepConfig())
+    >>> p["step_ms"], sorted(p)[:4]
+    (44.0, ['algbw_gbps', 'buckets', 'busbw_gbps', 'displayed_util'])
+    """
     schedule = build_schedule(config)
     payload = asdict(step_metrics(config, schedule))
     payload["stragglers"] = list(config.stragglers)
@@ -39,7 +45,12 @@ def step_payload(config: StepConfig) -> dict:
 
 
 def step_text(p: dict) -> str:
-    """`step`: the metrics, the buckets and a table of every rank's phases."""
+    """`step`: the metrics, the buckets and a table of every rank's phases.
+
+    >>> from ddpcore.model import StepConfig
+    >>> print(step_text(step_payload(StepConfig())).splitlines()[0])
+    8 GPUs, sequential mode, straggler(s) [2] at 1x (time lost in compute), prefetch off
+    """
     lines = [
         f"{p['gpus']} GPUs, {p['mode']} mode, straggler(s) {p['stragglers']} at {p['slowdown']:g}x "
         f"(time lost in {p['lost_in'].replace('_', ' ')}), prefetch {'on' if p['prefetch'] else 'off'}",
@@ -67,7 +78,12 @@ def step_text(p: dict) -> str:
 
 
 def ring_payload(gpus: int) -> dict:
-    """`ring --json`: the exchanges and every transfer of each."""
+    """`ring --json`: the exchanges and every transfer of each.
+
+    >>> p = ring_payload(4)
+    >>> p["exchanges"], p["traffic_factor"]
+    (6, 1.5)
+    """
     steps = exchanges(gpus)
     return {
         "gpus": gpus,
@@ -80,7 +96,11 @@ def ring_payload(gpus: int) -> dict:
 
 
 def ring_text(p: dict) -> str:
-    """`ring`: one line per exchange, with its transfers."""
+    """`ring`: one line per exchange, with its transfers.
+
+    >>> print(ring_text(ring_payload(4)).splitlines()[0])
+    ring AllReduce over 4 GPUs: 6 exchanges (3 reduce-scatter + 3 all-gather), each GPU sends 1.500 x the gradient size
+    """
     lines = [
         f"ring AllReduce over {p['gpus']} GPUs: {p['exchanges']} exchanges "
         f"({p['reduce_scatter_exchanges']} reduce-scatter + {p['all_gather_exchanges']} all-gather), "
@@ -95,7 +115,14 @@ def ring_text(p: dict) -> str:
 
 
 def cluster_table(rows: list[dict]) -> str:
-    """`cluster`, and the sizes beyond a fitted run: one row per cluster size."""
+    """`cluster`, and the sizes beyond a fitted run: one row per cluster size.
+
+    >>> from dataclasses import asdict
+    >>> from ddpcore.model import ClusterConfig, cluster_sweep
+    >>> rows = [asdict(r) for r in cluster_sweep(ClusterConfig(), [8, 1000])]
+    >>> print(cluster_table(rows).splitlines()[1])
+            8       44.77     44.73     45.63      0.983      0.0008             3.3
+    """
     head = (
         f"{'gpus':>9} {'E[step] ms':>11} {'p50 ms':>9} {'p99 ms':>9} {'efficiency':>10} {'P(any slow)':>11} "
         f"{'GPU-h lost/day':>15}"

@@ -30,7 +30,15 @@ def _gauges_payload(g: GpuGauges | None) -> dict:
 
 
 def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
-    """`analyze --json`: the contract described in docs/traces.md."""
+    """`analyze --json`: the contract described in docs/traces.md.
+
+    >>> from ddpcore.analysis import analyze
+    >>> from ddpcore.traces import simulated_run
+    >>> a = analyze(simulated_run(8, 30, persistent=(3,), seed=1)[0])
+    >>> p = analysis_payload(a, [])
+    >>> p["straggler_rank"], [s["rank"] for s in p["stragglers"]], p["transient"]["fraction"]
+    (3, [3], 0.0)
+    """
     t = analysis.transient
     return {
         "ranks": [
@@ -103,7 +111,14 @@ def _percent(value: float | None) -> str:
 
 
 def analysis_text(p: dict) -> str:
-    """`analyze`: who is late and why, then a table per rank and per step."""
+    """`analyze`: who is late and why, then a table per rank and per step.
+
+    >>> from ddpcore.analysis import analyze
+    >>> from ddpcore.traces import simulated_run
+    >>> a = analyze(simulated_run(8, 30, persistent=(3,), seed=1)[0])
+    >>> print(analysis_text(analysis_payload(a, [])).splitlines()[0])
+    persistent straggler(s): rank 3 (late in 30/30 steps, median gap 41.3%, 19.68 ms)
+    """
     if p["stragglers"]:
         who = "persistent straggler(s): " + ", ".join(
             f"rank {s['rank']} (late in {s['late_steps']}/{len(p['steps'])} steps, median gap {s['median_gap']:.1%}, "
@@ -169,7 +184,15 @@ def _pair(interval: tuple[float, float] | None) -> list[float] | None:
 
 
 def fit_payload(seen: Outlook) -> dict:
-    """`analyze --fit --json`: the fitted model, the what-if on the run, the check at its size and the sizes beyond."""
+    """`analyze --fit --json`: the fitted model, the what-if on the run, the check at its size and the sizes beyond.
+
+    >>> from ddpcore.analysis import analyze, outlook_of
+    >>> from ddpcore.traces import simulated_run
+    >>> seen, _ = outlook_of(analyze(simulated_run(8, 30, persistent=(3,), seed=1)[0]))
+    >>> p = fit_payload(seen)
+    >>> sorted(p), [row["gpus"] for row in p["at_scale"]]
+    (['at_scale', 'fit', 'predicted', 'whatif'], [8, 1000, 10000, 100000])
+    """
     fitted = seen.fit
     return {
         "fit": {
@@ -203,7 +226,14 @@ def _interval_text(interval: list[float] | None, digits: int, suffix: str = "") 
 
 
 def fit_text(p: dict) -> str:
-    """`analyze --fit`: the fitted model, the what-if, the check at the run's size and the sizes beyond."""
+    """`analyze --fit`: the fitted model, the what-if, the check at the run's size and the sizes beyond.
+
+    >>> from ddpcore.analysis import analyze, outlook_of
+    >>> from ddpcore.traces import simulated_run
+    >>> seen, _ = outlook_of(analyze(simulated_run(8, 30, persistent=(3,), seed=1)[0]))
+    >>> print(fit_text(fit_payload(seen)).splitlines()[0].split("; ")[-1])
+    persistent 1 (ranks [3], 1.86x)
+    """
     f, w, c = p["fit"], p["whatif"], p["predicted"]
     saved = round(w["measured_step_ms"] - w["step_ms"], 2) > 0
     lines = [

@@ -257,14 +257,23 @@ def any_straggles(gpus: int, prob: float) -> float:
 
 
 def cluster_allreduce_ms(config: ClusterConfig, gpus: int | None = None) -> float:
-    """The configured algorithm's AllReduce time at `gpus` (default: the configured N)."""
+    """The configured algorithm's AllReduce time at `gpus` (default: the configured N).
+
+    >>> round(cluster_allreduce_ms(ClusterConfig(gpus=1024)), 2)
+    62.17
+    """
     n = config.gpus if gpus is None else gpus
     time = ring_time_ms if config.allreduce == "ring" else tree_time_ms
     return time(n, config.link)
 
 
 def slowest_rank(config: ClusterConfig) -> SlowestRank:
-    """The distribution of one rank's compute time that the cluster's configuration implies."""
+    """The distribution of one rank's compute time that the cluster's configuration implies.
+
+    >>> model = slowest_rank(ClusterConfig(gpus=1000))
+    >>> round(model.expected_max(1000, 0), 2), round(model.quantile_max(0.99, 1000, 0), 2)
+    (30.05, 53.34)
+    """
     return SlowestRank(
         nominal_ms=config.compute_ms,
         jitter_cv=config.jitter_cv,
@@ -284,7 +293,12 @@ class ComputeStats:
 
 
 def compute_stats(model: SlowestRank, gpus: int, persistent: int) -> ComputeStats:
-    """Expected, median and p99 of the slowest of `gpus` ranks' compute, `persistent` of them always slow."""
+    """Expected, median and p99 of the slowest of `gpus` ranks' compute, `persistent` of them always slow.
+
+    >>> s = compute_stats(slowest_rank(ClusterConfig()), 1000, 0)
+    >>> round(s.expected_ms, 2), round(s.p99_ms, 2)
+    (30.05, 53.34)
+    """
     k = min(persistent, gpus)
     return ComputeStats(
         model.expected_max(gpus - k, k), model.quantile_max(0.5, gpus - k, k), model.quantile_max(0.99, gpus - k, k)
@@ -312,7 +326,12 @@ def _result(config: ClusterConfig, model: SlowestRank, n: int, stats: ComputeSta
 
 
 def cluster_step(config: ClusterConfig, model: SlowestRank | None = None, gpus: int | None = None) -> ClusterResult:
-    """The step at one cluster size, computed exactly from the slowest rank's distribution (no sampling)."""
+    """The step at one cluster size, computed exactly from the slowest rank's distribution (no sampling).
+
+    >>> r = cluster_step(ClusterConfig(gpus=1000))
+    >>> round(r.expected_step_ms, 2), round(r.p99_step_ms, 2), round(r.p_any_straggler, 3)
+    (99.02, 122.3, 0.095)
+    """
     n = config.gpus if gpus is None else gpus
     model = model or slowest_rank(config)
     return _result(config, model, n, compute_stats(model, n, config.persistent))
@@ -329,12 +348,20 @@ def sweep_sizes(low: int = SWEEP_MIN, high: int = SWEEP_MAX, points: int = SWEEP
 
 
 def cluster_sweep(config: ClusterConfig, sizes: list[int] | None = None) -> list[ClusterResult]:
-    """The same model from 8 to 1,000,000 GPUs; the grid is shared, so each size costs one pass."""
+    """The same model from 8 to 1,000,000 GPUs; the grid is shared, so each size costs one pass.
+
+    >>> [(r.gpus, round(r.expected_step_ms, 1)) for r in cluster_sweep(ClusterConfig(), [8, 1000, 100000])]
+    [(8, 44.8), (1000, 99.0), (100000, 5072.6)]
+    """
     return cluster_sweeps(config, sizes)[config.allreduce]
 
 
 def cluster_sweeps(config: ClusterConfig, sizes: list[int] | None = None) -> dict[str, list[ClusterResult]]:
-    """The sweep for every AllReduce algorithm; the compute distribution is computed once per size."""
+    """The sweep for every AllReduce algorithm; the compute distribution is computed once per size.
+
+    >>> sorted(cluster_sweeps(ClusterConfig(), [8, 1000]))
+    ['ring', 'tree']
+    """
     model = slowest_rank(config)
     ns = [n for n in (sizes or sweep_sizes()) if n >= max(2, config.persistent)]
     stats = [compute_stats(model, n, config.persistent) for n in ns]

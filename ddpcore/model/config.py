@@ -25,7 +25,11 @@ __all__ = ["Phases", "StepConfig", "default_straggler"]
 
 
 def default_straggler(gpus: int) -> int:
-    """GPU 2 as in the reference scenarios, or the last GPU when there are fewer."""
+    """GPU 2 as in the reference scenarios, or the last GPU when there are fewer.
+
+    >>> default_straggler(8), default_straggler(2)
+    (2, 1)
+    """
     return min(2, gpus - 1)
 
 

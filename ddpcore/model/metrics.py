@@ -34,13 +34,23 @@ class StepMetrics:
 
 
 def displayed_util(schedule: Schedule) -> float:
-    """What nvidia-smi reports: any resident kernel counts, the NCCL kernel spinning at the barrier included."""
+    """What nvidia-smi reports: any resident kernel counts, the NCCL kernel spinning at the barrier included.
+
+    >>> from ddpcore.model import build_schedule
+    >>> round(displayed_util(build_schedule(StepConfig())), 3)
+    0.864
+    """
     n = schedule.config.gpus
     return schedule.total(RESIDENT) / (n * schedule.step_ms)
 
 
 def useful_compute(schedule: Schedule) -> float:
-    """Tensor-pipe busy share: nominal compute work only, however long a slow GPU takes to do it."""
+    """Tensor-pipe busy share: nominal compute work only, however long a slow GPU takes to do it.
+
+    >>> from ddpcore.model import build_schedule
+    >>> round(useful_compute(build_schedule(StepConfig())), 3)
+    0.295
+    """
     n = schedule.config.gpus
     nominal = sum(i.duration_ms / r.slowdown for r in schedule.ranks for i in r.intervals if i.phase in COMPUTE)
     return schedule.config.tensor_activity * nominal / (n * schedule.step_ms)
@@ -78,5 +88,9 @@ def step_metrics(config: StepConfig, schedule: Schedule | None = None) -> StepMe
 
 
 def compare_modes(config: StepConfig) -> dict[str, StepMetrics]:
-    """The same inputs run sequentially and with DDP overlap."""
+    """The same inputs run sequentially and with DDP overlap.
+
+    >>> {mode: round(m.step_ms, 1) for mode, m in compare_modes(StepConfig()).items()}
+    {'sequential': 44.0, 'overlap': 35.4}
+    """
     return {mode: step_metrics(replace(config, mode=mode)) for mode in MODE.choices}

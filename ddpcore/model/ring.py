@@ -80,12 +80,20 @@ def traffic_factor(gpus: int) -> float:
 
 
 def sent_fraction(gpus: int, after: int) -> float:
-    """Share of the gradients each GPU has sent once `after` exchanges are done."""
+    """Share of the gradients each GPU has sent once `after` exchanges are done.
+
+    >>> sent_fraction(4, 3), sent_fraction(4, 6)
+    (0.75, 1.5)
+    """
     return min(max(after, 0), exchange_count(gpus)) / gpus
 
 
 def exchange(gpus: int, index: int) -> Exchange:
-    """Exchange `index` (1-based): reduce-scatter first, then all-gather."""
+    """Exchange `index` (1-based): reduce-scatter first, then all-gather.
+
+    >>> exchange(4, 1).stage, exchange(4, 4).stage, exchange(4, 4).transfers[0]
+    ('reduce-scatter', 'all-gather', Transfer(src=0, dst=1, chunk=1))
+    """
     total = exchange_count(gpus)
     check_int("exchange", index, 1, total)
     half = gpus - 1
@@ -98,7 +106,11 @@ def exchange(gpus: int, index: int) -> Exchange:
 
 
 def exchanges(gpus: int) -> tuple[Exchange, ...]:
-    """Every exchange of a ring AllReduce over `gpus` GPUs, in order."""
+    """Every exchange of a ring AllReduce over `gpus` GPUs, in order.
+
+    >>> len(exchanges(8))
+    14
+    """
     return tuple(exchange(gpus, e) for e in range(1, exchange_count(gpus) + 1))
 
 
@@ -109,7 +121,11 @@ def run_ring(
     *,
     after: int | None = None,
 ) -> list[list[T]]:
-    """Apply the schedule to per-GPU, per-chunk values; reduce-scatter combines, all-gather copies."""
+    """Apply the schedule to per-GPU, per-chunk values; reduce-scatter combines, all-gather copies.
+
+    >>> run_ring(3, [[1, 2, 3], [10, 20, 30], [100, 200, 300]], lambda a, b: a + b)
+    [[111, 222, 333], [111, 222, 333], [111, 222, 333]]
+    """
     total = exchange_count(gpus)
     stop = total if after is None else check_int("exchange", after, 0, total)
     state = [list(row) for row in values]
@@ -125,14 +141,22 @@ def run_ring(
 
 
 def ring_state(gpus: int, after: int) -> tuple[tuple[ChunkState, ...], ...]:
-    """Per GPU and chunk, the contributions held after `after` exchanges (0 = before the first)."""
+    """Per GPU and chunk, the contributions held after `after` exchanges (0 = before the first).
+
+    >>> [c.count for c in ring_state(4, 2)[0]], ring_state(4, 6)[0][0]
+    ([1, 1, 3, 2], ChunkState(count=4, final=True))
+    """
     ones = [[1] * gpus for _ in range(gpus)]
     counts = run_ring(gpus, ones, lambda a, b: a + b, after=after)
     return tuple(tuple(ChunkState(c, c == gpus) for c in row) for row in counts)
 
 
 def chunk_bounds(length: int, gpus: int) -> list[tuple[int, int]]:
-    """Split `length` elements into `gpus` nearly equal contiguous chunks."""
+    """Split `length` elements into `gpus` nearly equal contiguous chunks.
+
+    >>> chunk_bounds(10, 4)
+    [(0, 3), (3, 6), (6, 8), (8, 10)]
+    """
     base, extra = divmod(length, gpus)
     bounds, start = [], 0
     for c in range(gpus):
@@ -143,7 +167,11 @@ def chunk_bounds(length: int, gpus: int) -> list[tuple[int, int]]:
 
 
 def allreduce(vectors: Sequence[Sequence[float]]) -> list[list[float]]:
-    """Sum equal-length vectors, one per GPU, with the ring schedule; every GPU gets the sum."""
+    """Sum equal-length vectors, one per GPU, with the ring schedule; every GPU gets the sum.
+
+    >>> allreduce([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    [[9.0, 12.0], [9.0, 12.0], [9.0, 12.0]]
+    """
     gpus = len(vectors)
     length = len(vectors[0]) if vectors else 0
     if any(len(v) != length for v in vectors):

@@ -118,12 +118,20 @@ class Schedule:
 
 
 def allreduce_ms(config: StepConfig) -> float:
-    """Given directly in ms (docs/model.md), or derived from the link as one ring AllReduce of all gradients."""
+    """Given directly in ms (docs/model.md), or derived from the link as one ring AllReduce of all gradients.
+
+    >>> round(allreduce_ms(StepConfig()), 2)
+    10.0
+    """
     return ring_time_ms(config.gpus, config.link) if config.link else config.phases.allreduce
 
 
 def bucket_sizes(grad_mb: float, bucket_mb: float, first_bucket_mb: float) -> list[float]:
-    """PyTorch DDP's buckets: a small first bucket (ready soonest), then bucket_mb each, the rest in the last."""
+    """PyTorch DDP's buckets: a small first bucket (ready soonest), then bucket_mb each, the rest in the last.
+
+    >>> bucket_sizes(100.0, 25.0, 1.0)
+    [1.0, 25.0, 25.0, 25.0, 24.0]
+    """
     count = 1 + max(0, math.ceil(round((grad_mb - first_bucket_mb) / bucket_mb, 9)))  # round: 1.0 / (1/3) is 3
     if count > MAX_BUCKETS:
         raise ConfigError("bucket_mb", bucket_mb, f"a size giving at most {MAX_BUCKETS} buckets of {grad_mb:g} MB")
@@ -166,12 +174,21 @@ def _starts(config: StepConfig) -> tuple[list[float], list[float], list[float]]:
 def build_schedule(config: StepConfig) -> Schedule:
     """The step's schedule in the configured mode (sequential, or DDP overlap with buckets). Kept for the last few
     configurations (a schedule is immutable): the metrics ask for the step without its straggler and with and
-    without prefetch, which a moving slider mostly leaves as they were."""
+    without prefetch, which a moving slider mostly leaves as they were.
+
+    >>> s = build_schedule(StepConfig())
+    >>> round(s.step_ms, 1), s.config.mode
+    (44.0, 'sequential')
+    """
     return build_overlap(config) if config.mode == "overlap" else build_sequential(config)
 
 
 def build_sequential(config: StepConfig) -> Schedule:
-    """Every rank computes, waits at the barrier for the slowest, then AllReduce and optimizer together."""
+    """Every rank computes, waits at the barrier for the slowest, then AllReduce and optimizer together.
+
+    >>> round(build_sequential(StepConfig()).step_ms, 1)
+    44.0
+    """
     p = config.phases
     slowdowns, pauses, loaded = _starts(config)
     compute_end = [start + s * p.forward + s * p.backward for start, s in zip(loaded, slowdowns)]
@@ -188,7 +205,12 @@ def build_sequential(config: StepConfig) -> Schedule:
 
 def build_overlap(config: StepConfig) -> Schedule:
     """DDP: buckets fill in reverse layer order during backward; each is reduced once every rank has produced it
-    and the previous bucket's AllReduce is done (one comm stream); the optimizer waits for the last bucket."""
+    and the previous bucket's AllReduce is done (one comm stream); the optimizer waits for the last bucket.
+
+    >>> from dataclasses import replace
+    >>> round(build_overlap(replace(StepConfig(), mode="overlap")).step_ms, 1)
+    35.4
+    """
     p = config.phases
     link = config.network
     slowdowns, pauses, loaded = _starts(config)
@@ -212,13 +234,23 @@ def build_overlap(config: StepConfig) -> Schedule:
 
 
 def exchanges_done_at(schedule: Schedule, t_ms: float) -> int:
-    """Ring exchanges finished by time t: the share of gradients reduced, in whole exchanges."""
+    """Ring exchanges finished by time t: the share of gradients reduced, in whole exchanges.
+
+    >>> s = build_schedule(StepConfig())
+    >>> exchanges_done_at(s, 0.0), exchanges_done_at(s, s.step_ms)
+    (0, 14)
+    """
     exchanges = exchange_count(schedule.config.gpus)
     return min(exchanges, int(schedule.comm_done_fraction(t_ms) * exchanges + 1e-9))
 
 
 def exchange_end_ms(schedule: Schedule, k: int) -> float:
-    """When exchange k (1-based) ends; 0 means the start of communication."""
+    """When exchange k (1-based) ends; 0 means the start of communication.
+
+    >>> s = build_schedule(StepConfig())
+    >>> round(exchange_end_ms(s, 1), 2), exchange_end_ms(s, 14) <= s.step_ms
+    (32.71, True)
+    """
     exchanges = exchange_count(schedule.config.gpus)
     start, end = schedule.comm_window
     if not schedule.buckets:

@@ -93,12 +93,20 @@ def _label(value: str) -> str:
 
 
 def alert_threshold(value: float) -> float:
-    """A gap as a share of the step, as THRESHOLD allows it."""
+    """A gap as a share of the step, as THRESHOLD allows it.
+
+    >>> alert_threshold(0.1), alert_threshold(0.25)
+    (0.1, 0.25)
+    """
     return THRESHOLD.check(value)
 
 
 def gap_expr(job: str = DEFAULT_JOB) -> str:
-    """Per rank: (the median rank's wait at the barrier − its own) ÷ the median step, as a share of the step."""
+    """Per rank: (the median rank's wait at the barrier − its own) ÷ the median step, as a share of the step.
+
+    >>> gap_expr("train").split(" - ")[0]
+    '(quantile by (job) (0.5, ddp_barrier_wait_seconds{job="train"})'
+    """
     sel = f'{{job="{_label(job)}"}}'
     return (
         f"(quantile by (job) (0.5, {WAIT_METRIC}{sel}) - on (job) group_right {WAIT_METRIC}{sel})"
@@ -112,7 +120,12 @@ def _rule(record: str, expr: str) -> list[str]:
 
 def rules_file(threshold: float = THRESHOLD.default, job: str = DEFAULT_JOB, timing: RuleTiming = RuleTiming()) -> str:
     """The rules file: the gap, the straggler steps and their share recorded, each rank's share of samples over the
-    threshold against chance, and the persistent-straggler alert."""
+    threshold against chance, and the persistent-straggler alert.
+
+    >>> rules = rules_file(0.1, job="train")
+    >>> [line.strip() for line in rules.splitlines() if "alert:" in line]
+    ['- alert: DDPPersistentStraggler']
+    """
     threshold = alert_threshold(threshold)
     sel = f'{{job="{_label(job)}"}}'
     w = timing.window
@@ -163,7 +176,13 @@ DASHBOARD_PANELS = (
 
 
 def dashboard(job: str = DEFAULT_JOB) -> str:
-    """A Grafana dashboard (JSON) of the metrics and records the rules use, one panel each."""
+    """A Grafana dashboard (JSON) of the metrics and records the rules use, one panel each.
+
+    >>> import json
+    >>> board = json.loads(dashboard("train"))
+    >>> board["title"], len(board["panels"])
+    ('DDP stragglers', 4)
+    """
     panels = [
         {
             "id": i + 1,
@@ -202,7 +221,11 @@ def dashboard(job: str = DEFAULT_JOB) -> str:
 
 
 def scrape_config(targets: list[str], job: str = DEFAULT_JOB, interval: str = "15s") -> str:
-    """A Prometheus scrape job for the exporters; `honor_labels` keeps their own `job` and `rank` labels."""
+    """A Prometheus scrape job for the exporters; `honor_labels` keeps their own `job` and `rank` labels.
+
+    >>> scrape_config(["10.0.0.1:9400"], job="train").splitlines()[1:3]
+    ['  - job_name: train', '    scrape_interval: 15s']
+    """
     listed = ", ".join(f'"{t}"' for t in targets)
     return "\n".join(
         [
@@ -219,7 +242,15 @@ def scrape_config(targets: list[str], job: str = DEFAULT_JOB, interval: str = "1
 
 def exposition(analysis: Analysis, job: str = DEFAULT_JOB, most: int | None = None) -> str:
     """Per-rank medians from the traces, as a Prometheus scrape would see them; with `most`, only that many ranks
-    (the latest, those that waited least, in rank order) and a comment saying how many are left out."""
+    (the latest, those that waited least, in rank order) and a comment saying how many are left out.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import analyze
+    >>> ranks = simulated_run(8, 30, persistent=(3,), seed=1)[0]
+    >>> text = exposition(analyze(ranks), job="train")
+    >>> [line for line in text.splitlines() if line.startswith("ddp_barrier_wait_seconds")][3]
+    'ddp_barrier_wait_seconds{job="train",rank="3"} 0.005000'
+    """
     ranks = analysis.ranks
     if most is not None and len(ranks) > most:
         latest = heapq.nsmallest(most, ranks, key=attrgetter("median_wait_ms", "rank"))  # thousands of ranks: C keys

@@ -40,7 +40,13 @@ __all__ = ["Recorder", "StepTimes", "summary_of_rows"]
 
 def summary_of_rows(rows: list[dict[str, Any]], source: str) -> bytes:
     """The summary file (ddpcore.summary) of JSONL rows as the Recorder writes them: the same as `summarize` of the
-    JSONL file."""
+    JSONL file.
+
+    >>> rows = [{"rank": 0, "step": s, "phase": "forward", "start": s / 10, "end": s / 10 + 0.02} for s in range(1, 4)]
+    >>> import gzip, json
+    >>> json.loads(gzip.decompress(summary_of_rows(rows, "rank0.jsonl")))["rank"]
+    0
+    """
     from ..traces import JsonlRows, TraceError, facts_of, summary_bytes
 
     table = JsonlRows()

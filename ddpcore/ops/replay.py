@@ -31,7 +31,15 @@ class Frame:
 
 def frames_of(analysis: Analysis, ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> list[Frame]:
     """Every analysed step of the ranks analysed as a frame: each rank's period, arrival, phase times and wait at
-    the barrier, in seconds."""
+    the barrier, in seconds.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import analyze
+    >>> ranks = simulated_run(8, 30, persistent=(3,), seed=1)[0]
+    >>> frames = frames_of(analyze(ranks), ranks)
+    >>> len(frames), sorted(frames[0].ranks)[:3], round(frames[0].ranks[3].seconds, 3)
+    (30, [0, 1, 2], 0.047)
+    """
     tables = [table_of(r) for r in ranks]
     rows = [{n: i for i, n in enumerate(t.step)} for t in tables]
     frames = []

@@ -77,6 +77,13 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         limited,
         texts,
     )
+    from .simulated import (  # noqa: F401
+        BACKWARD_MS,
+        FORWARD_MS,
+        OPTIMIZER_MS,
+        TRANSFER_MS,
+        simulated_run,
+    )
     from .stepfacts import (  # noqa: F401
         DEVICE_COLUMNS,
         Column,
@@ -189,6 +196,13 @@ _LAZY = {
         "gunzipped",
         "limited",
         "texts",
+    ),
+    "simulated": (
+        "BACKWARD_MS",
+        "FORWARD_MS",
+        "OPTIMIZER_MS",
+        "TRANSFER_MS",
+        "simulated_run",
     ),
     "stepfacts": (
         "Column",

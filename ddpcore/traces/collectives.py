@@ -69,7 +69,11 @@ _SPELLINGS = (
 
 
 def kind_of_op(op: str) -> str:
-    """A collective's kind from its op name alone (`_allgather_base_`, `all_reduce`, `AllReduce_Sum_f32`)."""
+    """A collective's kind from its op name alone (`_allgather_base_`, `all_reduce`, `AllReduce_Sum_f32`).
+
+    >>> kind_of_op("allreduce"), kind_of_op("_allgather_base"), kind_of_op("broadcast")
+    ('allreduce', 'all_gather', 'broadcast')
+    """
     squashed = op.lower().replace("_", "").replace(" ", "")
     return next((kind for spelling, kind in _SPELLINGS if squashed.startswith(spelling)), UNKNOWN_KIND)
 

@@ -161,7 +161,12 @@ class Loaded:
 
 
 def stream_of(chunks: Iterable[bytes]) -> JsonStream:
-    """A file's bytes as a JSON stream: at most MAX_FILE_BYTES read and inflated, nesting checked, UTF-8."""
+    """A file's bytes as a JSON stream: at most MAX_FILE_BYTES read and inflated, nesting checked, UTF-8.
+
+    >>> stream = stream_of([b'{"a": [1, ', b'2]}'])
+    >>> stream.value()
+    {'a': [1, 2]}
+    """
     guard = DepthGuard()
     raw = limited(chunks, MAX_FILE_BYTES)
     return JsonStream(texts(guard.feed(c) for c in gunzipped(raw, MAX_FILE_BYTES)))
@@ -408,7 +413,14 @@ def _backward_envelope(phases: list[Interval]) -> tuple[Interval, ...]:
 
 
 def parse_kineto(obj: dict, source: str) -> RankTrace:
-    """A PyTorch profiler trace already in memory (a dict): host step windows, phases, collectives, device work."""
+    """A PyTorch profiler trace already in memory (a dict): host step windows, phases, collectives, device work.
+
+    >>> steps = [{"ph": "X", "name": f"ProfilerStep#{s}", "ts": s * 1000.0, "dur": 900.0} for s in (1, 2)]
+    >>> kineto = {"distributedInfo": {"rank": 2}, "traceEvents": steps}
+    >>> t = parse_kineto(kineto, "rank2.json")
+    >>> t.rank, t.kind, [(s.step, round(s.end_ms - s.start_ms, 3)) for s in t.steps]
+    (2, 'kineto', [(1, 0.9), (2, 0.9)])
+    """
     events = obj.get("traceEvents")
     if not isinstance(events, list):
         raise TraceError("file.no_events_list")
@@ -490,7 +502,14 @@ def _top_object(stream: JsonStream, scan: _KinetoScan) -> dict:
 def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
     """One file, streamed: the format told by the content (one object holding `traceEvents` is Kineto; one whose
     `format` says so is a ddpcore summary; JSON objects one after another are JSONL), events decoded one at a time
-    and kept only when the analysis uses them."""
+    and kept only when the analysis uses them.
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
+    >>> t = read_trace("rank1.jsonl", chunked(data, size=7))
+    >>> t.rank, t.kind, len(t.steps)
+    (1, 'jsonl', 3)
+    """
     stream = stream_of(chunks)
     first = stream.peek()
     if not first:
@@ -529,24 +548,49 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
 
 
 def chunked(data: bytes, size: int = READ_CHUNK) -> Iterator[bytes]:
-    """Bytes already in memory, as the stream reads them."""
+    """Bytes already in memory, as the stream reads them.
+
+    >>> list(chunked(b"abcdefg", size=3))
+    [b'abc', b'def', b'g']
+    """
     view = memoryview(data)
     for start in range(0, len(data), size):
         yield bytes(view[start : start + size])
 
 
 def parse_file(source: str, data: bytes) -> ReadRank:
-    """One file's bytes to a rank's trace, or a TraceError whose message is one line."""
+    """One file's bytes to a rank's trace, or a TraceError whose message is one line.
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
+    >>> t = parse_file("rank1.jsonl", data)
+    >>> t.rank, [s.step for s in t.steps]
+    (1, [1, 2, 3])
+    """
     return read_trace(source, chunked(data))
 
 
 def load(files: Iterable[tuple[str, bytes]]) -> Loaded:
-    """Parse every file; a bad file gets one message and the others still load. One file per rank."""
+    """Parse every file; a bad file gets one message and the others still load. One file per rank.
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
+    >>> loaded = load([("rank1.jsonl", data), ("notes.txt", b"hello")])
+    >>> [t.rank for t in loaded.traces], [e.message for e in loaded.errors]
+    ([1], ['invalid JSON at line 1: Expecting value'])
+    """
     return load_streams((source, chunked(data)) for source, data in files)
 
 
 def load_streams(files: Iterable[tuple[str, Iterable[bytes]]]) -> Loaded:
-    """As `load`, each file given as the chunks of its bytes (read from disk or a browser's File as they come)."""
+    """As `load`, each file given as the chunks of its bytes (read from disk or a browser's File as they come).
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
+    >>> loaded = load_streams([("rank1.jsonl", iter([data[:10], data[10:]]))])
+    >>> [t.rank for t in loaded.traces], loaded.errors
+    ([1], ())
+    """
     return collect(read_or_why(source, chunks) for source, chunks in files)
 
 
@@ -574,7 +618,15 @@ def read_or_why(source: str, chunks: Iterable[bytes], size: int | None = None) -
 
 
 def collect(results: Iterable[ReadRank | FileError]) -> Loaded:
-    """Traces and errors in the order given; a second file for a rank is an error."""
+    """Traces and errors in the order given; a second file for a rank is an error.
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
+    >>> one = parse_file("rank1.jsonl", data)
+    >>> loaded = collect([one, parse_file("again.jsonl", data)])
+    >>> len(loaded.traces), loaded.errors[0].message
+    (1, 'a second file for rank 1 (first: rank1.jsonl)')
+    """
     traces: dict[int, ReadRank] = {}
     errors: list[FileError] = []
     for result in results:

@@ -54,7 +54,16 @@ class ReadError(Said):
 
 
 def limited(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
-    """The chunks, stopping with an error as soon as more than `limit` bytes went by."""
+    """The chunks, stopping with an error as soon as more than `limit` bytes went by.
+
+    >>> b"".join(limited([b"abc", b"def"], limit=10))
+    b'abcdef'
+    >>> try:
+    ...     list(limited([b"abc", b"def"], limit=4))
+    ... except ReadError as e:
+    ...     print(e.message.code)
+    file.over_limit
+    """
     total = 0
     for chunk in chunks:
         total += len(chunk)
@@ -168,7 +177,11 @@ class DepthGuard:
 
 
 def texts(chunks: Iterable[bytes]) -> Iterator[str]:
-    """UTF-8 text (a byte-order mark dropped), decoded chunk by chunk."""
+    """UTF-8 text (a byte-order mark dropped), decoded chunk by chunk.
+
+    >>> list(texts([b"caf\\xc3", b"\\xa9 ok"]))
+    ['caf', 'é ok']
+    """
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
     try:
         for chunk in chunks:

@@ -96,7 +96,15 @@ def _row(t: RankColumns, i: int) -> list[object]:
 
 
 def summary_bytes(facts: RankFacts | RankColumns) -> bytes:
-    """A rank's summary file (gzipped, byte for byte the same for the same facts)."""
+    """A rank's summary file (gzipped, byte for byte the same for the same facts).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> data = summary_bytes(simulated_run(2, 5, seed=1)[0][1])
+    >>> import gzip, json
+    >>> top = json.loads(gzip.decompress(data))
+    >>> top["format"], top["rank"], len(top["steps"])
+    ('ddpcore-summary', 1, 5)
+    """
     table = facts if isinstance(facts, RankColumns) else columns_of(facts)
     body = {
         "format": FORMAT,
@@ -111,7 +119,11 @@ def summary_bytes(facts: RankFacts | RankColumns) -> bytes:
 
 
 def is_summary(top: dict) -> bool:
-    """The object read is a summary (its `format`), whatever its version."""
+    """The object read is a summary (its `format`), whatever its version.
+
+    >>> is_summary({"format": FORMAT, "version": VERSION}), is_summary({"traceEvents": []})
+    (True, False)
+    """
     return top.get("format") == FORMAT
 
 
@@ -232,7 +244,13 @@ def _float(value: float | None) -> float | None:
 
 
 def drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
-    """A summarised step's lanes: its phases end to end in `DRAWN_IN_ORDER` (a summary keeps no instants)."""
+    """A summarised step's lanes: its phases end to end in `DRAWN_IN_ORDER` (a summary keeps no instants).
+
+    >>> from ddpcore.base import SUMMED
+    >>> phases = dict.fromkeys(SUMMED, 0.0) | {"load": 2.0, "forward": 8.0, "backward": 12.0}
+    >>> drawn(phases)[:2]
+    (Interval(phase='load', start_ms=0.0, end_ms=2.0), Interval(phase='forward', start_ms=2.0, end_ms=10.0))
+    """
     spans, t = [], 0.0
     for p in DRAWN_IN_ORDER:
         if phases[p] > 0:
@@ -242,7 +260,15 @@ def drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
 
 
 def read_summary(top: dict, source: str) -> RankColumns:
-    """A summary object read back as columns; one ReadError line for anything foreign, malformed or out of range."""
+    """A summary object read back as columns; one ReadError line for anything foreign, malformed or out of range.
+
+    >>> import gzip, json
+    >>> from ddpcore.traces import simulated_run
+    >>> top = json.loads(gzip.decompress(summary_bytes(simulated_run(2, 5, seed=1)[0][1])))
+    >>> table = read_summary(top, "rank1.ddpsum.json")
+    >>> table.rank, table.source, len(table.step)
+    (1, 'rank1.ddpsum.json', 5)
+    """
     version = top.get("version")
     columns = COLUMNS_OF.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
     if columns is None:

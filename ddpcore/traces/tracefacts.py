@@ -90,7 +90,13 @@ def arrival_ms(step: TraceStep) -> float:
     """Time from the step's start to its first gradient collective: on a GPU its first gradient kernel, else its
     launch in the backward; without any, the end of the backward; without a backward, the step's end. The measure
     from a rank's own step start, kept for traces that give no release (it misses time lost before the step and
-    after the first bucket)."""
+    after the first bucket).
+
+    >>> from ddpcore.base import Interval
+    >>> step = TraceStep(1, 100.0, 150.0, (Interval("backward", 110.0, 140.0),), ())
+    >>> arrival_ms(step)
+    40.0
+    """
     kernels = _gradient_kernels(step)
     if kernels:
         return min(k.start_ms for k in kernels) - step.start_ms
@@ -119,7 +125,13 @@ def release_of(step: TraceStep) -> float | None:
 def comm_free_of(step: TraceStep, release: float | None) -> float:
     """When the rank's gradient collectives other than the last had all ended: the last bucket's transfer cannot
     start before (buckets are reduced one after another). With a single one, its start: then nothing but the
-    ranks' readiness holds it."""
+    ranks' readiness holds it.
+
+    >>> from ddpcore.base import Interval
+    >>> step = TraceStep(1, 100.0, 150.0, (Interval("backward", 110.0, 140.0),), ())
+    >>> comm_free_of(step, release=None)
+    140.0
+    """
     if release is not None:
         runs = _gradient_kernels(step) or [c for c in (*step.collectives, *step.runs) if c.phase in GRADIENT_KINDS]
         ends = sorted(c.end_ms for c in runs)
@@ -247,7 +259,15 @@ def facts_of(trace: RankTrace | RankFacts) -> RankFacts:
     A step's period is the next step's start minus its own when the next step was recorded, else its length. A
     step without a recorded successor is the last of a profiling window, whose GPU work the profiler may have cut
     short: it stops when the host ends the step, while the GPU still runs what the step launched. A step's work is
-    counted from the previous step's release when that step was recorded just before it, else from its own start."""
+    counted from the previous step's release when that step was recorded just before it, else from its own start.
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
+    >>> from ddpcore.traces import parse_file
+    >>> facts = facts_of(parse_file("rank1.jsonl", data))
+    >>> facts.rank, [s.step for s in facts.steps]
+    (1, [1, 2, 3])
+    """
     if isinstance(trace, RankFacts):
         return trace
     by_number = {s.step: s for s in trace.steps}
@@ -264,5 +284,13 @@ def facts_of(trace: RankTrace | RankFacts) -> RankFacts:
 
 
 def table_of(rank: RankTrace | RankFacts | RankColumns) -> RankColumns:
-    """Any rank's input as the columns `measure` reads."""
+    """Any rank's input as the columns `measure` reads.
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
+    >>> from ddpcore.traces import parse_file
+    >>> table = table_of(parse_file("rank1.jsonl", data))
+    >>> table.rank, list(table.step)
+    (1, [1, 2, 3])
+    """
     return rank if isinstance(rank, RankColumns) else columns_of(facts_of(rank))

@@ -28,8 +28,7 @@ from ddpcore.analysis import (
     quantile,
     what_if,
 )
-from ddpcore.traces import load
-from scripts.tracegen import generated_summaries
+from ddpcore.traces import load, simulated_run
 
 NOISY = FIXTURES / "noise"
 FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
@@ -171,7 +170,7 @@ def test_clean_runs_count_no_straggler_at_any_size(ranks, steps, cv, seeds):
     """The floor grows with N as the latest of N jitter draws does: close to 0 % transient steps, nobody named."""
     transient = 0
     for seed in range(seeds):
-        runs, _ = generated_summaries(ranks, steps, (), 0.0, seed=seed, jitter_cv=cv)
+        runs, _ = simulated_run(ranks, steps, (), 0.0, seed=seed, jitter_cv=cv)
         a = judge(measure(runs))
         assert a.stragglers == ()
         transient += a.transient.straggler_steps
@@ -182,7 +181,7 @@ def test_clean_runs_count_no_straggler_at_any_size(ranks, steps, cv, seeds):
 def test_generated_transient_stragglers_are_counted_and_fitted(ranks, steps, cv, p):
     """A 3x slowdown with probability p per rank-step and one rank 2x slow: the slow rank named, the slowed rank-steps
     found, and the fit's p and s hold the truth."""
-    runs, slowed = generated_summaries(ranks, steps, (ranks // 3,), p, seed=5, jitter_cv=cv)
+    runs, slowed = simulated_run(ranks, steps, (ranks // 3,), p, seed=5, jitter_cv=cv)
     a = judge(measure(runs))
     assert [s.rank for s in a.stragglers] == [ranks // 3]
     others = {(n, r) for n, r in slowed if r != ranks // 3}
@@ -197,17 +196,17 @@ def test_generated_transient_stragglers_are_counted_and_fitted(ranks, steps, cv,
 def test_a_clean_eight_step_window_of_four_ranks_names_nobody_whatever_the_seed():
     named = 0
     for seed in range(40):
-        runs, _ = generated_summaries(4, 8, (), 0.0, seed=100 + seed, jitter_cv=0.25)
+        runs, _ = simulated_run(4, 8, (), 0.0, seed=100 + seed, jitter_cv=0.25)
         named += bool(judge(measure(runs)).stragglers)
     assert named == 0
 
 
 def test_a_persistent_straggler_is_named_after_the_steps_the_test_needs():
     """A rank late in every step is named once its count passes chance (docs/traces.md gives the table)."""
-    runs, _ = generated_summaries(4, 8, (2,), 0.0, seed=1, jitter_cv=0.05)
+    runs, _ = simulated_run(4, 8, (2,), 0.0, seed=1, jitter_cv=0.05)
     a = judge(measure(runs))
     assert [s.rank for s in a.stragglers] == [2] and a.noise.persistent_needed <= 7
-    two, _ = generated_summaries(2, 6, (1,), 0.0, seed=1, jitter_cv=0.05)
+    two, _ = simulated_run(2, 6, (1,), 0.0, seed=1, jitter_cv=0.05)
     assert [s.rank for s in judge(measure(two)).stragglers] == [1], "with two ranks, told over time"
 
 

@@ -313,10 +313,9 @@ def test_the_rank_step_map_opens_a_step(open_page):
 
 def summaries_in(tmp_path, ranks: int, steps: int, **run) -> tuple[list[str], set]:
     """Generated summaries written as files (their paths), and the rank-steps slowed by chance."""
-    from ddpcore.traces import SUFFIX, summary_bytes
-    from scripts.tracegen import generated_summaries
+    from ddpcore.traces import SUFFIX, simulated_run, summary_bytes
 
-    runs, slowed = generated_summaries(ranks, steps, **run)
+    runs, slowed = simulated_run(ranks, steps, **run)
     paths = []
     for facts in runs:
         path = tmp_path / f"rank{facts.rank}{SUFFIX}"

@@ -1,13 +1,17 @@
-"""The formulas' examples in ddpcore's docstrings are run, so they cannot drift from the code."""
+"""The examples in ddpcore's and ddpview's docstrings are run, so they cannot drift from the code, and every public
+function of ddpcore's front doors that computes something has one."""
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib
 import pkgutil
+import re
 
 import ddpview
 import pytest
+from paths import CORE
 
 import ddpcore
 
@@ -39,3 +43,30 @@ def test_the_examples_exist():
             "ddpcore.analysis.verdict",
         )
     )
+
+
+DOES_NOT_COMPUTE = {"serve_metrics", "served", "main", "build_parser", "read_path", "read_paths", "chunks_of", "play"}
+"""Public functions that serve, read from disk or parse arguments: their examples would be a server or a file."""
+
+
+def test_every_public_function_that_computes_has_an_example():
+    """Each function a front door gives that computes something shows a call and its answer, in its docstring or
+    its module's."""
+    missing = []
+    for path in sorted(p for p in CORE.glob("*/*.py") if p.name != "__init__.py"):
+        text = path.read_text()
+        tree = ast.parse(text)
+        given = next(
+            (
+                ast.literal_eval(n.value)
+                for n in tree.body
+                if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in n.targets)
+            ),
+            [],
+        )
+        examples = [line for line in text.splitlines() if line.strip().startswith((">>>", "..."))]
+        public = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in given]
+        for name in public:
+            if name not in DOES_NOT_COMPUTE and not any(re.search(rf"\b{name}\(", line) for line in examples):
+                missing.append(f"{path.parent.name}.{path.stem}.{name}")
+    assert missing == []

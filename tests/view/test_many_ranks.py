@@ -14,7 +14,8 @@ from paths import FIXTURES
 
 from ddpcore.analysis import DRAWN_LATEST, MAX_ROWS, judge, measure, rank_step_map
 from ddpcore.base import THRESHOLD
-from scripts.tracegen import BIG_PERSISTENT, BIG_PROBABILITY, BIG_RANKS, BIG_STEPS, generated_summaries
+from ddpcore.traces import simulated_run
+from scripts.tracegen import BIG_PERSISTENT, BIG_PROBABILITY, BIG_RANKS, BIG_STEPS
 
 RANKS, STEPS, PERSISTENT, P = BIG_RANKS, BIG_STEPS, BIG_PERSISTENT, BIG_PROBABILITY
 
@@ -73,7 +74,7 @@ def test_the_measurement_reaches_the_page_in_small_parts(big):
 
     from ddpcore.analysis import measure
 
-    runs, _ = generated_summaries(RANKS, 20, (PERSISTENT,), P, seed=4)
+    runs, _ = simulated_run(RANKS, 20, (PERSISTENT,), P, seed=4)
     measured = measure(runs)
     blobs = transfer.parts(measured, (), None, "")
     per_step, per_row = transfer.ITEMS_PER_PART // RANKS, transfer.ITEMS_PER_PART // 20
@@ -139,7 +140,7 @@ def test_many_stragglers_are_listed_up_to_a_few_and_counted_past_them():
     lists."""
     from ddpview.views import LISTED, verdict_html
 
-    runs, _ = generated_summaries(128, 12, tuple(range(0, 128, 4)), 0.05, seed=2)
+    runs, _ = simulated_run(128, 12, tuple(range(0, 128, 4)), 0.05, seed=2)
     low = judge(measure(runs))
     assert len(low.stragglers) > LISTED and len(low.transient.ranks) > LISTED
     html = verdict_html(low, "en")
