@@ -1,0 +1,1 @@
+"""The bench (`python build.py bench`): see __main__.py for its parts."""

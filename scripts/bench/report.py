@@ -1,0 +1,84 @@
+"""bench/results.json and bench/README.md from the figures: each budget's verdict, the page's and the core's
+figures, and the causes found when budgets failed (causes.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scripts.bench.budgets import BUDGETS, NOT_MEASURED
+
+__all__ = ["lookup", "write_report"]
+
+CAUSES = Path(__file__).with_name("causes.md")
+
+
+def lookup(results: dict, path: tuple[str, ...]) -> float:
+    """The figure at `path` in the results.
+
+    >>> lookup({"page": {"transfer_mb": 20}}, ("page", "transfer_mb"))
+    20.0
+    """
+    value = results
+    for key in path:
+        value = value[key]
+    return float(value)
+
+
+def write_report(results: dict, out: Path) -> None:
+    """Write `out`/results.json and `out`/README.md."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(results, indent=2))
+    lines = [
+        "# Benchmark",
+        "",
+        f"Written by `python build.py bench` on {results['meta']['date']} ({results['meta']['machine']}).",
+        "Figures are medians of repeated runs; machines are noisy, so these are figures, not test assertions.",
+        f"This machine ran the native core timings {results['meta']['machine_slowdown']:.2f}x as long as the machine "
+        "of the earlier runs (`REFERENCE_NATIVE_MS` in scripts/bench/budgets.py): read its milliseconds against the "
+        "budgets with that in mind; ratios measured within one run do not depend on it.",
+        "",
+        "| budget | figure | limit | verdict |",
+        "|---|---|---|---|",
+    ]
+    for budget in BUDGETS:
+        figure = lookup(results, budget.path)
+        shown = f"{figure:.0f}" if not budget.unit else f"{figure:.2f} {budget.unit}"
+        verdict = "pass" if budget.holds(figure) else "FAIL"
+        lines.append(f"| {budget.name} | {shown} | {budget.bound} {budget.limit:g} {budget.unit} | {verdict} |")
+    page = results["page"]
+    lines += [
+        "",
+        "| page figure | ours | bare PyScript page |",
+        "|---|---|---|",
+        f"| first paint, cold / warm (ms) | {page['first_paint_ms']['cold']:.0f} / "
+        f"{page['first_paint_ms']['warm']:.0f} | "
+        f"{page['bare']['first_paint_ms']['cold']:.0f} / {page['bare']['first_paint_ms']['warm']:.0f} |",
+        f"| ready (html.ready), cold / warm (ms) | {page['ready_ms']['cold']:.0f} / {page['ready_ms']['warm']:.0f} | "
+        f"{page['bare']['ready_ms']['cold']:.0f} / {page['bare']['ready_ms']['warm']:.0f} |",
+        f"| ready without the snapshot, cold / warm (ms) | {page['ready_no_snapshot_ms']['cold']:.0f} / "
+        f"{page['ready_no_snapshot_ms']['warm']:.0f} | |",
+        f"| inside loadPyodide, cold / warm (ms) | {page['load_pyodide_ms']['cold']:.0f} / "
+        f"{page['load_pyodide_ms']['warm']:.0f} (without the snapshot "
+        f"{page['load_pyodide_no_snapshot_ms']['cold']:.0f} / {page['load_pyodide_no_snapshot_ms']['warm']:.0f}) | "
+        f"{page['bare']['load_pyodide_ms']['cold']:.0f} / {page['bare']['load_pyodide_ms']['warm']:.0f} |",
+        f"| transfer, cold load (bytes) | {page['transfer_bytes']:,.0f} (snapshot {page['snapshot_bytes']:,.0f}) | |",
+        "",
+        "| interaction | p50 (ms) | p95 (ms) |",
+        "|---|---|---|",
+        *(f"| input latency, {k} | {v['p50']:.1f} | {v['p95']:.1f} |" for k, v in page["input_latency_ms"].items()),
+        f"| frame interval during play | {page['play']['frame_interval_ms']['p50']:.1f} | "
+        f"{page['play']['frame_interval_ms']['p95']:.1f} |",
+        "",
+        f"Heap: {page['heap_mb']['after_5s']:.1f} MB after 5 s of play, {page['heap_mb']['after_60s']:.1f} MB "
+        f"after 60 s.",
+    ]
+    lines += ["", "| core timing | native median (ms) | Pyodide median (ms) |", "|---|---|---|"]
+    for key in results["native"]:
+        lines.append(
+            f"| {key} | {results['native'][key]['median_ms']:.3f} | {results['pyodide'][key]['median_ms']:.3f} |"
+        )
+    if NOT_MEASURED:
+        lines += ["", "Not measured yet:", "", *(f"- {item}" for item in NOT_MEASURED)]
+    lines += ["", CAUSES.read_text().rstrip("\n")]
+    (out / "README.md").write_text("\n".join(lines) + "\n")
