@@ -29,11 +29,14 @@ from __future__ import annotations
 import math
 import statistics
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from operator import sub
 from statistics import NormalDist
+
+from ..base import Transposed
 
 __all__ = [
     "ALPHA",
@@ -182,8 +185,13 @@ def rank_offsets(by_step: Sequence[Sequence[float]]) -> list[float]:
     >>> rank_offsets([[10.0, 20.0, 12.0], [11.0, 21.0, 11.0], [9.0, 19.0, 13.0], [10.0, 20.0, 12.0]])
     [-2.5, 7.5, 0.0]
     """
-    centred = [[v - m for v in row] for row, m in zip(by_step, map(statistics.median, by_step))]
-    return [quantile(sorted(column), OFFSET_QUANTILE) for column in zip(*centred)]
+    centred = [
+        array("d", map(sub, row, repeat(m, len(row)))) for row, m in zip(by_step, map(statistics.median, by_step))
+    ]
+    if not centred:
+        return []
+    by_rank = Transposed(centred, "d")
+    return [quantile(sorted(by_rank.at(i)), OFFSET_QUANTILE) for i in range(len(centred[0]))]
 
 
 def medians_of_others(values: Sequence[float]) -> list[float]:
@@ -198,18 +206,21 @@ def medians_of_others(values: Sequence[float]) -> list[float]:
     [3.5, 1.5, 3.0]
     """
     order = sorted(range(len(values)), key=values.__getitem__)
-    ranked = [values[i] for i in order]
+    ranked = sorted(values)
     h = (len(values) - 1) // 2
     if len(values) % 2 == 0:
         out = [ranked[h]] * len(values)
-        for i in order[: h + 1]:
-            out[i] = ranked[h + 1]
+        _set_all(out, order[: h + 1], ranked[h + 1])
         return out
     out = [(ranked[h - 1] + ranked[h]) / 2] * len(values)
-    for i in order[:h]:
-        out[i] = (ranked[h] + ranked[h + 1]) / 2
+    _set_all(out, order[:h], (ranked[h] + ranked[h + 1]) / 2)
     out[order[h]] = (ranked[h - 1] + ranked[h + 1]) / 2
     return out
+
+
+def _set_all(values: list[float], where: Sequence[int], value: float) -> None:
+    """values[i] = value for every i in `where`, in a C loop."""
+    deque(map(values.__setitem__, where, repeat(value)), maxlen=0)
 
 
 def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
@@ -253,9 +264,12 @@ def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
     by_step = deviations(work)
     pooled = array("d")
     for row, done in zip(by_step, work):
-        pooled.extend(d for d, w in zip(row, done) if w > 0)
+        pooled.extend(row if min(done, default=1.0) > 0 else compress(row, map((0.0).__lt__, done)))
     tail, floor = bulk_tail(sorted(pooled), len(work[0]) if work else 0)
-    entries = tuple(tuple(i for i, d in enumerate(row) if d > floor) for row in by_step)
+    entries = tuple(
+        tuple(compress(range(len(row)), map(floor.__lt__, row))) if max(row, default=floor) > floor else ()
+        for row in by_step
+    )
     return Beyond(tail, floor, len(pooled), entries)
 
 
@@ -271,15 +285,18 @@ def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[f
     """
     values = array("d")
     for row, late in zip(cost, beyond.entries):
-        gone = set(late)
-        values.extend(c - u for i, (c, u) in enumerate(zip(row, usual)) if i not in gone)
+        if late:
+            gone = set(late)
+            values.extend(c - u for i, (c, u) in enumerate(zip(row, usual)) if i not in gone)
+        else:
+            values.extend(map(sub, row, usual))
     return Tail.of(sorted(values))
 
 
 def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:
     """The ranks over the threshold in enough steps (`persistent_needed`), from how many steps each was over it.
 
-    >>> from collections import Counter
+    >>> from collections import Counter, deque
     >>> persistent_ranks(Counter({3: 30, 5: 2}), steps=30, ranks=8, chance=0.01)
     {3}
     """

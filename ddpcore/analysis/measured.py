@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter, sub, truediv
 
-from ..base import CAUSES, LOAD, SUMMED, Interval, Message, Said, Spans, say
+from ..base import CAUSES, LOAD, SUMMED, Interval, Message, Said, Spans, Transposed, say
 from ..traces import Column, DeviceTime, FileError, Loaded, RankColumns, RankFacts, RankTrace, StepFacts, table_of
 from ..traces import drawn as drawn_spans
 from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others
@@ -289,7 +289,7 @@ def _waits(by_column: dict) -> tuple[array[float], array[float], float, bool]:
     latest arrival, and the first launch and the collectives are left out)."""
     if all(by_column["released"]):
         anchor = by_column["anchor_ms"]
-        wait = array("d", (max(0.0, w) for w in map(sub, anchor, by_column["compute_ms"])))
+        wait = array("d", map(max, repeat(0.0, len(anchor)), map(sub, anchor, by_column["compute_ms"])))
         first = array("f", map(min, map(sub, by_column["arrival_ms"], anchor), map(float.__neg__, wait)))
         free = earliest_free(array("d", map(sub, by_column["comm_free_ms"], anchor)))
         return wait, first, free, True
@@ -437,12 +437,16 @@ STEP_FLAGS = ("released", "from_release")
 RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
 
 
-def _parts_at(parts: dict[str, list[Sequence[float]]], j: int) -> dict[str, Column]:
+def _zeros(count: int) -> array[float]:
+    return array("f", bytes(4 * count))
+
+
+def _parts_at(parts: dict[str, Transposed], j: int) -> dict[str, Column]:
     """Step j's parts (`phases.CAUSES`), rank by rank, leaving out a part no rank spent time in (a host trace has
     no GPU parts); single precision, since 4,096 ranks x 200 steps hold 8 of them."""
     out: dict[str, Column] = {}
     for p, by_rank in parts.items():
-        values = array("f", map(itemgetter(j), by_rank))
+        values = by_rank.at(j)
         if any(values):
             out[p] = values
     return out
@@ -472,23 +476,27 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
         warnings.append(Caveat("some_ranks", loaded=len(tables), world=max(worlds)))
     rows = [_rows_of(t, common) for t in tables]
     order = tuple(t.rank for t in tables)
-    by_rank = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_COLUMNS}
-    flags = {name: [_picked(getattr(t, name), r) for t, r in zip(tables, rows)] for name in STEP_FLAGS}
+    by_rank = {
+        name: Transposed([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "d") for name in STEP_COLUMNS
+    }
+    flags = {name: Transposed([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "B") for name in STEP_FLAGS}
     parts = None
     if all(t.parts_ms is not None for t in tables):
         kept = [t.parts_ms or {} for t in tables]
         parts = {
-            p: [_picked(k[p], r) if p in k else [0.0] * len(r) for k, r in zip(kept, rows)]
+            p: Transposed(
+                [_picked(k[p], r) if p in k else array("f", bytes(4 * len(r))) for k, r in zip(kept, rows)], "f"
+            )
             for p in CAUSES
             if any(p in k for k in kept)
         }
 
     def columns_at(j: int) -> dict:
-        out: dict = {k: array("d", map(itemgetter(j), v)) for k, v in by_rank.items()}
-        out.update({k: tuple(map(itemgetter(j), v)) for k, v in flags.items()})
+        out: dict = {k: v.at(j) for k, v in by_rank.items()}
+        out.update({k: v.at(j) for k, v in flags.items()})
         return out
 
-    work = [array("d", map(itemgetter(j), by_rank["work_ms"])) for j in range(len(common))]
+    work = [by_rank["work_ms"].at(j) for j in range(len(common))]
     beyond = beyond_chance(work)
     unmeasured = [(order[i], n, w) for j, n in enumerate(common) for i, w in enumerate(work[j]) if not w > 0]
     if unmeasured:

@@ -84,6 +84,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .steps import (  # noqa: F401
         finished,
     )
+    from .transposed import (  # noqa: F401
+        Transposed,
+    )
     from .words import (  # noqa: F401
         LANGS,
         NBSP,
@@ -169,6 +172,7 @@ _LAZY = {
         "WAIT",
     ),
     "steps": ("finished",),
+    "transposed": ("Transposed",),
     "words": (
         "LANGS",
         "Message",

@@ -181,6 +181,18 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "a ddpcore summary whose columns are not those of its version",
         "fr": "un résumé ddpcore dont les colonnes ne sont pas celles de sa version",
     },
+    "file.columnar_header": {
+        "en": "a version 3 ddpcore summary needs its header on its first line",
+        "fr": "un résumé ddpcore de version 3 doit avoir son en-tête sur sa première ligne",
+    },
+    "file.columnar_length": {
+        "en": "a version 3 ddpcore summary of {found} bytes of columns where its header promises {expected}",
+        "fr": "un résumé ddpcore de version 3 de {found} octets de colonnes là où son en-tête en promet {expected}",
+    },
+    "file.columnar_range": {
+        "en": "summary column '{column}': a value out of range",
+        "fr": "colonne de résumé '{column}' : une valeur hors limites",
+    },
     "file.summary_empty": {"en": "a ddpcore summary without steps", "fr": "un résumé ddpcore sans pas"},
     "file.second_for_rank": {
         "en": "a second file for rank {rank} (first: {first})",

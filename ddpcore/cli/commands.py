@@ -55,6 +55,8 @@ __all__ = [
 ]
 
 MAX_JOBS = 256
+SUMMARY_FORMATS = ("columnar", "json")
+"""What `summarize --format` writes: version 3 (the default) or version 2."""
 
 
 class UsageError(Exception):
@@ -252,7 +254,7 @@ def _add_analyze(p: argparse.ArgumentParser) -> None:
     late each rank reaches the gradient collective, as a share of the step; name the ranks late in most steps
     (persistent) and count the steps with a late rank (transient).
     """
-    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
+    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank, or a folder of them")
     _add_reading_args(p)
     p.add_argument(
         "--fit",
@@ -294,10 +296,11 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
     """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured;
     each unreadable file is one line on stderr, and so is a run that cannot be measured (then None)."""
     from ..analysis import RUN, measure_loaded
-    from ..traces import read_paths
+    from ..traces import files_in, read_paths
 
     THRESHOLD.check(args.threshold)
     check_int("jobs", args.jobs, 1, MAX_JOBS)
+    files = files_in(files)
     large = sum(os.path.getsize(f) for f in files if os.path.isfile(f)) > PROGRESS_BYTES
     loaded = read_paths(files, args.jobs, _progress_line if large and sys.stderr.isatty() else None)
     measured, errors = measure_loaded(loaded)
@@ -379,17 +382,25 @@ def _add_summarize(p: argparse.ArgumentParser) -> None:
     One summary per trace (rank<R>.ddpsum.json.gz): per step what the analysis measures, about 60 bytes gzipped. Run
     it on every node over its own ranks' traces, gather the summaries, then analyze them.
     """
-    p.add_argument("files", nargs="+", metavar="FILE", help="trace files (PyTorch profiler or ddpcore JSONL)")
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="trace files (PyTorch profiler or ddpcore JSONL), or folders of them"
+    )
     p.add_argument("-o", "--out", default=".", metavar="DIR", help="where to write the summaries (default .)")
+    p.add_argument(
+        "--format",
+        choices=SUMMARY_FORMATS,
+        default=SUMMARY_FORMATS[0],
+        help="columnar: version 3, arrays read at C speed (default); json: version 2, one JSON object",
+    )
     _add_jobs(p)
     p.set_defaults(run=_run_summarize)
 
 
 def _run_summarize(args: argparse.Namespace) -> int:
-    from ..traces import SUFFIX, read_paths, summary_bytes, table_of
+    from ..traces import JSON_VERSION, SUFFIX, VERSION, files_in, read_paths, summary_bytes, table_of
 
     check_int("jobs", args.jobs, 1, MAX_JOBS)
-    loaded = read_paths(args.files, args.jobs)
+    loaded = read_paths(files_in(args.files), args.jobs)
     for e in loaded.errors:
         _say("summarize", f"{e.source}: {e.message}")
     folder = Path(args.out)
@@ -397,7 +408,8 @@ def _run_summarize(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for trace in loaded.traces:
             target = folder / f"rank{trace.rank}{SUFFIX}"
-            target.write_bytes(summary_bytes(table_of(trace)))
+            version = VERSION if args.format == "columnar" else JSON_VERSION
+            target.write_bytes(summary_bytes(table_of(trace), version))
             print(f"{trace.source} -> {target}")
     except OSError as exc:
         _say("summarize", f"error: {folder}: {exc.strerror}")
@@ -411,7 +423,7 @@ def _add_replay(p: argparse.ArgumentParser) -> None:
     Each rank's exporter on its own port (PORT, PORT+1, …), showing the run's steps one after another at their
     measured pace, in a loop until interrupted: try the rules and the dashboard without a cluster.
     """
-    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank")
+    p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank, or a folder of them")
     p.add_argument("--port", type=int, required=True, help="the first rank's port; rank i's is PORT + i")
     p.add_argument(SPEED.flag, type=float, default=SPEED.default, help=SPEED.describe())
     p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label (default {DEFAULT_JOB})")

@@ -43,8 +43,8 @@ def summary_of_rows(rows: list[dict[str, Any]], source: str) -> bytes:
     JSONL file.
 
     >>> rows = [{"rank": 0, "step": s, "phase": "forward", "start": s / 10, "end": s / 10 + 0.02} for s in range(1, 4)]
-    >>> import gzip, json
-    >>> json.loads(gzip.decompress(summary_of_rows(rows, "rank0.jsonl")))["rank"]
+    >>> from ddpcore.traces import read_columnar
+    >>> read_columnar(summary_of_rows(rows, "rank0.jsonl"), "rank0.ddpsum.json.gz").rank
     0
     """
     from ..traces import JsonlRows, TraceError, facts_of, summary_bytes

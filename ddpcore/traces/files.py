@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from .parse import FileError, Loaded, ReadRank, collect, read_or_why
 from .reader import READ_CHUNK
 
-__all__ = ["Progress", "chunks_of", "read_path", "read_paths"]
+__all__ = ["Progress", "chunks_of", "files_in", "read_path", "read_paths"]
 
 Progress = Callable[[int, int, int, int], None]
 """Called after each file: files done, files in all, bytes done, bytes in all."""
@@ -19,6 +19,27 @@ def chunks_of(path: str, size: int = READ_CHUNK) -> Iterator[bytes]:
     with open(path, "rb") as handle:
         while chunk := handle.read(size):
             yield chunk
+
+
+def files_in(paths: Sequence[str]) -> list[str]:
+    """The paths given, each folder replaced by the files directly in it (sorted, hidden ones left out): 100,000
+    ranks' summaries are passed as their folder, past the command line's length limit.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for name in ("rank1.jsonl", "rank0.jsonl", ".hidden"):
+    ...         _ = open(os.path.join(d, name), "w").write("")
+    ...     [os.path.basename(p) for p in files_in([d, "other.json"])]
+    ['rank0.jsonl', 'rank1.jsonl', 'other.json']
+    """
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            with os.scandir(path) as entries:
+                out += sorted(e.path for e in entries if e.is_file() and not e.name.startswith("."))
+        else:
+            out.append(path)
+    return out
 
 
 def read_path(path: str) -> ReadRank | FileError:

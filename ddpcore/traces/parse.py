@@ -17,9 +17,11 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from ..base import HOST, RECORDED, Interval, Message, Said, clip
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, WORKER_PREFIXES, collective_kind, kernel_kind, kind_of_op
+from .columnar import MAGIC, read_columnar
 from .reader import (
     MAX_RANK,
     MAX_STEP,
@@ -63,6 +65,7 @@ __all__ = [
     "parse_file",
     "parse_kineto",
     "read_or_why",
+    "inflated",
     "read_trace",
     "stream_of",
 ]
@@ -167,9 +170,32 @@ def stream_of(chunks: Iterable[bytes]) -> JsonStream:
     >>> stream.value()
     {'a': [1, 2]}
     """
+    return _json_stream(inflated(chunks))
+
+
+def inflated(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """A file's bytes, at most MAX_FILE_BYTES read and inflated.
+
+    >>> import gzip
+    >>> b"".join(inflated([gzip.compress(b"abc")]))
+    b'abc'
+    """
+    return gunzipped(limited(chunks, MAX_FILE_BYTES), MAX_FILE_BYTES)
+
+
+def _json_stream(data: Iterable[bytes]) -> JsonStream:
     guard = DepthGuard()
-    raw = limited(chunks, MAX_FILE_BYTES)
-    return JsonStream(texts(guard.feed(c) for c in gunzipped(raw, MAX_FILE_BYTES)))
+    return JsonStream(texts(guard.feed(c) for c in data))
+
+
+def _opening(data: Iterator[bytes], size: int) -> tuple[bytes, Iterator[bytes]]:
+    """The first `size` bytes (fewer when the data ends), and every byte again."""
+    head = b""
+    for chunk in data:
+        head += chunk
+        if len(head) >= size:
+            break
+    return head[:size], chain([head], data)
 
 
 def _time(value: object, where: int | str, key: str, limit: float) -> float | None:
@@ -510,7 +536,10 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
     >>> t.rank, t.kind, len(t.steps)
     (1, 'jsonl', 3)
     """
-    stream = stream_of(chunks)
+    opening, data = _opening(inflated(chunks), len(MAGIC))
+    if opening == MAGIC:
+        return read_columnar(b"".join(data), source)
+    stream = _json_stream(data)
     first = stream.peek()
     if not first:
         raise TraceError("file.empty")

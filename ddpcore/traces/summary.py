@@ -51,13 +51,16 @@ __all__ = [
     "US_DIGITS",
     "VERSION",
     "drawn",
+    "JSON_VERSION",
     "is_summary",
+    "json_summary_bytes",
     "read_summary",
-    "summary_bytes",
 ]
 
 FORMAT = "ddpcore-summary"
-VERSION = 2
+VERSION = 3
+"""The newest version, the one `summary_bytes` writes (columnar.py); versions 1 and 2 are JSON."""
+JSON_VERSION = 2
 SUFFIX = ".ddpsum.json.gz"
 TIMING = ("length_ms", "period_ms")
 FLAGS = ("followed", "released", "from_release")
@@ -68,7 +71,7 @@ GPU = tuple(f"gpu_{c}" for c in DEVICE_COLUMNS)
 COLUMNS = ("step", "start_ms", *TIMING, *FLAGS, *MEASURES, *PHASE_COLUMNS, *PARTS, *GPU)
 COLUMNS_V1 = ("step", "start_ms", *TIMING, FLAGS[0], *MEASURES[:3], *PHASE_COLUMNS, *GPU)
 """Version 1's columns: no release flags, no work, no parts."""
-COLUMNS_OF = {1: COLUMNS_V1, VERSION: COLUMNS}
+COLUMNS_OF = {1: COLUMNS_V1, JSON_VERSION: COLUMNS}
 NS_DIGITS, US_DIGITS = 6, 3
 MAX_MS = 1e14
 DRAWN_IN_ORDER = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER)
@@ -95,20 +98,23 @@ def _row(t: RankColumns, i: int) -> list[object]:
     ]
 
 
-def summary_bytes(facts: RankFacts | RankColumns) -> bytes:
-    """A rank's summary file (gzipped, byte for byte the same for the same facts).
+def json_summary_bytes(facts: RankFacts | RankColumns, version: int = JSON_VERSION) -> bytes:
+    """A rank's summary file in JSON, version 2 (gzipped, byte for byte the same for the same facts): what
+    `summary_bytes` wrote before version 3, for tools that want JSON and for the tests of old files.
 
     >>> from ddpcore.traces import simulated_run
-    >>> data = summary_bytes(simulated_run(2, 5, seed=1)[0][1])
+    >>> data = json_summary_bytes(simulated_run(2, 5, seed=1)[0][1])
     >>> import gzip, json
     >>> top = json.loads(gzip.decompress(data))
     >>> top["format"], top["rank"], len(top["steps"])
     ('ddpcore-summary', 1, 5)
     """
+    if version != JSON_VERSION:
+        raise ValueError(f"JSON summaries are written in version {JSON_VERSION}, not {version}")
     table = facts if isinstance(facts, RankColumns) else columns_of(facts)
     body = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": JSON_VERSION,
         "rank": facts.rank,
         "world_size": facts.world_size,
         "source": facts.source,
@@ -264,15 +270,17 @@ def read_summary(top: dict, source: str) -> RankColumns:
 
     >>> import gzip, json
     >>> from ddpcore.traces import simulated_run
-    >>> top = json.loads(gzip.decompress(summary_bytes(simulated_run(2, 5, seed=1)[0][1])))
+    >>> top = json.loads(gzip.decompress(json_summary_bytes(simulated_run(2, 5, seed=1)[0][1])))
     >>> table = read_summary(top, "rank1.ddpsum.json")
     >>> table.rank, table.source, len(table.step)
     (1, 'rank1.ddpsum.json', 5)
     """
     version = top.get("version")
+    if version == VERSION:
+        raise ReadError("file.columnar_header")
     columns = COLUMNS_OF.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
     if columns is None:
-        known = " and ".join(map(str, COLUMNS_OF))
+        known = ", ".join(map(str, COLUMNS_OF)) + f" and {VERSION}"
         raise ReadError("file.summary_version", version=repr(version), known=known)
     if top.get("columns") != list(columns):
         raise ReadError("file.summary_columns")

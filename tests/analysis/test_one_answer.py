@@ -69,7 +69,7 @@ def test_a_negative_rank_step_is_left_out_and_loses_nothing_else(tmp_path, capsy
     """Rank 3's work at step 28 made -0.68 ms (a clock that jumped): the analysis names it in a warning, the fit is made
     without it, `--rules` is written, and `cluster --from` runs."""
     paths = [str(p) for p in sorted((NOISY / "clean").glob("*.jsonl.gz"))]
-    assert main(["summarize", *paths, "-o", str(tmp_path)]) == 0
+    assert main(["summarize", *paths, "-o", str(tmp_path), "--format", "json"]) == 0
     three = tmp_path / "rank3.ddpsum.json.gz"
     summary = json.loads(gzip.decompress(three.read_bytes()))
     column = summary["columns"].index("work_ms")

@@ -1,4 +1,6 @@
-"""Summaries: a trace reduced to what the analysis measures, read back to the same analysis on every real run."""
+"""Summaries: a trace reduced to what the analysis measures, read back to the same analysis on every real run: in
+JSON (version 2) to the nanosecond, in columns (version 3, the default) to the microsecond. The columnar format's
+own bounds are in test_columnar.py."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from paths import FIXTURES
 
 from ddpcore.analysis import analyze
 from ddpcore.cli import analysis_payload, main
-from ddpcore.traces import FORMAT, SUFFIX, VERSION, facts_of, load, summary_bytes
+from ddpcore.traces import FORMAT, JSON_VERSION, MAGIC, SUFFIX, VERSION, facts_of, load, summary_bytes
 
 RUNS = [
     ("ddp4", "*.jsonl.gz"),
@@ -30,22 +32,31 @@ def files(folder: str, pattern: str) -> list[tuple[str, bytes]]:
     return [(p.name, p.read_bytes()) for p in sorted((FIXTURES / folder).glob(pattern))]
 
 
-def summarised(traces) -> list[tuple[str, bytes]]:
-    return [(f"rank{t.rank}{SUFFIX}", summary_bytes(facts_of(t))) for t in traces]
+def summarised(traces, version: int = JSON_VERSION) -> list[tuple[str, bytes]]:
+    return [(f"rank{t.rank}{SUFFIX}", summary_bytes(facts_of(t), version)) for t in traces]
 
 
-def same(a, b, path: str = "") -> None:
-    """Equal payloads: numbers to a nanosecond of a millisecond (summaries keep times to the ns), the rest exactly."""
+TOLERANCE_MS = {JSON_VERSION: 1e-5, VERSION: 0.05}
+"""How far a figure of a summary's analysis may be from the trace's: version 2 keeps times to the ns; version 3 to
+the µs, and a fitted figure (the jitter floor) moves by a few µs when its inputs do (docs/summaries.md)."""
+TIES = ("slowest_rank", "slowest_count")
+"""Which rank is the slowest of a step, and how often: ranks within a µs of each other swap (docs/summaries.md)."""
+
+
+def same(a, b, path: str = "", tolerance: float = TOLERANCE_MS[JSON_VERSION]) -> None:
+    """Equal payloads: numbers within `tolerance` (ms, or relative), the rest exactly."""
     if isinstance(a, dict):
         assert a.keys() == b.keys(), path
         for k in a:
-            same(a[k], b[k], f"{path}.{k}")
+            if tolerance > TOLERANCE_MS[JSON_VERSION] and k in TIES:
+                continue
+            same(a[k], b[k], f"{path}.{k}", tolerance)
     elif isinstance(a, list):
         assert len(a) == len(b), path
         for i, (x, y) in enumerate(zip(a, b)):
-            same(x, y, f"{path}[{i}]")
+            same(x, y, f"{path}[{i}]", tolerance)
     elif isinstance(a, float) and not isinstance(b, bool):
-        assert b == pytest.approx(a, rel=1e-6, abs=1e-5), path
+        assert b == pytest.approx(a, rel=tolerance / 10, abs=tolerance), path
     else:
         assert a == b, path
 
@@ -57,26 +68,39 @@ def payload(traces) -> dict:
     return out
 
 
+@pytest.mark.parametrize("version", [JSON_VERSION, VERSION])
 @pytest.mark.parametrize(("folder", "pattern"), RUNS, ids=[f"{f}:{p}" for f, p in RUNS])
-def test_summaries_analyse_as_their_traces(folder, pattern):
+def test_summaries_analyse_as_their_traces(folder, pattern, version):
     traces = load(files(folder, pattern)).traces
-    back = load(summarised(traces))
+    back = load(summarised(traces, version))
     assert back.errors == ()
-    same(payload(traces), payload(back.traces))
+    same(payload(traces), payload(back.traces), tolerance=TOLERANCE_MS[version])
 
 
 def test_a_mix_of_summaries_and_traces_analyses_as_the_traces():
     traces = load(files("ddp8/s2.0", "*.jsonl.gz")).traces
-    mixed = load([*summarised(traces[:4]), *files("ddp8/s2.0", "rank[4-7].jsonl.gz")])
+    mixed = load(
+        [*summarised(traces[:2]), *summarised(traces[2:4], VERSION), *files("ddp8/s2.0", "rank[4-7].jsonl.gz")]
+    )
     assert mixed.errors == () and len(mixed.traces) == 8
-    same(payload(traces), payload(mixed.traces))
+    same(payload(traces), payload(mixed.traces), tolerance=TOLERANCE_MS[VERSION])
 
 
-def test_a_summary_is_small():
+def test_a_summary_is_small_and_a_columnar_one_smaller():
     traces = load(files("ddp8_transient", "*.jsonl.gz")).traces
-    size = sum(len(data) for _, data in summarised(traces))
+    json_size, columnar_size = (sum(len(data) for _, data in summarised(traces, v)) for v in (JSON_VERSION, VERSION))
     rank_steps = sum(len(t.steps) for t in traces)
-    assert size / rank_steps <= 100
+    assert json_size / rank_steps <= 100
+    assert columnar_size <= json_size / 2
+
+
+def test_a_long_columnar_summary_holds_a_rank_step_in_20_bytes():
+    """The budget of issue 39 (bench --scale measures it at 10,000 ranks x 1,000 steps): the header's cost spread
+    over many steps, a step's times to the µs in shuffled planes."""
+    from ddpcore.traces import simulated_run
+
+    ranks, _ = simulated_run(8, 1000, persistent=(3,), p=0.01, seed=4, jitter_cv=0.05)
+    assert sum(len(summary_bytes(r)) for r in ranks) / 8000 <= 20
 
 
 def body(data: bytes) -> dict:
@@ -105,7 +129,7 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
     assert len(loaded.traces) == 3 and [e.source for e in loaded.errors] == list(bad)
     for e in loaded.errors:
         assert "\n" not in e.message and "summary" in e.message
-    assert "versions 1 and 2" in loaded.errors[0].message
+    assert "versions 1, 2 and 3" in loaded.errors[0].message
 
 
 @pytest.mark.parametrize(
@@ -140,7 +164,7 @@ def test_a_bad_value_deep_in_a_summary_is_named_by_its_row_and_column(column, ba
 
 def test_summarize_writes_one_per_rank_and_analyze_reads_them(tmp_path, capsys):
     paths = [str(p) for p in sorted((FIXTURES / "ddp8" / "s1.5").glob("*.jsonl.gz"))]
-    assert main(["summarize", *paths, "-o", str(tmp_path)]) == 0
+    assert main(["summarize", *paths, "-o", str(tmp_path), "--format", "json"]) == 0
     written = sorted(tmp_path.glob(f"*{SUFFIX}"))
     assert [p.name for p in written] == [f"rank{r}{SUFFIX}" for r in range(8)]
     capsys.readouterr()
@@ -168,6 +192,7 @@ def test_the_recorder_writes_the_summary_summarize_would(tmp_path):
                 )
     from_file = load([("rank3.jsonl", jsonl.read_bytes())]).traces[0]
     assert summary.read_bytes() == summary_bytes(facts_of(from_file))
+    assert summary.read_bytes().startswith(b"\x1f\x8b") and gzip.decompress(summary.read_bytes()).startswith(MAGIC)
     assert load([("s", summary.read_bytes())]).traces[0].rank == 3
 
 

@@ -1,0 +1,186 @@
+"""`python build.py bench --scale`: the summaries path at 10^6, 10^7 and 10^8 rank-steps. Runs are generated rank
+by rank as version 3 summaries on disk (never held in memory), then `analyze --json` reads the folder in a process
+of its own, timed, its peak memory read from the kernel (ru_maxrss); the figures go under `scale` in
+bench/results.json.
+
+A generated run has what `ddpcore.traces.simulated_run` has (the same step, jitter and barrier), made with numpy a
+rank at a time: one persistent straggler 2x slow, and transient ones (3x, with probability P a rank-step).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from array import array
+from pathlib import Path
+
+from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, SUFFIX, TRANSFER_MS, encode_columns
+from ddpcore.traces.columnar import COLUMNAR_COLUMNS
+
+__all__ = ["SIZES", "analyze_figures", "scale_figures", "write_run"]
+
+SIZES = {"1e6": (1_000, 1_000), "1e7": (10_000, 1_000), "1e8": (100_000, 1_000)}
+"""Each size measured: ranks x steps."""
+P, SLOWDOWN, JITTER_CV, SEED = 0.001, 3.0, 0.05, 39
+MEMORY_FOR_1E8 = 8e9
+"""The 10^8 run is not started when the 10^7 run's peak, scaled, says it would pass this (it would swap)."""
+
+
+def _straggler(ranks: int) -> int:
+    return ranks * 7 // 9
+
+
+def _factors(rank: int, ranks: int, steps: int):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    rng = np.random.default_rng([SEED, rank])
+    sigma = np.sqrt(np.log1p(JITTER_CV**2))
+    f = rng.lognormal(0.0, sigma, steps)
+    f = f * np.where(rng.random(steps) < P, SLOWDOWN, 1.0)
+    return f * (2.0 if rank == _straggler(ranks) else 1.0)
+
+
+def write_run(folder: Path, ranks: int, steps: int) -> int:
+    """Write a generated run's summaries into `folder`, a rank at a time (two passes: the latest readiness of each
+    step, then each rank's columns); the bytes written."""
+    import numpy as np
+
+    us = 1000
+    latest = np.zeros(steps, dtype=np.int64)
+    for r in range(ranks):
+        f = _factors(r, ranks, steps)
+        latest = np.maximum(latest, np.rint(FORWARD_MS * us * f) + np.rint(BACKWARD_MS * us * f)).astype(np.int64)
+    optimizer, transfer = int(OPTIMIZER_MS * us), int(TRANSFER_MS * us)
+    period = latest + transfer + optimizer
+    release = np.cumsum(period)
+    start = release - period + optimizer
+    following = release
+    zeros = np.zeros(steps, dtype=np.int64)
+    total = 0
+    for r in range(ranks):
+        f = _factors(r, ranks, steps)
+        forward, backward = (
+            np.rint(FORWARD_MS * us * f).astype(np.int64),
+            np.rint(BACKWARD_MS * us * f).astype(np.int64),
+        )
+        ready = forward + backward
+        arrival = forward + backward // 10
+        cols = dict.fromkeys(COLUMNAR_COLUMNS, zeros)
+        cols |= {
+            "step": np.arange(1, steps + 1, dtype=np.int64),
+            "start_ms": start + 1_764_460_000_000_000,
+            "length_ms": following + optimizer - start,
+            "period_ms": period,
+            "followed": zeros + 1,
+            "released": zeros + 1,
+            "from_release": (np.arange(steps) > 0).astype(np.int64),
+            "arrival_ms": arrival,
+            "compute_ms": ready,
+            "anchor_ms": following - start,
+            "work_ms": ready + optimizer,
+            "comm_free_ms": arrival,
+            "forward_ms": forward,
+            "backward_ms": backward,
+            "optimizer_ms": zeros + optimizer,
+            "allreduce_ms": following - start - ready,
+            "cause_forward_ms": forward,
+            "cause_backward_ms": backward,
+            "cause_optimizer_ms": zeros + optimizer,
+        }
+        arrays = {}
+        for name, values in cols.items():
+            a = array("q")
+            a.frombytes(np.ascontiguousarray(values, dtype="<i8").tobytes())
+            if sys.byteorder == "big":
+                a.byteswap()
+            arrays[name] = a
+        data = encode_columns(r, ranks, f"rank{r}", arrays)
+        (folder / f"rank{r}{SUFFIX}").write_bytes(data)
+        total += len(data)
+    return total
+
+
+ANALYZE = """import resource, subprocess, sys, time
+start = time.perf_counter()
+with open(sys.argv[1], "wb") as out:
+    done = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL)
+seconds = time.perf_counter() - start
+print(done.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+"""The timer: runs a command with its output to a file, then says its exit code, seconds and peak RSS (KiB), its
+own children alone."""
+
+
+def analyze_figures(folder: Path, ranks: int, steps: int) -> dict:
+    """`analyze --json` over the folder, in a process of its own: seconds, peak resident MB, and whether the
+    persistent straggler named is the one generated."""
+    out = folder.with_suffix(".json")
+    command = [sys.executable, "-m", "ddpcore", "analyze", str(folder), "--json"]
+    line = subprocess.run([sys.executable, "-c", ANALYZE, str(out), *command], capture_output=True, text=True)
+    code, seconds, peak_kb = line.stdout.split()
+    payload = json.loads(out.read_bytes() or b"{}")
+    named = [s["rank"] for s in payload.get("stragglers", [])]
+    return {
+        "ranks": ranks,
+        "steps": steps,
+        "exit": int(code),
+        "analyze_s": float(seconds),
+        "peak_mb": int(peak_kb) / 1024,
+        "named": named,
+        "named_right": named == [_straggler(ranks)],
+        "us_per_rank_step": float(seconds) * 1e6 / (ranks * steps),
+    }
+
+
+def scale_figures(quick: bool = False) -> dict:
+    """Every size of `SIZES` (the two smaller with `quick`), generated, analysed and removed in turn."""
+    from scripts.bench import core_timings
+    from scripts.bench.budgets import machine_slowdown
+
+    figures: dict = {"cpu_factor": machine_slowdown(core_timings.run()), "us_per_rank_step": {}}
+    root = Path(tempfile.mkdtemp(prefix="ddpscale"))
+    try:
+        for name, (ranks, steps) in SIZES.items():
+            if quick and name == "1e8":
+                break
+            last = figures.get("ranks_10000")
+            if name == "1e8" and last and last["peak_mb"] * 1e6 * 10 > MEMORY_FOR_1E8:
+                figures["ranks_100000"] = {
+                    "skipped": f"the 10^7 run peaked at {last['peak_mb']:.0f} MB: 10^8 would need about "
+                    f"{last['peak_mb'] * 10 / 1024:.0f} GB, over {MEMORY_FOR_1E8 / 1e9:.0f} GB"
+                }
+                break
+            folder = root / name
+            folder.mkdir()
+            start = time.perf_counter()
+            size = write_run(folder, ranks, steps)
+            written_s = time.perf_counter() - start
+            result = analyze_figures(folder, ranks, steps)
+            result |= {"bytes_per_rank_step": size / (ranks * steps), "generate_s": written_s}
+            figures["us_per_rank_step"][name] = result["us_per_rank_step"]
+            figures[f"ranks_{ranks}"] = result
+            print(f"scale {name}: {json.dumps(result)}", flush=True)
+            shutil.rmtree(folder)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return figures
+
+
+def main(out: Path, quick: bool = False) -> int:
+    """Measure and merge the figures into `out`/results.json under `scale`."""
+    figures = scale_figures(quick)
+    path = out / "results.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    results["scale"] = figures
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2))
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]), "--quick" in sys.argv[2:]))
