@@ -7,6 +7,7 @@ The other commands set up what they need and run code of scripts/ (scripts/tasks
     python build.py build                 build dist/ only
     python build.py screenshot            write docs/screenshot.png from the real page
     python build.py bench                 measure speed budgets into bench/ (not part of the tests)
+    python build.py bench --scale         the summaries path at 10^6-10^8 rank-steps, into bench/ (minutes)
 """
 
 from __future__ import annotations
@@ -52,9 +53,15 @@ SNAPSHOT_WARM = ["ddpview.warmup:started"]
 """Pure start-up work done once in the snapshot, as `module:function`: what the page's start runs before its first
 input (the default view drawn as its first render would draw it again), which imports the modules the start needs
 and only those."""
-WEB_SKIP = ("ddpcore/__main__.py", "ddpcore/cli/", "ddpcore/ops/exporter.py", "ddpcore/ops/replay.py")
+WEB_SKIP = (
+    "ddpcore/__main__.py",
+    "ddpcore/cli/",
+    "ddpcore/ops/exporter.py",
+    "ddpcore/ops/replay.py",
+    "ddpcore/traces/parquet.py",
+)
 """Command-line and server modules (and packages, ending in /) the page never imports (the exporter needs
-prometheus_client)."""
+prometheus_client, the Parquet writer pyarrow)."""
 MIME = {
     ".mjs": "text/javascript",
     ".js": "text/javascript",
@@ -283,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     p_shot.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot.png")
     p_bench = sub.add_parser("bench", help="measure speed budgets; writes bench/results.json and bench/README.md")
     p_bench.add_argument("--out", type=Path, default=ROOT / "bench")
+    p_bench.add_argument(
+        "--scale",
+        action="store_true",
+        help="only the summaries path at 10^6, 10^7 and 10^8 rank-steps (minutes; bench/results.json's scale)",
+    )
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -292,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         serve(args.port)
     elif args.command == "test":
         return _task("test", *rest)
+    elif args.command == "bench" and args.scale:
+        return _task("bench.scale", str(args.out))
     elif args.command in ("screenshot", "bench"):
         return _task(args.command, str(args.out))
     return 0

@@ -79,6 +79,16 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "JSON without a 'traceEvents' list: not a PyTorch profiler trace",
         "fr": "JSON sans liste 'traceEvents' : pas une trace du profileur PyTorch",
     },
+    "page.too_large": {
+        "en": "about {ranks} ranks x {steps} steps is more than this page holds ({most} rank-steps): run python -m "
+        "ddpcore analyze FOLDER --fit on a machine with the files",
+        "fr": "environ {ranks} rangs x {steps} pas, c'est plus que cette page ne peut tenir ({most} rangs-pas) : "
+        "lancez python -m ddpcore analyze DOSSIER --fit sur une machine qui a les fichiers",
+    },
+    "file.parquet": {
+        "en": "a Parquet summary: the analysis reads the columnar ones (summarize without --format parquet)",
+        "fr": "un résumé Parquet : l'analyse lit les résumés en colonnes (summarize sans --format parquet)",
+    },
     "file.not_trace": {
         "en": "JSON that is not a trace (neither a PyTorch profiler trace nor ddpcore JSONL)",
         "fr": "JSON qui n'est pas une trace (ni trace du profileur PyTorch ni JSONL ddpcore)",

@@ -55,8 +55,8 @@ __all__ = [
 ]
 
 MAX_JOBS = 256
-SUMMARY_FORMATS = ("columnar", "json")
-"""What `summarize --format` writes: version 3 (the default) or version 2."""
+SUMMARY_FORMATS = ("columnar", "json", "parquet")
+"""What `summarize --format` writes: version 3 (the default), version 2, or Parquet (needs ddpcore[parquet])."""
 
 
 class UsageError(Exception):
@@ -390,7 +390,8 @@ def _add_summarize(p: argparse.ArgumentParser) -> None:
         "--format",
         choices=SUMMARY_FORMATS,
         default=SUMMARY_FORMATS[0],
-        help="columnar: version 3, arrays read at C speed (default); json: version 2, one JSON object",
+        help="columnar: version 3, arrays read at C speed (default); json: version 2, one JSON object; parquet: the "
+        "same columns for DuckDB or Spark (needs ddpcore[parquet]; analyze does not read it)",
     )
     _add_jobs(p)
     p.set_defaults(run=_run_summarize)
@@ -400,6 +401,14 @@ def _run_summarize(args: argparse.Namespace) -> int:
     from ..traces import JSON_VERSION, SUFFIX, VERSION, files_in, read_paths, summary_bytes, table_of
 
     check_int("jobs", args.jobs, 1, MAX_JOBS)
+    write, suffix = (lambda t: summary_bytes(t, VERSION if args.format == "columnar" else JSON_VERSION)), SUFFIX
+    if args.format == "parquet":
+        try:
+            from ..traces import PARQUET_SUFFIX, parquet_bytes
+        except ImportError:
+            _say("summarize", "error: --format parquet needs pyarrow: pip install 'ddpcore[parquet]'")
+            return 1
+        write, suffix = parquet_bytes, PARQUET_SUFFIX
     loaded = read_paths(files_in(args.files), args.jobs)
     for e in loaded.errors:
         _say("summarize", f"{e.source}: {e.message}")
@@ -407,9 +416,8 @@ def _run_summarize(args: argparse.Namespace) -> int:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for trace in loaded.traces:
-            target = folder / f"rank{trace.rank}{SUFFIX}"
-            version = VERSION if args.format == "columnar" else JSON_VERSION
-            target.write_bytes(summary_bytes(table_of(trace), version))
+            target = folder / f"rank{trace.rank}{suffix}"
+            target.write_bytes(write(table_of(trace)))
             print(f"{trace.source} -> {target}")
     except OSError as exc:
         _say("summarize", f"error: {folder}: {exc.strerror}")

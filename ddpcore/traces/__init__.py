@@ -42,6 +42,10 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         read_path,
         read_paths,
     )
+    from .parquet import (  # noqa: F401
+        PARQUET_SUFFIX,
+        parquet_bytes,
+    )
     from .parse import (  # noqa: F401
         AUTOGRAD,
         COMPUTE_KERNEL,
@@ -50,6 +54,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         MAX_TIME_S,
         MAX_TIME_US,
         MEMORY_KERNEL,
+        PARQUET_MAGIC,
         RUNTIME_CATEGORIES,
         SKIPPED_OPS,
         STEP_NAME,
@@ -177,6 +182,10 @@ _LAZY = {
         "read_path",
         "read_paths",
     ),
+    "parquet": (
+        "PARQUET_SUFFIX",
+        "parquet_bytes",
+    ),
     "parse": (
         "AUTOGRAD",
         "COMPUTE_KERNEL",
@@ -188,6 +197,7 @@ _LAZY = {
         "MAX_TIME_S",
         "MAX_TIME_US",
         "MEMORY_KERNEL",
+        "PARQUET_MAGIC",
         "RUNTIME_CATEGORIES",
         "RankTrace",
         "ReadRank",

@@ -47,6 +47,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_TIME_S",
     "MAX_TIME_US",
+    "PARQUET_MAGIC",
     "MEMORY_KERNEL",
     "RUNTIME_CATEGORIES",
     "RankTrace",
@@ -186,6 +187,10 @@ def inflated(chunks: Iterable[bytes]) -> Iterator[bytes]:
 def _json_stream(data: Iterable[bytes]) -> JsonStream:
     guard = DepthGuard()
     return JsonStream(texts(guard.feed(c) for c in data))
+
+
+PARQUET_MAGIC = b"PAR1"
+"""How a Parquet file starts: `summarize --format parquet` writes them for DuckDB or Spark, not for the analysis."""
 
 
 def _opening(data: Iterator[bytes], size: int) -> tuple[bytes, Iterator[bytes]]:
@@ -539,6 +544,8 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
     opening, data = _opening(inflated(chunks), len(MAGIC))
     if opening == MAGIC:
         return read_columnar(b"".join(data), source)
+    if opening.startswith(PARQUET_MAGIC):
+        raise TraceError("file.parquet")
     stream = _json_stream(data)
     first = stream.peek()
     if not first:

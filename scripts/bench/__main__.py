@@ -5,6 +5,7 @@ the page); probes holds what they inject into pages."""
 
 from __future__ import annotations
 
+import json
 import platform
 import sys
 import time
@@ -52,6 +53,9 @@ def main(dist: Path, out: Path, quick: bool = False) -> int:
         },
         f"rate{SLOW}": {"input_p95_ms": results["page"]["throttled_input_ms"]["p95"]},
     }
+    earlier = out / "results.json"
+    if earlier.exists():
+        results["scale"] = json.loads(earlier.read_text()).get("scale")
     write_report(results, out)
     print((out / "README.md").read_text())
     return 0

@@ -14,6 +14,7 @@ __all__ = [
     "NOT_MEASURED",
     "PAGE_RANKS",
     "REFERENCE_NATIVE_MS",
+    "SCALE_BUDGETS",
     "SLOW",
     "STREAM_MB",
     "Budget",
@@ -146,6 +147,35 @@ BUDGETS: tuple[Budget, ...] = (
     _at_least("streaming reader throughput vs json.load, native", ("stream", "stream_vs_json_load"), 1.0, "x"),
     _at_least("streaming reader throughput, Pyodide vs native", ("stream", "pyodide_vs_native_stream"), 0.4, "x"),
 )
+SCALE_BUDGETS: tuple[Budget, ...] = (
+    _at_most(
+        "10,000 ranks x 1,000 steps of summaries: analyze --json, native",
+        ("scale", "ranks_10000", "analyze_s"),
+        60,
+        "s",
+    ),
+    _at_most("10,000 ranks x 1,000 steps: analyze's peak memory", ("scale", "ranks_10000", "peak_mb"), 2048, "MB"),
+    _at_most(
+        "10,000 ranks x 1,000 steps: summaries on disk a rank-step",
+        ("scale", "ranks_10000", "bytes_per_rank_step"),
+        20,
+        "bytes",
+    ),
+    _at_most("100,000 ranks x 1,000 steps: analyze --json, native", ("scale", "ranks_100000", "analyze_s"), 600, "s"),
+    _at_most("100,000 ranks x 1,000 steps: analyze's peak memory", ("scale", "ranks_100000", "peak_mb"), 8192, "MB"),
+    _at_most("page, 10,000 ranks x 1,000 steps: until it answers", ("scale", "page_10000", "seconds"), 90, "s"),
+    _at_most(
+        "page, 10,000 ranks x 1,000 steps: memory (renderer RSS, peak minus idle)",
+        ("scale", "page_10000", "memory_mb"),
+        1200,
+        "MB",
+    ),
+    _at_most(
+        "page, 10,000 ranks x 1,000 steps: main-thread long tasks (> 50 ms)", ("scale", "page_10000", "long_tasks"), 0
+    ),
+)
+"""The budgets of `python build.py bench --scale` (issue 39), kept under `scale` in bench/results.json."""
+BUDGETS = BUDGETS + SCALE_BUDGETS
 NOT_MEASURED: tuple[str, ...] = ()
 """Budgets of an issue that the bench does not measure yet, listed in its report."""
 

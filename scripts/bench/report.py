@@ -8,19 +8,22 @@ from pathlib import Path
 
 from scripts.bench.budgets import BUDGETS, NOT_MEASURED
 
-__all__ = ["lookup", "write_report"]
+__all__ = ["lookup", "scale_lines", "write_report"]
 
 CAUSES = Path(__file__).with_name("causes.md")
 
 
-def lookup(results: dict, path: tuple[str, ...]) -> float:
-    """The figure at `path` in the results.
+def lookup(results: dict, path: tuple[str, ...]) -> float | None:
+    """The figure at `path` in the results; None where the bench did not measure it (a run skipped, or `bench
+    --scale` never run).
 
-    >>> lookup({"page": {"transfer_mb": 20}}, ("page", "transfer_mb"))
-    20.0
+    >>> lookup({"page": {"transfer_mb": 20}}, ("page", "transfer_mb")), lookup({}, ("scale", "x"))
+    (20.0, None)
     """
     value = results
     for key in path:
+        if not isinstance(value, dict) or key not in value or value[key] is None:
+            return None
         value = value[key]
     return float(value)
 
@@ -43,6 +46,9 @@ def write_report(results: dict, out: Path) -> None:
     ]
     for budget in BUDGETS:
         figure = lookup(results, budget.path)
+        if figure is None:
+            lines.append(f"| {budget.name} | not measured | {budget.bound} {budget.limit:g} {budget.unit} | — |")
+            continue
         shown = f"{figure:.0f}" if not budget.unit else f"{figure:.2f} {budget.unit}"
         verdict = "pass" if budget.holds(figure) else "FAIL"
         lines.append(f"| {budget.name} | {shown} | {budget.bound} {budget.limit:g} {budget.unit} | {verdict} |")
@@ -78,7 +84,44 @@ def write_report(results: dict, out: Path) -> None:
         lines.append(
             f"| {key} | {results['native'][key]['median_ms']:.3f} | {results['pyodide'][key]['median_ms']:.3f} |"
         )
+    lines += scale_lines(results.get("scale"))
     if NOT_MEASURED:
         lines += ["", "Not measured yet:", "", *(f"- {item}" for item in NOT_MEASURED)]
     lines += ["", CAUSES.read_text().rstrip("\n")]
     (out / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def scale_lines(scale: dict | None) -> list[str]:
+    """The `bench --scale` figures as a table: each run's seconds, peak memory, bytes on disk and cost a rank-step.
+
+    >>> scale_lines(None)[1]
+    '`python build.py bench --scale` has not been run on this build.'
+    """
+    if not scale:
+        return ["", "`python build.py bench --scale` has not been run on this build."]
+    lines = [
+        "",
+        f"`python build.py bench --scale` (machine {scale.get('cpu_factor', 0):.2f}x the reference's time):",
+        "",
+        "| summaries | analyze (s) | peak (MB) | bytes a rank-step | µs a rank-step | straggler named |",
+        "|---|---|---|---|---|---|",
+    ]
+    for key, run in scale.items():
+        if not key.startswith("ranks_"):
+            continue
+        if "skipped" in run:
+            lines.append(f"| {key[6:]} ranks | skipped: {run['skipped']} | | | | |")
+            continue
+        lines.append(
+            f"| {run['ranks']:,} ranks x {run['steps']:,} steps | {run['analyze_s']:.1f} | {run['peak_mb']:.0f} | "
+            f"{run['bytes_per_rank_step']:.1f} | {run['us_per_rank_step']:.2f} | {run['named_right']} |"
+        )
+    page = scale.get("page_10000")
+    if page:
+        lines += [
+            "",
+            f"The page given 10,000 ranks x 1,000 steps answered in {page['seconds']:.1f} s "
+            f"({'refused, naming the command to run' if page['refused'] else 'drawn'}; {page['long_tasks']} long "
+            f"tasks): {page['answer']}",
+        ]
+    return lines

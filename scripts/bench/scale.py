@@ -20,12 +20,15 @@ from pathlib import Path
 
 from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, SUFFIX, TRANSFER_MS, encode_columns
 from ddpcore.traces.columnar import COLUMNAR_COLUMNS
+from scripts.bench.report import write_report
 
 __all__ = ["SIZES", "analyze_figures", "scale_figures", "write_run"]
 
 SIZES = {"1e6": (1_000, 1_000), "1e7": (10_000, 1_000), "1e8": (100_000, 1_000)}
 """Each size measured: ranks x steps."""
 P, SLOWDOWN, JITTER_CV, SEED = 0.001, 3.0, 0.05, 39
+PAGE_RANKS = 10_000
+"""The run the page is given."""
 MEMORY_FOR_1E8 = 8e9
 """The 10^8 run is not started when the 10^7 run's peak, scaled, says it would pass this (it would swap)."""
 
@@ -136,8 +139,63 @@ def analyze_figures(folder: Path, ranks: int, steps: int) -> dict:
     }
 
 
-def scale_figures(quick: bool = False) -> dict:
-    """Every size of `SIZES` (the two smaller with `quick`), generated, analysed and removed in turn."""
+def page_figures(dist: Path, folder: Path) -> dict:
+    """The run of 10,000 ranks x 1,000 steps picked in Your traces: the seconds until the page answers, the
+    renderer's peak memory over idle, main-thread long tasks, and what it answered (it cannot hold it: it says so
+    after the first file, with the command to run instead)."""
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    import build
+    from scripts.bench.probes import AFTER_PICK, renderer_mb, traces_page
+
+    files = [str(p) for p in sorted(folder.iterdir())]
+    peak: list[float] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.1):
+            mb = renderer_mb()
+            if mb is not None:
+                peak.append(mb)
+
+    server, url = build.serve_in_thread(dist)
+    try:
+        with sync_playwright() as p:
+            browser, page = traces_page(p, url)
+            page.wait_for_timeout(1000)
+            idle = renderer_mb()
+            sampler = threading.Thread(target=sample, daemon=True)
+            sampler.start()
+            start = time.perf_counter()
+            page.set_input_files("[data-testid=trace-files]", files)
+            page.wait_for_selector("[data-testid=trace-error], [data-testid=rank-step-map]", timeout=1_800_000)
+            seconds = time.perf_counter() - start
+            page.wait_for_timeout(1000)
+            long_tasks = page.evaluate(AFTER_PICK)
+            answer = " ".join(page.locator("[data-testid=trace-error]").all_inner_texts())
+            drawn = page.locator("[data-testid=rank-step-map]").count() > 0
+            done.set()
+            sampler.join()
+            browser.close()
+    finally:
+        done.set()
+        server.shutdown()
+    return {
+        "seconds": seconds,
+        "memory_mb": max(peak) - idle if peak and idle is not None else None,
+        "long_tasks": len(long_tasks),
+        "long_task_ms": long_tasks,
+        "map_drawn": drawn,
+        "refused": "analyze" in answer,
+        "answer": answer,
+    }
+
+
+def scale_figures(dist: Path | None = None, quick: bool = False) -> dict:
+    """Every size of `SIZES` (the two smaller with `quick`), generated, analysed and removed in turn; the page
+    given the 10,000-rank run when `dist`, the built site, is given."""
     from scripts.bench import core_timings
     from scripts.bench.budgets import machine_slowdown
 
@@ -164,23 +222,29 @@ def scale_figures(quick: bool = False) -> dict:
             figures["us_per_rank_step"][name] = result["us_per_rank_step"]
             figures[f"ranks_{ranks}"] = result
             print(f"scale {name}: {json.dumps(result)}", flush=True)
+            if ranks == PAGE_RANKS and dist is not None:
+                figures[f"page_{ranks}"] = page_figures(dist, folder)
+                print(f"scale page: {json.dumps(figures[f'page_{ranks}'])}", flush=True)
             shutil.rmtree(folder)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return figures
 
 
-def main(out: Path, quick: bool = False) -> int:
+def main(dist: Path, out: Path, quick: bool = False) -> int:
     """Measure and merge the figures into `out`/results.json under `scale`."""
-    figures = scale_figures(quick)
+    figures = scale_figures(dist, quick)
     path = out / "results.json"
     results = json.loads(path.read_text()) if path.exists() else {}
     results["scale"] = figures
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=2))
+    if "meta" in results:
+        write_report(results, out)
+    else:
+        path.write_text(json.dumps(results, indent=2))
     print(json.dumps(figures, indent=2))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]), "--quick" in sys.argv[2:]))
+    sys.exit(main(Path(sys.argv[1]), Path(sys.argv[2]), "--quick" in sys.argv[3:]))

@@ -10,7 +10,7 @@ from paths import ROOT
 
 from scripts.bench import budgets, report
 
-PARTS = ("budgets", "core_timings", "in_pyodide", "native", "probes", "reads", "report", "start", "__main__")
+PARTS = ("scale", "budgets", "core_timings", "in_pyodide", "native", "probes", "reads", "report", "start", "__main__")
 
 
 @pytest.mark.parametrize("part", PARTS)
@@ -25,7 +25,8 @@ def test_every_budget_names_a_figure_of_the_last_bench_once() -> None:
     assert len(set(names)) == len(names)
     for budget in budgets.BUDGETS:
         assert budget.bound in ("≤", "≥")
-        report.lookup(results, budget.path)
+        if budget not in budgets.SCALE_BUDGETS:
+            assert report.lookup(results, budget.path) is not None, budget.name
 
 
 def test_the_report_gives_each_budget_its_verdict(tmp_path) -> None:
@@ -34,6 +35,26 @@ def test_the_report_gives_each_budget_its_verdict(tmp_path) -> None:
     text = (tmp_path / "README.md").read_text()
     for budget in budgets.BUDGETS:
         row = next(line for line in text.splitlines() if line.startswith(f"| {budget.name} |"))
-        verdict = "pass" if budget.holds(report.lookup(results, budget.path)) else "FAIL"
+        figure = report.lookup(results, budget.path)
+        verdict = "—" if figure is None else "pass" if budget.holds(figure) else "FAIL"
         assert row.endswith(f"| {verdict} |")
     assert "## Causes found and fixed when budgets failed" in text
+
+
+def test_the_scale_table_shows_each_run_and_what_was_skipped():
+    scale = {
+        "cpu_factor": 2.0,
+        "ranks_1000": {
+            "ranks": 1000,
+            "steps": 1000,
+            "analyze_s": 10.0,
+            "peak_mb": 350.0,
+            "bytes_per_rank_step": 16.5,
+            "us_per_rank_step": 10.0,
+            "named_right": True,
+        },
+        "ranks_100000": {"skipped": "too large"},
+    }
+    lines = report.scale_lines(scale)
+    assert any("1,000 ranks x 1,000 steps | 10.0 | 350 | 16.5 | 10.00 | True" in line for line in lines)
+    assert any("skipped: too large" in line for line in lines)

@@ -15,11 +15,13 @@ from paths import CORE
 
 import ddpcore
 
+EXTRAS = ("ddpcore.ops.exporter", "ddpcore.traces.parquet")
+"""Modules of an extra (prometheus_client, pyarrow): their examples run in their own tests, where the extra is."""
 MODULES = sorted(
     m.name
     for package in (ddpcore, ddpview)
     for m in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")
-    if not m.name.endswith("__main__") and not m.name.endswith(".exporter")
+    if not m.name.endswith("__main__") and m.name not in EXTRAS
 )
 
 

@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING
 from ddpcore.base import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
+    from .limits import (  # noqa: F401
+        PAGE_RANK_STEPS,
+        too_large,
+    )
     from .progress import (  # noqa: F401
         PROGRESS_ROWS,
         FileProgress,
@@ -32,6 +36,10 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
 
 _LAZY = {
+    "limits": (
+        "PAGE_RANK_STEPS",
+        "too_large",
+    ),
     "progress": (
         "FileProgress",
         "PROGRESS_ROWS",
