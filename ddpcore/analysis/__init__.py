@@ -33,6 +33,17 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         quantile,
         rank_offsets,
     )
+    from .comparison import (  # noqa: F401
+        BOOTSTRAP_DRAWS,
+        Change,
+        Comparison,
+        RankChange,
+        StragglerChange,
+        WhatIfCheck,
+        bootstrap_ci,
+        compare,
+        late_excess_ms,
+    )
     from .fitting import (  # noqa: F401
         BOOTSTRAP_MAX,
         MAD_TO_SIGMA,
@@ -159,6 +170,17 @@ _LAZY = {
         "persistent_ranks",
         "quantile",
         "rank_offsets",
+    ),
+    "comparison": (
+        "BOOTSTRAP_DRAWS",
+        "Change",
+        "Comparison",
+        "RankChange",
+        "StragglerChange",
+        "WhatIfCheck",
+        "bootstrap_ci",
+        "compare",
+        "late_excess_ms",
     ),
     "fitting": (
         "BOOTSTRAP_MAX",

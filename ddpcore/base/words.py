@@ -79,6 +79,25 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "JSON without a 'traceEvents' list: not a PyTorch profiler trace",
         "fr": "JSON sans liste 'traceEvents' : pas une trace du profileur PyTorch",
     },
+    "compare.world": {
+        "en": "the runs have different ranks ({before} before, {after} after): ranks are not compared one by one",
+        "fr": "les exécutions n'ont pas les mêmes rangs ({before} avant, {after} après) : les rangs ne sont pas "
+        "comparés un à un",
+    },
+    "compare.whatif_all": {
+        "en": "the run after has no straggler left: it tests the whole prediction",
+        "fr": "l'exécution d'après n'a plus de retardataire : elle teste toute la prédiction",
+    },
+    "compare.whatif_went": {
+        "en": "the run after still has stragglers: it tests only the part of the prediction for those that went",
+        "fr": "l'exécution d'après a encore des retardataires : elle ne teste que la part de la prédiction due à ceux "
+        "qui sont partis",
+    },
+    "compare.whatif_none": {
+        "en": "no straggler went, or another appeared: the run after does not test the prediction",
+        "fr": "aucun retardataire n'est parti, ou un autre est apparu : l'exécution d'après ne teste pas la "
+        "prédiction",
+    },
     "page.too_large": {
         "en": "about {ranks} ranks x {steps} steps is more than this page holds ({most} rank-steps): run python -m "
         "ddpcore analyze FOLDER --fit on a machine with the files",

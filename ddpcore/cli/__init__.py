@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .verdicts import (  # noqa: F401
         analysis_payload,
         analysis_text,
+        compare_payload,
+        compare_text,
         fit_payload,
         fit_text,
     )
@@ -59,6 +61,8 @@ _LAZY = {
     "verdicts": (
         "analysis_payload",
         "analysis_text",
+        "compare_payload",
+        "compare_text",
         "fit_payload",
         "fit_text",
     ),

@@ -425,6 +425,37 @@ def _run_summarize(args: argparse.Namespace) -> int:
     return 1 if loaded.errors else 0
 
 
+def _add_compare(p: argparse.ArgumentParser) -> None:
+    """compare a run before and after a fix: the step, the stragglers, the what-if's check
+
+    python -m ddpcore compare BEFORE... -- AFTER... (or --after AFTER...): traces or summaries of both runs, in any
+    format analyze reads. The step's change with a 95 % interval (a bootstrap over steps), the stragglers that went,
+    stayed or appeared, each rank's lateness and cause, the late ranks' excess by part, and the ideal step the run
+    before predicted against the step measured after (docs/compare.md).
+    """
+    p.add_argument("files", nargs="+", metavar="BEFORE", help="the run before: one file per rank, or a folder")
+    p.add_argument("--after", nargs="+", required=True, metavar="AFTER", help="the run after (or give them after --)")
+    _add_reading_args(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from ..analysis import compare, judge
+    from .verdicts import compare_payload, compare_text
+
+    runs = []
+    errors: list[dict] = []
+    for name, files in (("before", args.files), ("after", args.after)):
+        _, measured, bad = _read(files, args, f"compare ({name})")
+        if measured is None:
+            return 1
+        errors += [{**e, "run": name} for e in bad]
+        runs.append(judge(measured, args.threshold))
+    _emit(compare_payload(compare(runs[0], runs[1]), errors), args.json, compare_text)
+    return 1 if errors else 0
+
+
 def _add_replay(p: argparse.ArgumentParser) -> None:
     """serve recorded traces as live per-rank Prometheus exporters (needs ddpcore[prometheus])
 
@@ -486,6 +517,7 @@ COMMANDS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "cluster": _add_cluster,
     "analyze": _add_analyze,
     "summarize": _add_summarize,
+    "compare": _add_compare,
     "replay": _add_replay,
 }
 """Each command's name and what adds its arguments; that function's docstring is the command's help (first line)
@@ -509,6 +541,9 @@ def build_parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; bad arguments print one line on stderr and return 2."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["compare"] and "--" in argv:
+        argv[argv.index("--")] = "--after"
     try:
         args = parser.parse_args(argv)
         status = args.run(args)

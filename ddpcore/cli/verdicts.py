@@ -10,6 +10,8 @@ from dataclasses import asdict
 from ..analysis import (
     Analysis,
     Cause,
+    Change,
+    Comparison,
     GpuGauges,
     Outlook,
     bounded,
@@ -21,7 +23,7 @@ from ..analysis import (
 from ..base import say
 from .reports import cluster_table
 
-__all__ = ["analysis_payload", "analysis_text", "fit_payload", "fit_text"]
+__all__ = ["analysis_payload", "analysis_text", "compare_payload", "compare_text", "fit_payload", "fit_text"]
 
 
 def _gauges_payload(g: GpuGauges | None) -> dict:
@@ -259,4 +261,101 @@ def fit_text(p: dict) -> str:
         cluster_table(p["at_scale"]),
     ]
     lines += [f"caveat: {caveat_message(code, f['caveat_values']).text()}" for code in f["caveats"]]
+    return "\n".join(lines)
+
+
+def _change_payload(c: Change) -> dict:
+    return {"before": c.before, "after": c.after, "change": c.change, "change_ci95": list(c.ci95)}
+
+
+def compare_payload(c: Comparison, errors: list[dict]) -> dict:
+    """`compare --json`: the two runs side by side (docs/compare.md names every key).
+
+    >>> from ddpcore.analysis import analyze, compare
+    >>> from ddpcore.traces import simulated_run
+    >>> before, after = (analyze(simulated_run(8, 40, persistent=p, seed=1)[0]) for p in ((3,), ()))
+    >>> compare_payload(compare(before, after), [])["stragglers"]["went"]
+    (3,)
+    """
+    s = c.stragglers
+    return {
+        "step_ms": _change_payload(c.step_ms),
+        "median_step_ms": _change_payload(c.median_step_ms),
+        "within_noise": c.within_noise,
+        "stragglers": {
+            "before": s.before,
+            "after": s.after,
+            "went": s.went,
+            "stayed": s.stayed,
+            "appeared": s.appeared,
+        },
+        "transient_fraction": {"before": c.transient[0], "after": c.transient[1]},
+        "ranks": [
+            {
+                "rank": r.rank,
+                "lateness_ms": {"before": r.lateness_before, "after": r.lateness_after},
+                "cause": {"before": r.cause_before, "after": r.cause_after},
+            }
+            for r in c.ranks
+        ],
+        "parts_ms": {p: {"before": b, "after": a} for p, (b, a) in c.parts_ms.items()},
+        "whatif": {
+            "predicted_step_ms": c.whatif.predicted_step_ms,
+            "measured_step_ms": c.whatif.measured_step_ms,
+            "error": c.whatif.error,
+            "tests": c.whatif.tests,
+        },
+        "notes": [m.text() for m in c.notes],
+        "errors": errors,
+    }
+
+
+def _ms1(value: float) -> str:
+    """A figure to 0.1 ms, without the sign of a zero that rounding left (-0.0)."""
+    return f"{round(value, 1) + 0.0:.1f}"
+
+
+def _late(value: float | None) -> str:
+    return "-" if value is None else _ms1(value)
+
+
+def _ranks_text(ranks: tuple[int, ...] | list[int]) -> str:
+    return ", ".join(f"rank {r}" for r in ranks) or "none"
+
+
+def compare_text(p: dict) -> str:
+    """`compare`'s report: the step, the stragglers, the what-if's check, then each late rank.
+
+    >>> from ddpcore.analysis import analyze, compare
+    >>> from ddpcore.traces import simulated_run
+    >>> before, after = (analyze(simulated_run(8, 40, persistent=p, seed=1)[0]) for p in ((3,), ()))
+    >>> compare_text(compare_payload(compare(before, after), [])).splitlines()[1]
+    'Persistent stragglers: rank 3 -> none (went: rank 3; stayed: none; appeared: none)'
+    """
+    step, median = p["step_ms"], p["median_step_ms"]
+    lo, hi = step["change_ci95"]
+    verdict = "within noise" if p["within_noise"] else ("faster" if step["change"] < 0 else "slower")
+    s, w = p["stragglers"], p["whatif"]
+    lines = [
+        f"Step: {step['before']:.1f} -> {step['after']:.1f} ms a step (mean), {step['change']:+.1f} ms "
+        f"[{lo:+.1f}, {hi:+.1f}] at 95 %: {verdict}; median {median['before']:.1f} -> {median['after']:.1f} ms",
+        f"Persistent stragglers: {_ranks_text(s['before'])} -> {_ranks_text(s['after'])} (went: "
+        f"{_ranks_text(s['went'])}; stayed: {_ranks_text(s['stayed'])}; appeared: {_ranks_text(s['appeared'])})",
+        f"Transient: {p['transient_fraction']['before']:.0%} -> {p['transient_fraction']['after']:.0%} of steps",
+        f"What-if: the run before predicted {w['predicted_step_ms']:.1f} ms a step without its stragglers; the run "
+        f"after measured {w['measured_step_ms']:.1f} ms ({w['error']:+.0%})",
+        *p["notes"],
+    ]
+    moved = [r for r in p["ranks"] if r["cause"]["before"] or r["cause"]["after"]]
+    for r in moved:
+        late = r["lateness_ms"]
+        lines.append(
+            f"rank {r['rank']}: {_late(late['before'])} -> {_late(late['after'])} ms late a step, cause "
+            f"{r['cause']['before'] or '-'} -> {r['cause']['after'] or '-'}"
+        )
+    parts = [
+        f"{k} {_ms1(v['before'])} -> {_ms1(v['after'])}" for k, v in p["parts_ms"].items() if v["before"] or v["after"]
+    ]
+    if parts:
+        lines.append("Late ranks' excess a step (ms): " + "; ".join(parts))
     return "\n".join(lines)

@@ -110,7 +110,7 @@ def scale_lines(scale: dict | None) -> list[str]:
         if not key.startswith("ranks_"):
             continue
         if "skipped" in run:
-            lines.append(f"| {key[6:]} ranks | skipped: {run['skipped']} | | | | |")
+            lines.append(f"| {int(key[6:]):,} ranks | skipped: {run['skipped']} | | | | |")
             continue
         lines.append(
             f"| {run['ranks']:,} ranks x {run['steps']:,} steps | {run['analyze_s']:.1f} | {run['peak_mb']:.0f} | "
