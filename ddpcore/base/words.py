@@ -95,8 +95,7 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "compare.whatif_none": {
         "en": "no straggler went, or another appeared: the run after does not test the prediction",
-        "fr": "aucun retardataire n'est parti, ou un autre est apparu : l'exécution d'après ne teste pas la "
-        "prédiction",
+        "fr": "aucun retardataire n'est parti, ou un autre est apparu : l'exécution d'après ne teste pas la prédiction",
     },
     "page.too_large": {
         "en": "about {ranks} ranks x {steps} steps is more than this page holds ({most} rank-steps): run python -m "

@@ -269,6 +269,12 @@ def _add_analyze(p: argparse.ArgumentParser) -> None:
         "(ddp-dashboard.json) into DIR",
     )
     p.add_argument("--job", default=DEFAULT_JOB, help=f"the job label the rules select (default {DEFAULT_JOB})")
+    p.add_argument(
+        "--perfetto",
+        metavar="OUT.json",
+        help="also write the steps, the what-if's and the verdict as a Chrome trace-event file (Perfetto, "
+        "chrome://tracing)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=_run_analyze)
 
@@ -365,6 +371,15 @@ def _run_analyze(args: argparse.Namespace) -> int:
         else:
             payload.update(fit_payload(seen))
             text = lambda p: analysis_text(p) + "\n\n" + fit_text(p)  # noqa: E731
+    if args.perfetto:
+        from ..ops import trace_events
+
+        try:
+            Path(args.perfetto).write_text(json.dumps(trace_events(analysis), allow_nan=False), encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            _say("analyze", f"error: {args.perfetto}: {getattr(exc, 'strerror', None) or exc}")
+            return 1
+        payload["perfetto"] = args.perfetto
     if args.rules:
         written = _write_rules(Path(args.rules), args.threshold, args.job)
         if written is None:

@@ -47,6 +47,10 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         StepTimes,
         summary_of_rows,
     )
+    from .perfetto import (  # noqa: F401
+        PERFETTO_RANKS,
+        trace_events,
+    )
     from .replay import (  # noqa: F401
         Frame,
         frames_at,
@@ -90,6 +94,10 @@ _LAZY = {
         "Recorder",
         "StepTimes",
         "summary_of_rows",
+    ),
+    "perfetto": (
+        "PERFETTO_RANKS",
+        "trace_events",
     ),
     "replay": (
         "Frame",

@@ -429,3 +429,18 @@ def test_analyze_writes_the_rules_and_the_dashboard(tmp_path, capsys):
     blocked.write_text("")
     assert main(["analyze", *files, "--rules", str(blocked / "sub")]) == 1
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_documented_before_and_after_queries_pass_promtool(tmp_path):
+    """docs/production.md's PromQL `offset` queries (a window now against the same window a day ago) parse."""
+    import re
+
+    text = (ROOT / "docs" / "production.md").read_text()
+    queries = [q for block in re.findall(r"```promql\n(.*?)```", text, re.S) for q in re.split(r"\n(?=\S)", block)]
+    assert len(queries) == 3 and all("offset 1d" in q for q in queries)
+    rules = {
+        "groups": [{"name": "docs", "rules": [{"record": f"docs:q{i}", "expr": q} for i, q in enumerate(queries)]}]
+    }
+    (tmp_path / "docs.yml").write_text(json.dumps(rules))
+    result = promtool("check", "rules", "docs.yml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
