@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 from pages import PageWatch, commit_threshold, expect_hash, traces_written, value
@@ -487,4 +488,46 @@ def test_the_whole_view_takes_drops_and_the_rest_of_the_page_ignores_them(open_p
     url = page.url
     assert page.evaluate(DROP, ["[data-testid=timeline]", names, payloads]), "prevented: the page stays"
     assert page.url == url and page.is_visible("[data-testid=timeline]")
+    watch.assert_clean()
+
+
+def too_many(folder: Path, ranks: int, steps: int) -> list[str]:
+    """Summaries of `ranks` x `steps` written straight from columns (each step alike): a run past what the page
+    holds, made in a second."""
+    from array import array
+
+    from ddpcore.traces import COLUMNAR_COLUMNS, SUFFIX, encode_columns
+
+    folder.mkdir()
+    ones = array("q", [1]) * steps
+    columns = {c: array("q", bytes(8 * steps)) for c in COLUMNAR_COLUMNS}
+    columns |= {"step": array("q", range(1, steps + 1)), "period_ms": ones, "followed": ones, "released": ones}
+    paths = []
+    for rank in range(ranks):
+        path = folder / f"rank{rank}{SUFFIX}"
+        path.write_bytes(encode_columns(rank, ranks, path.name, columns))
+        paths.append(str(path))
+    return paths
+
+
+def test_the_run_downloads_for_perfetto_and_a_run_too_large_is_refused_by_name(open_page, tmp_path):
+    """The Perfetto button saves the analysis shown as trace events (made in the page: no request); a run past what
+    the page holds is refused after its first file, in one line naming the command to run."""
+    from ddpview.reading import PAGE_RANK_STEPS
+
+    page, watch = open_page("#view=traces")
+    paths, _ = summaries_in(tmp_path, 6, 30, persistent=(4,), seed=3)
+    page.set_input_files("[data-testid=trace-files]", paths)
+    traces_written(page)
+    assert page.is_visible("[data-testid=perfetto-download]")
+    with page.expect_download() as download:
+        page.click("[data-testid=perfetto-download]")
+    events = json.loads(Path(download.value.path()).read_text())["traceEvents"]
+    assert {e["ph"] for e in events} == {"M", "X", "C", "i"}
+    assert any(e["name"].startswith("persistent straggler: rank 4") for e in events)
+    page.set_input_files("[data-testid=trace-files]", too_many(tmp_path / "big", 6, PAGE_RANK_STEPS // 6 + 1))
+    page.wait_for_function(
+        "[...document.querySelectorAll('[data-testid=trace-error]')].some(e => e.textContent.includes('analyze'))",
+        timeout=120_000,
+    )
     watch.assert_clean()

@@ -65,6 +65,7 @@ class Page:
             ("trace-map", "click", traces.on_map),
             ("trace-map", "keydown", traces.on_map_key),
             ("trace-ranks", "click", traces.on_rank_page),
+            ("perfetto-download", "click", traces.on_perfetto),
         ):
             by_id(name).addEventListener(kind, guarded(handler))
         for selector, kinds, handler in (

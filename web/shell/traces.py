@@ -6,7 +6,7 @@ import pickle
 
 import js
 from ddpview import app, i18n, reading
-from pyodide.ffi import to_js
+from pyodide.ffi import create_once_callable, to_js
 from pyscript import window
 
 from .dom import all_of, by_id, guarded, in_background, roved, show_error, stepped
@@ -17,6 +17,9 @@ FILES_PER_MESSAGE = 2
 long enough (`dom.stepped`): copying a File to a worker costs a file-system call (0.2 to 1.5 ms, ten times that on
 a slow machine throttled), and 4,096 at once would hold the page for seconds."""
 
+
+PERFETTO_FILE = "ddpcore-run.perfetto.json"
+"""The name the Perfetto download is saved under."""
 
 COPIED_S = 2.0
 """How long a Copy button says "Copied" before it is a Copy button again."""
@@ -212,6 +215,21 @@ class TracesShell:
             if action != self.action:
                 return
         self.page.update(app.with_measured(self.page.model, *measure_loaded(load(contents))))
+
+    def on_perfetto(self, event):
+        """The analysis shown, as a Perfetto trace-event file the browser saves (made here, from memory)."""
+        from ddpcore.ops import trace_events
+
+        analysis = self.page.model.traces.analysis
+        if analysis is None:
+            return
+        data = json.dumps(trace_events(analysis), allow_nan=False)
+        blob = js.Blob.new(to_js([data]), to_js({"type": "application/json"}, dict_converter=js.Object.fromEntries))
+        url = js.URL.createObjectURL(blob)
+        link = js.document.createElement("a")
+        link.href, link.download = url, PERFETTO_FILE
+        link.click()
+        window.setTimeout(create_once_callable(lambda *_: js.URL.revokeObjectURL(url)), 1000)
 
     def on_copy(self, event):
         button = event.currentTarget

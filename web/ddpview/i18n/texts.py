@@ -496,6 +496,13 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Un rang est en retard, et alerte, quand son écart atteint (part du pas)",
     },
     "traces.copy": {"en": "Copy", "fr": "Copier"},
+    "traces.perfetto": {"en": "Download for Perfetto", "fr": "Télécharger pour Perfetto"},
+    "traces.perfetto_help": {
+        "en": "The steps as measured, the what-if and the verdict, as a trace-event file that Perfetto "
+        "(ui.perfetto.dev) and chrome://tracing open. It is made here: nothing is sent anywhere.",
+        "fr": "Les pas mesurés, le scénario et le verdict, en fichier d'événements de trace que Perfetto "
+        "(ui.perfetto.dev) et chrome://tracing ouvrent. Il est fait ici : rien n'est envoyé nulle part.",
+    },
     "traces.copied": {"en": "Copied", "fr": "Copié"},
     "traces.alert_help": {
         "en": "Export both gauges from the training loop: <code>Recorder(…, on_step=serve_metrics(port, rank).observe)"
