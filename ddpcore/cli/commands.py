@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import asdict, replace
@@ -45,7 +46,8 @@ __all__ = [
     "COMMANDS",
     "DASHBOARD_FILE",
     "MAX_JOBS",
-    "PROGRESS_BYTES",
+    "PROGRESS_AFTER_S",
+    "ProgressLine",
     "Parser",
     "RING_GPUS",
     "RULES_FILE",
@@ -279,19 +281,35 @@ def _add_analyze(p: argparse.ArgumentParser) -> None:
     p.set_defaults(run=_run_analyze)
 
 
-PROGRESS_BYTES = 50 * 1024 * 1024
-"""Inputs above this size show a progress line on a terminal."""
+PROGRESS_AFTER_S = 2.0
+"""Reading that lasts longer than this shows a progress line on a terminal, and the measurement that follows says
+what it measures."""
 
 
-def _progress_line(done: int, files: int, done_bytes: int, total: int) -> None:
-    mb = 1024 * 1024
-    end = "\n" if done == files else ""
-    print(
-        f"\rread {done}/{files} files, {done_bytes / mb:,.0f} of {total / mb:,.0f} MiB",
-        end=end,
-        file=sys.stderr,
-        flush=True,
-    )
+def _rows(read: object) -> int:
+    """How many steps a file read holds: a trace's steps, or a summary's rows."""
+    rows = getattr(read, "steps", None)
+    return len(rows if rows is not None else getattr(read, "step", ()))
+
+
+class ProgressLine:
+    """The reading's progress on stderr, once it has lasted PROGRESS_AFTER_S (a quick read says nothing)."""
+
+    def __init__(self) -> None:
+        self.start, self.shown = time.monotonic(), False
+
+    def __call__(self, done: int, files: int, done_bytes: int, total: int) -> None:
+        """After each file: files and MiB read so far, on one line rewritten in place."""
+        if not self.shown and time.monotonic() - self.start < PROGRESS_AFTER_S:
+            return
+        self.shown = True
+        mb = 1024 * 1024
+        print(
+            f"\rread {done}/{files} files, {done_bytes / mb:,.0f} of {total / mb:,.0f} MiB",
+            end="\n" if done == files else "",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _say(command: str, line: str) -> None:
@@ -307,8 +325,11 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
     THRESHOLD.check(args.threshold)
     check_int("jobs", args.jobs, 1, MAX_JOBS)
     files = files_in(files)
-    large = sum(os.path.getsize(f) for f in files if os.path.isfile(f)) > PROGRESS_BYTES
-    loaded = read_paths(files, args.jobs, _progress_line if large and sys.stderr.isatty() else None)
+    line = ProgressLine() if sys.stderr.isatty() else None
+    loaded = read_paths(files, args.jobs, line)
+    if line is not None and line.shown:
+        rank_steps = sum(_rows(t) for t in loaded.traces)
+        print(f"measuring {len(loaded.traces):,} ranks, {rank_steps:,} rank-steps…", file=sys.stderr, flush=True)
     measured, errors = measure_loaded(loaded)
     for e in errors:
         _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")

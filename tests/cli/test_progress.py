@@ -1,0 +1,33 @@
+"""The command line says how far a long read has got, and what it then measures; a quick read says nothing."""
+
+import io
+
+from paths import FIXTURES
+
+from ddpcore.cli import commands, main
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_read_past_a_few_seconds_shows_its_progress_and_the_measurement(monkeypatch, capsys):
+    paths = [str(p) for p in sorted((FIXTURES / "ddp8" / "s1.5").glob("*.jsonl.gz"))]
+    terminal = Terminal()
+    monkeypatch.setattr(commands.sys, "stderr", terminal)
+    monkeypatch.setattr(commands, "PROGRESS_AFTER_S", 0.0)
+    assert main(["analyze", *paths]) == 0
+    said = terminal.getvalue()
+    assert "\rread 8/8 files" in said and "measuring 8 ranks, 320 rank-steps" in said
+
+
+def test_a_quick_read_or_a_pipe_says_nothing(monkeypatch, capsys):
+    paths = [str(p) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
+    terminal = Terminal()
+    monkeypatch.setattr(commands.sys, "stderr", terminal)
+    assert main(["analyze", *paths]) == 0
+    assert terminal.getvalue() == ""
+    monkeypatch.setattr(commands, "PROGRESS_AFTER_S", 0.0)
+    monkeypatch.setattr(commands.sys, "stderr", io.StringIO())
+    assert main(["analyze", *paths]) == 0
