@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         WhatIfCheck,
         bootstrap_ci,
         compare,
+        comparing,
         late_excess_ms,
     )
     from .fitting import (  # noqa: F401
@@ -180,6 +181,7 @@ _LAZY = {
         "WhatIfCheck",
         "bootstrap_ci",
         "compare",
+        "comparing",
         "late_excess_ms",
     ),
     "fitting": (

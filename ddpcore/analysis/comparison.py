@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
-from ..base import CAUSES, Message
+from ..base import CAUSES, Message, finished
 from .verdict import Analysis, Cause
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "WhatIfCheck",
     "bootstrap_ci",
     "compare",
+    "comparing",
     "late_excess_ms",
 ]
 
@@ -122,17 +123,31 @@ def bootstrap_ci(
     >>> -5.6 < lo < hi < -4.4
     True
     """
+    return finished(_bootstrapping(before, after, statistic))
+
+
+DRAWS_A_STEP = 100
+"""Bootstrap draws between two yields of `comparing`: the page gives its thread back between them."""
+
+
+def _bootstrapping(
+    before: Sequence[float], after: Sequence[float], statistic: Callable[[Sequence[float]], float]
+) -> Generator[None, None, tuple[float, float]]:
     rng = random.Random(SEED)
-    draws = sorted(
-        statistic(rng.choices(after, k=len(after))) - statistic(rng.choices(before, k=len(before)))
-        for _ in range(BOOTSTRAP_DRAWS)
-    )
+    draws = []
+    for k in range(BOOTSTRAP_DRAWS):
+        draws.append(statistic(rng.choices(after, k=len(after))) - statistic(rng.choices(before, k=len(before))))
+        if k % DRAWS_A_STEP == DRAWS_A_STEP - 1:
+            yield
+    draws.sort()
     return draws[int(0.025 * (BOOTSTRAP_DRAWS - 1))], draws[int(0.975 * (BOOTSTRAP_DRAWS - 1))]
 
 
-def _change(before: Analysis, after: Analysis, statistic: Callable[[Sequence[float]], float]) -> Change:
+def _change(
+    before: Analysis, after: Analysis, statistic: Callable[[Sequence[float]], float]
+) -> Generator[None, None, Change]:
     b, a = statistic(_steps(before)), statistic(_steps(after))
-    return Change(b, a, a - b, bootstrap_ci(_steps(before), _steps(after), statistic))
+    return Change(b, a, a - b, (yield from _bootstrapping(_steps(before), _steps(after), statistic)))
 
 
 def late_excess_ms(analysis: Analysis) -> dict[str, float]:
@@ -189,6 +204,25 @@ def _whatif(before: Analysis, after: Analysis, stragglers: StragglerChange) -> W
 
 def compare(before: Analysis, after: Analysis) -> Comparison:
     """The run after a fix against the run before (both judged at their thresholds): see the module's docstring."""
+    return finished(comparing(before, after))
+
+
+def comparing(before: Analysis, after: Analysis) -> Generator[None, None, Comparison]:
+    """`compare` in steps (a hundred bootstrap draws each): the page gives its thread back between them.
+
+    >>> from ddpcore.analysis import analyze
+    >>> from ddpcore.traces import simulated_run
+    >>> run = analyze(simulated_run(4, 20, seed=1)[0])
+    >>> steps, yields = comparing(run, run), 0
+    >>> try:
+    ...     while True:
+    ...         next(steps)
+    ...         yields += 1
+    ... except StopIteration as done:
+    ...     same = done.value
+    >>> yields, same.within_noise, same.stragglers.stayed
+    (40, True, ())
+    """
     named_b = tuple(s.rank for s in before.stragglers)
     named_a = tuple(s.rank for s in after.stragglers)
     stragglers = StragglerChange(
@@ -205,9 +239,11 @@ def compare(before: Analysis, after: Analysis) -> Comparison:
     whatif = _whatif(before, after, stragglers)
     notes.append(Message.of(f"compare.whatif_{whatif.tests}"))
     excess_b, excess_a = late_excess_ms(before), late_excess_ms(after)
+    step_ms = yield from _change(before, after, statistics.fmean)
+    median_step_ms = yield from _change(before, after, statistics.median)
     return Comparison(
-        step_ms=_change(before, after, statistics.fmean),
-        median_step_ms=_change(before, after, statistics.median),
+        step_ms=step_ms,
+        median_step_ms=median_step_ms,
         stragglers=stragglers,
         transient=(before.transient.fraction, after.transient.fraction),
         ranks=_ranks(before, after) if same_world else (),

@@ -118,7 +118,7 @@ BUDGETS: tuple[Budget, ...] = (
         f"page, {PAGE_RANKS} ranks x {STREAM_MB} MB: main-thread JS heap", ("page_parse", "page_heap_mb"), 1000, "MB"
     ),
     _at_most(
-        "4,096 ranks x 200 steps of summaries: analyze vs json.load of them, native",
+        "4,096 ranks x 200 steps of summaries: analyze vs json.load of them in JSON (version 2), native",
         ("summaries", "summaries_4096_vs_json_load"),
         2.0,
         "x",

@@ -36,20 +36,26 @@ def stream_figures(trace: bytes) -> dict:
 
 
 def summaries_figures() -> dict:
-    """4,096 ranks x 200 steps of generated summaries: analyze (reading included) against gunzip + json.load of
-    the same files, and the rank x step map drawn from the analysis."""
+    """4,096 ranks x 200 steps of generated summaries: analyze (reading included) of the columnar summaries and of
+    the JSON ones (version 2), against gunzip + json.load of the JSON ones (the earlier runs' reference), and the
+    rank x step map drawn from the analysis."""
     import gzip
 
     sys.path.insert(0, str(build.WEB))
     from ddpview.views import map_svg
 
     from ddpcore.analysis import analyze, rank_step_map
-    from ddpcore.traces import SUFFIX, load, summary_bytes
+    from ddpcore.traces import JSON_VERSION, SUFFIX, load, summary_bytes
     from scripts.tracegen import big_run
 
     runs = big_run()
     files = [(f"rank{f.rank}{SUFFIX}", summary_bytes(f)) for f in runs]
-    json_s = core_timings.best_seconds(lambda: [json.loads(gzip.decompress(data)) for _, data in files], 2)
+    json_files = [(name, summary_bytes(f, JSON_VERSION)) for (name, _), f in zip(files, runs)]
+    del runs
+    json_s = core_timings.best_seconds(lambda: [json.loads(gzip.decompress(data)) for _, data in json_files], 2)
+    start = time.perf_counter()
+    analyze(load(json_files).traces)
+    analyze_json_s = time.perf_counter() - start
     start = time.perf_counter()
     analysis = analyze(load(files).traces)
     analyze_s = time.perf_counter() - start
@@ -60,8 +66,10 @@ def summaries_figures() -> dict:
         "ranks": BIG_RANKS,
         "steps": BIG_STEPS,
         "bytes": sum(len(data) for _, data in files),
+        "json_bytes": sum(len(data) for _, data in json_files),
         "json_load_s": json_s,
         "analyze_s": analyze_s,
+        "analyze_json_s": analyze_json_s,
         "summaries_4096_vs_json_load": analyze_s / json_s,
         "map_4096_render_ms": map_s * 1000,
     }

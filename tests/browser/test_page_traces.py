@@ -531,3 +531,23 @@ def test_the_run_downloads_for_perfetto_and_a_run_too_large_is_refused_by_name(o
         timeout=120_000,
     )
     watch.assert_clean()
+
+
+def test_a_run_after_a_fix_is_compared_with_the_run_shown_in_both_languages(open_page):
+    """The run before read, then the run after in the second picker: the panel says who went and whether the step
+    moved beyond noise; the link says a comparison is shown; French follows."""
+    page, watch = open_page("#view=traces")
+    before = [str(p) for p in sorted((FIXTURES / "causes" / "input").glob("*.jsonl.gz"))]
+    after = [str(p) for p in sorted((FIXTURES / "causes" / "clean").glob("*.jsonl.gz"))]
+    page.set_input_files("[data-testid=trace-files]", before)
+    traces_written(page)
+    assert page.is_visible("[data-testid=compare-help]")
+    page.set_input_files("[data-testid=after-files]", after)
+    page.wait_for_selector("[data-testid=compare-went]", timeout=120_000)
+    assert page.inner_text("[data-testid=compare-went] td") == "2"
+    assert float(page.get_attribute("[data-testid=compare-step]", "data-value")) < -10
+    assert "beyond noise" in page.inner_text("[data-testid=compare-verdict]")
+    expect_hash(page, contains="cmp=1")
+    page.select_option("[data-testid=lang]", "fr")
+    page.wait_for_function("document.querySelector('[data-testid=compare-went] th').textContent.includes('partis')")
+    watch.assert_clean()

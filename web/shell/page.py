@@ -16,7 +16,7 @@ from pyscript.ffi import create_proxy
 from ddpcore.base import finished
 
 from .dom import NEXT_FRAME, Writer, by_id, guarded, in_background, now_s, roved, show_error, stepped, translate_page
-from .traces import TracesShell
+from .traces import AfterShell, TracesShell
 
 
 def slot_of(element):
@@ -46,6 +46,7 @@ class Page:
         self.after_paint = create_proxy(lambda *_: window.setTimeout(self.threshold_proxy, 0))
         self.fit_proxy = guarded(self.fit)
         self.traces = TracesShell(self)
+        self.after = AfterShell(self)
         self.prepared = None
 
     def start(self):
@@ -66,6 +67,7 @@ class Page:
             ("trace-map", "keydown", traces.on_map_key),
             ("trace-ranks", "click", traces.on_rank_page),
             ("perfetto-download", "click", traces.on_perfetto),
+            ("after-files", "change", self.after.on_files),
         ):
             by_id(name).addEventListener(kind, guarded(handler))
         for selector, kinds, handler in (

@@ -3,6 +3,7 @@
 import asyncio
 import json
 import pickle
+from dataclasses import replace
 
 import js
 from ddpview import app, i18n, reading
@@ -244,3 +245,84 @@ class TracesShell:
             button.textContent = i18n.t("traces.copy", self.page.model.lang)
         except Exception:
             window.getSelection().selectAllChildren(source)
+
+
+class AfterShell:
+    """The run after a fix (Your traces' second picker): its files read by a worker of their own (the first one
+    keeps the run shown for its refits), then judged and compared with the run shown, in steps (`dom.stepped`).
+    A new pick drops a read under way; a result for a run shown no longer is dropped."""
+
+    def __init__(self, page):
+        self.page = page
+        self.worker = None
+        self.action = 0
+
+    def on_files(self, event):
+        files = js.Array.from_(event.target.files)
+        in_background(self.read(files))
+        event.target.value = ""
+
+    def drop_worker(self):
+        if self.worker is not None:
+            self.worker.terminate()
+            self.worker = None
+
+    async def read(self, files):
+        self.action += 1
+        action = self.action
+        self.drop_worker()
+        worker = self.worker = js.Worker.new(
+            "./parse-worker.mjs", to_js({"type": "module"}, dict_converter=js.Object.fromEntries)
+        )
+        worker.onmessage = guarded(lambda event: self.on_message(event, worker, action))
+        self.page.update(app.reading_after(self.page.model))
+        await stepped(self.posting(worker, files, action))
+
+    def posting(self, worker, files, action):
+        count = files.length
+        for start in range(0, count, FILES_PER_MESSAGE):
+            yield
+            if action != self.action:
+                return
+            chunk = files.slice(start, start + FILES_PER_MESSAGE)
+            more = start + FILES_PER_MESSAGE < count
+            message = {"files": chunk, "more": more, "threshold": self.page.model.traces.threshold}
+            worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
+
+    def on_message(self, event, worker, action):
+        if worker is not self.worker:
+            return
+        kind = str(event.data.type)
+        if kind == reading.DONE:
+            in_background(self.show(event.data.parts, action))
+        elif kind not in (reading.SIZES, reading.PROGRESS, reading.MEASURING, reading.FITTED):
+            self.drop_worker()
+            self.page.update(app.after_cancelled(self.page.model))
+            show_error(f"trace reader: {event.data.message}")
+
+    async def show(self, parts, action):
+        with set_aside():
+            pieces = await stepped(TracesShell.unpickling(parts))
+            self.drop_worker()
+            measured, errors, _, _ = reading.joined(pieces)
+            while True:
+                before = self.page.model
+                model = await stepped(app.after_in_steps(before, measured, errors))
+                if action != self.action or self.page.model.traces.measured is not before.traces.measured:
+                    return
+                if self.page.model.traces.threshold == before.traces.threshold:
+                    break
+        traces = self.page.model.traces
+        comparison = model.traces.comparison
+        shown = replace(
+            self.page.model,
+            state=model.state,
+            traces=replace(
+                traces,
+                after=model.traces.after,
+                after_errors=model.traces.after_errors,
+                comparison=comparison,
+                reading_after=False,
+            ),
+        )
+        self.page.update(shown)

@@ -59,6 +59,8 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .traces import (  # noqa: F401
         APPLYING,
+        after_cancelled,
+        after_in_steps,
         cancel_reading,
         file_read,
         file_sizes,
@@ -68,6 +70,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         measured_in_steps,
         measuring_traces,
         read_progress,
+        reading_after,
         threshold_applying,
         threshold_in_steps,
         threshold_note,
@@ -133,6 +136,8 @@ _LAZY = {
     ),
     "traces": (
         "APPLYING",
+        "after_cancelled",
+        "after_in_steps",
         "cancel_reading",
         "file_read",
         "file_sizes",
@@ -142,6 +147,7 @@ _LAZY = {
         "measured_in_steps",
         "measuring_traces",
         "read_progress",
+        "reading_after",
         "threshold_applying",
         "threshold_in_steps",
         "threshold_note",

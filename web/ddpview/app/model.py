@@ -18,7 +18,7 @@ from ..state import Notice, ViewState, decode, is_anchor
 from ..views import Frame
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
-    from ddpcore.analysis import Analysis, Measured, Outlook
+    from ddpcore.analysis import Analysis, Comparison, Measured, Outlook
     from ddpcore.traces import FileError
 
 __all__ = ["COPYABLE", "LOG_SCALE", "TRACES_FOUND", "Model", "TracesModel", "initial", "slot"]
@@ -49,6 +49,12 @@ class TracesModel:
     progress: Progress = Progress()
     threshold_hint: tuple[str, str] = ("", "")
     """What the last committed threshold text needs said (`threshold.Reading.hint`), and that text."""
+    after: Measured | None = None
+    """A second run, after a fix, measured (the run shown is the one before)."""
+    after_errors: tuple[FileError, ...] = ()
+    comparison: Comparison | None = None
+    """The run shown against `after`, judged at the same threshold (ddpcore.analysis.comparison)."""
+    reading_after: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,6 @@ def initial(fragment: str, browser_lang: str, reduced_motion: bool) -> Model:
     return Model(state, state.lang or i18n.pick_lang(browser_lang), notices, reduced_motion=reduced_motion)
 
 
-TRACES_FOUND = ("trace-step-control", "traces-found", "traces-fit")
+TRACES_FOUND = ("trace-step-control", "traces-found", "traces-fit", "traces-compare")
 """What Your traces shows once traces are analysed; before, the drop zone, the examples and one line on what will
 appear (`traces-empty`)."""

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APPLYING",
+    "after_cancelled",
+    "after_in_steps",
+    "reading_after",
     "cancel_reading",
     "file_read",
     "file_sizes",
@@ -64,8 +67,33 @@ def measured_in_steps(
         loading=0,
         measuring=False,
         progress=Progress(),
+        after=None,
+        after_errors=(),
+        comparison=None,
+        reading_after=False,
     )
     return replace(model, traces=(yield from _analysing(loaded)))
+
+
+def reading_after(model: Model) -> Model:
+    """Files of the run after a fix picked: the comparison panel says they are being read."""
+    return replace(model, traces=replace(model.traces, reading_after=True, after_errors=()))
+
+
+def after_cancelled(model: Model) -> Model:
+    """The read of the run after stopped (a new pick, or the worker failed): what was shown stays."""
+    return replace(model, traces=replace(model.traces, reading_after=False))
+
+
+def after_in_steps(
+    model: Model, measured: Measured | None, errors: tuple[FileError, ...]
+) -> Generator[None, None, Model]:
+    """The run after a fix read and measured: judged at the current threshold and compared with the run shown, in
+    steps (the bootstrap's draws, ddpcore.analysis.comparing); the link then says a comparison is shown."""
+    traces = replace(model.traces, after=measured, after_errors=errors, reading_after=False, comparison=None)
+    traces = yield from _compared(traces)
+    state = replace(model.state, compare=True) if traces.comparison is not None else model.state
+    return replace(model, state=state, traces=traces)
 
 
 def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int | None], ...] = ()) -> Model:
@@ -170,7 +198,7 @@ def with_judged(model: Model, judged: Model) -> Model | None:
     now (a step picked, a fit arrived meanwhile); None when the traces are no longer those judged (a read ended
     meanwhile): judge them again."""
     t, j = model.traces, judged.traces
-    if t.measured is not j.measured:
+    if t.measured is not j.measured or t.after is not j.after:
         return None
     verdict = replace(
         t,
@@ -179,6 +207,7 @@ def with_judged(model: Model, judged: Model) -> Model | None:
         analysis=j.analysis,
         outlook=j.outlook,
         fit_error=j.fit_error,
+        comparison=j.comparison,
     )
     return replace(model, traces=verdict)
 
@@ -218,7 +247,17 @@ def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
     from ddpcore.analysis import judging
 
     analysis = (yield from judging(traces.measured, traces.threshold)) if traces.measured is not None else None
-    return replace(traces, analysis=analysis, outlook=None, fit_error=None)
+    return (yield from _compared(replace(traces, analysis=analysis, outlook=None, fit_error=None)))
+
+
+def _compared(traces: TracesModel) -> Generator[None, None, TracesModel]:
+    """The run after, when there is one, judged at the run shown's threshold and compared with it."""
+    from ddpcore.analysis import comparing, judging
+
+    if traces.after is None or traces.analysis is None:
+        return replace(traces, comparison=None)
+    after = yield from judging(traces.after, traces.threshold)
+    return replace(traces, comparison=(yield from comparing(traces.analysis, after)))
 
 
 def fit_due(model: Model) -> bool:

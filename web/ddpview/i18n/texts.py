@@ -496,6 +496,43 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Un rang est en retard, et alerte, quand son écart atteint (part du pas)",
     },
     "traces.copy": {"en": "Copy", "fr": "Copier"},
+    "compare.title": {"en": "Before and after a fix", "fr": "Avant et après une correction"},
+    "compare.pick": {"en": "The run after the fix", "fr": "L'exécution après la correction"},
+    "compare.help": {
+        "en": "Pick the files of the same job run again after a fix: the run shown above is the run before. The "
+        "files are read here, like the first ones, and never sent anywhere.",
+        "fr": "Choisissez les fichiers du même travail relancé après une correction : l'exécution affichée plus haut "
+        "est celle d'avant. Les fichiers sont lus ici, comme les premiers, et ne sont envoyés nulle part.",
+    },
+    "compare.linked": {
+        "en": "This link showed a comparison. Files are never in a link: pick the run before above, then the run "
+        "after here.",
+        "fr": "Ce lien montrait une comparaison. Les fichiers ne sont jamais dans un lien : choisissez l'exécution "
+        "d'avant plus haut, puis celle d'après ici.",
+    },
+    "compare.reading": {"en": "Reading the run after…", "fr": "Lecture de l'exécution d'après…"},
+    "compare.none": {"en": "none", "fr": "aucun"},
+    "compare.step": {"en": "Mean step", "fr": "Pas moyen"},
+    "compare.step_value": {
+        "en": "{before} → {after}: {change} (95 % interval {lo} to {hi})",
+        "fr": "{before} → {after} : {change} (intervalle à 95 % de {lo} à {hi})",
+    },
+    "compare.verdict": {"en": "Verdict", "fr": "Verdict"},
+    "compare.within": {
+        "en": "within noise: the runs' own variation explains the change",
+        "fr": "dans le bruit : la variation propre des exécutions explique le changement",
+    },
+    "compare.faster": {"en": "faster, beyond noise", "fr": "plus rapide, au-delà du bruit"},
+    "compare.slower": {"en": "slower, beyond noise", "fr": "plus lent, au-delà du bruit"},
+    "compare.median": {"en": "Median step", "fr": "Pas médian"},
+    "compare.went": {"en": "Stragglers that went", "fr": "Retardataires partis"},
+    "compare.stayed": {"en": "Stragglers that stayed", "fr": "Retardataires restés"},
+    "compare.appeared": {"en": "Stragglers that appeared", "fr": "Retardataires apparus"},
+    "compare.whatif": {"en": "The what-if's check", "fr": "Vérification du scénario"},
+    "compare.whatif_value": {
+        "en": "predicted {predicted} a step without the stragglers; measured {measured} after ({error} apart)",
+        "fr": "prévu {predicted} par pas sans les retardataires ; mesuré {measured} après ({error} d'écart)",
+    },
     "traces.perfetto": {"en": "Download for Perfetto", "fr": "Télécharger pour Perfetto"},
     "traces.perfetto_help": {
         "en": "The steps as measured, the what-if and the verdict, as a trace-event file that Perfetto "

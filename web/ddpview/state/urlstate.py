@@ -74,6 +74,8 @@ class ViewState:
     cluster: ClusterConfig = ClusterConfig(gpus=PAGE_CLUSTER_GPUS)
     """The Cluster view's model, as ddpcore takes it; its `timing` is a measured run's (from Your traces' fit)."""
     lang: str = ""
+    compare: bool = False
+    """Your traces shows a run before and after a fix (the files are never in the link)."""
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ FIELDS = (
     Field("cm", "cluster.timing.compute_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("om", "cluster.timing.other_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("lang", "lang", choices=("", *LANGS)),
+    Field("cmp", "compare", boolean=True, label="compare.title"),
 )
 STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
 FIELD_BY_KEY = {spec.key: spec for spec in FIELDS}

@@ -14,6 +14,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         cluster_values_html,
         timing_note,
     )
+    from .compare import (  # noqa: F401
+        compare_html,
+    )
     from .cost import (  # noqa: F401
         cost_html,
         cost_row,
@@ -74,6 +77,7 @@ _LAZY = {
         "cluster_values_html",
         "timing_note",
     ),
+    "compare": ("compare_html",),
     "cost": (
         "cost_html",
         "cost_row",
