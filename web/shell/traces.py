@@ -26,6 +26,19 @@ COPIED_S = 2.0
 """How long a Copy button says "Copied" before it is a Copy button again."""
 
 
+def posted(worker, files, count, current, page):
+    """The files posted to a reading worker, FILES_PER_MESSAGE a message, a step between messages; stops once
+    `current()` is false (a new action started)."""
+    for start in range(0, count, FILES_PER_MESSAGE):
+        yield
+        if not current():
+            return
+        chunk = files.slice(start, start + FILES_PER_MESSAGE)
+        more = start + FILES_PER_MESSAGE < count
+        message = {"files": chunk, "more": more, "threshold": page.model.traces.threshold}
+        worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
+
+
 class TracesShell:
     """Reads trace files into the page's model (`page.model`, shown with `page.update`).
 
@@ -102,18 +115,10 @@ class TracesShell:
         await stepped(self.posting(files, len(names), action))
 
     def posting(self, files, count, action):
-        """The files posted to the worker (started if need be), FILES_PER_MESSAGE a message; stops when a new
-        action starts."""
+        """The files posted to the worker (started if need be); stops when a new action starts."""
         worker = self.worker_for()
         self.busy = True
-        for start in range(0, count, FILES_PER_MESSAGE):
-            yield
-            if action != self.action:
-                return
-            chunk = files.slice(start, start + FILES_PER_MESSAGE)
-            more = start + FILES_PER_MESSAGE < count
-            message = {"files": chunk, "more": more, "threshold": self.page.model.traces.threshold}
-            worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
+        yield from posted(worker, files, count, lambda: action == self.action, self.page)
 
     def sized(self, sizes):
         """The worker's sizes of the files: progress in megabytes (the worker refuses those over the limit)."""
@@ -276,18 +281,7 @@ class AfterShell:
         )
         worker.onmessage = guarded(lambda event: self.on_message(event, worker, action))
         self.page.update(app.reading_after(self.page.model))
-        await stepped(self.posting(worker, files, action))
-
-    def posting(self, worker, files, action):
-        count = files.length
-        for start in range(0, count, FILES_PER_MESSAGE):
-            yield
-            if action != self.action:
-                return
-            chunk = files.slice(start, start + FILES_PER_MESSAGE)
-            more = start + FILES_PER_MESSAGE < count
-            message = {"files": chunk, "more": more, "threshold": self.page.model.traces.threshold}
-            worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
+        await stepped(posted(worker, files, files.length, lambda: action == self.action, self.page))
 
     def on_message(self, event, worker, action):
         if worker is not self.worker:
