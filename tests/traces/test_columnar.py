@@ -195,3 +195,24 @@ def test_an_old_and_a_new_summary_of_one_run_give_one_verdict():
     assert (old.transient.cause and old.transient.cause.kind) == (new.transient.cause and new.transient.cause.kind)
     assert [s.late_ranks for s in old.steps] == [s.late_ranks for s in new.steps]
     assert new.straggler_cost_ms == pytest.approx(old.straggler_cost_ms, abs=0.01)
+
+
+SUMMARY = gzip.decompress(summary_bytes(RANKS[2]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    at=st.integers(0, len(SUMMARY) - 1),
+    value=st.integers(0, 255),
+    cut=st.one_of(st.none(), st.integers(0, len(SUMMARY))),
+    zipped=st.booleans(),
+)
+def test_any_byte_changed_or_any_cut_reads_or_is_one_line(at, value, cut, zipped):
+    """Whatever byte of a version 3 file is changed, wherever it is cut, it reads or gives one error line: never an
+    exception out of `load`, never a read past its end."""
+    raw = bytearray(SUMMARY)
+    raw[at] = value
+    data = bytes(raw[:cut] if cut is not None else raw)
+    loaded = load([("r.ddpsum.json.gz", gzip.compress(data) if zipped else data)])
+    assert len(loaded.traces) + len(loaded.errors) == 1
+    assert all("\n" not in e.message for e in loaded.errors)
