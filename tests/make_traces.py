@@ -21,6 +21,11 @@ what real jobs do besides one slow rank: a straggler that moves from rank to ran
 slow ranks at once (a slow node), a GC-like pause every k-th step, and a clean run; its profiler window is 8 steps:
 
     /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/noise --noise
+
+The pairs (`tests/fixtures/pairs`, one sitting): runs before and after a fix whose answer `compare` must give (a slow
+input prefetched, a fix that does nothing, a straggler that moved):
+
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/pairs --pairs
 """
 
 from __future__ import annotations
@@ -61,6 +66,8 @@ class Scenario:
     moving: bool = False
     prob: float = 0.0
     profiled: int = PROFILE_ACTIVE
+    prefetch: bool = False
+    """Load batches ahead in a thread (a slow input's usual fix; `prefetched`)."""
 
     @property
     def rank(self) -> int | None:
@@ -117,7 +124,63 @@ NOISE = {
 0.1, two slow ranks, a 400 ms pause every 4th step on rank 1 (2 of the 8 profiled steps), and a clean run."""
 
 
-def worker(rank: int, out: str, name: str, noise: bool) -> None:
+PAIRS = {
+    "input_slow": Scenario((2,), "load", 20.0),
+    "input_prefetched": Scenario((2,), "load", 20.0, prefetch=True),
+    "clean_first": Scenario((), "", 0.0),
+    "clean_again": Scenario((), "", 0.0),
+    "slow_rank1": Scenario((1,), "forward", 20.0),
+    "slow_rank3": Scenario((3,), "forward", 20.0),
+}
+"""The runs of `tests/fixtures/pairs`, in before/after pairs written in one sitting: a slow input (rank 2's Dataset
+sleeps 20 ms a batch) then the same input loaded two batches ahead by a thread; a clean run twice (a fix that does
+nothing); rank 1 slow in its forward, then rank 3 (a fix that moves the straggler)."""
+SETS = {"causes": SCENARIOS, "noise": NOISE, "pairs": PAIRS}
+
+
+PREFETCH_DEPTH = 2
+
+
+def prefetched(batches, depth: int = PREFETCH_DEPTH):  # type: ignore[no-untyped-def]
+    """The batches, loaded `depth` ahead by a thread: the loading (here a sleep, which releases the GIL) overlaps the
+    step. DataLoader's own prefetching needs worker processes, which on this 2-core machine cost the 4 ranks more CPU
+    than the sleep they hide."""
+    import queue
+    import threading
+
+    ahead: queue.Queue = queue.Queue(maxsize=depth)
+    end = object()
+
+    def fill() -> None:
+        for batch in batches:
+            ahead.put(batch)
+        ahead.put(end)
+
+    threading.Thread(target=fill, daemon=True).start()
+    while (batch := ahead.get()) is not end:
+        yield batch
+
+
+class Batches:
+    """The job's batches, a map-style dataset (what DataLoader takes: a length and an item per index), defined here so
+    that DataLoader's worker processes can receive it; the scenario's rank sleeps in it when its cause is `load`."""
+
+    def __init__(self, scenario: Scenario, rank: int) -> None:
+        self.scenario, self.rank = scenario, rank
+
+    def __len__(self) -> int:
+        return STEPS
+
+    def __getitem__(self, i: int):  # type: ignore[no-untyped-def]
+        import torch
+
+        if self.scenario.cause == "load" and self.scenario.slows(i, self.rank):
+            time.sleep(self.scenario.sleep_ms / 1000)
+        g = torch.Generator().manual_seed(i)
+        return torch.randn(BATCH, WIDTH, generator=g), torch.randint(0, 10, (BATCH,), generator=g)
+
+
+def worker(rank: int, out: str, name: str, kind: str) -> None:
     import torch
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
@@ -126,7 +189,7 @@ def worker(rank: int, out: str, name: str, noise: bool) -> None:
 
     from ddpcore.ops import Recorder
 
-    scenario = (NOISE if noise else SCENARIOS)[name]
+    scenario = SETS[kind][name]
     torch.manual_seed(0)
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=WORLD)
@@ -158,22 +221,15 @@ def worker(rank: int, out: str, name: str, noise: bool) -> None:
                 h.register_hook(lambda g: time.sleep(scenario.sleep_ms / 1000))
             return self.rest(h)
 
-    class Batches(torch.utils.data.Dataset):
-        def __len__(self) -> int:
-            return STEPS
-
-        def __getitem__(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
-            sleep_if("load", i)
-            g = torch.Generator().manual_seed(i)
-            return torch.randn(BATCH, WIDTH, generator=g), torch.randint(0, 10, (BATCH,), generator=g)
-
     model = DDP(Net(), bucket_cap_mb=0.5)
     buffer = io.StringIO()
     rec = Recorder(buffer, rank=rank)
     model.register_comm_hook(None, rec.comm_hook(default_hooks.allreduce_hook))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     opt.register_step_post_hook(lambda *_: sleep_if("optimizer", state["step"]))
-    loader = torch.utils.data.DataLoader(Batches(), batch_size=None)
+    loader = torch.utils.data.DataLoader(Batches(scenario, rank), batch_size=None)
+    if scenario.prefetch:
+        loader = prefetched(loader)
     tops: list[float] = []
     with profile(
         activities=[ProfilerActivity.CPU],
@@ -229,21 +285,23 @@ def write_truth(folder: Path, scenario: Scenario, name: str) -> None:
     (folder / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
 
 
-def main(out: str, names: list[str], noise: bool = False) -> None:
+def main(out: str, names: list[str], kind: str = "causes") -> None:
+    """Write the named scenarios of one set (`SETS`: causes, noise or pairs), every one when none is named."""
     import torch.multiprocessing as mp
 
-    scenarios = NOISE if noise else SCENARIOS
+    scenarios = SETS[kind]
     for name in names or list(scenarios):
         folder = Path(out) / name
         folder.mkdir(parents=True, exist_ok=True)
         os.environ["MASTER_ADDR"] = "127.0.0.1"
         os.environ["MASTER_PORT"] = str(29500 + (os.getpid() + len(name)) % 1000)
-        mp.spawn(worker, args=(str(folder), name, noise), nprocs=WORLD, join=True)
+        mp.spawn(worker, args=(str(folder), name, kind), nprocs=WORLD, join=True)
         write_truth(folder, scenarios[name], name)
         print(name, "written", flush=True)
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--noise"]
-    root = args[0] if args else str(Path(__file__).resolve().parent / "fixtures" / "causes")
-    main(root, args[1:], noise="--noise" in sys.argv)
+    args = [a for a in sys.argv[1:] if a not in ("--noise", "--pairs")]
+    chosen = "pairs" if "--pairs" in sys.argv else "noise" if "--noise" in sys.argv else "causes"
+    root = args[0] if args else str(Path(__file__).resolve().parent / "fixtures" / chosen)
+    main(root, args[1:], kind=chosen)

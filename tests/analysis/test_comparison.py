@@ -120,3 +120,28 @@ def test_the_command_gives_the_keys_and_one_line_for_a_bad_set(tmp_path, capsys)
     assert main(["compare", *before, "--", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "notes.txt" in err and "Traceback" not in err
+
+
+PAIRS = ("*.jsonl.gz", "*.pt.trace.json.gz")
+
+
+@pytest.mark.parametrize("pattern", PAIRS)
+def test_a_recorded_slow_input_prefetched_goes_and_the_whatif_comes_within_20_percent(pattern):
+    """tests/fixtures/pairs (one sitting): rank 2's Dataset sleeps 20 ms a batch, then the same input is loaded
+    ahead by two DataLoader workers."""
+    c = compared(files("pairs/input_slow", pattern), files("pairs/input_prefetched", pattern))
+    assert c.stragglers.went == (2,) and c.stragglers.appeared == () and not c.within_noise
+    truth = truth_change("pairs/input_slow", "pairs/input_prefetched")
+    assert c.whatif.predicted_step_ms - c.step_ms.before == pytest.approx(truth, rel=0.2)
+
+
+@pytest.mark.parametrize("pattern", PAIRS)
+def test_a_recorded_fix_that_does_nothing_is_within_noise(pattern):
+    c = compared(files("pairs/clean_first", pattern), files("pairs/clean_again", pattern))
+    assert c.within_noise and c.stragglers.before == c.stragglers.after == ()
+
+
+@pytest.mark.parametrize("pattern", PAIRS)
+def test_a_recorded_straggler_that_moved_is_named_where_it_went(pattern):
+    c = compared(files("pairs/slow_rank1", pattern), files("pairs/slow_rank3", pattern))
+    assert c.stragglers.went == (1,) and c.stragglers.appeared == (3,) and c.whatif.tests == "none"

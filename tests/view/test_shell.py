@@ -66,7 +66,7 @@ def page_shell(monkeypatch) -> types.ModuleType:
         pyscript__ffi={"create_proxy": lambda f: f},
         js={},
         pyodide={},
-        pyodide__ffi={"to_js": lambda value, **_: value},
+        pyodide__ffi={"to_js": lambda value, **_: value, "create_once_callable": lambda f: f},
     )
 
 

@@ -129,7 +129,7 @@ FIELDS = (
     Field("cm", "cluster.timing.compute_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("om", "cluster.timing.other_ms", 0.0, MAX_PHASE_MS, digits=None),
     Field("lang", "lang", choices=("", *LANGS)),
-    Field("cmp", "compare", boolean=True, label="compare.title"),
+    Field("cmp", "compare", boolean=True),
 )
 STEP_KEYS = ("gpus", "straggler", "slowdown", "prefetch")
 FIELD_BY_KEY = {spec.key: spec for spec in FIELDS}
