@@ -286,12 +286,6 @@ PROGRESS_AFTER_S = 2.0
 what it measures."""
 
 
-def _rows(read: object) -> int:
-    """How many steps a file read holds: a trace's steps, or a summary's rows."""
-    rows = getattr(read, "steps", None)
-    return len(rows if rows is not None else getattr(read, "step", ()))
-
-
 class ProgressLine:
     """The reading's progress on stderr, once it has lasted PROGRESS_AFTER_S (a quick read says nothing)."""
 
@@ -320,7 +314,7 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
     """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured;
     each unreadable file is one line on stderr, and so is a run that cannot be measured (then None)."""
     from ..analysis import RUN, measure_loaded
-    from ..traces import files_in, read_paths
+    from ..traces import files_in, read_paths, steps_in
 
     THRESHOLD.check(args.threshold)
     check_int("jobs", args.jobs, 1, MAX_JOBS)
@@ -328,7 +322,7 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
     line = ProgressLine() if sys.stderr.isatty() else None
     loaded = read_paths(files, args.jobs, line)
     if line is not None and line.shown:
-        rank_steps = sum(_rows(t) for t in loaded.traces)
+        rank_steps = sum(map(steps_in, loaded.traces))
         print(f"measuring {len(loaded.traces):,} ranks, {rank_steps:,} rank-steps…", file=sys.stderr, flush=True)
     measured, errors = measure_loaded(loaded)
     for e in errors:

@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         parse_kineto,
         read_or_why,
         read_trace,
+        steps_in,
         stream_of,
     )
     from .reader import (  # noqa: F401
@@ -136,6 +137,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         drawn,
         is_summary,
         json_summary_bytes,
+        named_columns,
         read_summary,
     )
     from .tracefacts import (  # noqa: F401
@@ -217,6 +219,7 @@ _LAZY = {
         "parse_kineto",
         "read_or_why",
         "read_trace",
+        "steps_in",
         "stream_of",
     ),
     "reader": (
@@ -276,6 +279,7 @@ _LAZY = {
         "drawn",
         "is_summary",
         "json_summary_bytes",
+        "named_columns",
         "read_summary",
     ),
     "tracefacts": (

@@ -35,7 +35,19 @@ from operator import sub, truediv
 from ..base import CAUSES, SUMMED, Message
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import RankColumns, RankFacts, columns_of, kept_parts
-from .summary import COLUMNS, FLAGS, FORMAT, GPU, LOWS, MAX_MS, PARTS, US_DIGITS, VERSION, json_summary_bytes
+from .summary import (
+    COLUMNS,
+    FLAGS,
+    FORMAT,
+    GPU,
+    LOWS,
+    MAX_MS,
+    PARTS,
+    US_DIGITS,
+    VERSION,
+    json_summary_bytes,
+    named_columns,
+)
 
 __all__ = [
     "COLUMNAR",
@@ -152,22 +164,17 @@ def summary_bytes(facts: RankFacts | RankColumns, version: int = COLUMNAR) -> by
     if version != COLUMNAR:
         return json_summary_bytes(facts, version)
     t = facts if isinstance(facts, RankColumns) else columns_of(facts)
-    rows = len(t.step)
-    zeros = array("q", bytes(8 * rows))
-    cols: dict[str, array] = {"step": array("q", t.step), "start_ms": _micro(t.start_ms)}
-    for name in ("length_ms", "period_ms", "arrival_ms", "compute_ms", "anchor_ms", "work_ms", "comm_free_ms"):
-        cols[name] = _micro(getattr(t, name))
-    cols["followed"] = array("B", map(bool, t.followed))
-    cols["released"], cols["from_release"] = array("B", t.released), array("B", t.from_release)
-    for p in SUMMED:
-        cols[f"{p}_ms"] = _micro(t.phases_ms[p])
-    kept = t.parts_ms or {}
-    for p, c in zip(CAUSES, PARTS):
-        cols[c] = _micro(kept[p]) if p in kept else zeros
-    measured = [d is not None for d in t.device[0]] if t.device else [False] * rows
-    cols["gpu_measured"] = array("B", measured)
-    for i, c in enumerate(GPU):
-        cols[c] = _micro([v or 0.0 for v in t.device[i]]) if t.device else zeros
+    named = named_columns(t)
+    cols: dict[str, array] = {"step": array("q", t.step)}
+    for name in COLUMNS[1:]:
+        values = named[name]
+        if name in FLAGS:
+            cols[name] = array("B", map(bool, values))
+        elif name in GPU:
+            cols[name] = _micro([v or 0.0 for v in values])
+        else:
+            cols[name] = _micro(values)
+    cols["gpu_measured"] = array("B", [v is not None for v in named[GPU[0]]])
     return encode_columns(t.rank, t.world_size, t.source, cols)
 
 

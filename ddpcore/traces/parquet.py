@@ -9,14 +9,12 @@ read Parquet (analyze reads the columnar summaries: `summarize` without `--forma
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..base import CAUSES, SUMMED
 from .stepfacts import RankColumns
-from .summary import FLAGS, GPU, PARTS
+from .summary import FLAGS, named_columns
 
 __all__ = ["PARQUET_SUFFIX", "parquet_bytes"]
 
@@ -32,29 +30,15 @@ def parquet_bytes(table: RankColumns) -> bytes:
     >>> read.num_rows, read.column_names[:3], read.column("rank").to_pylist()[0]
     (5, ['rank', 'step', 'start_ms'], 1)
     """
-    rows = len(table.step)
-    kept = table.parts_ms or {}
-    columns: dict[str, pa.Array] = {
-        "rank": pa.array([table.rank] * rows, pa.int32()),
-        "step": pa.array(list(table.step), pa.int64()),
-    }
-    for name in ("start_ms", "length_ms", "period_ms"):
-        columns[name] = pa.array(list(getattr(table, name)), pa.float64())
-    flags: dict[str, Sequence[object]] = {
-        "followed": table.followed,
-        "released": table.released,
-        "from_release": table.from_release,
-    }
-    for name in FLAGS:
-        columns[name] = pa.array([bool(v) for v in flags[name]], pa.bool_())
-    for name in ("arrival_ms", "compute_ms", "anchor_ms", "work_ms", "comm_free_ms"):
-        columns[name] = pa.array(list(getattr(table, name)), pa.float64())
-    for p in SUMMED:
-        columns[f"{p}_ms"] = pa.array(list(table.phases_ms[p]), pa.float64())
-    for p, name in zip(CAUSES, PARTS):
-        columns[name] = pa.array(list(kept[p]) if p in kept else [0.0] * rows, pa.float64())
-    for i, name in enumerate(GPU):
-        columns[name] = pa.array(list(table.device[i]) if table.device else [None] * rows, pa.float64())
+    named = named_columns(table)
+    columns: dict[str, pa.Array] = {"rank": pa.array([table.rank] * len(table.step), pa.int32())}
+    for name, values in named.items():
+        if name == "step":
+            columns[name] = pa.array(list(values), pa.int64())
+        elif name in FLAGS:
+            columns[name] = pa.array([bool(v) for v in values], pa.bool_())
+        else:
+            columns[name] = pa.array(list(values), pa.float64())
     out = io.BytesIO()
     pq.write_table(pa.table(columns), out, compression="zstd")
     return out.getvalue()

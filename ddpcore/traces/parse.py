@@ -68,6 +68,7 @@ __all__ = [
     "read_or_why",
     "inflated",
     "read_trace",
+    "steps_in",
     "stream_of",
 ]
 
@@ -141,6 +142,16 @@ class RankTrace:
 
 ReadRank = RankTrace | RankColumns
 """What one file holds once read: a trace's events, or a summary's columns."""
+
+
+def steps_in(read: ReadRank) -> int:
+    """How many steps a file read holds: a trace's steps, or a summary's rows.
+
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> steps_in(parse_file("rank1.jsonl", "\\n".join(line.format(s=s) for s in range(1, 4)).encode()))
+    3
+    """
+    return len(read.steps) if isinstance(read, RankTrace) else len(read.step)
 
 
 @dataclass(frozen=True)

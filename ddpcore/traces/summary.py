@@ -26,6 +26,7 @@ import gzip
 import json
 import math
 from array import array
+from collections.abc import Sequence
 
 from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED, Interval, Message
 from .reader import MAX_RANK, MAX_STEP, ReadError
@@ -54,6 +55,7 @@ __all__ = [
     "JSON_VERSION",
     "is_summary",
     "json_summary_bytes",
+    "named_columns",
     "read_summary",
 ]
 
@@ -82,20 +84,40 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, NS_DIGITS)
 
 
-def _row(t: RankColumns, i: int) -> list[object]:
-    gpu = [_rounded(c[i]) for c in t.device] if t.device else [None] * len(GPU)
+def named_columns(t: RankColumns) -> dict[str, Sequence]:
+    """A rank's table by the summary's column names (`COLUMNS`), as every format writes it: times in ms, a part the
+    table does not keep as zeros, a GPU column as None in each row without kernels (all of them without kernels).
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> named = named_columns(table_of(simulated_run(2, 3, seed=1)[0][1]))
+    >>> list(named) == list(COLUMNS), named["cause_load_ms"], named["gpu_busy_ms"]
+    (True, [0.0, 0.0, 0.0], [None, None, None])
+    """
+    rows = len(t.step)
     kept = t.parts_ms or {}
-    parts = [round(float(kept[p][i]), NS_DIGITS) if p in kept else 0.0 for p in CAUSES]
-    return [
-        t.step[i],
-        round(t.start_ms[i], US_DIGITS),
-        *(round(getattr(t, c)[i], NS_DIGITS) for c in TIMING),
-        *(bool(getattr(t, c)[i]) for c in FLAGS),
-        *(round(getattr(t, c)[i], NS_DIGITS) for c in MEASURES),
-        *(round(t.phases_ms[p][i], NS_DIGITS) for p in SUMMED),
-        *parts,
-        *gpu,
-    ]
+    flags = {"followed": t.followed, "released": t.released, "from_release": t.from_release}
+    named: dict[str, Sequence] = {"step": t.step, "start_ms": t.start_ms}
+    named |= {c: getattr(t, c) for c in TIMING}
+    named |= flags
+    named |= {c: getattr(t, c) for c in MEASURES}
+    named |= {f"{p}_ms": t.phases_ms[p] for p in SUMMED}
+    named |= {c: kept[p] if p in kept else [0.0] * rows for p, c in zip(CAUSES, PARTS)}
+    named |= {c: t.device[i] if t.device else [None] * rows for i, c in enumerate(GPU)}
+    return named
+
+
+def _row(named: dict[str, Sequence], i: int) -> list[object]:
+    def cell(column: str) -> object:
+        value = named[column][i]
+        if column == "step":
+            return value
+        if column in FLAGS:
+            return bool(value)
+        if column == "start_ms":
+            return round(value, US_DIGITS)
+        return _rounded(float(value) if column in PARTS else value)
+
+    return [cell(c) for c in COLUMNS]
 
 
 def json_summary_bytes(facts: RankFacts | RankColumns, version: int = JSON_VERSION) -> bytes:
@@ -111,7 +133,7 @@ def json_summary_bytes(facts: RankFacts | RankColumns, version: int = JSON_VERSI
     """
     if version != JSON_VERSION:
         raise ValueError(f"JSON summaries are written in version {JSON_VERSION}, not {version}")
-    table = facts if isinstance(facts, RankColumns) else columns_of(facts)
+    named = named_columns(facts if isinstance(facts, RankColumns) else columns_of(facts))
     body = {
         "format": FORMAT,
         "version": JSON_VERSION,
@@ -119,7 +141,7 @@ def json_summary_bytes(facts: RankFacts | RankColumns, version: int = JSON_VERSI
         "world_size": facts.world_size,
         "source": facts.source,
         "columns": list(COLUMNS),
-        "steps": [_row(table, i) for i in range(len(table.step))],
+        "steps": [_row(named, i) for i in range(len(named["step"]))],
     }
     return gzip.compress(json.dumps(body, separators=(",", ":")).encode(), mtime=0)
 

@@ -15,6 +15,7 @@ __all__ = [
     "OFFLINE_READY",
     "PLAY",
     "READY_PROBE",
+    "RendererPeak",
     "percentile",
     "renderer_mb",
     "throttle",
@@ -128,3 +129,41 @@ def renderer_mb() -> float | None:
 AFTER_PICK = """window.__long_tasks.filter((_, i) => window.__long_task_starts[i] >= window.__picked_at)"""
 """Long tasks from the page's `change` event on: the browser's own task that builds the FileList (a stat per file,
 about 0.2 ms each, before any page code runs, whatever the page does) is not the page's."""
+
+
+class RendererPeak:
+    """The renderer's memory while the block runs: its resident MB when the block starts (`idle`) and at most
+    (`peak`), sampled every 100 ms by a thread; `over_idle` the difference (None where /proc cannot be read)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.idle: float | None = None
+        self.samples: list[float] = []
+        self.done = threading.Event()
+        self.sampler = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self.done.wait(0.1):
+            mb = renderer_mb()
+            if mb is not None:
+                self.samples.append(mb)
+
+    def __enter__(self) -> RendererPeak:
+        self.idle = renderer_mb()
+        self.sampler.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.done.set()
+        self.sampler.join()
+
+    @property
+    def peak(self) -> float | None:
+        """The most the renderer held while sampled."""
+        return max(self.samples) if self.samples else None
+
+    @property
+    def over_idle(self) -> float | None:
+        """The peak over the idle figure."""
+        return self.peak - self.idle if self.peak is not None and self.idle is not None else None

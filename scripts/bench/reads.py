@@ -14,8 +14,8 @@ from scripts.bench.probes import (
     INPUT_LATENCY,
     LONG_PROBE,
     READY_PROBE,
+    RendererPeak,
     percentile,
-    renderer_mb,
     throttle,
     traces_page,
 )
@@ -141,15 +141,12 @@ def long_run_figures(dist: Path) -> dict:
 def summaries_page_figures(dist: Path, rate: float = 1) -> dict:
     """4,096 generated summaries picked in Your traces: main-thread long tasks from the pick to the drawn
     analysis, and the renderer's peak memory (sampled every 100 ms); the CPU slowed `rate` times."""
-    import threading
-
     from playwright.sync_api import sync_playwright
 
     from ddpcore.traces import SUFFIX, summary_bytes
     from scripts.tracegen import big_run
 
     runs = big_run()
-    peak: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for f in runs:
@@ -158,35 +155,22 @@ def summaries_page_figures(dist: Path, rate: float = 1) -> dict:
             files.append(str(path))
         del runs
         server, url = build.serve_in_thread(dist)
-        done = threading.Event()
-
-        def sample() -> None:
-            while not done.wait(0.1):
-                mb = renderer_mb()
-                if mb is not None:
-                    peak.append(mb)
-
         try:
             with sync_playwright() as p:
                 browser, page = traces_page(p, url)
                 page.wait_for_timeout(1000)
                 throttle(page, rate)
-                idle = renderer_mb()
-                sampler = threading.Thread(target=sample, daemon=True)
-                sampler.start()
-                start = time.perf_counter()
-                page.set_input_files("[data-testid=trace-files]", files)
-                page.wait_for_selector("[data-testid=rank-step-map]", timeout=900_000)
-                page.wait_for_selector("[data-testid=fit-scale-row]", timeout=900_000)
-                seconds = time.perf_counter() - start
-                page.wait_for_timeout(1000)
-                long_tasks = page.evaluate(AFTER_PICK)
-                done.set()
-                sampler.join()
+                with RendererPeak() as memory:
+                    start = time.perf_counter()
+                    page.set_input_files("[data-testid=trace-files]", files)
+                    page.wait_for_selector("[data-testid=rank-step-map]", timeout=900_000)
+                    page.wait_for_selector("[data-testid=fit-scale-row]", timeout=900_000)
+                    seconds = time.perf_counter() - start
+                    page.wait_for_timeout(1000)
+                    long_tasks = page.evaluate(AFTER_PICK)
                 straggler = page.inner_text("#trace-summary")
                 browser.close()
         finally:
-            done.set()
             server.shutdown()
     return {
         "ranks": BIG_RANKS,
@@ -194,8 +178,8 @@ def summaries_page_figures(dist: Path, rate: float = 1) -> dict:
         "seconds": seconds,
         "summaries_4096_long_tasks": len(long_tasks),
         "long_task_ms": long_tasks,
-        "renderer_idle_mb": idle,
-        "renderer_peak_mb": max(peak) if peak else None,
-        "summaries_4096_memory_mb": max(peak) - idle if peak and idle is not None else None,
+        "renderer_idle_mb": memory.idle,
+        "renderer_peak_mb": memory.peak,
+        "summaries_4096_memory_mb": memory.over_idle,
         "names_rank_777": "777" in straggler,
     }

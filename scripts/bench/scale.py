@@ -143,48 +143,32 @@ def page_figures(dist: Path, folder: Path) -> dict:
     """The run of 10,000 ranks x 1,000 steps picked in Your traces: the seconds until the page answers, the
     renderer's peak memory over idle, main-thread long tasks, and what it answered (it cannot hold it: it says so
     after the first file, with the command to run instead)."""
-    import threading
-
     from playwright.sync_api import sync_playwright
 
     import build
-    from scripts.bench.probes import AFTER_PICK, renderer_mb, traces_page
+    from scripts.bench.probes import AFTER_PICK, RendererPeak, traces_page
 
     files = [str(p) for p in sorted(folder.iterdir())]
-    peak: list[float] = []
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.1):
-            mb = renderer_mb()
-            if mb is not None:
-                peak.append(mb)
-
     server, url = build.serve_in_thread(dist)
     try:
         with sync_playwright() as p:
             browser, page = traces_page(p, url)
             page.wait_for_timeout(1000)
-            idle = renderer_mb()
-            sampler = threading.Thread(target=sample, daemon=True)
-            sampler.start()
-            start = time.perf_counter()
-            page.set_input_files("[data-testid=trace-files]", files)
-            page.wait_for_selector("[data-testid=trace-error], [data-testid=rank-step-map]", timeout=1_800_000)
-            seconds = time.perf_counter() - start
-            page.wait_for_timeout(1000)
-            long_tasks = page.evaluate(AFTER_PICK)
+            with RendererPeak() as memory:
+                start = time.perf_counter()
+                page.set_input_files("[data-testid=trace-files]", files)
+                page.wait_for_selector("[data-testid=trace-error], [data-testid=rank-step-map]", timeout=1_800_000)
+                seconds = time.perf_counter() - start
+                page.wait_for_timeout(1000)
+                long_tasks = page.evaluate(AFTER_PICK)
             answer = " ".join(page.locator("[data-testid=trace-error]").all_inner_texts())
             drawn = page.locator("[data-testid=rank-step-map]").count() > 0
-            done.set()
-            sampler.join()
             browser.close()
     finally:
-        done.set()
         server.shutdown()
     return {
         "seconds": seconds,
-        "memory_mb": max(peak) - idle if peak and idle is not None else None,
+        "memory_mb": memory.over_idle,
         "long_tasks": len(long_tasks),
         "long_task_ms": long_tasks,
         "map_drawn": drawn,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import gzip
 import json
 import statistics
-from pathlib import Path
 
 import pytest
 from make_traces import SCENARIOS
 from paths import FIXTURES
+from runs import files
 
 from ddpcore.analysis import analyze, prefetch_case
 from ddpcore.base import CAUSES, Interval, say
@@ -20,10 +20,6 @@ from ddpcore.traces import TraceStep, load, work_parts
 
 CAUSED = FIXTURES / "causes"
 FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
-
-
-def files(folder: Path, pattern: str) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for p in sorted(folder.glob(pattern))]
 
 
 def truth(name: str) -> dict:

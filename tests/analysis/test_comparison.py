@@ -13,14 +13,11 @@ import json
 
 import pytest
 from paths import FIXTURES
+from runs import files
 
 from ddpcore.analysis import analyze, compare
 from ddpcore.cli import main
 from ddpcore.traces import load
-
-
-def files(folder: str, pattern: str) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for p in sorted((FIXTURES / folder).glob(pattern))]
 
 
 def rows(data: bytes) -> list[dict]:

@@ -5,27 +5,17 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 from paths import FIXTURES
+from runs import files
+from runs import judged as analysed
 
-from ddpcore.analysis import RunTimes, analyze, judge, measure_loaded, outlook, prefetch_case
+from ddpcore.analysis import RunTimes, analyze, outlook, prefetch_case
 from ddpcore.cli import main
 from ddpcore.traces import chunked, load, read_or_why
 
 NOISY = FIXTURES / "noise"
-
-
-def files(folder: Path, pattern: str) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for p in sorted(folder.glob(pattern))]
-
-
-def analysed(folder: Path, pattern: str):
-    loaded = load(files(folder, pattern))
-    measured, errors = measure_loaded(loaded)
-    assert measured is not None and errors == ()
-    return judge(measured)
 
 
 RUNS = [

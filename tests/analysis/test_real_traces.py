@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from paths import FIXTURES
+from runs import files
 
 from ddpcore.analysis import analyze
 from ddpcore.cli import main
@@ -16,10 +17,6 @@ from ddpcore.traces import arrival_ms, load, parse_file
 from scripts.tracegen import gpu_pair
 
 FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
-
-
-def files(folder: Path, pattern: str) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for p in sorted(folder.glob(pattern))]
 
 
 def gz_json(path: Path) -> dict:

@@ -4,20 +4,16 @@ two ranks warned."""
 from __future__ import annotations
 
 import gzip
-from pathlib import Path
 
 import pytest
 from paths import FIXTURES
+from runs import files
 
 from ddpcore.analysis import measure_loaded
 from ddpcore.cli import main
 from ddpcore.traces import load
 
 NOISY = FIXTURES / "noise"
-
-
-def files(folder: Path, pattern: str) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for p in sorted(folder.glob(pattern))]
 
 
 def mix(first: str, second: str, pattern: str, split: int) -> list[tuple[str, bytes]]:

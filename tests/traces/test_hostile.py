@@ -12,32 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from paths import FIXTURES
+from runs import jsonl_run as run
 
 from ddpcore.analysis import analyze
 from ddpcore.traces import MAX_JSON_DEPTH, gunzipped, load, parse_file, texts
 from ddpcore.traces import parse as traces
-
-STEP_S = 0.1
-
-
-def run(arrivals: list[list[float]]) -> list[tuple[str, bytes]]:
-    """JSONL files, one per rank, from each step's arrival (s from the step's start) per rank; every rank leaves the
-    AllReduce at 80 % of a 100 ms step, as a barrier makes them. Steps are numbered from 1 (no warm-up step)."""
-    out = []
-    for rank in range(len(arrivals[0])):
-        rows = []
-        for n, row in enumerate(arrivals, start=1):
-            t = n * STEP_S
-            a = row[rank]
-            rows += [
-                {"rank": rank, "step": n, "phase": "forward", "start": t, "end": t + a / 2},
-                {"rank": rank, "step": n, "phase": "backward", "start": t + a / 2, "end": t + a + 0.001},
-                {"rank": rank, "step": n, "phase": "allreduce", "start": t + a, "end": t + 0.08},
-                {"rank": rank, "step": n, "phase": "optimizer", "start": t + 0.08, "end": t + STEP_S},
-            ]
-        out.append((f"rank{rank}.jsonl", "\n".join(json.dumps(r) for r in rows).encode()))
-    return out
-
 
 GOOD = run([[0.03, 0.03]] * 3)
 

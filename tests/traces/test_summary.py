@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import FIXTURES
+from runs import files
 
 from ddpcore.analysis import analyze
 from ddpcore.cli import analysis_payload, main
@@ -26,10 +27,6 @@ RUNS = [
     ("ddp8_transient", "*.pt.trace.json.gz"),
     ("hta_torchrec", "*.json.gz"),
 ]
-
-
-def files(folder: str, pattern: str) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for p in sorted((FIXTURES / folder).glob(pattern))]
 
 
 def summarised(traces, version: int = JSON_VERSION) -> list[tuple[str, bytes]]:

@@ -61,3 +61,13 @@ def test_before_a_comparison_the_panel_says_what_to_do_and_a_linked_one_asks_for
     linked = compare_html(None, (), False, True, "fr")
     assert "jamais dans un lien" in linked
     assert "compare-reading" in compare_html(None, (), True, False, "en")
+
+
+def test_a_comparison_made_meanwhile_lands_only_on_the_run_and_threshold_it_was_made_for(compared):
+    shown = app.with_measured(app.initial("#view=traces", "en", False), *measured("causes/input"))
+    made = finished(app.after_in_steps(shown, *measured("causes/clean")))
+    landed = app.with_compared(shown, made)
+    assert landed is not None and landed.traces.comparison is made.traces.comparison and landed.state.compare
+    assert app.with_compared(app.with_threshold(shown, "0.3"), made) is None
+    other = app.with_measured(shown, *measured("ddp4"))
+    assert app.with_compared(other, made) is other

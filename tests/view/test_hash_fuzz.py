@@ -3,45 +3,9 @@
 from __future__ import annotations
 
 from ddpview.state import ViewState, decode, encode
+from fuzzing import VALUES
 from hypothesis import given
 from hypothesis import strategies as st
-
-NASTY = st.sampled_from(
-    [
-        "",
-        "-1",
-        "0",
-        "1e308",
-        "1e400",
-        "-1e400",
-        "nan",
-        "NaN",
-        "inf",
-        "-inf",
-        "Infinity",
-        "1.5",
-        "9" * 400,
-        "0x10",
-        "1_000",
-        " 2 ",
-        "é",
-        "🚀",
-        "\x00",
-        "%00",
-        "true",
-        "[]",
-        "{}",
-        "--json",
-    ]
-)
-
-
-VALUES = st.one_of(
-    NASTY,
-    st.text(max_size=30),
-    st.integers(-(10**20), 10**20).map(str),
-    st.floats(allow_nan=True, allow_infinity=True).map(repr),
-)
 
 
 @given(

@@ -4,7 +4,6 @@ slider moves by the keyboard, before traces the view shows what will appear."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from ddpview import app
@@ -12,24 +11,15 @@ from ddpview.app import slider_from_n
 from ddpview.i18n import TEXT
 from ddpview.views import cluster_plot_svg, fit_html
 from paths import FIXTURES, WEB
+from runs import files
+from runs import judged as analysed
 
-from ddpcore.analysis import RunTimes, bounded, judge, measure_loaded, outlook
+from ddpcore.analysis import RunTimes, bounded, measure_loaded, outlook
 from ddpcore.base import LANGS
 from ddpcore.cli import main
 from ddpcore.traces import load
 
 NOISY = FIXTURES / "noise"
-
-
-def files(folder: Path, pattern: str) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for p in sorted(folder.glob(pattern))]
-
-
-def analysed(folder: Path, pattern: str):
-    loaded = load(files(folder, pattern))
-    measured, errors = measure_loaded(loaded)
-    assert measured is not None and errors == ()
-    return judge(measured)
 
 
 @pytest.mark.parametrize("lang", LANGS)

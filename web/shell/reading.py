@@ -10,7 +10,7 @@ from ddpview.reading import DONE, FITTED, MEASURING, PROGRESS, SIZES, parts, too
 from pyodide.ffi import to_js
 
 from ddpcore.analysis import judge, measure_loaded, outlook_of
-from ddpcore.traces import FileError, collect, read_or_why
+from ddpcore.traces import FileError, collect, read_or_why, steps_in
 
 from .heap import set_aside
 
@@ -62,12 +62,6 @@ def slices(file, index, size, progress):
         yield data
 
 
-def _steps_of(result):
-    """How many steps a file read holds: a trace's steps, or a summary's rows."""
-    steps = getattr(result, "steps", None)
-    return len(steps) if steps is not None else len(result.step)
-
-
 def fitted(measured, threshold):
     """The straggler model fitted at the page's threshold (tens of ms in Pyodide: done here, not on the page's
     thread); a FitError's code when it cannot be."""
@@ -98,7 +92,7 @@ def parse_files(files, threshold):
             results.append(result)
             if not isinstance(result, FileError):
                 progress.file_read(index, result.rank)
-                refused = too_large(len(files), _steps_of(result)) if len(results) == 1 else None
+                refused = too_large(len(files), steps_in(result)) if len(results) == 1 else None
                 if refused is not None:
                     progress.post(force=True)
                     return to_js(parts(None, (refused,), None, None))

@@ -3,7 +3,6 @@
 import asyncio
 import json
 import pickle
-from dataclasses import replace
 
 import js
 from ddpview import app, i18n, reading
@@ -299,24 +298,10 @@ class AfterShell:
             pieces = await stepped(TracesShell.unpickling(parts))
             self.drop_worker()
             measured, errors, _, _ = reading.joined(pieces)
-            while True:
-                before = self.page.model
-                model = await stepped(app.after_in_steps(before, measured, errors))
-                if action != self.action or self.page.model.traces.measured is not before.traces.measured:
+            shown = None
+            while shown is None:
+                made = await stepped(app.after_in_steps(self.page.model, measured, errors))
+                if action != self.action:
                     return
-                if self.page.model.traces.threshold == before.traces.threshold:
-                    break
-        traces = self.page.model.traces
-        comparison = model.traces.comparison
-        shown = replace(
-            self.page.model,
-            state=model.state,
-            traces=replace(
-                traces,
-                after=model.traces.after,
-                after_errors=model.traces.after_errors,
-                comparison=comparison,
-                reading_after=False,
-            ),
-        )
+                shown = app.with_compared(self.page.model, made)
         self.page.update(shown)

@@ -36,6 +36,7 @@ __all__ = [
     "threshold_in_steps",
     "threshold_note",
     "threshold_shown",
+    "with_compared",
     "with_fitted",
     "with_judged",
     "with_measured",
@@ -191,6 +192,19 @@ def threshold_applying(model: Model, text: str) -> Model:
     answered in the next frame, not once thousands of steps are judged (the field itself shows nothing new), and
     the field is busy until the verdict is written (its last change)."""
     return replace(model, traces=replace(model.traces, threshold_hint=(APPLYING, _given(text))))
+
+
+def with_compared(model: Model, compared: Model) -> Model | None:
+    """A comparison made in steps (`after_in_steps`) over what the page shows now: the model as it was when the run
+    shown is another (the run after is dropped with the comparison), None when the threshold changed meanwhile
+    (compare again)."""
+    t, c = model.traces, compared.traces
+    if t.measured is not c.measured:
+        return model
+    if t.threshold != c.threshold:
+        return None
+    shown = replace(t, after=c.after, after_errors=c.after_errors, comparison=c.comparison, reading_after=False)
+    return replace(model, state=replace(model.state, compare=compared.state.compare), traces=shown)
 
 
 def with_judged(model: Model, judged: Model) -> Model | None:
