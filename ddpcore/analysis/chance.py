@@ -29,14 +29,14 @@ from __future__ import annotations
 import math
 import statistics
 from array import array
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import sub
+from operator import add, sub
 from statistics import NormalDist
 
-from ..base import Transposed
+from ..base import Ordered, Transposed, in_order
 
 __all__ = [
     "ALPHA",
@@ -156,7 +156,7 @@ def bulk_tail(ordered: Sequence[float], ranks: int) -> tuple[Tail, float]:
     (1.3, 4.0)
     """
     first = floor_of(Tail.of(ordered, skewed=False), ranks)
-    kept = ordered[: _count_upto(ordered, first)]
+    kept = ordered[: ordered.count_upto(first) if isinstance(ordered, Ordered) else _count_upto(ordered, first)]
     tail = Tail.of(kept)
     return tail, floor_of(tail, ranks)
 
@@ -194,33 +194,31 @@ def rank_offsets(by_step: Sequence[Sequence[float]]) -> list[float]:
     return [quantile(sorted(by_rank.at(i)), OFFSET_QUANTILE) for i in range(len(centred[0]))]
 
 
-def medians_of_others(values: Sequence[float]) -> list[float]:
-    """For each value, the median of all the others, in one sort (a job has thousands of ranks).
+def medians_of_others(values: Sequence[float], ranked: Sequence[float] | None = None) -> array[float]:
+    """For each value, the median of all the others, from one sort of the values (`ranked`, when the caller has it)
+    and C loops (a job has thousands of ranks).
 
-    Removing one value shifts the middle of the rest by at most one place, so there are at most three answers: which
-    one depends only on where the value falls in the order.
+    Removing one value shifts the middle of the rest by at most one place, so there are at most three answers, and
+    which one depends only on how the value compares with the middle: with an even count, a value up to the upper
+    middle `ranked[h]` leaves `ranked[h + 1]`, any other leaves `ranked[h]`; with an odd count, a value below the
+    middle leaves the mean of the two above it, the middle itself the mean of its neighbours, a value above it the
+    mean of the two below (a tie with the middle gives the same answer whichever tied entry is removed).
 
-    >>> medians_of_others([10.0, 30.0, 20.0, 40.0])
+    >>> list(medians_of_others([10.0, 30.0, 20.0, 40.0]))
     [30.0, 20.0, 30.0, 20.0]
-    >>> medians_of_others([1.0, 5.0, 2.0])
+    >>> list(medians_of_others([1.0, 5.0, 2.0]))
     [3.5, 1.5, 3.0]
     """
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranked = sorted(values)
-    h = (len(values) - 1) // 2
-    if len(values) % 2 == 0:
-        out = [ranked[h]] * len(values)
-        _set_all(out, order[: h + 1], ranked[h + 1])
-        return out
-    out = [(ranked[h - 1] + ranked[h]) / 2] * len(values)
-    _set_all(out, order[:h], (ranked[h] + ranked[h + 1]) / 2)
-    out[order[h]] = (ranked[h - 1] + ranked[h + 1]) / 2
-    return out
-
-
-def _set_all(values: list[float], where: Sequence[int], value: float) -> None:
-    """values[i] = value for every i in `where`, in a C loop."""
-    deque(map(values.__setitem__, where, repeat(value)), maxlen=0)
+    ranked = sorted(values) if ranked is None else ranked
+    n = len(values)
+    if n < 2:
+        return array("d", repeat(math.nan, n))
+    h = (n - 1) // 2
+    middle = float(ranked[h])
+    if n % 2 == 0:
+        return array("d", map((ranked[h], ranked[h + 1]).__getitem__, map(middle.__ge__, values)))
+    answers = ((ranked[h] + ranked[h + 1]) / 2, (ranked[h - 1] + ranked[h + 1]) / 2, (ranked[h - 1] + ranked[h]) / 2)
+    return array("d", map(answers.__getitem__, map(add, map(middle.__lt__, values), map(middle.__le__, values))))
 
 
 def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
@@ -265,7 +263,7 @@ def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
     pooled = array("d")
     for row, done in zip(by_step, work):
         pooled.extend(row if min(done, default=1.0) > 0 else compress(row, map((0.0).__lt__, done)))
-    tail, floor = bulk_tail(sorted(pooled), len(work[0]) if work else 0)
+    tail, floor = bulk_tail(in_order(pooled), len(work[0]) if work else 0)
     entries = tuple(
         tuple(compress(range(len(row)), map(floor.__lt__, row))) if max(row, default=floor) > floor else ()
         for row in by_step
@@ -290,7 +288,7 @@ def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[f
             values.extend(c - u for i, (c, u) in enumerate(zip(row, usual)) if i not in gone)
         else:
             values.extend(map(sub, row, usual))
-    return Tail.of(sorted(values))
+    return Tail.of(in_order(values))
 
 
 def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:

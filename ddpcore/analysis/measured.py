@@ -26,11 +26,10 @@ from __future__ import annotations
 import math
 import statistics
 from array import array
-from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import compress, repeat
 from operator import itemgetter, sub, truediv
 
 from ..base import CAUSES, LOAD, SUMMED, Interval, Message, Said, Spans, Transposed, say
@@ -55,6 +54,7 @@ __all__ = [
     "RankSummary",
     "STEP_COLUMNS",
     "STEP_FLAGS",
+    "StepsDone",
     "StepColumns",
     "StepSummary",
     "WARMUP_STEP",
@@ -66,6 +66,8 @@ __all__ = [
 ]
 
 WARMUP_STEP = 0
+StepsDone = Callable[[int, int], None]
+"""Told the common steps measured so far and their count."""
 DRAWN_ALL = 16
 DRAWN_LATEST = 8
 
@@ -94,13 +96,14 @@ class AnalysisError(Said):
     """Traces that load but cannot be compared (fewer than two ranks, no common step, runs of the same size)."""
 
 
-def costs_of(wait_ms: Sequence[float]) -> array[float]:
-    """Each rank's cost in a step: the other ranks' median wait at the barrier minus its own.
+def costs_of(wait_ms: Sequence[float], ranked: Sequence[float] | None = None) -> array[float]:
+    """Each rank's cost in a step: the other ranks' median wait at the barrier minus its own (`ranked`: the waits
+    sorted, when the caller has them).
 
     >>> list(costs_of([20.0, 21.0, 0.5, 19.0]))
     [-1.0, -2.0, 19.5, 1.0]
     """
-    return array("d", map(sub, medians_of_others(wait_ms), wait_ms))
+    return array("d", map(sub, medians_of_others(wait_ms, ranked), wait_ms))
 
 
 def gap_of(cost_ms: float, period_ms: float) -> float:
@@ -133,8 +136,7 @@ class DrawnRank:
 @dataclass(frozen=True)
 class StepColumns:
     """Every rank in one step, column by column (entry i is rank `ranks[i]`, ranks in order): what the verdict, the
-    map and the fit read, without an object per rank (a job has thousands). `by_gap` lists the entries from the
-    smallest gap to the largest, so that the ranks late at any threshold are one bisection away. `work_ms` is each
+    map and the fit read, without an object per rank (a job has thousands). `work_ms` is each
     rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
     what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when the earlier
     gradient collectives had ended (the readiness is minus the wait). `beyond`: the entries later than chance
@@ -150,7 +152,6 @@ class StepColumns:
     gap: Column
     wait_ms: Column
     work_ms: Column
-    by_gap: Sequence[int]
     parts_ms: dict[str, Column] | None = None
     from_release: bool = False
     first_ms: Column = ()
@@ -163,8 +164,9 @@ class StepColumns:
     lowest: tuple[int, ...] = ()
 
     def late(self, threshold: float) -> list[int]:
-        """Entries whose gap reaches the threshold, in rank order."""
-        return sorted(self.by_gap[bisect_left(self.by_gap, threshold, key=self.gap.__getitem__) :])
+        """Entries whose gap reaches the threshold, in rank order: one C pass over the gaps (a sort of them, kept
+        for bisections, cost more than every threshold a page is given)."""
+        return list(compress(range(len(self.gap)), map(float(threshold).__le__, self.gap)))
 
 
 @dataclass(frozen=True)
@@ -300,6 +302,18 @@ def _waits(by_column: dict) -> tuple[array[float], array[float], float, bool]:
     return wait, ready, min(ready), False
 
 
+def _lowest(wait: Sequence[float], ranked: Sequence[float]) -> tuple[int, ...]:
+    """The entries of the KEPT + 1 smallest waits, from the smallest (ties in entry order), without a sort of the
+    entries: only those up to the (KEPT + 1)-th smallest wait are sorted.
+
+    >>> _lowest([3.0, 1.0, 2.0, 1.0], [1.0, 1.0, 2.0, 3.0])
+    (1, 3, 2, 0)
+    """
+    cutoff = ranked[min(KEPT, len(ranked) - 1)]
+    near = compress(range(len(wait)), map(cutoff.__ge__, wait))
+    return tuple(sorted(near, key=wait.__getitem__)[: KEPT + 1])
+
+
 def _summarise_step(
     number: int,
     ranks: tuple[int, ...],
@@ -313,10 +327,10 @@ def _summarise_step(
     not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more."""
     period, anchor = by_column["period_ms"], by_column["anchor_ms"]
     wait, first, free, released = _waits(by_column)
-    cost = costs_of(wait)
+    ranked = sorted(wait)
+    cost = costs_of(wait, ranked)
     gap = _gaps(cost, period)
     slowest = max(range(len(cost)), key=cost.__getitem__)
-    by_wait = sorted(range(len(wait)), key=wait.__getitem__)
     columns = StepColumns(
         ranks,
         period,
@@ -325,7 +339,6 @@ def _summarise_step(
         gap,
         wait,
         array("f", by_column["work_ms"]),
-        array("i", sorted(range(len(gap)), key=gap.__getitem__)),
         parts,
         released and all(by_column["from_release"]),
         first,
@@ -333,9 +346,9 @@ def _summarise_step(
         slowest,
         retimed_saving(wait, first, free, {slowest: cost[slowest]}),
         beyond,
-        Middle.of_sorted([wait[i] for i in by_wait]),
+        Middle.of_sorted(ranked),
         {p: Middle.of(v) for p, v in parts.items()} if parts is not None else None,
-        tuple(by_wait[: KEPT + 1]),
+        _lowest(wait, ranked),
     )
     lead = max(anchor)
     drawn = tuple(
@@ -437,8 +450,9 @@ STEP_FLAGS = ("released", "from_release")
 RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
 
 
-def _zeros(count: int) -> array[float]:
-    return array("f", bytes(4 * count))
+def _at(columns: dict[str, Transposed], j: int) -> dict:
+    """Step j's value of each column, rank by rank."""
+    return {k: v.at(j) for k, v in columns.items()}
 
 
 def _parts_at(parts: dict[str, Transposed], j: int) -> dict[str, Column]:
@@ -452,9 +466,10 @@ def _parts_at(parts: dict[str, Transposed], j: int) -> dict[str, Column]:
     return out
 
 
-def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
+def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: StepsDone | None = None) -> Measured:
     """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans, and how
-    late ranks are by chance.
+    late ranks are by chance. `progress` hears how many of the common steps are measured, after each (0 first, once
+    chance is measured: for 10^7 rank-steps each part lasts tens of seconds).
 
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
@@ -491,30 +506,25 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> Measured:
             if any(p in k for k in kept)
         }
 
-    def columns_at(j: int) -> dict:
-        out: dict = {k: v.at(j) for k, v in by_rank.items()}
-        out.update({k: v.at(j) for k, v in flags.items()})
-        return out
-
     work = [by_rank["work_ms"].at(j) for j in range(len(common))]
     beyond = beyond_chance(work)
+    if progress is not None:
+        progress(0, len(common))
     unmeasured = [(order[i], n, w) for j, n in enumerate(common) for i, w in enumerate(work[j]) if not w > 0]
     if unmeasured:
         rank, step, ms = unmeasured[0]
         warnings.append(Caveat("unmeasured", count=len(unmeasured), rank=rank, step=step, ms=round(ms, 2)))
     warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables)]
-    steps = tuple(
-        _summarise_step(
-            n,
-            order,
-            [r[j] for r in rows],
-            tables,
-            columns_at(j),
-            _parts_at(parts, j) if parts is not None else None,
-            beyond.entries[j],
+    summarised, across = [], by_rank | flags
+    for j, n in enumerate(common):
+        step_parts = _parts_at(parts, j) if parts is not None else None
+        summarised.append(
+            _summarise_step(n, order, [r[j] for r in rows], tables, _at(across, j), step_parts, beyond.entries[j])
         )
-        for j, n in enumerate(common)
-    )
+        if progress is not None:
+            progress(j + 1, len(common))
+    steps = tuple(summarised)
+    del by_rank, flags, across, parts, work
     unreleased = sum(not s.released for s in steps)
     if unreleased:
         warnings.append(Caveat("no_release", steps=unreleased))
@@ -549,7 +559,7 @@ RUN = "—"
 """The source of the one error line that is not one file's: the files read cannot be compared."""
 
 
-def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ...]]:
+def measure_loaded(loaded: Loaded, progress: StepsDone | None = None) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
     RUN): the command line and the page both read a run this way. Files of another run than the largest one
     (`runs`) are left out, a line each naming the run kept; when two runs are as large, none is analysed.
@@ -563,7 +573,7 @@ def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ..
     try:
         tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
         if len(tables) < 2:
-            return measure(tables), loaded.errors
+            return measure(tables, progress), loaded.errors
         runs = runs_of(tables)
         if runs.kept is None:
             groups = "; ".join(", ".join(t.source for t in g) for g in runs.groups)
@@ -572,6 +582,6 @@ def measure_loaded(loaded: Loaded) -> tuple[Measured | None, tuple[FileError, ..
         others = tuple(
             FileError(t.source, Message.of("file.another_run", count=len(runs.kept), kept=kept)) for t in runs.others
         )
-        return measure(runs.kept), (*loaded.errors, *others)
+        return measure(runs.kept, progress), (*loaded.errors, *others)
     except AnalysisError as exc:
         return None, (*loaded.errors, FileError(RUN, exc.message))

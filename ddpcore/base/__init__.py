@@ -19,6 +19,10 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         partition,
         union_ms,
     )
+    from .ordered import (  # noqa: F401
+        Ordered,
+        in_order,
+    )
     from .params import (  # noqa: F401
         ALGORITHM,
         BANDWIDTH_GBPS,
@@ -108,6 +112,10 @@ _LAZY = {
         "merge",
         "partition",
         "union_ms",
+    ),
+    "ordered": (
+        "Ordered",
+        "in_order",
     ),
     "params": (
         "ALGORITHM",

@@ -282,15 +282,18 @@ def _add_analyze(p: argparse.ArgumentParser) -> None:
 
 
 PROGRESS_AFTER_S = 2.0
-"""Reading that lasts longer than this shows a progress line on a terminal, and the measurement that follows says
-what it measures."""
+"""Reading or measuring that lasts longer than this shows a progress line on a terminal."""
+PROGRESS_EVERY_S = 0.25
+"""A progress line is rewritten at most this often."""
 
 
 class ProgressLine:
-    """The reading's progress on stderr, once it has lasted PROGRESS_AFTER_S (a quick read says nothing)."""
+    """The reading's progress on stderr, then the measurement's, once either has lasted PROGRESS_AFTER_S (a quick
+    read says nothing), rewritten at most every PROGRESS_EVERY_S."""
 
     def __init__(self) -> None:
-        self.start, self.shown = time.monotonic(), False
+        self.start, self.shown, self.last = time.monotonic(), False, 0.0
+        self.measured = (0, 0)
 
     def __call__(self, done: int, files: int, done_bytes: int, total: int) -> None:
         """After each file: files and MiB read so far, on one line rewritten in place."""
@@ -304,6 +307,26 @@ class ProgressLine:
             file=sys.stderr,
             flush=True,
         )
+
+    def measuring(self, ranks: int, rank_steps: int) -> None:
+        """The reading is over: the measurement's count of ranks and rank-steps, once progress is shown."""
+        self.measured = (ranks, rank_steps)
+        if self.shown:
+            print(f"measuring {ranks:,} ranks, {rank_steps:,} rank-steps…", file=sys.stderr, flush=True)
+        self.start = time.monotonic()
+
+    def steps(self, done: int, total: int) -> None:
+        """After each measured step: how many of the run's common steps are measured."""
+        now = time.monotonic()
+        if not self.shown and now - self.start < PROGRESS_AFTER_S:
+            return
+        if not self.shown:
+            self.shown = True
+            self.measuring(*self.measured)
+        if done == total or now - self.last >= PROGRESS_EVERY_S:
+            self.last = now
+            end = "\n" if done == total else ""
+            print(f"\rmeasured {done:,}/{total:,} steps", end=end, file=sys.stderr, flush=True)
 
 
 def _say(command: str, line: str) -> None:
@@ -321,10 +344,9 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
     files = files_in(files)
     line = ProgressLine() if sys.stderr.isatty() else None
     loaded = read_paths(files, args.jobs, line)
-    if line is not None and line.shown:
-        rank_steps = sum(map(steps_in, loaded.traces))
-        print(f"measuring {len(loaded.traces):,} ranks, {rank_steps:,} rank-steps…", file=sys.stderr, flush=True)
-    measured, errors = measure_loaded(loaded)
+    if line is not None:
+        line.measuring(len(loaded.traces), sum(map(steps_in, loaded.traces)))
+    measured, errors = measure_loaded(loaded, line.steps if line is not None else None)
     for e in errors:
         _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
     return loaded, measured, [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]

@@ -20,6 +20,22 @@ def test_a_read_past_a_few_seconds_shows_its_progress_and_the_measurement(monkey
     assert main(["analyze", *paths]) == 0
     said = terminal.getvalue()
     assert "\rread 8/8 files" in said and "measuring 8 ranks, 320 rank-steps" in said
+    assert said.endswith("\rmeasured 39/39 steps\n")
+
+
+def test_a_quick_read_then_a_long_measurement_shows_the_measurement(monkeypatch):
+    terminal = Terminal()
+    monkeypatch.setattr(commands.sys, "stderr", terminal)
+    line = commands.ProgressLine()
+    line(8, 8, 1000, 1000)
+    line.measuring(8, 320)
+    line.steps(0, 39)
+    assert terminal.getvalue() == ""
+    line.start -= commands.PROGRESS_AFTER_S
+    line.steps(1, 39)
+    line.steps(2, 39)
+    line.steps(39, 39)
+    assert terminal.getvalue() == "measuring 8 ranks, 320 rank-steps…\n\rmeasured 1/39 steps\rmeasured 39/39 steps\n"
 
 
 def test_a_quick_read_or_a_pipe_says_nothing(monkeypatch, capsys):

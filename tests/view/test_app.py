@@ -192,6 +192,10 @@ def test_reading_then_measuring_then_judged():
     m = app.measuring_traces(m)
     assert app.screen(m).texts["trace-status"] == "Analysing 4 trace(s)…"
     assert app.screen(replace(m, lang="fr")).texts["trace-status"] == "Analyse de 4 trace(s)…"
+    counted = app.measuring_traces(m, 1200, 11700)
+    assert app.screen(counted).texts["trace-status"] == "Analysing 4 trace(s): step 1,200 of 11,700…"
+    in_french = app.screen(replace(counted, lang="fr")).texts["trace-status"]
+    assert in_french == "Analyse de 4 trace(s) : pas 1\u202f200 sur 11\u202f700…"
     done = app.with_measured(m, *measure_loaded(load(files)))
     assert app.screen(done).texts["trace-status"] == "" and not done.traces.measuring
     assert done.traces.analysis is not None and done.traces.analysis.straggler_rank == 2

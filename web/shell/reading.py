@@ -52,6 +52,20 @@ class Progress:
             self.read, self.last = [], time.monotonic()
 
 
+class Measuring:
+    """The measurement's progress, posted to the page at once, then at most every EVERY_S: how many of the run's
+    common steps are measured."""
+
+    def __init__(self, files):
+        self.files, self.last = files, 0.0
+        _post(type=MEASURING, files=files, done=0, total=0)
+
+    def __call__(self, done, total):
+        if done == total or time.monotonic() - self.last >= EVERY_S:
+            _post(type=MEASURING, files=self.files, done=done, total=total)
+            self.last = time.monotonic()
+
+
 def slices(file, index, size, progress):
     """A File's bytes, slice after slice (FileReaderSync: workers may block), progress noted after each."""
     reader = js.FileReaderSync.new()
@@ -97,7 +111,6 @@ def parse_files(files, threshold):
                     progress.post(force=True)
                     return to_js(parts(None, (refused,), None, None))
         progress.post(force=True)
-        _post(type=MEASURING, files=len(results))
-        measured, errors = measure_loaded(collect(results))
+        measured, errors = measure_loaded(collect(results), Measuring(len(results)))
         _kept[:] = [measured]
     return to_js(parts(measured, errors, *fitted(measured, threshold)))

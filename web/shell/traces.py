@@ -144,7 +144,7 @@ class TracesShell:
             model = app.files_read(self.page.model, json.loads(str(data.read)))
             self.page.update(app.read_progress(model, int(data.index), int(data.done), int(data.size)))
         elif kind == reading.MEASURING:
-            self.page.update(app.measuring_traces(self.page.model))
+            self.page.update(app.measuring_traces(self.page.model, int(data.done), int(data.total)))
         elif kind == reading.DONE:
             self.busy = False
             in_background(self.show(data.parts, self.action))

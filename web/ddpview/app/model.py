@@ -46,6 +46,8 @@ class TracesModel:
     errors: tuple[FileError, ...] = ()
     loading: int = 0
     measuring: bool = False
+    measured_steps: tuple[int, int] = (0, 0)
+    """While measuring: the common steps measured so far, and their count ((0, 0) until the worker says)."""
     progress: Progress = Progress()
     threshold_hint: tuple[str, str] = ("", "")
     """What the last committed threshold text needs said (`threshold.Reading.hint`), and that text."""

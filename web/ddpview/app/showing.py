@@ -140,8 +140,11 @@ def screen(model: Model, kept: bool = True) -> Screen:
     play_key = "ctl.pause" if model.playing else "ctl.play"
     loading = model.traces.loading
     now = model.traces.progress.now
+    done, total = model.traces.measured_steps
     status = (
-        i18n.t("traces.measuring", lang, n=loading)
+        i18n.t("traces.measuring_steps", lang, n=loading, i=i18n.number(done, lang, 0), m=i18n.number(total, lang, 0))
+        if model.traces.measuring and total
+        else i18n.t("traces.measuring", lang, n=loading)
         if model.traces.measuring
         else i18n.t("traces.loading_file", lang, i=now + 1, n=loading)
         if loading and now is not None

@@ -105,9 +105,10 @@ def loading_traces(model: Model, files: int, sizes: tuple[tuple[str, int | None]
     return replace(model, traces=replace(model.traces, loading=files, measuring=False, progress=progress))
 
 
-def measuring_traces(model: Model) -> Model:
-    """Every file is read; the worker now measures the traces (a second or so for large GPU traces)."""
-    return replace(model, traces=replace(model.traces, measuring=True))
+def measuring_traces(model: Model, done: int = 0, total: int = 0) -> Model:
+    """Every file is read; the worker now measures the traces (a second or so for large GPU traces, a minute for a
+    million rank-steps), `done` of their `total` common steps so far when it says."""
+    return replace(model, traces=replace(model.traces, measuring=True, measured_steps=(done, total)))
 
 
 def file_sizes(model: Model, sizes: Sequence[int]) -> Model:

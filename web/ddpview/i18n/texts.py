@@ -411,6 +411,10 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.progress_kb": {"en": "{done} of {size} kB", "fr": "{done} sur {size} ko"},
     "traces.progress_all": {"en": "{read} of {n} files read", "fr": "{read} fichiers lus sur {n}"},
     "traces.measuring": {"en": "Analysing {n} trace(s)…", "fr": "Analyse de {n} trace(s)…"},
+    "traces.measuring_steps": {
+        "en": "Analysing {n} trace(s): step {i} of {m}…",
+        "fr": "Analyse de {n} trace(s) : pas {i} sur {m}…",
+    },
     "traces.step": {"en": "Step", "fr": "Pas"},
     "traces.step_option": {
         "en": "step {n}: latest rank {r}, gap {gap}",

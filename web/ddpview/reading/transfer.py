@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import replace
+from itertools import chain
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -45,6 +46,12 @@ bound is set by the slowest bytes to unpickle, a real JSONL run's steps (their s
 of them took 5 ms natively, 32 kB about 1 ms."""
 
 
+_FRAMED = 16
+"""More than the bytes pickle adds around a part, and around each item's bytes in it."""
+PARTED = ("ranks", "steps", "map")
+"""The measurement's fields that come in parts of their own, in this order, after its head."""
+
+
 def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: object) -> list[bytes]:
     """The measurement (with the files' errors and the fit) pickled in parts: first all but its ranks, steps and map
     cells, then its ranks, then its steps, then its map's rows, a slice at a time."""
@@ -64,21 +71,35 @@ def parts(measured: Measured | None, errors: tuple, outlook: object, fit_error: 
 
 
 def _sliced(name: str, count: int, per: int, items: Callable[[int, int], object]) -> list[bytes]:
-    """`items(i, j)` pickled as (name, items) for slices of `per` from 0 to `count`, each cut in two while it is
-    over PART_BYTES and holds more than one."""
-
-    def cut(i: int, j: int) -> list[bytes]:
-        blob = pickle.dumps((name, items(i, j)))
-        if len(blob) <= PART_BYTES or j - i < 2:
-            return [blob]
-        return cut(i, (i + j) // 2) + cut((i + j) // 2, j)
-
-    return [blob for k in range(0, count, per) for blob in cut(k, min(k + per, count))]
+    """Each item (`items(k, k + 1)`) pickled once, then gathered in order into parts of up to `per` items and
+    PART_BYTES (an item larger alone is a part of its own), each pickled as (name, its items' bytes): no item is
+    pickled twice (cutting a slice's pickle in two until it fitted pickled 11,700 steps seven times over, 23 s)."""
+    out: list[bytes] = []
+    group: list[bytes] = []
+    size = _FRAMED
+    for k in range(count):
+        blob = pickle.dumps(items(k, k + 1))
+        if group and (len(group) >= per or size + len(blob) + _FRAMED > PART_BYTES):
+            out.append(pickle.dumps((name, tuple(group))))
+            group, size = [], _FRAMED
+        group.append(blob)
+        size += len(blob) + _FRAMED
+    if group:
+        out.append(pickle.dumps((name, tuple(group))))
+    return out
 
 
 def unpickled(blob: bytes) -> object:
-    """One part back (the page unpickles each in a task of its own)."""
-    return pickle.loads(blob)
+    """One part back (the page unpickles each in a task of its own): the head as it was pickled, or (name, its
+    items) for a part of the ranks, the steps or the map's rows."""
+    part = pickle.loads(blob)
+    if len(part) != 2 or part[0] not in PARTED:
+        return part
+    name, pickled = part
+    slices = [pickle.loads(b) for b in pickled]
+    if name == "map":
+        return name, [list(chain.from_iterable(s[f] for s in slices)) for f in range(len(MAP_ROWS))]
+    return name, list(chain.from_iterable(slices))
 
 
 def joined(pieces: list) -> tuple:
