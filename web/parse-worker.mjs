@@ -25,7 +25,7 @@ self.onmessage = async (event) => {
       return;
     }
     const files = picked.splice(0);
-    const parts = reading.parse_files(files, event.data.threshold);
+    const parts = reading.parse_files(files);
     self.postMessage({ type: reading.DONE, parts }, parts.map((part) => part.buffer));
   } catch (error) {
     self.postMessage({ message: String(error && error.message ? error.message : error) });

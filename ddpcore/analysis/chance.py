@@ -129,8 +129,8 @@ class Tail:
             if sigma == 0.0:
                 return 0.0 if x > self.median else 1.0
             return 1.0 - _NORMAL.cdf((x - self.median) / sigma)
-        u = 1.0 + (x - self.median) * math.expm1(s * Z) / self.high
-        return 1.0 - _NORMAL.cdf(math.log(u) / s) if u > 0 else 1.0
+        w = (x - self.median) * math.expm1(s * Z) / self.high
+        return 1.0 - _NORMAL.cdf(math.log1p(w) / s) if w > -1.0 else 1.0
 
 
 def floor_of(tail: Tail, ranks: int, alpha: float = ALPHA) -> float:

@@ -445,6 +445,8 @@ def _rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
     return [where[n] for n in common]
 
 
+BLOCK_VALUES = 1 << 20
+"""The ranks' columns are read a step at a time from blocks of about this many values each (`base.Transposed`)."""
 STEP_COLUMNS = ("arrival_ms", "period_ms", "anchor_ms", "compute_ms", "work_ms", "comm_free_ms")
 STEP_FLAGS = ("released", "from_release")
 RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
@@ -491,17 +493,18 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
         warnings.append(Caveat("some_ranks", loaded=len(tables), world=max(worlds)))
     rows = [_rows_of(t, common) for t in tables]
     order = tuple(t.rank for t in tables)
-    by_rank = {
-        name: Transposed([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "d") for name in STEP_COLUMNS
-    }
-    flags = {name: Transposed([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "B") for name in STEP_FLAGS}
+    block = max(1, BLOCK_VALUES // len(tables))
+
+    def across(columns: list, typecode: str) -> Transposed:
+        return Transposed(columns, typecode, block)
+
+    by_rank = {name: across([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "d") for name in STEP_COLUMNS}
+    flags = {name: across([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "B") for name in STEP_FLAGS}
     parts = None
     if all(t.parts_ms is not None for t in tables):
         kept = [t.parts_ms or {} for t in tables]
         parts = {
-            p: Transposed(
-                [_picked(k[p], r) if p in k else array("f", bytes(4 * len(r))) for k, r in zip(kept, rows)], "f"
-            )
+            p: across([_picked(k[p], r) if p in k else array("f", bytes(4 * len(r))) for k, r in zip(kept, rows)], "f")
             for p in CAUSES
             if any(p in k for k in kept)
         }
@@ -510,21 +513,28 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
     beyond = beyond_chance(work)
     if progress is not None:
         progress(0, len(common))
-    unmeasured = [(order[i], n, w) for j, n in enumerate(common) for i, w in enumerate(work[j]) if not w > 0]
+    unmeasured = [
+        (order[i], n, w)
+        for j, n in enumerate(common)
+        if not all(map((0.0).__lt__, work[j]))
+        for i, w in enumerate(work[j])
+        if not w > 0
+    ]
+    del work
     if unmeasured:
         rank, step, ms = unmeasured[0]
         warnings.append(Caveat("unmeasured", count=len(unmeasured), rank=rank, step=step, ms=round(ms, 2)))
     warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables)]
-    summarised, across = [], by_rank | flags
+    summarised, step_major = [], by_rank | flags
     for j, n in enumerate(common):
         step_parts = _parts_at(parts, j) if parts is not None else None
         summarised.append(
-            _summarise_step(n, order, [r[j] for r in rows], tables, _at(across, j), step_parts, beyond.entries[j])
+            _summarise_step(n, order, [r[j] for r in rows], tables, _at(step_major, j), step_parts, beyond.entries[j])
         )
         if progress is not None:
             progress(j + 1, len(common))
     steps = tuple(summarised)
-    del by_rank, flags, across, parts, work
+    del by_rank, flags, step_major, parts
     unreleased = sum(not s.released for s in steps)
     if unreleased:
         warnings.append(Caveat("no_release", steps=unreleased))

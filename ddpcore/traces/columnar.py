@@ -29,6 +29,7 @@ import json
 import sys
 from array import array
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import accumulate, repeat
 from operator import sub, truediv
 
@@ -245,12 +246,36 @@ def _arrays(body: bytes, described: list[tuple[str, str, bool]], rows: int) -> d
     return out
 
 
+@lru_cache(maxsize=4)
+def _zeros(rows: int) -> array:
+    """A column of zeros, one for all the ranks' columns of that length that are all zero (a run's idle and load,
+    a host trace's GPU parts: 8 bytes a rank-step each otherwise). Nothing writes into a rank's columns."""
+    return array("d", bytes(8 * rows))
+
+
+@lru_cache(maxsize=4)
+def _all_followed(rows: int) -> tuple[bool, ...]:
+    """Every row followed by another step: one tuple for every rank of that many rows."""
+    return (True,) * rows
+
+
+def _steps(values: array) -> Sequence[int]:
+    """The steps as read: a range when they follow one another (most runs: no 8 bytes a rank-step), else the
+    array, refused when a step appears twice."""
+    first = values[0]
+    if values == array("q", range(first, first + len(values))):
+        return range(first, first + len(values))
+    if len(set(values)) != len(values):
+        raise ReadError("file.summary_twice")
+    return values
+
+
 def _ms(column: _Column, name: str) -> array:
     """Microseconds to ms (k / 1000: the double nearest), after the same bounds as version 2's: within ±MAX_MS, and
     not negative where a duration. A 32-bit column is within ±MAX_MS by its width."""
     values = column.values
     if column.zero:
-        return array("d", bytes(8 * len(values)))
+        return _zeros(len(values))
     low = LOWS.get(name, 0.0)
     if column.negative and low >= 0 or values.itemsize > 4 and not low * US_PER_MS <= min(values):
         raise ReadError("file.columnar_range", column=name)
@@ -264,6 +289,10 @@ def _flags(column: _Column, name: str) -> bytes:
     if not column.zero and values and max(values) > 1:
         raise ReadError("file.summary_flag", where=Message.of("summary.field", field=name), column=name)
     return values.tobytes()
+
+
+def _followed(flags: bytes) -> tuple[bool, ...]:
+    return _all_followed(len(flags)) if flags.count(1) == len(flags) else tuple(map(bool, flags))
 
 
 def read_columnar(data: bytes, source: str) -> RankColumns:
@@ -287,11 +316,10 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
     if not rows:
         raise ReadError("file.summary_empty")
     named = _arrays(data[start:], _described(header.get("columns")), rows)
-    steps = named["step"].values
-    if min(steps) < 0 or max(steps) > MAX_STEP:
+    read_steps = named["step"].values
+    if min(read_steps) < 0 or max(read_steps) > MAX_STEP:
         raise ReadError("file.summary_whole", where=Message.of("summary.field", field="step"), high=MAX_STEP)
-    if len(set(steps)) != rows:
-        raise ReadError("file.summary_twice")
+    steps = _steps(read_steps)
     times = {c: _ms(named[c], c) for c in COLUMNS if c != "step" and c not in FLAGS}
     if min(times["period_ms"]) <= 0:
         raise ReadError("file.summary_period", where=Message.of("summary.field", field="period_ms"))
@@ -310,7 +338,7 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
         start_ms=times["start_ms"],
         length_ms=times["length_ms"],
         period_ms=times["period_ms"],
-        followed=tuple(map(bool, _flags(named["followed"], "followed"))),
+        followed=_followed(_flags(named["followed"], "followed")),
         arrival_ms=times["arrival_ms"],
         compute_ms=times["compute_ms"],
         anchor_ms=times["anchor_ms"],

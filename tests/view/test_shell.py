@@ -6,6 +6,7 @@ import dataclasses
 import gzip
 import importlib
 import json
+import pickle
 import sys
 import types
 from concurrent.futures import ThreadPoolExecutor
@@ -89,7 +90,7 @@ def test_the_worker_reads_measures_and_refuses_a_file_over_the_limit_with_its_li
 
     files = [FakeFile(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     files.append(FakeFile("huge.json", b"", size=MAX_FILE_BYTES + 1))
-    parts = reading.parse_files(files, 0.1)
+    parts = reading.parse_files(files)
     measured, errors, outlook, fit_error = transfer.joined([transfer.unpickled(p) for p in parts])
     assert [r.rank for r in measured.ranks] == [0, 1, 2, 3]
     assert [(e.source, e.message) for e in errors] == [("huge.json", "200 MiB is over the 200 MiB limit")]
@@ -98,7 +99,9 @@ def test_the_worker_reads_measures_and_refuses_a_file_over_the_limit_with_its_li
     last = reading.posted[-1]
     assert last["done"] == last["total"] == len(measured.steps), "the measurement's progress ends at its last step"
     assert json.loads(reading.posted[0]["sizes"])[-1] == MAX_FILE_BYTES + 1
-    assert outlook is not None or fit_error
+    assert outlook is None and fit_error is None, "the page asks for the fit once the verdict is drawn"
+    seen, why = pickle.loads(reading.refit(0.1))
+    assert seen is not None or why
 
 
 def test_a_bad_file_is_one_line_and_the_rest_still_read(reading):
@@ -106,7 +109,7 @@ def test_a_bad_file_is_one_line_and_the_rest_still_read(reading):
 
     files = [FakeFile(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     files.append(FakeFile("cut.json.gz", gzip.compress(b'{"traceEvents": []}')[:-12]))
-    measured, errors, *_ = transfer.joined([transfer.unpickled(p) for p in reading.parse_files(files, 0.1)])
+    measured, errors, *_ = transfer.joined([transfer.unpickled(p) for p in reading.parse_files(files)])
     assert len(measured.ranks) == 4 and [e.message for e in errors] == ["not a readable gzip file (truncated)"]
 
 

@@ -25,7 +25,7 @@ COPIED_S = 2.0
 """How long a Copy button says "Copied" before it is a Copy button again."""
 
 
-def posted(worker, files, count, current, page):
+def posted(worker, files, count, current):
     """The files posted to a reading worker, FILES_PER_MESSAGE a message, a step between messages; stops once
     `current()` is false (a new action started)."""
     for start in range(0, count, FILES_PER_MESSAGE):
@@ -34,7 +34,7 @@ def posted(worker, files, count, current, page):
             return
         chunk = files.slice(start, start + FILES_PER_MESSAGE)
         more = start + FILES_PER_MESSAGE < count
-        message = {"files": chunk, "more": more, "threshold": page.model.traces.threshold}
+        message = {"files": chunk, "more": more}
         worker.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
 
 
@@ -117,7 +117,7 @@ class TracesShell:
         """The files posted to the worker (started if need be); stops when a new action starts."""
         worker = self.worker_for()
         self.busy = True
-        yield from posted(worker, files, count, lambda: action == self.action, self.page)
+        yield from posted(worker, files, count, lambda: action == self.action)
 
     def sized(self, sizes):
         """The worker's sizes of the files: progress in megabytes (the worker refuses those over the limit)."""
@@ -280,7 +280,7 @@ class AfterShell:
         )
         worker.onmessage = guarded(lambda event: self.on_message(event, worker, action))
         self.page.update(app.reading_after(self.page.model))
-        await stepped(posted(worker, files, files.length, lambda: action == self.action, self.page))
+        await stepped(posted(worker, files, files.length, lambda: action == self.action))
 
     def on_message(self, event, worker, action):
         if worker is not self.worker:
