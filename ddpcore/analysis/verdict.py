@@ -391,14 +391,17 @@ T = TypeVar("T")
 
 
 JUDGED_A_STEP = 512
+RANK_STEPS_A_STEP = 1 << 16
+"""Rank-steps whose gaps a pass of `judging` compares with the threshold between two yields (one C pass over a step's
+gaps: 512 steps of 4,096 ranks at once took 80 ms natively)."""
 """Steps (or late rank-steps) a pass of `judging` goes through between two yields: the pass that checks all 11,700
 steps of a long run against the threshold took the page 60-90 ms at once on a slow machine, the prefetch what-if
 up to 230 ms."""
 
 
-def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
-    """`items` JUDGED_A_STEP at a time: a pass of `judging` yields after each."""
-    return (items[k : k + JUDGED_A_STEP] for k in range(0, len(items), JUDGED_A_STEP))
+def _chunks(items: Sequence[T], size: int = JUDGED_A_STEP) -> Iterator[Sequence[T]]:
+    """`items` JUDGED_A_STEP (or `size`) at a time: a pass of `judging` yields after each."""
+    return (items[k : k + size] for k in range(0, len(items), size))
 
 
 @dataclass(frozen=True)
@@ -423,7 +426,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     each step, and after each chunk of them while finding who is over the threshold (`_chunks`)."""
     over: list[list[int]] = []
     count: Counter[int] = Counter()
-    for chunk in _chunks(measured.steps):
+    for chunk in _chunks(measured.steps, max(1, min(JUDGED_A_STEP, RANK_STEPS_A_STEP // max(1, len(measured.ranks))))):
         over_chunk = [s.columns.late(threshold) for s in chunk]
         count.update(s.columns.ranks[i] for s, entries in zip(chunk, over_chunk) for i in entries)
         over += over_chunk

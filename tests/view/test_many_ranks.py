@@ -182,3 +182,24 @@ def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleav
         "a region, a lane, or some of the map or table, a step"
     )
     assert app.screen(model) == app.screen(app.with_measured(app.initial("view=traces", "en", False), measured, ()))
+
+
+def test_the_threshold_pass_compares_a_bounded_count_of_gaps_between_yields(measured_big, monkeypatch):
+    """Which ranks are over the threshold is one C pass over a step's gaps: 512 steps of 4,096 ranks between two
+    yields had held the page 340 ms at CPU rate 2."""
+    from ddpcore.analysis import judging
+    from ddpcore.analysis.measured import StepColumns
+    from ddpcore.analysis.verdict import RANK_STEPS_A_STEP
+
+    compared = [0]
+    late = StepColumns.late
+
+    def counted(self, threshold):
+        compared[0] += len(self.gap)
+        return late(self, threshold)
+
+    monkeypatch.setattr(StepColumns, "late", counted)
+    most = 0
+    for _ in judging(measured_big[0]):
+        most, compared[0] = max(most, compared[0]), 0
+    assert 0 < most <= RANK_STEPS_A_STEP
