@@ -150,7 +150,7 @@ class TracesShell:
             in_background(self.show(data.parts, self.action))
         elif kind == reading.FITTED:
             self.refitting = None
-            self.page.update(app.with_fitted(self.page.model, *pickle.loads(data.bytes.to_bytes())), push_hash=False)
+            in_background(self.land_fit(*pickle.loads(data.bytes.to_bytes())))
         else:
             self.busy = False
             self.page.update(app.cancel_reading(self.page.model))
@@ -173,6 +173,15 @@ class TracesShell:
             return
         self.measured_there = measured
         await stepped(self.page.updating(model))
+
+    async def land_fit(self, seen, fit_error):
+        """The worker's fit shown as a read's verdict is: its panel drawn, then written, in steps (`dom.stepped`), on
+        the model of the moment (the page asks for it once the verdict is drawn, so it lands on a page in use)."""
+        model = app.with_fitted(self.page.model, seen, fit_error)
+        if model is self.page.model:
+            return
+        await stepped(app.drawing(model))
+        await stepped(self.page.updating(app.with_fitted(self.page.model, seen, fit_error), push_hash=False))
 
     @staticmethod
     def unpickling(parts):
