@@ -27,13 +27,26 @@ def _post(**message):
     js.postMessage(to_js(message, dict_converter=js.Object.fromEntries))
 
 
+class Every:
+    """At most every EVERY_S, unless forced: when a progress message is due (then it counts from now)."""
+
+    def __init__(self):
+        self.last = 0.0
+
+    def due(self, force=False):
+        if force or time.monotonic() - self.last >= EVERY_S:
+            self.last = time.monotonic()
+            return True
+        return False
+
+
 class Progress:
     """What the worker has read, posted to the page at most every EVERY_S: the file being read, how far, and the
     files read whole since the last post (index and rank), as JSON: the page reads it in one call, where each pair of
     a JavaScript array would cross the FFI (5-10 ms for 50 files on a slow machine throttled)."""
 
     def __init__(self):
-        self.last = 0.0
+        self.every = Every()
         self.read = []
         self.now = (0, 0, 0)
 
@@ -46,10 +59,10 @@ class Progress:
         self.post()
 
     def post(self, force=False):
-        if force or time.monotonic() - self.last >= EVERY_S:
+        if self.every.due(force):
             index, done, size = self.now
             _post(type=PROGRESS, index=index, done=done, size=size, read=json.dumps(self.read))
-            self.read, self.last = [], time.monotonic()
+            self.read = []
 
 
 class Measuring:
@@ -57,13 +70,12 @@ class Measuring:
     common steps are measured."""
 
     def __init__(self, files):
-        self.files, self.last = files, 0.0
+        self.files, self.every = files, Every()
         _post(type=MEASURING, files=files, done=0, total=0)
 
     def __call__(self, done, total):
-        if done == total or time.monotonic() - self.last >= EVERY_S:
+        if self.every.due(done == total):
             _post(type=MEASURING, files=self.files, done=done, total=total)
-            self.last = time.monotonic()
 
 
 def slices(file, index, size, progress):
