@@ -1,6 +1,7 @@
 """From the traces of a run to its verdict: which files are one run (`runs`), how late ranks are by chance
 (`chance`), the measurement no threshold changes (`measured`, `rankmap`, `whatif`), the verdict at a threshold
-(`verdict`) and the cluster model fitted to the run (`fitting`).
+(`verdict`), the same verdict merged from shards of the ranks (`shards`) and the cluster model fitted to the run
+(`fitting`).
 
 The front door: code outside this package imports only what `__all__` names here, each loaded on first use."""
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         deviations,
         floor_of,
         medians_of_others,
+        others_at,
         persistent_needed,
         persistent_ranks,
         quantile,
@@ -99,6 +101,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         gap_of,
         measure,
         measure_loaded,
+        one_run,
     )
     from .rankmap import (  # noqa: F401
         MAX_ROWS,
@@ -118,6 +121,16 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         groups_of,
         references,
         runs_of,
+    )
+    from .shards import (  # noqa: F401
+        SAMPLE,
+        Sample,
+        Shard,
+        bracket,
+        merge,
+        order_stats,
+        sample_of,
+        shards_of,
     )
     from .verdict import (  # noqa: F401
         CAUSE_SHARE,
@@ -168,6 +181,7 @@ _LAZY = {
         "deviations",
         "floor_of",
         "medians_of_others",
+        "others_at",
         "persistent_needed",
         "persistent_ranks",
         "quantile",
@@ -239,6 +253,7 @@ _LAZY = {
         "gap_of",
         "measure",
         "measure_loaded",
+        "one_run",
     ),
     "rankmap": (
         "MAX_ROWS",
@@ -258,6 +273,16 @@ _LAZY = {
         "groups_of",
         "references",
         "runs_of",
+    ),
+    "shards": (
+        "SAMPLE",
+        "Sample",
+        "Shard",
+        "bracket",
+        "merge",
+        "order_stats",
+        "sample_of",
+        "shards_of",
     ),
     "verdict": (
         "Analysis",

@@ -30,7 +30,7 @@ import math
 import statistics
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, sub
@@ -55,6 +55,7 @@ __all__ = [
     "deviations",
     "floor_of",
     "medians_of_others",
+    "others_at",
     "persistent_needed",
     "persistent_ranks",
     "quantile",
@@ -209,10 +210,18 @@ def medians_of_others(values: Sequence[float], ranked: Sequence[float] | None = 
     >>> list(medians_of_others([1.0, 5.0, 2.0]))
     [3.5, 1.5, 3.0]
     """
-    ranked = sorted(values) if ranked is None else ranked
-    n = len(values)
+    return others_at(values, len(values), sorted(values) if ranked is None else ranked)
+
+
+def others_at(values: Sequence[float], n: int, ranked: Sequence[float] | Mapping[int, float]) -> array[float]:
+    """`medians_of_others` for some of a column's `n` values, from the column's sorted values at the three middle
+    places alone (`ranked[(n - 1) // 2 - 1]` to `ranked[(n - 1) // 2 + 1]`: a shard of the ranks knows no more).
+
+    >>> list(others_at([10.0, 40.0], 4, {0: 10.0, 1: 20.0, 2: 30.0}))
+    [30.0, 20.0]
+    """
     if n < 2:
-        return array("d", repeat(math.nan, n))
+        return array("d", repeat(math.nan, len(values)))
     h = (n - 1) // 2
     middle = float(ranked[h])
     if n % 2 == 0:
@@ -330,11 +339,13 @@ def persistent_needed(steps: int, ranks: int, chance: float, alpha: float = ALPH
 @dataclass(frozen=True)
 class Middle:
     """A step's column around its median, sorted (`values`, `below` of the column's `total` lie under them), so that
-    its median without a few late entries is found without the column: at most KEPT of them."""
+    its median without a few late entries is found without the column: at most `kept` of them (KEPT, or as many as a
+    merge of shards knows to be late)."""
 
     values: tuple[float, ...]
     below: int
     total: int
+    kept: int = KEPT
 
     @staticmethod
     def of(column: Sequence[float]) -> Middle:
@@ -342,10 +353,19 @@ class Middle:
         return Middle.of_sorted(sorted(column))
 
     @staticmethod
-    def of_sorted(ordered: Sequence[float]) -> Middle:
-        """`of` a column already sorted."""
-        below = max(0, (len(ordered) - 1) // 2 - KEPT)
-        return Middle(tuple(ordered[below : (len(ordered) + 1) // 2 + KEPT + 1]), below, len(ordered))
+    def of_sorted(ordered: Sequence[float], kept: int = KEPT) -> Middle:
+        """`of` a column already sorted (`kept` + 1 values each side)."""
+        below, end = Middle.window(len(ordered), kept)
+        return Middle(tuple(ordered[below:end]), below, len(ordered), kept)
+
+    @staticmethod
+    def window(total: int, kept: int = KEPT) -> tuple[int, int]:
+        """Where a column of `total` values is kept: its sorted places from the first up to the second.
+
+        >>> Middle.window(100), Middle.window(5)
+        ((33, 67), (0, 5))
+        """
+        return max(0, (total - 1) // 2 - kept), min(total, (total + 1) // 2 + kept + 1)
 
     def median_without(self, removed: Sequence[float]) -> float | None:
         """The column's median once the entries holding these values are left out (None when too many are).
@@ -354,7 +374,7 @@ class Middle:
         2.5
         """
         left = self.total - len(removed)
-        if len(removed) > KEPT or left <= 0:
+        if len(removed) > self.kept or left <= 0:
             return None
         window = list(self.values)
         below = self.below

@@ -63,6 +63,7 @@ __all__ = [
     "gap_of",
     "measure",
     "measure_loaded",
+    "one_run",
 ]
 
 WARMUP_STEP = 0
@@ -571,8 +572,7 @@ RUN = "—"
 
 def measure_loaded(loaded: Loaded, progress: StepsDone | None = None) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
-    RUN): the command line and the page both read a run this way. Files of another run than the largest one
-    (`runs`) are left out, a line each naming the run kept; when two runs are as large, none is analysed.
+    RUN): the command line and the page both read a run this way (`one_run`).
 
     >>> from ddpcore.traces import Loaded, simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -581,17 +581,31 @@ def measure_loaded(loaded: Loaded, progress: StepsDone | None = None) -> tuple[M
     (8, ())
     """
     try:
-        tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
-        if len(tables) < 2:
-            return measure(tables, progress), loaded.errors
-        runs = runs_of(tables)
-        if runs.kept is None:
-            groups = "; ".join(", ".join(t.source for t in g) for g in runs.groups)
-            raise AnalysisError("run.runs", count=len(runs.groups), groups=groups)
-        kept = ", ".join(t.source for t in runs.kept[:3]) + (", …" if len(runs.kept) > 3 else "")
-        others = tuple(
-            FileError(t.source, Message.of("file.another_run", count=len(runs.kept), kept=kept)) for t in runs.others
-        )
-        return measure(runs.kept, progress), (*loaded.errors, *others)
+        tables, errors = one_run(loaded)
+        return measure(tables, progress), errors
     except AnalysisError as exc:
         return None, (*loaded.errors, FileError(RUN, exc.message))
+
+
+def one_run(loaded: Loaded) -> tuple[list[RankColumns], tuple[FileError, ...]]:
+    """The readable files' tables, and the errors with a line for each file of another run than the largest one
+    (`runs`), naming the run kept; when two runs are as large, AnalysisError (none is analysed).
+
+    >>> from ddpcore.traces import Loaded, simulated_run
+    >>> ranks, slowed = simulated_run(4, 10, seed=1)
+    >>> tables, errors = one_run(Loaded(tuple(ranks), ()))
+    >>> [t.rank for t in tables], errors
+    ([0, 1, 2, 3], ())
+    """
+    tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
+    if len(tables) < 2:
+        return tables, loaded.errors
+    runs = runs_of(tables)
+    if runs.kept is None:
+        groups = "; ".join(", ".join(t.source for t in g) for g in runs.groups)
+        raise AnalysisError("run.runs", count=len(runs.groups), groups=groups)
+    kept = ", ".join(t.source for t in runs.kept[:3]) + (", …" if len(runs.kept) > 3 else "")
+    others = tuple(
+        FileError(t.source, Message.of("file.another_run", count=len(runs.kept), kept=kept)) for t in runs.others
+    )
+    return list(runs.kept), (*loaded.errors, *others)

@@ -243,6 +243,10 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "the ranks' traces share no step number: were they recorded in the same run?",
         "fr": "les traces des rangs n'ont aucun numéro de pas en commun : viennent-elles du même run ?",
     },
+    "run.shard_twice": {
+        "en": "rank {rank} is in two shards: give each shard its own ranks",
+        "fr": "le rang {rank} est dans deux shards : donnez à chaque shard ses propres rangs",
+    },
     "run.runs": {
         "en": "these files are from {count} runs, none larger than the others: {groups}. Give the files of one run",
         "fr": "ces fichiers viennent de {count} runs, aucun plus grand que les autres : {groups}. Donnez les fichiers "

@@ -30,6 +30,17 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         step_payload,
         step_text,
     )
+    from .shards import (  # noqa: F401
+        ASKED,
+        KEY_VARIABLE,
+        Remote,
+        ShardError,
+        address_of,
+        key,
+        progress,
+        remotes,
+        serve,
+    )
     from .verdicts import (  # noqa: F401
         analysis_payload,
         analysis_text,
@@ -59,6 +70,17 @@ _LAZY = {
         "ring_text",
         "step_payload",
         "step_text",
+    ),
+    "shards": (
+        "ASKED",
+        "KEY_VARIABLE",
+        "Remote",
+        "ShardError",
+        "address_of",
+        "key",
+        "progress",
+        "remotes",
+        "serve",
     ),
     "verdicts": (
         "analysis_payload",

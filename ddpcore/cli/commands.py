@@ -239,6 +239,10 @@ def _threshold(text: str) -> float:
 
 def _add_reading_args(p: argparse.ArgumentParser) -> None:
     _add_jobs(p)
+    _add_threshold(p)
+
+
+def _add_threshold(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         THRESHOLD.flag,
         "--min-gap",
@@ -477,6 +481,90 @@ def _run_summarize(args: argparse.Namespace) -> int:
     return 1 if loaded.errors else 0
 
 
+def _add_shard(p: argparse.ArgumentParser) -> None:
+    """hold some ranks' summaries for a merge on another machine (docs/summaries.md)
+
+    Read the files of this machine's ranks, then answer one merge's questions over TCP and exit when it is done.
+    The merge and every shard share a key in DDPCORE_SHARD_KEY (at least 16 characters).
+    """
+    p.add_argument("files", nargs="+", metavar="FILE", help="summaries or traces of this shard's ranks, or folders")
+    p.add_argument(
+        "--listen",
+        required=True,
+        metavar="HOST:PORT",
+        help="where the merge connects (0.0.0.0:7070 for any interface; port 0: any free one, printed)",
+    )
+    _add_jobs(p)
+    p.set_defaults(run=_run_shard)
+
+
+def _run_shard(args: argparse.Namespace) -> int:
+    from multiprocessing.connection import Listener
+
+    from ..analysis import AnalysisError, Shard, one_run
+    from ..traces import files_in, read_paths
+    from .shards import ShardError, address_of, key, serve
+
+    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    try:
+        secret, address = key(), address_of(args.listen)
+        loaded = read_paths(files_in(args.files), args.jobs)
+        tables, errors = one_run(loaded)
+    except (ShardError, AnalysisError) as exc:
+        _say("shard", f"error: {exc}")
+        return 1
+    for e in errors:
+        _say("shard", f"{e.source}: {e.message}")
+    if not tables:
+        _say("shard", "error: no readable rank")
+        return 1
+    try:
+        listener = Listener(address, authkey=secret)
+    except OSError as exc:
+        _say("shard", f"error: cannot listen on {args.listen} ({exc.strerror or exc})")
+        return 1
+    with listener:
+        host, port = listener.address
+        _say("shard", f"{len(tables)} rank(s), {tables[0].rank} to {tables[-1].rank}: listening on {host}:{port}")
+        serve(Shard(tables), listener, lambda line: _say("shard", line))
+    return 1 if errors else 0
+
+
+def _add_merge(p: argparse.ArgumentParser) -> None:
+    """one verdict over shards of a run's ranks, as analyze gives it (docs/summaries.md)
+
+    Connect to every shard (python -m ddpcore shard ... --listen HOST:PORT, on the machines that hold the
+    summaries) and ask them in rounds: what crosses grows with the steps and shards, not the ranks. Prints what
+    analyze prints (but the fit). The merge and every shard share a key in DDPCORE_SHARD_KEY.
+    """
+    p.add_argument("shards", nargs="+", metavar="HOST:PORT", help="every shard's address, one per shard")
+    _add_threshold(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_run_merge)
+
+
+def _run_merge(args: argparse.Namespace) -> int:
+    from ..analysis import AnalysisError, merge
+    from .shards import ShardError, progress, remotes
+    from .verdicts import analysis_payload, analysis_text
+
+    try:
+        shards = remotes(args.shards)
+    except ShardError as exc:
+        _say("merge", f"error: {exc}")
+        return 1
+    try:
+        analysis = merge(shards, args.threshold, progress)
+    except (ShardError, AnalysisError) as exc:
+        _say("merge", f"error: {exc}")
+        return 1
+    finally:
+        for s in shards:
+            s.close()  # type: ignore[attr-defined]
+    _emit(analysis_payload(analysis, []), args.json, analysis_text)
+    return 0
+
+
 def _add_compare(p: argparse.ArgumentParser) -> None:
     """compare a run before and after a fix: the step, the stragglers, the what-if's check
 
@@ -571,6 +659,8 @@ COMMANDS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "summarize": _add_summarize,
     "compare": _add_compare,
     "replay": _add_replay,
+    "shard": _add_shard,
+    "merge": _add_merge,
 }
 """Each command's name and what adds its arguments; that function's docstring is the command's help (first line)
 and description (the rest)."""

@@ -1,0 +1,695 @@
+"""A verdict from shards: disjoint sets of one run's ranks, each held where its summaries are read, merged exactly.
+
+No shard can measure its ranks alone: a rank's cost in a step is the median wait of the *other* ranks minus its
+own, and chance is quantiles over every rank-step. So a merge asks its shards in rounds (`merge`), and what
+crosses between them grows with the steps and the shards, not with the ranks:
+
+- **order statistics** (a step's median, a window of places around it, a quantile of every rank-step): each shard
+  sends an evenly spaced sample of its values in order; the samples bound how many values lie below any value, so
+  they give a bracket sure to hold the places asked for; each shard then sends how many of its values lie below
+  the bracket and those inside it (`order_stats`). Exact: the bracket is a bound, not a guess;
+- **maxima, minima, flags and sums**: a value a shard a step (sums as exact as `math.fsum`'s, `_sum_parts`);
+- **the entries a verdict reads**: in each step the ranks over the threshold, the ranks of least wait and of
+  latest first launch (the what-if's maxima), the slowest rank.
+
+The merge then judges a `Measured` whose steps hold only those entries, and the exact middles of their columns
+(`StepColumns.waits`, `StepColumns.parts`, as wide as the step's late ranks need): what `judge` reads of a step.
+Its verdict is the one `measure` then `judge` give over every rank (tests/analysis/test_shards.py), but for a sum's
+last bit in a near tie. Left out: the page's drawn lanes and the map (`Measured.rank_map` is empty), and the fit.
+
+>>> from ddpcore.traces import simulated_run
+>>> from ddpcore.analysis import analyze
+>>> ranks, slowed = simulated_run(12, 40, persistent=(5,), p=0.02, seed=3)
+>>> whole, parts = analyze(ranks), merge([Shard(ranks[:5]), Shard(ranks[5:])])
+>>> parts.straggler_rank, parts.straggler_cost_ms == whole.straggler_cost_ms
+(5, True)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from array import array
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from itertools import compress, repeat
+from operator import sub
+
+from ..base import CAUSES, LOAD, THRESHOLD, Transposed, in_order
+from ..traces import RankColumns, RankFacts, RankTrace, table_of
+from .chance import (
+    KEPT,
+    OFFSET_QUANTILE,
+    Chance,
+    Middle,
+    Tail,
+    floor_of,
+    others_at,
+    quantile,
+)
+from .measured import (
+    STEP_COLUMNS,
+    STEP_FLAGS,
+    WARMUP_STEP,
+    AnalysisError,
+    Caveat,
+    Measured,
+    StepColumns,
+    StepSummary,
+    _picked,
+    _rank_summary,
+    _rows_of,
+)
+from .rankmap import RankStepMap
+from .runs import _fingerprint
+from .verdict import Analysis, judge
+from .whatif import retimed_saving
+
+__all__ = ["SAMPLE", "Sample", "Shard", "bracket", "merge", "order_stats", "sample_of", "shards_of"]
+
+SAMPLE = 64
+"""Places of a shard's ordered values it sends to bracket an order statistic: what is then sent inside the bracket
+is about two of its 64ths, whatever the ranks."""
+
+Positions = tuple[int, int]
+"""The first and last sorted place wanted of a vector (both included)."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A shard's values of one vector, in order, at evenly spaced places (`at`), and how many values it has."""
+
+    count: int
+    at: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+def sample_of(ordered: Sequence[float], size: int = SAMPLE) -> Sample:
+    """Evenly spaced places of sorted values, the first and the last among them.
+
+    >>> sample_of([1.0, 2.0, 3.0, 4.0, 5.0], 2)
+    Sample(count=5, at=(0, 2, 4), values=(1.0, 3.0, 5.0))
+    """
+    n = len(ordered)
+    at = tuple(sorted({k * (n - 1) // size for k in range(size + 1)})) if n else ()
+    return Sample(n, at, tuple(ordered[k] for k in at))
+
+
+def bracket(samples: Sequence[Sample], wanted: Positions) -> tuple[float, float]:
+    """Values `lo` and `hi` such that, over all shards, at most `wanted[0]` values lie below `lo` and more than
+    `wanted[1]` lie at or below `hi`: the wanted places are inside. A sample at place k with value v says that at
+    most k values are below v, and at least k + 1 are at or below it.
+
+    >>> bracket([sample_of([1.0, 2.0, 3.0, 4.0, 5.0], 2), sample_of([2.5, 6.0], 2)], (3, 3))
+    (3.0, 3.0)
+    """
+    values = sorted({v for s in samples for v in s.values})
+
+    def most_below(v: float) -> int:
+        total = 0
+        for s in samples:
+            k = bisect_left(s.values, v)
+            total += s.at[k] if k < len(s.at) else s.count
+        return total
+
+    def least_upto(v: float) -> int:
+        total = 0
+        for s in samples:
+            k = bisect_right(s.values, v)
+            total += s.at[k - 1] + 1 if k else 0
+        return total
+
+    first, last = wanted
+    low, high = 0, len(values)
+    while low < high:
+        mid = (low + high) // 2
+        if most_below(values[mid]) <= first:
+            low = mid + 1
+        else:
+            high = mid
+    lo = values[low - 1] if low else -math.inf
+    low, high = 0, len(values)
+    while low < high:
+        mid = (low + high) // 2
+        if least_upto(values[mid]) > last:
+            high = mid
+        else:
+            low = mid + 1
+    return lo, values[low] if low < len(values) else math.inf
+
+
+def inside(ordered: Sequence[float], lo: float, hi: float) -> tuple[int, array[float]]:
+    """How many sorted values lie below `lo`, and those from `lo` to `hi`.
+
+    >>> inside([1.0, 2.0, 3.0, 4.0], 2.0, 3.5)
+    (1, array('d', [2.0, 3.0]))
+    """
+    start = bisect_left(ordered, lo)
+    return start, array("d", ordered[start : bisect_right(ordered, hi)])
+
+
+class Shard:
+    """Some of a run's ranks (their tables, `traces.table_of`), measured where they are read: what a merge asks of
+    them, in the order it asks (`merge`). Every answer is plain data, so that it can cross a process or a network
+    (`ddpcore.cli.shards`)."""
+
+    def __init__(self, ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> None:
+        self.tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
+        self.ranks = tuple(t.rank for t in self.tables)
+        self.vectors: dict[str, list[Sequence[float]]] = {}
+        self.pooled: dict[str, array[float]] = {}
+        self.ordered: dict[str, list[Sequence[float]]] = {}
+
+    def hello(self) -> dict:
+        """The shard's ranks, their world sizes and digests (`runs.copies`), the steps all of them have, and which
+        parts of the work they keep."""
+        parted = all(t.parts_ms is not None for t in self.tables)
+        kept = {p for t in self.tables for p in (t.parts_ms or {})}
+        steps = set.intersection(*(set(t.step) for t in self.tables)) if self.tables else set()
+        return {
+            "ranks": self.ranks,
+            "worlds": sorted({t.world_size for t in self.tables if t.world_size}),
+            "digests": [_fingerprint(t) for t in self.tables],
+            "steps": sorted(steps),
+            "parted": parted,
+            "parts": [p for p in CAUSES if p in kept],
+            "load_marked": any(LOAD in (t.parts_ms or {}) for t in self.tables),
+        }
+
+    def begin(self, common: Sequence[int], shared: Sequence[int], parts: Sequence[str] | None) -> dict:
+        """Hold the common steps (`shared`, every rank's steps, but a warm-up step) a step at a time across the
+        shard's ranks; per step, what merges by a flag or an extreme, and per rank its steps not shared."""
+        self.common = list(common)
+        self.rows = [_rows_of(t, self.common) for t in self.tables]
+        block = max(1, (1 << 20) // max(1, len(self.tables)))
+
+        def across(columns: list, typecode: str) -> list:
+            by_step = Transposed(columns, typecode, block)
+            return [by_step.at(j) for j in range(len(self.common))]
+
+        picked = list(zip(self.tables, self.rows))
+        self.columns = {n: across([_picked(getattr(t, n), r) for t, r in picked], "d") for n in STEP_COLUMNS}
+        self.flags = {n: across([_picked(getattr(t, n), r) for t, r in picked], "B") for n in STEP_FLAGS}
+        self.parts = None
+        if parts is not None:
+            kept = [t.parts_ms or {} for t in self.tables]
+            self.parts = {
+                p: across(
+                    [_picked(k[p], r) if p in k else array("f", bytes(4 * len(r))) for k, r in zip(kept, self.rows)],
+                    "f",
+                )
+                for p in parts
+            }
+            self.vectors |= {f"part:{p}": by_step for p, by_step in self.parts.items()}
+        self.vectors["work"] = self.columns["work_ms"]
+        self.vectors["period"] = self.columns["period_ms"]
+        common_set = set(shared)
+        return {
+            "extra": [(t.rank, t.source, len(set(t.step) - common_set)) for t in self.tables],
+            "released": [all(f) for f in self.flags["released"]],
+            "from_release": [all(f) for f in self.flags["from_release"]],
+            "latest": [max(a) for a in self.columns["arrival_ms"]],
+            "longest": [max(p) for p in self.columns["period_ms"]],
+            "parts_any": {p: [any(v) for v in by_step] for p, by_step in (self.parts or {}).items()},
+            "unmeasured": self._unmeasured(),
+        }
+
+    def _unmeasured(self) -> tuple[int, tuple[int, int, float] | None]:
+        """How many rank-steps did no positive work (a clock that jumped), and the first of them (step, rank, ms)."""
+        count, first = 0, None
+        for n, row in zip(self.common, self.columns["work_ms"]):
+            bad = [i for i, w in enumerate(row) if not w > 0]
+            if bad and first is None:
+                first = (n, self.ranks[bad[0]], row[bad[0]])
+            count += len(bad)
+        return count, first
+
+    def samples(self, key: str) -> list[Sample]:
+        """Each step's values of a vector (or the one pooled vector), sampled in order."""
+        ordered = self._ordered(key)
+        return [sample_of(o) for o in ordered]
+
+    def _ordered(self, key: str) -> list[Sequence[float]]:
+        if key not in self.ordered:
+            self.ordered[key] = (
+                [sorted(v) for v in self.vectors[key]] if key in self.vectors else [in_order(self.pooled[key])]
+            )
+        return self.ordered[key]
+
+    def between(self, key: str, brackets: Sequence[tuple[float, float] | None]) -> list[tuple[int, array[float]]]:
+        """Per step, how many values of a vector are below its bracket and those inside it."""
+        return [inside(o, *b) if b is not None else (0, array("d")) for o, b in zip(self._ordered(key), brackets)]
+
+    def count_upto(self, key: str, x: float) -> int:
+        """How many values of a pooled vector are at most x."""
+        return sum(map(x.__ge__, self.pooled[key]))
+
+    def offsets(self, work_medians: Sequence[float]) -> None:
+        """Each rank's usual place (`chance.rank_offsets`) against every rank's median work, and so each step's
+        work with it taken out (`adjusted`)."""
+        centred = [array("d", map(sub, row, repeat(m, len(row)))) for row, m in zip(self.vectors["work"], work_medians)]
+        by_rank = Transposed(centred, "d")
+        offsets = [quantile(sorted(by_rank.at(i)), OFFSET_QUANTILE) for i in range(len(self.tables))]
+        self.vectors["adjusted"] = [array("d", map(sub, row, offsets)) for row in self.vectors["work"]]
+
+    def deviations(self, middles: Sequence[tuple[int, dict[int, float]]]) -> int:
+        """Each rank-step's deviation (`chance.deviations`) from every rank's middle of the adjusted work, and the
+        deviations of positive work pooled (what chance is fitted on); their count."""
+        self.deviation_rows = [
+            array("d", map(sub, row, others_at(row, n, at))) for row, (n, at) in zip(self.vectors["adjusted"], middles)
+        ]
+        pooled = array("d")
+        for row, done in zip(self.deviation_rows, self.vectors["work"]):
+            pooled.extend(compress(row, map((0.0).__lt__, done)))
+        self.pooled["deviations"] = pooled
+        return len(pooled)
+
+    def waits(
+        self, released: Sequence[bool], latest: Sequence[float]
+    ) -> list[tuple[float, tuple[float, float, float]]]:
+        """Each rank's wait and first launch in each step (`measured._waits`, with every rank's flags and latest
+        arrival); per step, the shard's earliest end of the earlier collectives and its waits' sum."""
+        self.wait_rows: list[array[float]] = []
+        self.first_rows: list[array[float]] = []
+        out = []
+        for j, everyone in enumerate(released):
+            arrival = self.columns["arrival_ms"][j]
+            if everyone:
+                anchor = self.columns["anchor_ms"][j]
+                wait = array("d", map(max, repeat(0.0, len(anchor)), map(sub, anchor, self.columns["compute_ms"][j])))
+                first = array("f", map(min, map(sub, arrival, anchor), map(float.__neg__, wait)))
+                free = min(map(sub, self.columns["comm_free_ms"][j], anchor))
+            else:
+                wait = array("d", map(sub, repeat(latest[j], len(arrival)), arrival))
+                first = array("f", map(float.__neg__, wait))
+                free = min(first)
+            self.wait_rows.append(wait)
+            self.first_rows.append(first)
+            out.append((free, _sum_parts(wait)))
+        self.vectors["wait"] = list(self.wait_rows)
+        return out
+
+    def costs(self, middles: Sequence[tuple[int, dict[int, float]]], floor: float) -> dict:
+        """Each rank-step's cost and gap against every rank's middle wait; per step the shard's slowest rank (its
+        cost, rank); per rank its summary; and the pooled on-time costs, each rank's usual cost taken out (what
+        `chance.cost_tail` fits)."""
+        self.cost_rows, self.gap_rows = [], []
+        slowest = []
+        for wait, period, (n, at) in zip(self.wait_rows, self.columns["period_ms"], middles):
+            cost = array("d", map(sub, others_at(wait, n, at), wait))
+            gap = array("d", [c / p if p > 0 else 0.0 for c, p in zip(cost, period)])
+            i = max(range(len(cost)), key=cost.__getitem__)
+            self.cost_rows.append(cost)
+            self.gap_rows.append(gap)
+            slowest.append((cost[i], self.ranks[i]))
+        by_rank = {
+            name: Transposed(rows, "d") for name, rows in (("cost_ms", self.cost_rows), ("gap", self.gap_rows))
+        } | {"wait_ms": Transposed(self.wait_rows, "d")}
+        summaries = [
+            _rank_summary(t, r, {name: list(v.at(k)) for name, v in by_rank.items()}, 0)
+            for k, (t, r) in enumerate(zip(self.tables, self.rows))
+        ]
+        usual = [s.median_cost_ms for s in summaries]
+        self.beyond_rows = [tuple(compress(range(len(row)), map(floor.__lt__, row))) for row in self.deviation_rows]
+        pooled = array("d")
+        for row, late in zip(self.cost_rows, self.beyond_rows):
+            if late:
+                gone = set(late)
+                pooled.extend(c - u for i, (c, u) in enumerate(zip(row, usual)) if i not in gone)
+            else:
+                pooled.extend(map(sub, row, usual))
+        self.pooled["costs"] = pooled
+        return {"slowest": slowest, "summaries": summaries, "costs": len(pooled)}
+
+    def over(self, threshold: float) -> list[int]:
+        """Per step, how many of the shard's ranks are over the threshold."""
+        self.threshold = float(threshold)
+        self.over_rows = [list(compress(range(len(g)), map(self.threshold.__le__, g))) for g in self.gap_rows]
+        return [len(o) for o in self.over_rows]
+
+    def entries(self, parts: Sequence[Sequence[str] | None], slowest: Sequence[int]) -> list[dict]:
+        """Per step, the shard's entries a verdict reads: its ranks over the threshold, its ranks of least wait and
+        of latest first launch (as many as its late ranks and one, and KEPT more), and the step's slowest rank; each
+        with its columns, and whether it is beyond chance."""
+        out = []
+        where = {r: i for i, r in enumerate(self.ranks)}
+        for j, over in enumerate(self.over_rows):
+            wait, first = self.wait_rows[j], self.first_rows[j]
+            few = len(over) + KEPT + 1
+            chosen = set(over)
+            chosen.update(sorted(range(len(wait)), key=wait.__getitem__)[:few])
+            chosen.update(sorted(range(len(first)), key=first.__getitem__, reverse=True)[: len(over) + 1])
+            if slowest[j] in where:
+                chosen.add(where[slowest[j]])
+            picked = sorted(chosen)
+            beyond = set(self.beyond_rows[j])
+            row = {
+                "ranks": [self.ranks[i] for i in picked],
+                "beyond": [i in beyond for i in picked],
+                "period_ms": array("d", map(self.columns["period_ms"][j].__getitem__, picked)),
+                "compute_ms": array("d", map(self.columns["compute_ms"][j].__getitem__, picked)),
+                "cost_ms": array("d", map(self.cost_rows[j].__getitem__, picked)),
+                "gap": array("d", map(self.gap_rows[j].__getitem__, picked)),
+                "wait_ms": array("d", map(wait.__getitem__, picked)),
+                "work_ms": array("f", map(self.columns["work_ms"][j].__getitem__, picked)),
+                "first_ms": array("f", map(first.__getitem__, picked)),
+            }
+            if self.parts is not None and parts[j] is not None:
+                row["parts_ms"] = {p: array("f", map(self.parts[p][j].__getitem__, picked)) for p in parts[j] or ()}
+            out.append(row)
+        return out
+
+
+def _sum_parts(values: Sequence[float]) -> tuple[float, float, float]:
+    """A sum as three doubles whose own sum is exact but for a part in 2^-150 (`math.fsum` rounds once): sums of
+    shards so added give `math.fsum` of every value, but in a near tie.
+
+    >>> _sum_parts([1e16, 1.0, -1e16, 1e-16])
+    (1.0, 1e-16, 0.0)
+    """
+    first = math.fsum(values)
+    second = math.fsum([*values, -first])
+    return first, second, math.fsum([*values, -first, -second])
+
+
+def order_stats(shards: Sequence[Shard], key: str, wanted: Sequence[Positions | None]) -> list[list[float]]:
+    """Each vector's sorted values at the wanted places (None: none wanted), over every shard, in two rounds.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> shards = shards_of(simulated_run(6, 4, seed=1)[0], 2)
+    >>> steps = shards[0].hello()["steps"]
+    >>> _ = [s.begin(steps, steps, None) for s in shards]
+    >>> every = sorted(v for s in shards for v in s.vectors["period"][0])
+    >>> order_stats(shards, "period", [(1, 3)])[0] == every[1:4]
+    True
+    """
+    samples = [s.samples(key) for s in shards]
+    brackets = [None if w is None else bracket([s[j] for s in samples], w) for j, w in enumerate(wanted)]
+    answers = [s.between(key, brackets) for s in shards]
+    out: list[list[float]] = []
+    for j, w in enumerate(wanted):
+        if w is None:
+            out.append([])
+            continue
+        below = sum(a[j][0] for a in answers)
+        ordered = sorted(v for a in answers for v in a[j][1])
+        out.append(ordered[w[0] - below : w[1] - below + 1])
+    return out
+
+
+class _Known(Sequence[float]):
+    """Sorted values known at some places: what `Tail.of` reads of a vector of `length` values. Reading an unknown
+    place records it (`wanted`), so that a first pass finds the places to ask for."""
+
+    def __init__(self, length: int, known: dict[int, float] | None = None) -> None:
+        self.length, self.known = length, known or {}
+        self.wanted: set[int] = set()
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, k):  # type: ignore[no-untyped-def]
+        if isinstance(k, slice):
+            return _Known(len(range(*k.indices(self.length))), self.known)
+        if k not in self.known:
+            self.wanted.add(k)
+            return 0.0
+        return self.known[k]
+
+
+def _pooled_tail(shards: Sequence[Shard], key: str, length: int, fit: Callable[[Sequence[float]], Tail]) -> Tail:
+    """`fit` (a `Tail` fitted on sorted values) on the first `length` sorted values of a pooled vector."""
+    probe = _Known(length)
+    fit(probe)
+    places = sorted(probe.wanted)
+    if not places:
+        return fit(probe)
+    values = order_stats(shards, key, [(places[0], places[-1])])[0]
+    return fit(_Known(length, {k: values[k - places[0]] for k in places}))
+
+
+def _middles(shards: Sequence[Shard], key: str, n: int, steps: int) -> list[tuple[int, dict[int, float]]]:
+    """Each step's sorted values at the three middle places of `n` (what `chance.others_at` reads)."""
+    h = (n - 1) // 2
+    first, last = max(0, h - 1), min(n - 1, h + 1)
+    got = order_stats(shards, key, [(first, last)] * steps)
+    return [(n, dict(zip(range(first, last + 1), g))) for g in got]
+
+
+def _median(values: Sequence[float], n: int) -> float:
+    """`statistics.median` from the sorted values at its middle places (`_median_places`)."""
+    return values[0] if n % 2 else (values[0] + values[1]) / 2
+
+
+def _median_places(n: int) -> Positions:
+    return (n // 2, n // 2) if n % 2 else (n // 2 - 1, n // 2)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What the shards say first: every rank in order, the common steps, the parts kept, and the warnings so far."""
+
+    ranks: tuple[int, ...]
+    common: list[int]
+    parts: list[str] | None
+    warnings: list[Caveat]
+    load_marked: bool
+    copies: list[tuple[int, int]]
+    worlds: list[int]
+
+
+def _run_of(hellos: Sequence[dict]) -> _Run:
+    ranks = sorted(r for h in hellos for r in h["ranks"])
+    if len(set(ranks)) != len(ranks):
+        twice = next(r for r, n in Counter(ranks).items() if n > 1)
+        raise AnalysisError("run.shard_twice", rank=twice)
+    if len(ranks) < 2:
+        raise AnalysisError("run.two_ranks")
+    common = set.intersection(*(set(h["steps"]) for h in hellos))
+    if not common:
+        raise AnalysisError("run.no_common_step")
+    seen: dict[bytes, int] = {}
+    copies = []
+    for rank, digest in sorted((r, d) for h in hellos for r, d in zip(h["ranks"], h["digests"])):
+        if digest in seen:
+            copies.append((seen[digest], rank))
+        else:
+            seen[digest] = rank
+    parted = all(h["parted"] for h in hellos)
+    kept = {p for h in hellos for p in h["parts"]}
+    return _Run(
+        tuple(ranks),
+        sorted(common),
+        [p for p in CAUSES if p in kept] if parted else None,
+        [],
+        any(h["load_marked"] for h in hellos),
+        copies,
+        [w for h in hellos for w in h["worlds"]],
+    )
+
+
+def merge(
+    shards: Sequence[Shard], threshold: float = THRESHOLD.default, progress: Callable[[str], None] | None = None
+) -> Analysis:
+    """The verdict over every shard's ranks, as `analyze` gives it over all of them at once (module docstring);
+    `progress` hears each round's name."""
+    THRESHOLD.check(threshold)
+    told = progress or (lambda _: None)
+    told("steps")
+    run = _run_of([s.hello() for s in shards])
+    common = run.common
+    warnings: list[Caveat] = []
+    if WARMUP_STEP in common and len(common) > 1:
+        common = [n for n in common if n != WARMUP_STEP]
+        warmup = True
+    else:
+        warmup = False
+    began = [s.begin(common, run.common, run.parts) for s in shards]
+    for rank, source, extra in sorted(e for b in began for e in b["extra"]):
+        if extra:
+            warnings.append(Caveat("partial", rank=rank, source=source, extra=extra))
+    if warmup:
+        warnings.append(Caveat("warmup", step=WARMUP_STEP))
+    if len(common) == 1:
+        warnings.append(Caveat("one_step"))
+    n, steps = len(run.ranks), len(common)
+    if run.worlds and max(run.worlds) > n:
+        warnings.append(Caveat("some_ranks", loaded=n, world=max(run.worlds)))
+
+    told("chance")
+    work_medians = [_median(v, n) for v in order_stats(shards, "work", [_median_places(n)] * steps)]
+    for s in shards:
+        s.offsets(work_medians)
+    total = sum(s.deviations(_middles(shards, "adjusted", n, steps)) for s in shards)
+    first = floor_of(_pooled_tail(shards, "deviations", total, lambda o: Tail.of(o, skewed=False)), n)
+    kept = sum(s.count_upto("deviations", first) for s in shards)
+    work_tail = _pooled_tail(shards, "deviations", kept, Tail.of)
+    floor = floor_of(work_tail, n)
+    count, first_bad = 0, None
+    for b in began:
+        c, f = b["unmeasured"]
+        count += c
+        if f is not None and (
+            first_bad is None or (common.index(f[0]), f[1]) < (common.index(first_bad[0]), first_bad[1])
+        ):
+            first_bad = f
+    if first_bad is not None:
+        warnings.append(
+            Caveat("unmeasured", count=count, rank=first_bad[1], step=first_bad[0], ms=round(first_bad[2], 2))
+        )
+    warnings += [Caveat("copies", first=a, second=b) for a, b in run.copies]
+
+    told("waits")
+    released = [all(b["released"][j] for b in began) for j in range(steps)]
+    latest = [max(b["latest"][j] for b in began) for j in range(steps)]
+    waited = [s.waits(released, latest) for s in shards]
+    free = [min(w[j][0] for w in waited) for j in range(steps)]
+    wait_sums = [math.fsum(part for w in waited for part in w[j][1]) for j in range(steps)]
+    costed = [s.costs(_middles(shards, "wait", n, steps), floor) for s in shards]
+    slowest = [max((c["slowest"][j][0], -c["slowest"][j][1]) for c in costed)[1] * -1 for j in range(steps)]
+    ranks_counted = Counter(slowest)
+    summaries = sorted((r for c in costed for r in c["summaries"]), key=lambda r: r.rank)
+    summaries = [replace(r, slowest_count=ranks_counted[r.rank]) for r in summaries]
+    cost_tail = _pooled_tail(shards, "costs", sum(c["costs"] for c in costed), Tail.of)
+
+    told("middles")
+    over = [sum(o) for o in zip(*(s.over(threshold) for s in shards))]
+    widths = [max(KEPT, k) for k in over]
+    wait_windows = order_stats(shards, "wait", [_window(n, k) for k in widths])
+    period_medians = [_median(v, n) for v in order_stats(shards, "period", [_median_places(n)] * steps)]
+    step_parts: list[list[str] | None] = [None] * steps
+    part_windows: dict[str, list[list[float]]] = {}
+    if run.parts is not None:
+        step_parts = [[p for p in run.parts if any(b["parts_any"][p][j] for b in began)] for j in range(steps)]
+        for p in run.parts:
+            wanted = [_window(n, k) if p in sp else None for k, sp in zip(widths, step_parts)]  # type: ignore[operator]
+            part_windows[p] = order_stats(shards, f"part:{p}", wanted)
+
+    told("entries")
+    pieces = [s.entries(step_parts, slowest) for s in shards]
+    from_release = [all(b["from_release"][j] for b in began) for j in range(steps)]
+    longest = [max(b["longest"][j] for b in began) for j in range(steps)]
+    summarised = []
+    for j, number in enumerate(common):
+        columns = _columns(
+            [p[j] for p in pieces],
+            step_parts[j],
+            released[j] and from_release[j],
+            free[j],
+            slowest[j],
+            Middle(tuple(wait_windows[j]), _window(n, widths[j])[0], n, widths[j]),
+            _part_middles(part_windows, j, step_parts[j], n, widths[j]),
+        )
+        solo = columns.solo_entry
+        summarised.append(
+            StepSummary(
+                number,
+                slowest[j],
+                period_medians[j],
+                longest[j],
+                columns.gap[solo],
+                columns.cost_ms[solo],
+                (),
+                columns,
+                (),
+                released[j],
+            )
+        )
+    unreleased = sum(not r for r in released)
+    if unreleased:
+        warnings.append(Caveat("no_release", steps=unreleased))
+    periods = [s.median_step_ms for s in summarised]
+    measured = Measured(
+        tuple(summarised),
+        tuple(summaries),
+        tuple(warnings),
+        RankStepMap((), (), (), (), ()),
+        Chance(n, work_tail, floor, cost_tail, total),
+        statistics.fmean(periods),
+        statistics.median(periods),
+        statistics.median(s.gap for s in summarised),
+        statistics.fmean(wait_sums),
+        run.load_marked,
+    )
+    told("verdict")
+    return judge(measured, threshold)
+
+
+def _part_middles(
+    windows: dict[str, list[list[float]]], j: int, parts: Sequence[str] | None, n: int, kept: int
+) -> dict[str, Middle] | None:
+    """Step j's middle of each part it spent time in (None when some rank keeps no parts)."""
+    if parts is None:
+        return None
+    return {p: Middle(tuple(windows[p][j]), _window(n, kept)[0], n, kept) for p in parts}
+
+
+def _window(n: int, kept: int) -> Positions:
+    below, end = Middle.window(n, kept)
+    return below, end - 1
+
+
+def _columns(
+    pieces: Sequence[dict],
+    parts: Sequence[str] | None,
+    from_release: bool,
+    free: float,
+    slowest: int,
+    waits: Middle,
+    middles: dict[str, Middle] | None,
+) -> StepColumns:
+    """A step's columns over the entries its shards sent, in rank order, with the step's own middles."""
+    ranks = [r for p in pieces for r in p["ranks"]]
+    order = sorted(range(len(ranks)), key=ranks.__getitem__)
+
+    def joined(name: str, typecode: str) -> array:
+        every = array(typecode)
+        for p in pieces:
+            every.extend(p[name])
+        return array(typecode, map(every.__getitem__, order))
+
+    wait, first, cost = joined("wait_ms", "d"), joined("first_ms", "f"), joined("cost_ms", "d")
+    beyond_all = [b for p in pieces for b in p["beyond"]]
+    in_order_ranks = tuple(ranks[i] for i in order)
+    solo = in_order_ranks.index(slowest)
+    part_columns: dict[str, Sequence[float]] | None = None
+    if parts is not None:
+        part_columns = {}
+        for name in parts:
+            every = array("f")
+            for p in pieces:
+                every.extend(p["parts_ms"][name])
+            part_columns[name] = array("f", map(every.__getitem__, order))
+    return StepColumns(
+        in_order_ranks,
+        joined("period_ms", "d"),
+        joined("compute_ms", "d"),
+        cost,
+        joined("gap", "d"),
+        wait,
+        joined("work_ms", "f"),
+        part_columns,
+        from_release,
+        first,
+        free,
+        solo,
+        retimed_saving(wait, first, free, {solo: cost[solo]}),
+        tuple(k for k, i in enumerate(order) if beyond_all[i]),
+        waits,
+        middles,
+        tuple(sorted(range(len(wait)), key=wait.__getitem__)),
+    )
+
+
+def shards_of(ranks: Sequence[RankTrace | RankFacts | RankColumns], count: int) -> list[Shard]:
+    """The ranks cut into `count` shards of consecutive ranks (a test's, or a machine's own processes').
+
+    >>> from ddpcore.traces import simulated_run
+    >>> [s.ranks for s in shards_of(simulated_run(5, 3, seed=1)[0], 2)]
+    [(0, 1, 2), (3, 4)]
+    """
+    tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
+    size = -(-len(tables) // count)
+    return [Shard(tables[k : k + size]) for k in range(0, len(tables), size)]

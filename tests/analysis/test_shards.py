@@ -1,0 +1,129 @@
+"""A verdict merged from shards of the ranks equals the verdict over all of them (`analysis.shards`)."""
+
+from __future__ import annotations
+
+import glob
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ddpcore.analysis import AnalysisError, Shard, analyze, judge, measure, merge, one_run, order_stats, shards_of
+from ddpcore.analysis.shards import bracket, sample_of
+from ddpcore.cli.verdicts import analysis_payload
+from ddpcore.traces import read_paths, simulated_run
+
+FIXTURES = "tests/fixtures"
+
+
+def same(whole: dict, merged: dict) -> None:
+    """Every field equal; the map and the drawn lanes are not in the payload."""
+    assert merged == whole
+
+
+@pytest.mark.parametrize(
+    ("ranks", "steps", "shards", "p", "threshold"),
+    [
+        (12, 40, 2, 0.02, 0.1),
+        (40, 60, 3, 0.05, 0.1),
+        (33, 30, 4, 0.05, 0.03),
+        (200, 30, 3, 0.15, 0.1),  # about 30 late ranks a step: more than a step's middle keeps (KEPT)
+        (300, 20, 7, 0.3, 0.05),  # about 90
+        (64, 12, 64, 0.1, 0.1),  # a rank a shard
+        (3, 10, 3, 0.1, 0.1),
+        (2, 10, 2, 0.1, 0.1),
+    ],
+)
+def test_merged_verdict_is_the_whole_one(ranks, steps, shards, p, threshold):
+    run, _ = simulated_run(ranks, steps, persistent=(1,), p=p, seed=ranks + steps)
+    whole = analysis_payload(analyze(run, threshold), [])
+    same(whole, analysis_payload(merge(shards_of(run, shards), threshold), []))
+
+
+def test_shards_of_any_ranks_in_any_order():
+    run, _ = simulated_run(30, 25, persistent=(7,), p=0.05, seed=2)
+    picked = random.Random(1).sample(run, len(run))
+    shards = [Shard(picked[:4]), Shard(picked[4:19]), Shard(picked[19:])]
+    same(analysis_payload(analyze(run), []), analysis_payload(merge(shards), []))
+
+
+@pytest.mark.parametrize(
+    "folder", ["causes/input", "noise/two_slow", "ddp8/s2.0", "ddp8_transient", "pairs/slow_rank3", "summaries_v1"]
+)
+def test_merged_verdict_on_real_runs(folder):
+    """Real runs, their warnings (warm-up step, partial ranks), parts and GPU gauges, as traces and as summaries."""
+    checked = 0
+    for pattern in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz"):
+        files = sorted(glob.glob(f"{FIXTURES}/{folder}/{pattern}"))
+        if len(files) < 2:
+            continue
+        checked += 1
+        tables, _ = one_run(read_paths(files, 1))
+        measured = measure(tables)
+        for threshold in (0.1, 0.03):
+            whole = analysis_payload(judge(measured, threshold), [])
+            half = len(tables) // 2
+            same(whole, analysis_payload(merge([Shard(tables[:half]), Shard(tables[half:])], threshold), []))
+    assert checked
+
+
+def test_a_rank_in_two_shards_is_refused():
+    run, _ = simulated_run(6, 10, seed=1)
+    with pytest.raises(AnalysisError, match="rank 2 is in two shards"):
+        merge([Shard(run[:3]), Shard(run[2:])])
+
+
+def test_shards_without_a_common_step_are_refused():
+    a, _ = simulated_run(4, 10, seed=1)
+    with pytest.raises(AnalysisError, match="share no step"):
+        merge([Shard(a[:2]), Shard([replace_steps(r) for r in a[2:]])])
+
+
+def replace_steps(rank):
+    from dataclasses import replace
+
+    from ddpcore.traces import table_of
+
+    t = table_of(rank)
+    return replace(t, step=[n + 1000 for n in t.step])
+
+
+class Held:
+    """A shard's vectors as `order_stats` asks them."""
+
+    def __init__(self, vectors):
+        self.vectors = vectors
+
+    def samples(self, key):
+        return [sample_of(sorted(v)) for v in self.vectors]
+
+    def between(self, key, brackets):
+        from ddpcore.analysis.shards import inside
+
+        return [inside(sorted(v), *b) if b else (0, []) for v, b in zip(self.vectors, brackets)]
+
+
+values = st.lists(st.sampled_from([0.0, 1.0, 2.5, -3.0, 7.0]) | st.floats(-1e6, 1e6), min_size=0, max_size=300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(values, min_size=1, max_size=6), st.data())
+def test_order_stats_are_the_sorted_values(parts, data):
+    """Exact whatever the shards' sizes, ties and layout: the bracket is a bound, not a guess."""
+    every = sorted(v for p in parts for v in p)
+    if not every:
+        return
+    first = data.draw(st.integers(0, len(every) - 1))
+    last = data.draw(st.integers(first, min(len(every) - 1, first + 40)))
+    got = order_stats([Held([p]) for p in parts], "x", [(first, last)])
+    assert got == [every[first : last + 1]]
+
+
+def test_the_bracket_is_narrow():
+    """What crosses in the second round is a few 64ths of the values, whatever their count."""
+    rng = random.Random(3)
+    shards = [sorted(rng.gauss(0, 1) for _ in range(10_000)) for _ in range(4)]
+    lo, hi = bracket([sample_of(s) for s in shards], (19_990, 20_010))
+    inside_count = sum(lo <= v <= hi for s in shards for v in s)
+    assert 21 <= inside_count <= 40_000 * 4 / 64
