@@ -126,6 +126,9 @@ class Remote:
 def remotes(addresses: Sequence[str]) -> list[Shard]:
     """Every shard, connected (closed again if one cannot be)."""
     secret = key()
+    twice = next((a for a in addresses if addresses.count(a) > 1), None)
+    if twice is not None:
+        raise ShardError(f"{twice} is given twice: a shard answers one merge, and holds its ranks once")
     out: list[Remote] = []
     try:
         for a in addresses:

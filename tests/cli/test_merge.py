@@ -113,3 +113,8 @@ def test_a_merge_with_the_wrong_key_is_refused(tmp_path, keyed):
 def test_a_bad_address_is_one_line(keyed):
     done = run("merge", "nohostport", env=keyed)
     assert done.returncode == 1 and "is not HOST:PORT" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_shard_given_twice_is_one_line(keyed):
+    done = run("merge", "127.0.0.1:7070", "127.0.0.1:7070", env=keyed)
+    assert done.returncode == 1 and "is given twice" in done.stderr and done.stderr.count("\n") == 1
