@@ -52,6 +52,7 @@ __all__ = [
     "RANK_COLUMNS",
     "RUN",
     "RankSummary",
+    "StepMajor",
     "STEP_COLUMNS",
     "STEP_FLAGS",
     "StepsDone",
@@ -64,6 +65,9 @@ __all__ = [
     "measure",
     "measure_loaded",
     "one_run",
+    "rank_summary",
+    "rows_of",
+    "step_major",
 ]
 
 WARMUP_STEP = 0
@@ -390,11 +394,19 @@ def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
     return _gauges([d for d in devices if d], [table.period_ms[i] for i in measured]) if measured else None
 
 
-def _rank_summary(
+def rank_summary(
     table: RankColumns, rows: Sequence[int], mine: dict[str, Sequence[float]], slowest: int
 ) -> RankSummary:
     """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost, gap and wait in
-    each)."""
+    each), told how often it was the slowest.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
+    >>> mine = {"cost_ms": [1.0, 2.0, 3.0], "gap": [0.1, 0.2, 0.3], "wait_ms": [5.0, 4.0, 3.0]}
+    >>> s = rank_summary(table, range(3), mine, slowest=2)
+    >>> s.rank, s.median_cost_ms, s.slowest_count
+    (0, 2.0, 2)
+    """
 
     def own(column: Column) -> Sequence[float]:
         return _picked(column, rows)
@@ -438,8 +450,14 @@ def _picked(column: Sequence, rows: Sequence[int]) -> Sequence:
     return column if rows == range(len(column)) else [column[i] for i in rows]
 
 
-def _rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
-    """The rows of the common steps in a rank's table, in step order."""
+def rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
+    """The rows of the common steps in a rank's table, in step order.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> table = table_of(simulated_run(2, 4, seed=1)[0][0])
+    >>> rows_of(table, list(table.step)), rows_of(table, list(table.step)[2:])
+    (range(0, 4), [2, 3])
+    """
     if list(table.step) == common:
         return range(len(common))
     where = {n: i for i, n in enumerate(table.step)}
@@ -451,6 +469,51 @@ BLOCK_VALUES = 1 << 20
 STEP_COLUMNS = ("arrival_ms", "period_ms", "anchor_ms", "compute_ms", "work_ms", "comm_free_ms")
 STEP_FLAGS = ("released", "from_release")
 RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
+
+
+@dataclass(frozen=True)
+class StepMajor:
+    """Some ranks' columns over their common steps, read a step at a time across the ranks: `STEP_COLUMNS` as
+    doubles, `STEP_FLAGS` as bytes, and the parts of the work (None when some rank keeps none)."""
+
+    columns: dict[str, Transposed]
+    flags: dict[str, Transposed]
+    parts: dict[str, Transposed] | None
+
+
+def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], parts: Sequence[str] | None) -> StepMajor:
+    """The ranks' columns over their common steps (`rows`: each rank's rows of them, `rows_of`), laid side by side a
+    block of about BLOCK_VALUES values at a time (`base.Transposed`), not copied whole; `parts`: the parts kept, a
+    rank without one reading zeros (None: none).
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> tables = [table_of(r) for r in simulated_run(3, 4, seed=1)[0]]
+    >>> major = step_major(tables, [range(4)] * 3, None)
+    >>> len(major.columns["work_ms"].at(0)), list(major.flags["released"].at(0)), major.parts
+    (3, [1, 1, 1], None)
+    """
+    block = max(1, BLOCK_VALUES // max(1, len(tables)))
+
+    def across(columns: list, typecode: str) -> Transposed:
+        return Transposed(columns, typecode, block)
+
+    picked = list(zip(tables, rows))
+    return StepMajor(
+        {name: across([_picked(getattr(t, name), r) for t, r in picked], "d") for name in STEP_COLUMNS},
+        {name: across([_picked(getattr(t, name), r) for t, r in picked], "B") for name in STEP_FLAGS},
+        None
+        if parts is None
+        else {
+            p: across(
+                [
+                    _picked(t.parts_ms[p], r) if t.parts_ms and p in t.parts_ms else array("f", bytes(4 * len(r)))
+                    for t, r in picked
+                ],
+                "f",
+            )
+            for p in parts
+        },
+    )
 
 
 def _at(columns: dict[str, Transposed], j: int) -> dict:
@@ -492,23 +555,12 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
     worlds = {t.world_size for t in tables if t.world_size}
     if worlds and max(worlds) > len(tables):
         warnings.append(Caveat("some_ranks", loaded=len(tables), world=max(worlds)))
-    rows = [_rows_of(t, common) for t in tables]
+    rows = [rows_of(t, common) for t in tables]
     order = tuple(t.rank for t in tables)
-    block = max(1, BLOCK_VALUES // len(tables))
-
-    def across(columns: list, typecode: str) -> Transposed:
-        return Transposed(columns, typecode, block)
-
-    by_rank = {name: across([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "d") for name in STEP_COLUMNS}
-    flags = {name: across([_picked(getattr(t, name), r) for t, r in zip(tables, rows)], "B") for name in STEP_FLAGS}
-    parts = None
-    if all(t.parts_ms is not None for t in tables):
-        kept = [t.parts_ms or {} for t in tables]
-        parts = {
-            p: across([_picked(k[p], r) if p in k else array("f", bytes(4 * len(r))) for k, r in zip(kept, rows)], "f")
-            for p in CAUSES
-            if any(p in k for k in kept)
-        }
+    kept = [t.parts_ms or {} for t in tables]
+    parted = all(t.parts_ms is not None for t in tables)
+    major = step_major(tables, rows, [p for p in CAUSES if any(p in k for k in kept)] if parted else None)
+    by_rank, flags, parts = major.columns, major.flags, major.parts
 
     work = [by_rank["work_ms"].at(j) for j in range(len(common))]
     beyond = beyond_chance(work)
@@ -526,23 +578,23 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
         rank, step, ms = unmeasured[0]
         warnings.append(Caveat("unmeasured", count=len(unmeasured), rank=rank, step=step, ms=round(ms, 2)))
     warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables)]
-    summarised, step_major = [], by_rank | flags
+    summarised, stepwise = [], by_rank | flags
     for j, n in enumerate(common):
         step_parts = _parts_at(parts, j) if parts is not None else None
         summarised.append(
-            _summarise_step(n, order, [r[j] for r in rows], tables, _at(step_major, j), step_parts, beyond.entries[j])
+            _summarise_step(n, order, [r[j] for r in rows], tables, _at(stepwise, j), step_parts, beyond.entries[j])
         )
         if progress is not None:
             progress(j + 1, len(common))
     steps = tuple(summarised)
-    del by_rank, flags, step_major, parts
+    del by_rank, flags, stepwise, parts, major
     unreleased = sum(not s.released for s in steps)
     if unreleased:
         warnings.append(Caveat("no_release", steps=unreleased))
     by_step = {name: [getattr(s.columns, name) for s in steps] for name in RANK_COLUMNS}
     slowest = Counter(s.slowest_rank for s in steps)
     summaries = tuple(
-        _rank_summary(t, r, {name: list(map(itemgetter(k), v)) for name, v in by_step.items()}, slowest[t.rank])
+        rank_summary(t, r, {name: list(map(itemgetter(k), v)) for name, v in by_step.items()}, slowest[t.rank])
         for k, (t, r) in enumerate(zip(tables, rows))
     )
     periods = [s.median_step_ms for s in steps]

@@ -50,20 +50,18 @@ from .chance import (
     quantile,
 )
 from .measured import (
-    STEP_COLUMNS,
-    STEP_FLAGS,
     WARMUP_STEP,
     AnalysisError,
     Caveat,
     Measured,
     StepColumns,
     StepSummary,
-    _picked,
-    _rank_summary,
-    _rows_of,
+    rank_summary,
+    rows_of,
+    step_major,
 )
 from .rankmap import RankStepMap
-from .runs import _fingerprint
+from .runs import fingerprint
 from .verdict import Analysis, judge
 from .whatif import retimed_saving
 
@@ -171,7 +169,7 @@ class Shard:
         return {
             "ranks": self.ranks,
             "worlds": sorted({t.world_size for t in self.tables if t.world_size}),
-            "digests": [_fingerprint(t) for t in self.tables],
+            "digests": [fingerprint(t) for t in self.tables],
             "steps": sorted(steps),
             "parted": parted,
             "parts": [p for p in CAUSES if p in kept],
@@ -182,27 +180,16 @@ class Shard:
         """Hold the common steps (`shared`, every rank's steps, but a warm-up step) a step at a time across the
         shard's ranks; per step, what merges by a flag or an extreme, and per rank its steps not shared."""
         self.common = list(common)
-        self.rows = [_rows_of(t, self.common) for t in self.tables]
-        block = max(1, (1 << 20) // max(1, len(self.tables)))
+        self.rows = [rows_of(t, self.common) for t in self.tables]
+        major = step_major(self.tables, self.rows, parts)
 
-        def across(columns: list, typecode: str) -> list:
-            by_step = Transposed(columns, typecode, block)
-            return [by_step.at(j) for j in range(len(self.common))]
+        def by_step(columns: dict[str, Transposed]) -> dict[str, list]:
+            return {name: [c.at(j) for j in range(len(self.common))] for name, c in columns.items()}
 
-        picked = list(zip(self.tables, self.rows))
-        self.columns = {n: across([_picked(getattr(t, n), r) for t, r in picked], "d") for n in STEP_COLUMNS}
-        self.flags = {n: across([_picked(getattr(t, n), r) for t, r in picked], "B") for n in STEP_FLAGS}
-        self.parts = None
-        if parts is not None:
-            kept = [t.parts_ms or {} for t in self.tables]
-            self.parts = {
-                p: across(
-                    [_picked(k[p], r) if p in k else array("f", bytes(4 * len(r))) for k, r in zip(kept, self.rows)],
-                    "f",
-                )
-                for p in parts
-            }
-            self.vectors |= {f"part:{p}": by_step for p, by_step in self.parts.items()}
+        self.columns, self.flags = by_step(major.columns), by_step(major.flags)
+        self.parts = by_step(major.parts) if major.parts is not None else None
+        if self.parts is not None:
+            self.vectors |= {f"part:{p}": v for p, v in self.parts.items()}
         self.vectors["work"] = self.columns["work_ms"]
         self.vectors["period"] = self.columns["period_ms"]
         common_set = set(shared)
@@ -308,7 +295,7 @@ class Shard:
             name: Transposed(rows, "d") for name, rows in (("cost_ms", self.cost_rows), ("gap", self.gap_rows))
         } | {"wait_ms": Transposed(self.wait_rows, "d")}
         summaries = [
-            _rank_summary(t, r, {name: list(v.at(k)) for name, v in by_rank.items()}, 0)
+            rank_summary(t, r, {name: list(v.at(k)) for name, v in by_rank.items()}, 0)
             for k, (t, r) in enumerate(zip(self.tables, self.rows))
         ]
         usual = [s.median_cost_ms for s in summaries]
