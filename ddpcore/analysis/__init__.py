@@ -106,6 +106,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         rank_summary,
         rows_of,
         step_major,
+        waits_of,
     )
     from .rankmap import (  # noqa: F401
         MAX_ROWS,
@@ -162,10 +163,10 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         saved_ms,
     )
     from .whatif import (  # noqa: F401
-        FEW,
         earliest_free,
         largest_but,
         retimed_saving,
+        smallest_but,
     )
 
 _LAZY = {
@@ -263,6 +264,7 @@ _LAZY = {
         "rank_summary",
         "rows_of",
         "step_major",
+        "waits_of",
     ),
     "rankmap": (
         "MAX_ROWS",
@@ -319,10 +321,10 @@ _LAZY = {
         "saved_ms",
     ),
     "whatif": (
-        "FEW",
         "earliest_free",
         "largest_but",
         "retimed_saving",
+        "smallest_but",
     ),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""

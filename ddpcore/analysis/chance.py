@@ -293,8 +293,10 @@ def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[f
     values = array("d")
     for row, late in zip(cost, beyond.entries):
         if late:
-            gone = set(late)
-            values.extend(c - u for i, (c, u) in enumerate(zip(row, usual)) if i not in gone)
+            kept = bytearray(b"\x01") * len(row)
+            for i in late:
+                kept[i] = 0
+            values.extend(compress(map(sub, row, usual), kept))
         else:
             values.extend(map(sub, row, usual))
     return Tail.of(in_order(values))

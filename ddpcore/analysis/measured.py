@@ -26,11 +26,12 @@ from __future__ import annotations
 import math
 import statistics
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import itemgetter, sub, truediv
+from itertools import compress, islice, repeat
+from operator import le, sub, truediv
 
 from ..base import CAUSES, LOAD, SUMMED, Interval, Message, Said, Spans, Transposed, say
 from ..traces import Column, DeviceTime, FileError, Loaded, RankColumns, RankFacts, RankTrace, StepFacts, table_of
@@ -67,6 +68,7 @@ __all__ = [
     "one_run",
     "rank_summary",
     "rows_of",
+    "waits_of",
     "step_major",
 ]
 
@@ -253,15 +255,26 @@ class Measured:
 
 def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
     """The entries a step's lanes show: every rank up to DRAWN_ALL, else the DRAWN_LATEST latest (the largest
-    costs) and the median one, in rank order.
+    costs) and the median one, in rank order; ties as a stable sort of the entries by cost places them (the later
+    entry the later), from one sort of the costs and C passes, not a sort of the entries.
 
     >>> drawn_entries([0.0, 12.5, 3.0, 40.0])
     [0, 1, 2, 3]
+    >>> drawn_entries([float(c % 7) for c in range(40)])
+    [6, 13, 17, 19, 20, 26, 27, 33, 34]
     """
-    if len(cost_ms) <= DRAWN_ALL:
-        return list(range(len(cost_ms)))
-    by_cost = sorted(range(len(cost_ms)), key=cost_ms.__getitem__)
-    return sorted({*by_cost[-DRAWN_LATEST:], by_cost[len(by_cost) // 2]})
+    n = len(cost_ms)
+    if n <= DRAWN_ALL:
+        return list(range(n))
+    ordered = sorted(cost_ms)
+    edge = ordered[-DRAWN_LATEST]
+    latest = list(compress(range(n), map(edge.__lt__, cost_ms)))
+    tied = list(compress(range(n), map(edge.__eq__, cost_ms)))
+    latest += tied[len(tied) - (DRAWN_LATEST - len(latest)) :]
+    middle = ordered[n // 2]
+    place = n // 2 - bisect_left(ordered, middle)
+    median = next(islice(compress(range(n), map(middle.__eq__, cost_ms)), place, None))
+    return sorted({*latest, median})
 
 
 def _rank_in_step(rank: int, facts: StepFacts, cost: float, gap: float, wait: float, shift: float) -> DrawnRank:
@@ -289,22 +302,32 @@ def _gaps(cost: Sequence[float], period: Sequence[float]) -> array[float]:
     return array("d", [gap_of(c, p) for c, p in zip(cost, period)])
 
 
-def _waits(by_column: dict) -> tuple[array[float], array[float], float, bool]:
-    """Each rank's wait at the step's barrier, its first launch and when its earlier collectives were done (both
-    relative to the release), and whether it was measured from the release: when a rank has no gradient collective
-    in the step, the step falls back to arrivals from each rank's own step start (the wait is then the time to the
-    latest arrival, and the first launch and the collectives are left out)."""
-    if all(by_column["released"]):
-        anchor = by_column["anchor_ms"]
-        wait = array("d", map(max, repeat(0.0, len(anchor)), map(sub, anchor, by_column["compute_ms"])))
-        first = array("f", map(min, map(sub, by_column["arrival_ms"], anchor), map(float.__neg__, wait)))
-        free = earliest_free(array("d", map(sub, by_column["comm_free_ms"], anchor)))
-        return wait, first, free, True
+def waits_of(by_column: dict, released: bool, latest: float) -> tuple[array[float], array[float], float]:
+    """Each rank's wait at a step's barrier, its first launch and when its earlier collectives were done (both
+    relative to the release), from the step's columns (`by_column`, any of its ranks) and what every rank of it
+    says: whether each had a gradient collective (`released`), and the latest arrival. Without one, the step falls
+    back to arrivals from each rank's own step start (the wait is then the time to the latest arrival, and the first
+    launch and the collectives are left out).
+
+    >>> columns = {"anchor_ms": [30.0, 31.0], "compute_ms": [10.0, 30.5], "arrival_ms": [5.0, 6.0],
+    ...            "comm_free_ms": [20.0, 20.0]}
+    >>> wait, first, free = waits_of(columns, True, 6.0)
+    >>> list(wait), list(first), free
+    ([20.0, 0.5], [-25.0, -25.0], -11.0)
+    """
     arrival = by_column["arrival_ms"]
-    latest = max(arrival)
+    if released:
+        anchor, compute = by_column["anchor_ms"], by_column["compute_ms"]
+        wait = array("d", map(sub, anchor, compute))
+        if min(wait) > 0.0 and all(map(le, arrival, compute)):
+            first = array("f", map(sub, arrival, anchor))
+        else:
+            wait = array("d", map(max, repeat(0.0, len(anchor)), wait))
+            first = array("f", map(min, map(sub, arrival, anchor), map(float.__neg__, wait)))
+        return wait, first, earliest_free(map(sub, by_column["comm_free_ms"], anchor))
     wait = array("d", map(sub, repeat(latest, len(arrival)), arrival))
     ready = array("f", map(float.__neg__, wait))
-    return wait, ready, min(ready), False
+    return wait, ready, min(ready)
 
 
 def _lowest(wait: Sequence[float], ranked: Sequence[float]) -> tuple[int, ...]:
@@ -322,7 +345,8 @@ def _lowest(wait: Sequence[float], ranked: Sequence[float]) -> tuple[int, ...]:
 def _summarise_step(
     number: int,
     ranks: tuple[int, ...],
-    rows: Sequence[int],
+    rows: Sequence[Sequence[int]],
+    j: int,
     tables: Sequence[RankColumns],
     by_column: dict,
     parts: dict[str, Column] | None,
@@ -331,7 +355,8 @@ def _summarise_step(
     """One common step; `by_column` holds, for this step, each rank's value of a column (ranks in order): arrays,
     not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more."""
     period, anchor = by_column["period_ms"], by_column["anchor_ms"]
-    wait, first, free, released = _waits(by_column)
+    released = all(by_column["released"])
+    wait, first, free = waits_of(by_column, released, max(by_column["arrival_ms"]))
     ranked = sorted(wait)
     cost = costs_of(wait, ranked)
     gap = _gaps(cost, period)
@@ -357,7 +382,7 @@ def _summarise_step(
     )
     lead = max(anchor)
     drawn = tuple(
-        _rank_in_step(ranks[i], tables[i].facts_at(rows[i], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
+        _rank_in_step(ranks[i], tables[i].facts_at(rows[i][j], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
         for i in drawn_entries(cost)
     )
     return StepSummary(
@@ -415,17 +440,25 @@ def rank_summary(
     return RankSummary(
         rank=table.rank,
         source=table.source,
-        median_step_ms=statistics.median(period),
+        median_step_ms=_median(period),
         mean_step_ms=statistics.fmean(period),
-        median_phases_ms={p: statistics.median(own(table.phases_ms[p])) for p in SUMMED},
-        median_arrival_ms=statistics.median(own(table.arrival_ms)),
-        median_wait_ms=statistics.median(mine["wait_ms"]),
-        median_gap=statistics.median(mine["gap"]),
-        median_cost_ms=statistics.median(mine["cost_ms"]),
+        median_phases_ms={p: _median(own(table.phases_ms[p])) for p in SUMMED},
+        median_arrival_ms=_median(own(table.arrival_ms)),
+        median_wait_ms=_median(mine["wait_ms"]),
+        median_gap=_median(mine["gap"]),
+        median_cost_ms=_median(mine["cost_ms"]),
         late_steps=0,
         slowest_count=slowest,
         gpu=_rank_gauges(table, rows),
     )
+
+
+def _median(values: Sequence[float]) -> float:
+    """`statistics.median`, without a sort when every value is the first (a phase a run never enters: a rank's
+    medians are a sort each, 10^4 ranks x 13 of them)."""
+    if isinstance(values, array) and values and values.count(values[0]) == len(values):
+        return float(values[0])
+    return statistics.median(values)
 
 
 def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list[int]:
@@ -581,9 +614,7 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
     summarised, stepwise = [], by_rank | flags
     for j, n in enumerate(common):
         step_parts = _parts_at(parts, j) if parts is not None else None
-        summarised.append(
-            _summarise_step(n, order, [r[j] for r in rows], tables, _at(stepwise, j), step_parts, beyond.entries[j])
-        )
+        summarised.append(_summarise_step(n, order, rows, j, tables, _at(stepwise, j), step_parts, beyond.entries[j]))
         if progress is not None:
             progress(j + 1, len(common))
     steps = tuple(summarised)
@@ -591,10 +622,11 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
     unreleased = sum(not s.released for s in steps)
     if unreleased:
         warnings.append(Caveat("no_release", steps=unreleased))
-    by_step = {name: [getattr(s.columns, name) for s in steps] for name in RANK_COLUMNS}
+    ranks_a_block = max(1, BLOCK_VALUES // len(steps))
+    by_rank = {name: Transposed([getattr(s.columns, name) for s in steps], "d", ranks_a_block) for name in RANK_COLUMNS}
     slowest = Counter(s.slowest_rank for s in steps)
     summaries = tuple(
-        rank_summary(t, r, {name: list(map(itemgetter(k), v)) for name, v in by_step.items()}, slowest[t.rank])
+        rank_summary(t, r, {name: v.at(k) for name, v in by_rank.items()}, slowest[t.rank])
         for k, (t, r) in enumerate(zip(tables, rows))
     )
     periods = [s.median_step_ms for s in steps]

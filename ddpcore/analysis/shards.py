@@ -50,6 +50,7 @@ from .chance import (
     quantile,
 )
 from .measured import (
+    BLOCK_VALUES,
     WARMUP_STEP,
     AnalysisError,
     Caveat,
@@ -59,6 +60,7 @@ from .measured import (
     rank_summary,
     rows_of,
     step_major,
+    waits_of,
 )
 from .rankmap import RankStepMap
 from .runs import fingerprint
@@ -256,22 +258,13 @@ class Shard:
     def waits(
         self, released: Sequence[bool], latest: Sequence[float]
     ) -> list[tuple[float, tuple[float, float, float]]]:
-        """Each rank's wait and first launch in each step (`measured._waits`, with every rank's flags and latest
+        """Each rank's wait and first launch in each step (`measured.waits_of`, with every rank's flags and latest
         arrival); per step, the shard's earliest end of the earlier collectives and its waits' sum."""
         self.wait_rows: list[array[float]] = []
         self.first_rows: list[array[float]] = []
         out = []
         for j, everyone in enumerate(released):
-            arrival = self.columns["arrival_ms"][j]
-            if everyone:
-                anchor = self.columns["anchor_ms"][j]
-                wait = array("d", map(max, repeat(0.0, len(anchor)), map(sub, anchor, self.columns["compute_ms"][j])))
-                first = array("f", map(min, map(sub, arrival, anchor), map(float.__neg__, wait)))
-                free = min(map(sub, self.columns["comm_free_ms"][j], anchor))
-            else:
-                wait = array("d", map(sub, repeat(latest[j], len(arrival)), arrival))
-                first = array("f", map(float.__neg__, wait))
-                free = min(first)
+            wait, first, free = waits_of({name: c[j] for name, c in self.columns.items()}, everyone, latest[j])
             self.wait_rows.append(wait)
             self.first_rows.append(first)
             out.append((free, _sum_parts(wait)))
@@ -291,11 +284,13 @@ class Shard:
             self.cost_rows.append(cost)
             self.gap_rows.append(gap)
             slowest.append((cost[i], self.ranks[i]))
+        block = max(1, BLOCK_VALUES // max(1, len(self.common)))
         by_rank = {
-            name: Transposed(rows, "d") for name, rows in (("cost_ms", self.cost_rows), ("gap", self.gap_rows))
-        } | {"wait_ms": Transposed(self.wait_rows, "d")}
+            name: Transposed(rows, "d", block)
+            for name, rows in (("cost_ms", self.cost_rows), ("gap", self.gap_rows), ("wait_ms", self.wait_rows))
+        }
         summaries = [
-            rank_summary(t, r, {name: list(v.at(k)) for name, v in by_rank.items()}, 0)
+            rank_summary(t, r, {name: v.at(k) for name, v in by_rank.items()}, 0)
             for k, (t, r) in enumerate(zip(self.tables, self.rows))
         ]
         usual = [s.median_cost_ms for s in summaries]

@@ -10,16 +10,12 @@ readiness is minus its wait.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["FEW", "earliest_free", "largest_but", "retimed_saving"]
-
-FEW = 64
-"""Up to this many ranks, a plain loop beats a heap."""
+__all__ = ["earliest_free", "largest_but", "retimed_saving", "smallest_but"]
 
 
-def earliest_free(free_ms: Sequence[float]) -> float:
+def earliest_free(free_ms: Iterable[float]) -> float:
     """When a step's earlier gradient collectives had ended, from each rank's view of it: a completion callback
     fires when a collective has ended, or later, so the earliest is the best.
 
@@ -30,24 +26,36 @@ def earliest_free(free_ms: Sequence[float]) -> float:
 
 
 def largest_but(values: Sequence[float], moved: dict[int, float]) -> float:
-    """The largest of `values` once entry i is `moved[i]`; in C loops but for the moved entries (a step has
-    thousands of ranks).
+    """The largest of `values` once entry i is `moved[i]`: the moved values and the largest of each run of entries
+    between them, each a slice and a C loop (a step has thousands of ranks, and its late ones are few).
 
-    >>> largest_but([3.0, 9.0, 5.0], {1: 1.0})
-    5.0
+    >>> largest_but([3.0, 9.0, 5.0], {1: 1.0}), largest_but([3.0, 9.0, 5.0], {})
+    (5.0, 9.0)
     """
+    return _extreme_but(values, moved, max)
+
+
+def smallest_but(values: Sequence[float], moved: dict[int, float]) -> float:
+    """The smallest of `values` once entry i is `moved[i]` (as `largest_but`).
+
+    >>> smallest_but([3.0, 1.0, 5.0], {1: 4.0})
+    3.0
+    """
+    return _extreme_but(values, moved, min)
+
+
+def _extreme_but(values: Sequence[float], moved: dict[int, float], pick: Callable[..., float]) -> float:
     if not moved:
-        return max(values)
-    if len(values) <= FEW:
-        copy = list(values)
-        for i, v in moved.items():
-            copy[i] = v
-        return max(copy)
-    top = heapq.nlargest(len(moved) + 1, values)
-    for i in moved:
-        if values[i] in top:
-            top.remove(values[i])
-    return max(*top[:1], *moved.values())
+        return pick(values)
+    found = [*moved.values()]
+    start = 0
+    for i in sorted(moved):
+        if i > start:
+            found.append(pick(values[start:i]))
+        start = i + 1
+    if start < len(values):
+        found.append(pick(values[start:]))
+    return pick(found)
 
 
 def retimed_saving(
@@ -68,10 +76,9 @@ def retimed_saving(
     """
     if not earlier_ms:
         return 0.0
-    ready = [-w for w in wait_ms]
-    moved_ready = {i: ready[i] - max(0.0, e) for i, e in earlier_ms.items()}
+    moved_wait = {i: wait_ms[i] + max(0.0, e) for i, e in earlier_ms.items()}
     moved_first = {i: first_ms[i] - max(0.0, e) for i, e in earlier_ms.items()}
     sooner = max(first_ms) - largest_but(first_ms, moved_first)
-    before = max(max(ready), free_ms)
-    after = max(largest_but(ready, moved_ready), free_ms - sooner)
+    before = max(-min(wait_ms), free_ms)
+    after = max(-smallest_but(wait_ms, moved_wait), free_ms - sooner)
     return max(0.0, before - after)

@@ -35,7 +35,7 @@ from operator import sub, truediv
 
 from ..base import CAUSES, SUMMED, Message
 from .reader import MAX_RANK, MAX_STEP, ReadError
-from .stepfacts import RankColumns, RankFacts, columns_of, kept_parts
+from .stepfacts import RankColumns, RankFacts, columns_of
 from .summary import (
     COLUMNS,
     FLAGS,
@@ -270,18 +270,19 @@ def _steps(values: array) -> Sequence[int]:
     return values
 
 
-def _ms(column: _Column, name: str) -> array:
-    """Microseconds to ms (k / 1000: the double nearest), after the same bounds as version 2's: within ±MAX_MS, and
-    not negative where a duration. A 32-bit column is within ±MAX_MS by its width."""
+def _ms(column: _Column, name: str, typecode: str = "d") -> array:
+    """Microseconds to ms (k / 1000: the double nearest; `typecode` "f" then rounds it to single precision), after
+    the same bounds as version 2's: within ±MAX_MS, and not negative where a duration. A 32-bit column is within
+    ±MAX_MS by its width."""
     values = column.values
-    if column.zero:
+    if column.zero and typecode == "d":
         return _zeros(len(values))
     low = LOWS.get(name, 0.0)
     if column.negative and low >= 0 or values.itemsize > 4 and not low * US_PER_MS <= min(values):
         raise ReadError("file.columnar_range", column=name)
     if values.itemsize > 4 and max(values) > MAX_MS * US_PER_MS:
         raise ReadError("file.columnar_range", column=name)
-    return array("d", map(truediv, values, repeat(float(US_PER_MS), len(values))))
+    return array(typecode, map(truediv, values, repeat(float(US_PER_MS), len(values))))
 
 
 def _flags(column: _Column, name: str) -> bytes:
@@ -320,7 +321,7 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
     if min(read_steps) < 0 or max(read_steps) > MAX_STEP:
         raise ReadError("file.summary_whole", where=Message.of("summary.field", field="step"), high=MAX_STEP)
     steps = _steps(read_steps)
-    times = {c: _ms(named[c], c) for c in COLUMNS if c != "step" and c not in FLAGS}
+    times = {c: _ms(named[c], c) for c in COLUMNS if c != "step" and c not in FLAGS and c not in PARTS}
     if min(times["period_ms"]) <= 0:
         raise ReadError("file.summary_period", where=Message.of("summary.field", field="period_ms"))
     measured = _flags(named["gpu_measured"], "gpu_measured")
@@ -348,5 +349,5 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
         from_release=_flags(named["from_release"], "from_release"),
         work_ms=times["work_ms"],
         comm_free_ms=times["comm_free_ms"],
-        parts_ms=kept_parts({p: times[c] for p, c in zip(CAUSES, PARTS)}),
+        parts_ms={p: _ms(named[c], c, "f") for p, c in zip(CAUSES, PARTS) if not named[c].zero},
     )
