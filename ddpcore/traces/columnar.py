@@ -30,8 +30,8 @@ import sys
 from array import array
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from itertools import accumulate, repeat
-from operator import sub, truediv
+from itertools import accumulate
+from operator import sub
 
 from ..base import CAUSES, SUMMED, Message
 from .reader import MAX_RANK, MAX_STEP, ReadError
@@ -282,7 +282,8 @@ def _ms(column: _Column, name: str, typecode: str = "d") -> array:
         raise ReadError("file.columnar_range", column=name)
     if values.itemsize > 4 and max(values) > MAX_MS * US_PER_MS:
         raise ReadError("file.columnar_range", column=name)
-    return array(typecode, map(truediv, values, repeat(float(US_PER_MS), len(values))))
+    per = float(US_PER_MS)
+    return array(typecode, [v / per for v in values])
 
 
 def _flags(column: _Column, name: str) -> bytes:
