@@ -27,6 +27,7 @@ last bit in a near tie. Left out: the page's drawn lanes and the map (`Measured.
 
 from __future__ import annotations
 
+import heapq
 import math
 import statistics
 from array import array
@@ -37,7 +38,7 @@ from dataclasses import dataclass, replace
 from itertools import compress, repeat
 from operator import sub
 
-from ..base import CAUSES, LOAD, THRESHOLD, Transposed, in_order
+from ..base import CAUSES, LOAD, THRESHOLD, Transposed
 from ..traces import RankColumns, RankFacts, RankTrace, table_of
 from .chance import (
     KEPT,
@@ -57,6 +58,7 @@ from .measured import (
     Measured,
     StepColumns,
     StepSummary,
+    gaps_of,
     rank_summary,
     rows_of,
     step_major,
@@ -209,6 +211,8 @@ class Shard:
         """How many rank-steps did no positive work (a clock that jumped), and the first of them (step, rank, ms)."""
         count, first = 0, None
         for n, row in zip(self.common, self.columns["work_ms"]):
+            if min(row) > 0:
+                continue
             bad = [i for i, w in enumerate(row) if not w > 0]
             if bad and first is None:
                 first = (n, self.ranks[bad[0]], row[bad[0]])
@@ -223,7 +227,9 @@ class Shard:
     def _ordered(self, key: str) -> list[Sequence[float]]:
         if key not in self.ordered:
             self.ordered[key] = (
-                [sorted(v) for v in self.vectors[key]] if key in self.vectors else [in_order(self.pooled[key])]
+                [sorted(v) for v in self.vectors[key]]
+                if key in self.vectors
+                else [array("d", sorted(self.pooled[key]))]
             )
         return self.ordered[key]
 
@@ -279,7 +285,7 @@ class Shard:
         slowest = []
         for wait, period, (n, at) in zip(self.wait_rows, self.columns["period_ms"], middles):
             cost = array("d", map(sub, others_at(wait, n, at), wait))
-            gap = array("d", [c / p if p > 0 else 0.0 for c, p in zip(cost, period)])
+            gap = gaps_of(cost, period)
             i = max(range(len(cost)), key=cost.__getitem__)
             self.cost_rows.append(cost)
             self.gap_rows.append(gap)
@@ -319,10 +325,12 @@ class Shard:
         where = {r: i for i, r in enumerate(self.ranks)}
         for j, over in enumerate(self.over_rows):
             wait, first = self.wait_rows[j], self.first_rows[j]
-            few = len(over) + KEPT + 1
+            few = min(len(wait), len(over) + KEPT + 1)
             chosen = set(over)
-            chosen.update(sorted(range(len(wait)), key=wait.__getitem__)[:few])
-            chosen.update(sorted(range(len(first)), key=first.__getitem__, reverse=True)[: len(over) + 1])
+            least = self.ordered["wait"][j][few - 1]
+            chosen.update(compress(range(len(wait)), map(least.__ge__, wait)))
+            latest = heapq.nlargest(len(over) + 1, first)[-1]
+            chosen.update(compress(range(len(first)), map(latest.__le__, first)))
             if slowest[j] in where:
                 chosen.add(where[slowest[j]])
             picked = sorted(chosen)
