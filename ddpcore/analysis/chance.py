@@ -55,7 +55,10 @@ __all__ = [
     "deviations",
     "floor_of",
     "medians_of_others",
+    "of_positive_work",
+    "on_time_costs",
     "others_at",
+    "past",
     "persistent_needed",
     "persistent_ranks",
     "quantile",
@@ -178,17 +181,17 @@ OFFSET_QUANTILE = 0.25
 of its steps on time, and the quartile's own bias, the same for every rank, cancels between them."""
 
 
-def rank_offsets(by_step: Sequence[Sequence[float]]) -> list[float]:
+def rank_offsets(by_step: Sequence[Sequence[float]], medians: Iterable[float] | None = None) -> list[float]:
     """Each rank's usual place: the lower quartile over steps of its value minus the step's median (entry i of each
-    step is rank i). A rank a little slower in every step is not jitter, and with two or three ranks the only way to
-    tell a slow rank from chance is over time.
+    step is rank i; `medians`: each step's, when its ranks are not all here, as in a shard). A rank a little slower
+    in every step is not jitter, and with two or three ranks the only way to tell a slow rank from chance is over
+    time.
 
     >>> rank_offsets([[10.0, 20.0, 12.0], [11.0, 21.0, 11.0], [9.0, 19.0, 13.0], [10.0, 20.0, 12.0]])
     [-2.5, 7.5, 0.0]
     """
-    centred = [
-        array("d", map(sub, row, repeat(m, len(row)))) for row, m in zip(by_step, map(statistics.median, by_step))
-    ]
+    middles = map(statistics.median, by_step) if medians is None else medians
+    centred = [array("d", map(sub, row, repeat(m, len(row)))) for row, m in zip(by_step, middles)]
     if not centred:
         return []
     by_rank = Transposed(centred, "d")
@@ -269,15 +272,30 @@ def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
     [(20, (3,))]
     """
     by_step = deviations(work)
+    pooled = of_positive_work(by_step, work)
+    tail, floor = bulk_tail(in_order(pooled), len(work[0]) if work else 0)
+    return Beyond(tail, floor, len(pooled), tuple(past(row, floor) for row in by_step))
+
+
+def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> array[float]:
+    """Every step's deviations pooled, but those of a work that is not a positive number (`beyond_chance`).
+
+    >>> list(of_positive_work([[1.0, 2.0], [3.0, 4.0]], [[5.0, 0.0], [5.0, 6.0]]))
+    [1.0, 3.0, 4.0]
+    """
     pooled = array("d")
     for row, done in zip(by_step, work):
         pooled.extend(row if min(done, default=1.0) > 0 else compress(row, map((0.0).__lt__, done)))
-    tail, floor = bulk_tail(in_order(pooled), len(work[0]) if work else 0)
-    entries = tuple(
-        tuple(compress(range(len(row)), map(floor.__lt__, row))) if max(row, default=floor) > floor else ()
-        for row in by_step
-    )
-    return Beyond(tail, floor, len(pooled), entries)
+    return pooled
+
+
+def past(row: Sequence[float], floor: float) -> tuple[int, ...]:
+    """The entries of a step's deviations past the floor.
+
+    >>> past([0.5, 3.0, -1.0, 4.5], 2.0)
+    (1, 3)
+    """
+    return tuple(compress(range(len(row)), map(floor.__lt__, row))) if max(row, default=floor) > floor else ()
 
 
 def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float]) -> Tail:
@@ -290,16 +308,28 @@ def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[f
     >>> round(tail.quantile(0.5), 2)
     0.4
     """
+    return Tail.of(in_order(on_time_costs(cost, beyond.entries, usual)))
+
+
+def on_time_costs(
+    cost: Iterable[Sequence[float]], late: Iterable[Sequence[int]], usual: Sequence[float]
+) -> array[float]:
+    """Every step's costs pooled, its rank's usual cost taken out of each, but the entries late beyond chance
+    (`late`, per step): what `cost_tail` fits.
+
+    >>> list(on_time_costs([[1.0, 5.0], [2.0, 3.0]], [(1,), ()], [0.5, 1.0]))
+    [0.5, 1.5, 2.0]
+    """
     values = array("d")
-    for row, late in zip(cost, beyond.entries):
-        if late:
+    for row, gone in zip(cost, late):
+        if gone:
             kept = bytearray(b"\x01") * len(row)
-            for i in late:
+            for i in gone:
                 kept[i] = 0
             values.extend(compress(map(sub, row, usual), kept))
         else:
             values.extend(map(sub, row, usual))
-    return Tail.of(in_order(values))
+    return values
 
 
 def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:

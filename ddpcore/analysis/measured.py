@@ -28,7 +28,7 @@ import statistics
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import le, sub, truediv
@@ -36,7 +36,7 @@ from operator import le, sub, truediv
 from ..base import CAUSES, LOAD, SUMMED, Interval, Message, Said, Spans, Transposed, say
 from ..traces import Column, DeviceTime, FileError, Loaded, RankColumns, RankFacts, RankTrace, StepFacts, table_of
 from ..traces import drawn as drawn_spans
-from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others
+from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others, others_at
 from .rankmap import RankStepMap, rank_step_map
 from .runs import copies, runs_of
 from .whatif import earliest_free, retimed_saving
@@ -69,8 +69,8 @@ __all__ = [
     "one_run",
     "rank_summary",
     "rows_of",
-    "waits_of",
     "step_major",
+    "waits_of",
 ]
 
 WARMUP_STEP = 0
@@ -104,14 +104,19 @@ class AnalysisError(Said):
     """Traces that load but cannot be compared (fewer than two ranks, no common step, runs of the same size)."""
 
 
-def costs_of(wait_ms: Sequence[float], ranked: Sequence[float] | None = None) -> array[float]:
+def costs_of(
+    wait_ms: Sequence[float], ranked: Sequence[float] | Mapping[int, float] | None = None, total: int | None = None
+) -> array[float]:
     """Each rank's cost in a step: the other ranks' median wait at the barrier minus its own (`ranked`: the waits
-    sorted, when the caller has them).
+    sorted, when the caller has them; with `total`, the step's `total` waits sorted, of which `wait_ms` are some, at
+    least at their three middle places: `chance.others_at`).
 
     >>> list(costs_of([20.0, 21.0, 0.5, 19.0]))
     [-1.0, -2.0, 19.5, 1.0]
     """
-    return array("d", map(sub, medians_of_others(wait_ms, ranked), wait_ms))
+    if total is None:
+        return array("d", map(sub, medians_of_others(wait_ms, ranked), wait_ms))  # type: ignore[arg-type]
+    return array("d", map(sub, others_at(wait_ms, total, ranked or {}), wait_ms))
 
 
 def gap_of(cost_ms: float, period_ms: float) -> float:

@@ -35,20 +35,22 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from itertools import compress, repeat
+from itertools import compress
 from operator import sub
 
 from ..base import CAUSES, LOAD, THRESHOLD, Transposed
 from ..traces import RankColumns, RankFacts, RankTrace, table_of
 from .chance import (
     KEPT,
-    OFFSET_QUANTILE,
     Chance,
     Middle,
     Tail,
     floor_of,
+    of_positive_work,
+    on_time_costs,
     others_at,
-    quantile,
+    past,
+    rank_offsets,
 )
 from .measured import (
     BLOCK_VALUES,
@@ -58,6 +60,7 @@ from .measured import (
     Measured,
     StepColumns,
     StepSummary,
+    costs_of,
     gaps_of,
     rank_summary,
     rows_of,
@@ -244,9 +247,7 @@ class Shard:
     def offsets(self, work_medians: Sequence[float]) -> None:
         """Each rank's usual place (`chance.rank_offsets`) against every rank's median work, and so each step's
         work with it taken out (`adjusted`)."""
-        centred = [array("d", map(sub, row, repeat(m, len(row)))) for row, m in zip(self.vectors["work"], work_medians)]
-        by_rank = Transposed(centred, "d")
-        offsets = [quantile(sorted(by_rank.at(i)), OFFSET_QUANTILE) for i in range(len(self.tables))]
+        offsets = rank_offsets(self.vectors["work"], work_medians)
         self.vectors["adjusted"] = [array("d", map(sub, row, offsets)) for row in self.vectors["work"]]
 
     def deviations(self, middles: Sequence[tuple[int, dict[int, float]]]) -> int:
@@ -255,9 +256,7 @@ class Shard:
         self.deviation_rows = [
             array("d", map(sub, row, others_at(row, n, at))) for row, (n, at) in zip(self.vectors["adjusted"], middles)
         ]
-        pooled = array("d")
-        for row, done in zip(self.deviation_rows, self.vectors["work"]):
-            pooled.extend(compress(row, map((0.0).__lt__, done)))
+        pooled = of_positive_work(self.deviation_rows, self.vectors["work"])
         self.pooled["deviations"] = pooled
         return len(pooled)
 
@@ -284,7 +283,7 @@ class Shard:
         self.cost_rows, self.gap_rows = [], []
         slowest = []
         for wait, period, (n, at) in zip(self.wait_rows, self.columns["period_ms"], middles):
-            cost = array("d", map(sub, others_at(wait, n, at), wait))
+            cost = costs_of(wait, at, n)
             gap = gaps_of(cost, period)
             i = max(range(len(cost)), key=cost.__getitem__)
             self.cost_rows.append(cost)
@@ -300,14 +299,8 @@ class Shard:
             for k, (t, r) in enumerate(zip(self.tables, self.rows))
         ]
         usual = [s.median_cost_ms for s in summaries]
-        self.beyond_rows = [tuple(compress(range(len(row)), map(floor.__lt__, row))) for row in self.deviation_rows]
-        pooled = array("d")
-        for row, late in zip(self.cost_rows, self.beyond_rows):
-            if late:
-                gone = set(late)
-                pooled.extend(c - u for i, (c, u) in enumerate(zip(row, usual)) if i not in gone)
-            else:
-                pooled.extend(map(sub, row, usual))
+        self.beyond_rows = [past(row, floor) for row in self.deviation_rows]
+        pooled = on_time_costs(self.cost_rows, self.beyond_rows, usual)
         self.pooled["costs"] = pooled
         return {"slowest": slowest, "summaries": summaries, "costs": len(pooled)}
 

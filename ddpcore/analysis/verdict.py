@@ -391,12 +391,12 @@ T = TypeVar("T")
 
 
 JUDGED_A_STEP = 512
-RANK_STEPS_A_STEP = 1 << 16
-"""Rank-steps whose gaps a pass of `judging` compares with the threshold between two yields (one C pass over a step's
-gaps: 512 steps of 4,096 ranks at once took 80 ms natively)."""
 """Steps (or late rank-steps) a pass of `judging` goes through between two yields: the pass that checks all 11,700
 steps of a long run against the threshold took the page 60-90 ms at once on a slow machine, the prefetch what-if
 up to 230 ms."""
+RANK_STEPS_A_STEP = 1 << 16
+"""Rank-steps whose gaps a pass of `judging` compares with the threshold between two yields (one C pass over a step's
+gaps: 512 steps of 4,096 ranks at once took 80 ms natively)."""
 
 
 def _chunks(items: Sequence[T], size: int = JUDGED_A_STEP) -> Iterator[Sequence[T]]:
