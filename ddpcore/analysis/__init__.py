@@ -133,13 +133,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         runs_of,
     )
     from .shards import (  # noqa: F401
-        SAMPLE,
-        Sample,
         Shard,
-        bracket,
         merge,
         order_stats,
-        sample_of,
         shards_of,
     )
     from .verdict import (  # noqa: F401
@@ -295,13 +291,9 @@ _LAZY = {
         "runs_of",
     ),
     "shards": (
-        "SAMPLE",
-        "Sample",
         "Shard",
-        "bracket",
         "merge",
         "order_stats",
-        "sample_of",
         "shards_of",
     ),
     "verdict": (

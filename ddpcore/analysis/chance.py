@@ -30,13 +30,14 @@ import math
 import statistics
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from functools import partial
+from itertools import chain, compress, repeat
 from operator import add, sub
 from statistics import NormalDist
 
-from ..base import Ordered, Transposed, in_order
+from ..base import Fan, SortedRuns, Transposed, in_order, ranges
 
 __all__ = [
     "ALPHA",
@@ -160,7 +161,7 @@ def bulk_tail(ordered: Sequence[float], ranks: int) -> tuple[Tail, float]:
     (1.3, 4.0)
     """
     first = floor_of(Tail.of(ordered, skewed=False), ranks)
-    kept = ordered[: ordered.count_upto(first) if isinstance(ordered, Ordered) else _count_upto(ordered, first)]
+    kept = ordered[: ordered.count_upto(first) if isinstance(ordered, SortedRuns) else _count_upto(ordered, first)]
     tail = Tail.of(kept)
     return tail, floor_of(tail, ranks)
 
@@ -181,21 +182,38 @@ OFFSET_QUANTILE = 0.25
 of its steps on time, and the quartile's own bias, the same for every rank, cancels between them."""
 
 
-def rank_offsets(by_step: Sequence[Sequence[float]], medians: Iterable[float] | None = None) -> list[float]:
+def rank_offsets(
+    by_step: Sequence[Sequence[float]], medians: Iterable[float] | None = None, fan: Fan = map
+) -> list[float]:
     """Each rank's usual place: the lower quartile over steps of its value minus the step's median (entry i of each
     step is rank i; `medians`: each step's, when its ranks are not all here, as in a shard). A rank a little slower
     in every step is not jitter, and with two or three ranks the only way to tell a slow rank from chance is over
-    time.
+    time. The medians are taken a range of steps at a time, the quartiles a range of ranks at a time, through
+    `fan` (`base.Fan`).
 
     >>> rank_offsets([[10.0, 20.0, 12.0], [11.0, 21.0, 11.0], [9.0, 19.0, 13.0], [10.0, 20.0, 12.0]])
     [-2.5, 7.5, 0.0]
     """
-    middles = map(statistics.median, by_step) if medians is None else medians
-    centred = [array("d", map(sub, row, repeat(m, len(row)))) for row, m in zip(by_step, middles)]
-    if not centred:
+    if not by_step:
         return []
+    ranks = len(by_step[0])
+    if medians is None:
+        middles = list(chain.from_iterable(fan(partial(_medians_of, by_step), ranges(len(by_step), ranks))))
+    else:
+        middles = list(medians)
+    return list(chain.from_iterable(fan(partial(_offsets_of, by_step, middles), ranges(ranks, len(by_step)))))
+
+
+def _medians_of(by_step: Sequence[Sequence[float]], steps: range) -> list[float]:
+    return [statistics.median(by_step[j]) for j in steps]
+
+
+def _offsets_of(by_step: Sequence[Sequence[float]], middles: Sequence[float], some: range) -> list[float]:
+    """`rank_offsets` of some ranks (a range of entries), from their slice of every step."""
+    low, high = some.start, some.stop
+    centred = [array("d", map(sub, row[low:high], repeat(m, high - low))) for row, m in zip(by_step, middles)]
     by_rank = Transposed(centred, "d")
-    return [quantile(sorted(by_rank.at(i)), OFFSET_QUANTILE) for i in range(len(centred[0]))]
+    return [quantile(sorted(by_rank.at(i)), OFFSET_QUANTILE) for i in range(high - low)]
 
 
 def medians_of_others(values: Sequence[float], ranked: Sequence[float] | None = None) -> array[float]:
@@ -242,11 +260,26 @@ def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
     >>> [list(d) for d in deviations([[10.0] * 4, [10.0] * 4, [10.0] * 4, [10.0, 10.0, 10.0, 30.0]])][3]
     [0.0, 0.0, 0.0, 20.0]
     """
-    offsets = rank_offsets(work)
+    return [row for row, _ in _deviated(work, rank_offsets(work), range(len(work)))]
+
+
+def _deviated(
+    work: Sequence[Sequence[float]], offsets: Sequence[float], steps: range
+) -> list[tuple[array[float], array[float]]]:
+    """Some steps' deviations (`deviations`), each with those of its positive work in order. That order needs no
+    sort of its own: a larger adjusted work never leaves a larger median of the others, so the deviations of the
+    adjusted works sorted are the deviations in order (tests/analysis/test_chance.py)."""
     out = []
-    for row in work:
-        adjusted = array("d", map(sub, row, offsets))
-        out.append(array("d", map(sub, adjusted, medians_of_others(adjusted))))
+    for j in steps:
+        done = work[j]
+        adjusted = array("d", map(sub, done, offsets))
+        ranked = sorted(adjusted)
+        row = array("d", map(sub, adjusted, others_at(adjusted, len(ranked), ranked)))
+        if min(done, default=1.0) > 0:
+            ordered = array("d", map(sub, ranked, others_at(ranked, len(ranked), ranked)))
+        else:
+            ordered = array("d", sorted(compress(row, map((0.0).__lt__, done))))
+        out.append((row, ordered))
     return out
 
 
@@ -261,20 +294,30 @@ class Beyond:
     entries: tuple[tuple[int, ...], ...]
 
 
-def beyond_chance(work: Sequence[Sequence[float]]) -> Beyond:
+def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     """Which rank-steps did more work than chance allows (module docstring), from each step's work (entry i of a
     step is rank i). A work that is not a positive number (a rank ready before the previous release: a clock that
-    jumped) is no measure of chance, and is left out of it.
+    jumped) is no measure of chance, and is left out of it. `fan` maps over ranges of steps (`base.Fan`).
 
     >>> work = [[20.0, 20.4, 19.8, 20.1]] * 20 + [[20.0, 20.4, 19.8, 45.0]]
     >>> beyond = beyond_chance(work)
     >>> [(n, late) for n, late in enumerate(beyond.entries) if late]
     [(20, (3,))]
     """
-    by_step = deviations(work)
-    pooled = of_positive_work(by_step, work)
-    tail, floor = bulk_tail(in_order(pooled), len(work[0]) if work else 0)
-    return Beyond(tail, floor, len(pooled), tuple(past(row, floor) for row in by_step))
+    offsets = rank_offsets(work, fan=fan)
+    by_step: list[array[float]] = []
+    rows: list[array[float]] = []
+    for some in fan(partial(_deviated, work, offsets), ranges(len(work), len(work[0]) if work else 0)):
+        for row, ordered in some:
+            by_step.append(row)
+            rows.append(ordered)
+    tail, floor = bulk_tail(in_order(rows, presorted=True), len(work[0]) if work else 0)
+    return Beyond(tail, floor, sum(map(len, rows)), tuple(past(row, floor) for row in by_step))
+
+
+def _of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> Iterator[Sequence[float]]:
+    for row, done in zip(by_step, work):
+        yield row if min(done, default=1.0) > 0 else array("d", compress(row, map((0.0).__lt__, done)))
 
 
 def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> array[float]:
@@ -284,8 +327,8 @@ def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence
     [1.0, 3.0, 4.0]
     """
     pooled = array("d")
-    for row, done in zip(by_step, work):
-        pooled.extend(row if min(done, default=1.0) > 0 else compress(row, map((0.0).__lt__, done)))
+    for row in _of_positive_work(by_step, work):
+        pooled.extend(row)
     return pooled
 
 
@@ -298,9 +341,10 @@ def past(row: Sequence[float], floor: float) -> tuple[int, ...]:
     return tuple(compress(range(len(row)), map(floor.__lt__, row))) if max(row, default=floor) > floor else ()
 
 
-def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float]) -> Tail:
+def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float], fan: Fan = map) -> Tail:
     """The chance distribution of an on-time rank-step's cost (each step's costs, entry i is rank i), its rank's
-    usual cost (`usual`) taken out: what the threshold is weighed with.
+    usual cost (`usual`) taken out: what the threshold is weighed with. Each step's are sorted a range of steps at
+    a time through `fan` (`base.Fan`).
 
     >>> work = [[20.0, 20.4, 19.8, 20.1]] * 20 + [[20.0, 20.4, 19.8, 45.0]]
     >>> beyond = beyond_chance(work)
@@ -308,7 +352,18 @@ def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[f
     >>> round(tail.quantile(0.5), 2)
     0.4
     """
-    return Tail.of(in_order(on_time_costs(cost, beyond.entries, usual)))
+    rows = list(cost)
+    width = len(rows[0]) if rows else 0
+    task = partial(_on_time_sorted, rows, beyond.entries, usual)
+    return Tail.of(in_order(list(chain.from_iterable(fan(task, ranges(len(rows), width)))), presorted=True))
+
+
+def _on_time_sorted(
+    cost: Sequence[Sequence[float]], late: Sequence[Sequence[int]], usual: Sequence[float], steps: range
+) -> list[array[float]]:
+    """Some steps' on-time costs (`on_time_costs`), each step's sorted."""
+    picked = _on_time_costs((cost[j] for j in steps), (late[j] for j in steps), usual)
+    return [array("d", sorted(row)) for row in picked]
 
 
 def on_time_costs(
@@ -321,15 +376,22 @@ def on_time_costs(
     [0.5, 1.5, 2.0]
     """
     values = array("d")
+    for row in _on_time_costs(cost, late, usual):
+        values.extend(row)
+    return values
+
+
+def _on_time_costs(
+    cost: Iterable[Sequence[float]], late: Iterable[Sequence[int]], usual: Sequence[float]
+) -> Iterator[array[float]]:
     for row, gone in zip(cost, late):
         if gone:
             kept = bytearray(b"\x01") * len(row)
             for i in gone:
                 kept[i] = 0
-            values.extend(compress(map(sub, row, usual), kept))
+            yield array("d", compress(map(sub, row, usual), kept))
         else:
-            values.extend(map(sub, row, usual))
-    return values
+            yield array("d", map(sub, row, usual))
 
 
 def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:

@@ -30,10 +30,24 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice, repeat
+from itertools import chain, compress, islice, repeat
 from operator import le, sub, truediv
 
-from ..base import CAUSES, LOAD, SUMMED, Interval, Message, Said, Spans, Transposed, say
+from ..base import (
+    BLOCK_VALUES,
+    CAUSES,
+    LOAD,
+    SUMMED,
+    Fan,
+    Interval,
+    Message,
+    Said,
+    Spans,
+    Transposed,
+    median,
+    ranges,
+    say,
+)
 from ..traces import Column, DeviceTime, FileError, Loaded, RankColumns, RankFacts, RankTrace, StepFacts, table_of
 from ..traces import drawn as drawn_spans
 from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others, others_at
@@ -259,10 +273,11 @@ class Measured:
     load_marked: bool = True
 
 
-def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
+def drawn_entries(cost_ms: Sequence[float], ordered: Sequence[float] | None = None) -> list[int]:
     """The entries a step's lanes show: every rank up to DRAWN_ALL, else the DRAWN_LATEST latest (the largest
     costs) and the median one, in rank order; ties as a stable sort of the entries by cost places them (the later
-    entry the later), from one sort of the costs and C passes, not a sort of the entries.
+    entry the later), from the costs sorted (`ordered`, when the caller has them) and C passes, not a sort of the
+    entries.
 
     >>> drawn_entries([0.0, 12.5, 3.0, 40.0])
     [0, 1, 2, 3]
@@ -272,7 +287,8 @@ def drawn_entries(cost_ms: Sequence[float]) -> list[int]:
     n = len(cost_ms)
     if n <= DRAWN_ALL:
         return list(range(n))
-    ordered = sorted(cost_ms)
+    if ordered is None:
+        ordered = sorted(cost_ms)
     edge = ordered[-DRAWN_LATEST]
     latest = list(compress(range(n), map(edge.__lt__, cost_ms)))
     tied = list(compress(range(n), map(edge.__eq__, cost_ms)))
@@ -364,14 +380,18 @@ def _summarise_step(
     beyond: tuple[int, ...],
 ) -> StepSummary:
     """One common step; `by_column` holds, for this step, each rank's value of a column (ranks in order): arrays,
-    not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more."""
+    not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more. The costs need
+    no sort of their own: a smaller wait never leaves a smaller median of the others, so the costs of the sorted
+    waits, reversed, are the costs in order (`tests/analysis/test_measured_columns.py`)."""
     period, anchor = by_column["period_ms"], by_column["anchor_ms"]
     released = all(by_column["released"])
     wait, first, free = waits_of(by_column, released, max(by_column["arrival_ms"]))
     ranked = sorted(wait)
     cost = costs_of(wait, ranked)
+    ordered = costs_of(ranked, ranked)
+    ordered.reverse()
     gap = gaps_of(cost, period)
-    slowest = max(range(len(cost)), key=cost.__getitem__)
+    slowest = cost.index(max(cost))
     columns = StepColumns(
         ranks,
         period,
@@ -394,7 +414,7 @@ def _summarise_step(
     lead = max(anchor)
     drawn = tuple(
         _rank_in_step(ranks[i], tables[i].facts_at(rows[i][j], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
-        for i in drawn_entries(cost)
+        for i in drawn_entries(cost, ordered)
     )
     return StepSummary(
         number,
@@ -451,25 +471,17 @@ def rank_summary(
     return RankSummary(
         rank=table.rank,
         source=table.source,
-        median_step_ms=_median(period),
+        median_step_ms=median(period),
         mean_step_ms=statistics.fmean(period),
-        median_phases_ms={p: _median(own(table.phases_ms[p])) for p in SUMMED},
-        median_arrival_ms=_median(own(table.arrival_ms)),
-        median_wait_ms=_median(mine["wait_ms"]),
-        median_gap=_median(mine["gap"]),
-        median_cost_ms=_median(mine["cost_ms"]),
+        median_phases_ms={p: median(own(table.phases_ms[p])) for p in SUMMED},
+        median_arrival_ms=median(own(table.arrival_ms)),
+        median_wait_ms=median(mine["wait_ms"]),
+        median_gap=median(mine["gap"]),
+        median_cost_ms=median(mine["cost_ms"]),
         late_steps=0,
         slowest_count=slowest,
         gpu=_rank_gauges(table, rows),
     )
-
-
-def _median(values: Sequence[float]) -> float:
-    """`statistics.median`, without a sort when every value is the first (a phase a run never enters: a rank's
-    medians are a sort each, 10^4 ranks x 13 of them)."""
-    if isinstance(values, array) and values and values.count(values[0]) == len(values):
-        return float(values[0])
-    return statistics.median(values)
 
 
 def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list[int]:
@@ -508,8 +520,6 @@ def rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
     return [where[n] for n in common]
 
 
-BLOCK_VALUES = 1 << 20
-"""The ranks' columns are read a step at a time from blocks of about this many values each (`base.Transposed`)."""
 STEP_COLUMNS = ("arrival_ms", "period_ms", "anchor_ms", "compute_ms", "work_ms", "comm_free_ms")
 STEP_FLAGS = ("released", "from_release")
 RANK_COLUMNS = ("cost_ms", "gap", "wait_ms")
@@ -576,14 +586,23 @@ def _parts_at(parts: dict[str, Transposed], j: int) -> dict[str, Column]:
     return out
 
 
-def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: StepsDone | None = None) -> Measured:
+def _each_of(count: int) -> list[range]:
+    """A step at a time, in this process: progress after each."""
+    return [range(j, j + 1) for j in range(count)]
+
+
+def measure(
+    ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: StepsDone | None = None, fan: Fan = map
+) -> Measured:
     """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans, and how
     late ranks are by chance. `progress` hears how many of the common steps are measured, after each (0 first, once
-    chance is measured: for 10^7 rank-steps each part lasts tens of seconds).
+    chance is measured: for 10^7 rank-steps each part lasts tens of seconds; a range of them at a time when
+    `fan` sends them to other processes).
 
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
-    columns: a step's ranks are arrays, and only the ranks drawn get an object.
+    columns: a step's ranks are arrays, and only the ranks drawn get an object. `fan` (`base.Fan`) runs the steps,
+    then the ranks, a range at a time, and so does what chance and the copies read.
 
     >>> from ddpcore.traces import simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -607,7 +626,7 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
     by_rank, flags, parts = major.columns, major.flags, major.parts
 
     work = [by_rank["work_ms"].at(j) for j in range(len(common))]
-    beyond = beyond_chance(work)
+    beyond = beyond_chance(work, fan)
     if progress is not None:
         progress(0, len(common))
     unmeasured = [
@@ -621,25 +640,46 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
     if unmeasured:
         rank, step, ms = unmeasured[0]
         warnings.append(Caveat("unmeasured", count=len(unmeasured), rank=rank, step=step, ms=round(ms, 2)))
-    warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables)]
-    summarised, stepwise = [], by_rank | flags
-    for j, n in enumerate(common):
-        step_parts = _parts_at(parts, j) if parts is not None else None
-        summarised.append(_summarise_step(n, order, rows, j, tables, _at(stepwise, j), step_parts, beyond.entries[j]))
+    warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables, fan)]
+    stepwise = by_rank | flags
+
+    def summarised(steps: range) -> list[StepSummary]:
+        return [
+            _summarise_step(
+                common[j],
+                order,
+                rows,
+                j,
+                tables,
+                _at(stepwise, j),
+                _parts_at(parts, j) if parts is not None else None,
+                beyond.entries[j],
+            )
+            for j in steps
+        ]
+
+    done: list[StepSummary] = []
+    for some in fan(summarised, ranges(len(common), len(tables)) if fan is not map else _each_of(len(common))):
+        done += some
         if progress is not None:
-            progress(j + 1, len(common))
-    steps = tuple(summarised)
-    del by_rank, flags, stepwise, parts, major
+            progress(len(done), len(common))
+    steps = tuple(done)
+    stepwise, parts = {}, None
+    del flags, major
     unreleased = sum(not s.released for s in steps)
     if unreleased:
         warnings.append(Caveat("no_release", steps=unreleased))
     ranks_a_block = max(1, BLOCK_VALUES // len(steps))
     by_rank = {name: Transposed([getattr(s.columns, name) for s in steps], "d", ranks_a_block) for name in RANK_COLUMNS}
     slowest = Counter(s.slowest_rank for s in steps)
-    summaries = tuple(
-        rank_summary(t, r, {name: v.at(k) for name, v in by_rank.items()}, slowest[t.rank])
-        for k, (t, r) in enumerate(zip(tables, rows))
-    )
+
+    def ranked(some: range) -> list[RankSummary]:
+        return [
+            rank_summary(tables[k], rows[k], {name: v.at(k) for name, v in by_rank.items()}, slowest[tables[k].rank])
+            for k in some
+        ]
+
+    summaries = tuple(chain.from_iterable(fan(ranked, ranges(len(tables), len(steps)))))
     periods = [s.median_step_ms for s in steps]
     return Measured(
         steps,
@@ -650,7 +690,7 @@ def measure(ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: Step
             len(tables),
             beyond.tail,
             beyond.floor_ms,
-            cost_tail((s.columns.cost_ms for s in steps), beyond, [r.median_cost_ms for r in summaries]),
+            cost_tail([s.columns.cost_ms for s in steps], beyond, [r.median_cost_ms for r in summaries], fan),
             beyond.total,
         ),
         statistics.fmean(periods),
@@ -665,7 +705,9 @@ RUN = "—"
 """The source of the one error line that is not one file's: the files read cannot be compared."""
 
 
-def measure_loaded(loaded: Loaded, progress: StepsDone | None = None) -> tuple[Measured | None, tuple[FileError, ...]]:
+def measure_loaded(
+    loaded: Loaded, progress: StepsDone | None = None, fan: Fan = map
+) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
     RUN): the command line and the page both read a run this way (`one_run`).
 
@@ -676,13 +718,13 @@ def measure_loaded(loaded: Loaded, progress: StepsDone | None = None) -> tuple[M
     (8, ())
     """
     try:
-        tables, errors = one_run(loaded)
-        return measure(tables, progress), errors
+        tables, errors = one_run(loaded, fan)
+        return measure(tables, progress, fan), errors
     except AnalysisError as exc:
         return None, (*loaded.errors, FileError(RUN, exc.message))
 
 
-def one_run(loaded: Loaded) -> tuple[list[RankColumns], tuple[FileError, ...]]:
+def one_run(loaded: Loaded, fan: Fan = map) -> tuple[list[RankColumns], tuple[FileError, ...]]:
     """The readable files' tables, and the errors with a line for each file of another run than the largest one
     (`runs`), naming the run kept; when two runs are as large, AnalysisError (none is analysed).
 
@@ -695,7 +737,7 @@ def one_run(loaded: Loaded) -> tuple[list[RankColumns], tuple[FileError, ...]]:
     tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
     if len(tables) < 2:
         return tables, loaded.errors
-    runs = runs_of(tables)
+    runs = runs_of(tables, fan)
     if runs.kept is None:
         groups = "; ".join(", ".join(t.source for t in g) for g in runs.groups)
         raise AnalysisError("run.runs", count=len(runs.groups), groups=groups)

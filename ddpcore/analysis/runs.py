@@ -24,12 +24,18 @@ from __future__ import annotations
 import hashlib
 import statistics
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from itertools import chain
 from operator import add, sub
+from typing import TypeVar
 
+from ..base import Fan, Micros, median, ranges
 from ..traces import RankColumns
 from .chance import quantile
+
+T = TypeVar("T")
 
 __all__ = [
     "DRIFT_OF_A_RUN",
@@ -66,8 +72,8 @@ class Releases:
         """The releases of a rank's steps: each step's start plus its anchor."""
         return Releases(
             tuple(t.step),
-            tuple(map(add, t.start_ms, t.anchor_ms)),
-            statistics.median(t.period_ms) if len(t.period_ms) else 0.0,
+            tuple(map(add, _ms(t.start_ms), _ms(t.anchor_ms))),
+            median(t.period_ms) if len(t.period_ms) else 0.0,
         )
 
 
@@ -160,11 +166,22 @@ class Runs:
         return tuple(t for g in self.groups for t in g if id(t) not in kept)
 
 
-def runs_of(tables: Sequence[RankColumns]) -> Runs:
+def _each(task: Callable[[RankColumns], T], tables: Sequence[RankColumns], fan: Fan) -> list[T]:
+    """`task` of every table, the tables a range at a time through `fan` (`base.Fan`)."""
+    width = len(tables[0].step) if tables else 0
+    return list(chain.from_iterable(fan(partial(_of_some, task, tables), ranges(len(tables), width))))
+
+
+def _of_some(task: Callable[[RankColumns], T], tables: Sequence[RankColumns], some: range) -> list[T]:
+    return [task(tables[i]) for i in some]
+
+
+def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> Runs:
     """The ranks split into the runs they belong to; the largest run kept when it is the only one that large.
 
     The references are compared pairwise (the bound comes from them); every other rank with the first rank of the
-    references' largest run, and with every reference only when that one is not its run.
+    references' largest run, and with every reference only when that one is not its run. Each rank's releases are
+    read a range of ranks at a time through `fan`.
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> ranks = [table_of(r) for r in simulated_run(4, 20, seed=1)[0]]
@@ -173,7 +190,7 @@ def runs_of(tables: Sequence[RankColumns]) -> Runs:
     (4, ())
     """
     n = len(tables)
-    releases = [Releases.of(t) for t in tables]
+    releases = _each(Releases.of, tables, fan)
     worlds = [t.world_size for t in tables]
     refs = references(n)
     drifts = {(i, j): drift(releases[i], releases[j]) for i in refs for j in refs if j < i}
@@ -191,9 +208,9 @@ def runs_of(tables: Sequence[RankColumns]) -> Runs:
     return Runs(groups[0] if unique else None, groups)
 
 
-def copies(tables: Sequence[RankColumns]) -> list[tuple[int, int]]:
+def copies(tables: Sequence[RankColumns], fan: Fan = map) -> list[tuple[int, int]]:
     """Pairs of ranks whose steps are the same to the last digit (the same file under two rank numbers): two real
-    ranks never take the same time to the microsecond, step after step.
+    ranks never take the same time to the microsecond, step after step. The digests are made through `fan`.
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> ranks = [table_of(r) for r in simulated_run(3, 5, seed=1)[0]]
@@ -203,8 +220,7 @@ def copies(tables: Sequence[RankColumns]) -> list[tuple[int, int]]:
     """
     seen: dict[bytes, int] = {}
     pairs = []
-    for t in tables:
-        key = fingerprint(t)
+    for t, key in zip(tables, _each(fingerprint, tables, fan)):
         if key in seen:
             pairs.append((seen[key], t.rank))
         else:
@@ -223,7 +239,12 @@ def fingerprint(t: RankColumns) -> bytes:
     """
     digest = hashlib.blake2b(array("q", t.step).tobytes(), digest_size=16)
     for column in (t.work_ms, t.period_ms, t.compute_ms):
-        digest.update(
-            column.tobytes() if isinstance(column, array) and column.typecode == "d" else array("d", column).tobytes()
-        )
+        digest.update(_ms(column).tobytes())
     return digest.digest()
+
+
+def _ms(column: Sequence[float]) -> array[float]:
+    """A column as doubles, converted in C loops (`base.Micros`) or as it is when it already is."""
+    if isinstance(column, Micros):
+        return column.ms()
+    return column if isinstance(column, array) and column.typecode == "d" else array("d", column)

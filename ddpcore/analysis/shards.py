@@ -31,14 +31,13 @@ import heapq
 import math
 import statistics
 from array import array
-from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import compress
 from operator import sub
 
-from ..base import CAUSES, LOAD, THRESHOLD, Transposed
+from ..base import BLOCK_VALUES, CAUSES, LOAD, THRESHOLD, Positions, Sample, Transposed, bracket, inside, sample_of
 from ..traces import RankColumns, RankFacts, RankTrace, table_of
 from .chance import (
     KEPT,
@@ -53,7 +52,6 @@ from .chance import (
     rank_offsets,
 )
 from .measured import (
-    BLOCK_VALUES,
     WARMUP_STEP,
     AnalysisError,
     Caveat,
@@ -72,87 +70,7 @@ from .runs import fingerprint
 from .verdict import Analysis, judge
 from .whatif import retimed_saving
 
-__all__ = ["SAMPLE", "Sample", "Shard", "bracket", "merge", "order_stats", "sample_of", "shards_of"]
-
-SAMPLE = 64
-"""Places of a shard's ordered values it sends to bracket an order statistic: what is then sent inside the bracket
-is about two of its 64ths, whatever the ranks."""
-
-Positions = tuple[int, int]
-"""The first and last sorted place wanted of a vector (both included)."""
-
-
-@dataclass(frozen=True)
-class Sample:
-    """A shard's values of one vector, in order, at evenly spaced places (`at`), and how many values it has."""
-
-    count: int
-    at: tuple[int, ...]
-    values: tuple[float, ...]
-
-
-def sample_of(ordered: Sequence[float], size: int = SAMPLE) -> Sample:
-    """Evenly spaced places of sorted values, the first and the last among them.
-
-    >>> sample_of([1.0, 2.0, 3.0, 4.0, 5.0], 2)
-    Sample(count=5, at=(0, 2, 4), values=(1.0, 3.0, 5.0))
-    """
-    n = len(ordered)
-    at = tuple(sorted({k * (n - 1) // size for k in range(size + 1)})) if n else ()
-    return Sample(n, at, tuple(ordered[k] for k in at))
-
-
-def bracket(samples: Sequence[Sample], wanted: Positions) -> tuple[float, float]:
-    """Values `lo` and `hi` such that, over all shards, at most `wanted[0]` values lie below `lo` and more than
-    `wanted[1]` lie at or below `hi`: the wanted places are inside. A sample at place k with value v says that at
-    most k values are below v, and at least k + 1 are at or below it.
-
-    >>> bracket([sample_of([1.0, 2.0, 3.0, 4.0, 5.0], 2), sample_of([2.5, 6.0], 2)], (3, 3))
-    (3.0, 3.0)
-    """
-    values = sorted({v for s in samples for v in s.values})
-
-    def most_below(v: float) -> int:
-        total = 0
-        for s in samples:
-            k = bisect_left(s.values, v)
-            total += s.at[k] if k < len(s.at) else s.count
-        return total
-
-    def least_upto(v: float) -> int:
-        total = 0
-        for s in samples:
-            k = bisect_right(s.values, v)
-            total += s.at[k - 1] + 1 if k else 0
-        return total
-
-    first, last = wanted
-    low, high = 0, len(values)
-    while low < high:
-        mid = (low + high) // 2
-        if most_below(values[mid]) <= first:
-            low = mid + 1
-        else:
-            high = mid
-    lo = values[low - 1] if low else -math.inf
-    low, high = 0, len(values)
-    while low < high:
-        mid = (low + high) // 2
-        if least_upto(values[mid]) > last:
-            high = mid
-        else:
-            low = mid + 1
-    return lo, values[low] if low < len(values) else math.inf
-
-
-def inside(ordered: Sequence[float], lo: float, hi: float) -> tuple[int, array[float]]:
-    """How many sorted values lie below `lo`, and those from `lo` to `hi`.
-
-    >>> inside([1.0, 2.0, 3.0, 4.0], 2.0, 3.5)
-    (1, array('d', [2.0, 3.0]))
-    """
-    start = bisect_left(ordered, lo)
-    return start, array("d", ordered[start : bisect_right(ordered, hi)])
+__all__ = ["Shard", "merge", "order_stats", "shards_of"]
 
 
 class Shard:

@@ -10,6 +10,12 @@ from typing import TYPE_CHECKING
 from .front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
+    from .fan import (  # noqa: F401
+        BLOCK_VALUES,
+        TASK_VALUES,
+        Fan,
+        ranges,
+    )
     from .intervals import (  # noqa: F401
         Interval,
         Spans,
@@ -19,9 +25,22 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         partition,
         union_ms,
     )
+    from .micros import (  # noqa: F401
+        US_DIGITS,
+        US_PER_MS,
+        Micros,
+        as_ms,
+        median,
+    )
     from .ordered import (  # noqa: F401
-        Ordered,
+        SAMPLE,
+        Positions,
+        Sample,
+        SortedRuns,
+        bracket,
         in_order,
+        inside,
+        sample_of,
     )
     from .params import (  # noqa: F401
         ALGORITHM,
@@ -103,6 +122,12 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
 
 _LAZY = {
+    "fan": (
+        "BLOCK_VALUES",
+        "Fan",
+        "TASK_VALUES",
+        "ranges",
+    ),
     "front": ("front_door",),
     "intervals": (
         "Interval",
@@ -113,9 +138,22 @@ _LAZY = {
         "partition",
         "union_ms",
     ),
+    "micros": (
+        "Micros",
+        "US_DIGITS",
+        "US_PER_MS",
+        "as_ms",
+        "median",
+    ),
     "ordered": (
-        "Ordered",
+        "Positions",
+        "SAMPLE",
+        "Sample",
+        "SortedRuns",
+        "bracket",
         "in_order",
+        "inside",
+        "sample_of",
     ),
     "params": (
         "ALGORITHM",

@@ -1,42 +1,124 @@
 """Many values read in order, by position, without sorting them all: the quantiles of a run's pooled rank-steps (10^7
-or 10^8 of them) found in a few C passes, not in a sorted list of a float object each (32 bytes a value)."""
+or 10^8 of them) from its steps' values sorted a step at a time (`SortedRuns`), not from one sorted list of a float
+object each (32 bytes a value, and one sort of them all).
+
+The same arithmetic serves values spread over machines (`analysis.shards`): each holder of sorted values sends an
+evenly spaced sample of them (`sample_of`); the samples bound how many values lie below any value, so they give a
+bracket sure to hold the places asked for (`bracket`); each holder then gives how many of its values lie below the
+bracket and those inside it (`inside`). Exact: the bracket is a bound, not a guess.
+"""
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
-from itertools import compress
-from operator import and_
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import chain
 
-__all__ = ["Ordered", "in_order"]
+__all__ = ["SAMPLE", "Positions", "SortedRuns", "Sample", "bracket", "in_order", "inside", "sample_of"]
 
 SORT_UP_TO = 1_000_000
-"""Up to this many values are simply sorted; more are read by position (`Ordered`)."""
-SAMPLE = 1 << 16
-"""The values sampled (evenly spaced) to bracket a position before counting."""
+"""Up to this many values are simply sorted; more are read across their sorted runs (`SortedRuns`)."""
+SAMPLE = 64
+"""Places of a run's sorted values sampled to bracket an order statistic: what is then gathered inside the bracket
+is about two of its 64ths, whatever the count."""
+
+Positions = tuple[int, int]
+"""The first and last sorted place wanted of some values (both included)."""
 
 
-class Ordered(Sequence[float]):
-    """The values as if sorted (the first `length` of them: a sorted prefix), each position found when asked.
+@dataclass(frozen=True)
+class Sample:
+    """Sorted values at evenly spaced places (`at`), and how many values there are."""
 
-    A position k is bracketed between two values of an evenly spaced sample, wide enough that the k-th value falls
-    between them unless the values are oddly laid out; one C pass counts the values below the bracket and keeps those
-    inside it, and those few are sorted. The window is kept, so that neighbouring positions (a quantile reads two)
-    cost nothing more. A bracket that misses is widened, and in the end every value is sorted: the answer is always
-    the exact order statistic.
+    count: int
+    at: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+def sample_of(ordered: Sequence[float], size: int = SAMPLE) -> Sample:
+    """Evenly spaced places of sorted values, the first and the last among them.
+
+    >>> sample_of([1.0, 2.0, 3.0, 4.0, 5.0], 2)
+    Sample(count=5, at=(0, 2, 4), values=(1.0, 3.0, 5.0))
+    """
+    n = len(ordered)
+    at = tuple(sorted({k * (n - 1) // size for k in range(size + 1)})) if n else ()
+    return Sample(n, at, tuple(ordered[k] for k in at))
+
+
+def bracket(samples: Sequence[Sample], wanted: Positions) -> tuple[float, float]:
+    """Values `lo` and `hi` such that, over all the samples' values, at most `wanted[0]` lie below `lo` and more
+    than `wanted[1]` lie at or below `hi`: the wanted places are inside. A sample at place k with value v says that
+    at most k values are below v, and at least k + 1 are at or below it.
+
+    >>> bracket([sample_of([1.0, 2.0, 3.0, 4.0, 5.0], 2), sample_of([2.5, 6.0], 2)], (3, 3))
+    (3.0, 3.0)
+    """
+    values = sorted({v for s in samples for v in s.values})
+
+    def most_below(v: float) -> int:
+        total = 0
+        for s in samples:
+            k = bisect_left(s.values, v)
+            total += s.at[k] if k < len(s.at) else s.count
+        return total
+
+    def least_upto(v: float) -> int:
+        total = 0
+        for s in samples:
+            k = bisect_right(s.values, v)
+            total += s.at[k - 1] + 1 if k else 0
+        return total
+
+    first, last = wanted
+    low, high = 0, len(values)
+    while low < high:
+        mid = (low + high) // 2
+        if most_below(values[mid]) <= first:
+            low = mid + 1
+        else:
+            high = mid
+    lo = values[low - 1] if low else -math.inf
+    low, high = 0, len(values)
+    while low < high:
+        mid = (low + high) // 2
+        if least_upto(values[mid]) > last:
+            high = mid
+        else:
+            low = mid + 1
+    return lo, values[low] if low < len(values) else math.inf
+
+
+def inside(ordered: Sequence[float], lo: float, hi: float) -> tuple[int, array[float]]:
+    """How many sorted values lie below `lo`, and those from `lo` to `hi`.
+
+    >>> inside([1.0, 2.0, 3.0, 4.0], 2.0, 3.5)
+    (1, array('d', [2.0, 3.0]))
+    """
+    start = bisect_left(ordered, lo)
+    return start, array("d", ordered[start : bisect_right(ordered, hi)])
+
+
+class SortedRuns(Sequence[float]):
+    """Values held as sorted runs (a run's rank-steps, a step's values sorted apart), read as if all sorted: the
+    first `length` of them (a sorted prefix), each position found when asked by bisecting the runs (`bracket`,
+    `inside`), never by a pass over every value. The window found is kept, so that neighbouring positions (a
+    quantile reads two) cost nothing more.
 
     >>> from array import array
-    >>> o = Ordered(array("d", [5.0, 1.0, 4.0, 2.0, 3.0] * 1000), sample=64)
-    >>> o[0], o[2500], o[4999], len(o), o.count_upto(2.5)
-    (1.0, 3.0, 5.0, 5000, 2000)
+    >>> r = SortedRuns([array("d", [1.0, 4.0, 5.0]), array("d", [2.0, 3.0])])
+    >>> r[0], r[2], r[4], len(r), r.count_upto(2.5), list(r[:2])
+    (1.0, 3.0, 5.0, 5, 2, [1.0, 2.0])
     """
 
-    def __init__(self, values: array, length: int | None = None, sample: int = SAMPLE) -> None:
-        self.values = values
-        self.length = len(values) if length is None else length
-        step = max(1, len(values) // sample)
-        self.sample = sorted(values[::step])
+    def __init__(self, runs: Iterable[Sequence[float]], length: int | None = None) -> None:
+        self.runs = [r for r in runs if len(r)]
+        total = sum(map(len, self.runs))
+        self.length = total if length is None else min(length, total)
+        self.samples: list[Sample] | None = None
         self.windows: list[tuple[int, list[float]]] = []
 
     def __len__(self) -> int:
@@ -52,47 +134,44 @@ class Ordered(Sequence[float]):
             k += self.length
         if not 0 <= k < self.length:
             raise IndexError(k)
-        for below, inside in self.windows:
-            if below <= k < below + len(inside):
-                return inside[k - below]
+        for below, values in self.windows:
+            if below <= k < below + len(values):
+                return values[k - below]
         return self._found(k)
 
-    def prefix(self, count: int) -> Ordered:
-        """The `count` smallest values, in order (the same values, read no further)."""
-        view = Ordered.__new__(Ordered)
-        view.values, view.length, view.sample = self.values, min(count, self.length), self.sample
-        view.windows = self.windows
+    def prefix(self, count: int) -> SortedRuns:
+        """The `count` smallest values, in order (the same runs, read no further)."""
+        view = SortedRuns.__new__(SortedRuns)
+        view.runs, view.length = self.runs, min(count, self.length)
+        view.samples, view.windows = self.samples, self.windows
         return view
 
     def count_upto(self, x: float) -> int:
         """How many of the values are at most x (within the prefix)."""
-        return min(self.length, sum(map(float(x).__ge__, self.values)))
+        return min(self.length, sum(bisect_right(r, x) for r in self.runs))
 
     def _found(self, k: int) -> float:
-        n, m = len(self.values), len(self.sample)
-        at = k * (m - 1) / max(1, n - 1)
-        spread = 4.0 * math.sqrt(m * 0.25) + 8.0
-        for widen in (1.0, 4.0):
-            low_at, high_at = math.floor(at - widen * spread), math.ceil(at + widen * spread)
-            lo = self.sample[low_at] if low_at > 0 else -math.inf
-            hi = self.sample[high_at] if high_at < m - 1 else math.inf
-            below = sum(map(lo.__gt__, self.values))
-            if below > k:
-                continue
-            inside = sorted(compress(self.values, map(and_, map(lo.__le__, self.values), map(hi.__ge__, self.values))))
-            if k < below + len(inside):
-                self.windows.append((below, inside))
-                return inside[k - below]
-        everything = sorted(self.values)
-        self.windows.append((0, everything))
-        return everything[k]
+        if self.samples is None:
+            self.samples = [sample_of(r) for r in self.runs]
+        lo, hi = bracket(self.samples, (max(0, k - 1), min(k + 1, self.length - 1)))
+        found = [inside(r, lo, hi) for r in self.runs]
+        below = sum(b for b, _ in found)
+        values = sorted(chain.from_iterable(v for _, v in found))
+        self.windows.append((below, values))
+        return values[k - below]
 
 
-def in_order(values: array) -> Sequence[float]:
-    """The values in order: a sorted list when few, else read by position (`Ordered`).
+def in_order(rows: Iterable[Sequence[float]], presorted: bool = False) -> Sequence[float]:
+    """The values of many rows in order: one sorted list when few in all, else each row sorted (unless each is
+    already: `presorted`), read across (`SortedRuns`).
 
-    >>> from array import array
-    >>> in_order(array("d", [2.0, 3.0, 1.0]))
+    >>> in_order([[2.0, 3.0], [1.0]])
     [1.0, 2.0, 3.0]
     """
-    return sorted(values) if len(values) <= SORT_UP_TO else Ordered(values)
+    rows = list(rows)
+    if sum(map(len, rows)) <= SORT_UP_TO:
+        return sorted(chain.from_iterable(rows))
+    if not presorted:
+        for i, row in enumerate(rows):
+            rows[i] = array("d", sorted(row))
+    return SortedRuns(rows)

@@ -6,6 +6,8 @@ from array import array
 from collections.abc import Sequence
 from operator import itemgetter
 
+from .micros import Micros, as_ms
+
 __all__ = ["Transposed"]
 
 
@@ -26,13 +28,19 @@ class Transposed:
     b'\\x00\\x01'
     >>> [Transposed([array("i", [1, 2, 3]), array("i", [4, 5, 6])], "i", block=2).at(j).tolist() for j in range(3)]
     [[1, 4], [2, 5], [3, 6]]
+    >>> Transposed([Micros(array("i", [1500, 20])), Micros(array("i", [7, 8]))], "d").at(0).tolist()
+    [1.5, 0.007]
     """
 
     def __init__(self, columns: Sequence[Sequence], typecode: str, block: int | None = None) -> None:
-        self.typecode, self.width, self.count = typecode, array(typecode).itemsize, len(columns)
+        self.typecode, self.count = typecode, len(columns)
         self.rows = rows = len(columns[0]) if columns else 0
+        self.kept = _kept_as(columns, typecode, rows)
+        if self.kept != typecode:
+            columns = [c.us for c in columns]  # type: ignore[attr-defined]
+        self.width = array(self.kept).itemsize
         same = typecode == "B" and all(isinstance(c, bytes) and len(c) == rows for c in columns)
-        same = same or all(isinstance(c, array) and c.typecode == typecode and len(c) == rows for c in columns)
+        same = same or all(isinstance(c, array) and c.typecode == self.kept and len(c) == rows for c in columns)
         self.columns, self.same = columns, same
         self.block = max(1, block) if block else max(1, rows)
         self.low = self.high = 0
@@ -61,6 +69,20 @@ class Transposed:
         gathered = bytearray(w * self.count)
         for b in range(w):
             gathered[b::w] = self.joined[k * w + b :: self.stride]
-        out = array(self.typecode)
+        out = array(self.kept)
         out.frombytes(gathered)
-        return out
+        return out if self.kept == self.typecode else as_ms(out, self.typecode)
+
+
+def _kept_as(columns: Sequence[Sequence], typecode: str, rows: int) -> str:
+    """The typecode the columns' values are laid in: the microseconds' when every column is `Micros` of the same
+    kind, precision and length (each row converted when read across), else the one asked for."""
+    first = columns[0] if columns else None
+    if isinstance(first, Micros) and first.typecode == typecode:
+        kind = first.us.typecode
+        if all(
+            isinstance(c, Micros) and c.typecode == typecode and c.us.typecode == kind and len(c) == rows
+            for c in columns
+        ):
+            return kind
+    return typecode

@@ -11,6 +11,7 @@ from ..base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .commands import (  # noqa: F401
+        AUTO_FILES,
         COMMANDS,
         DASHBOARD_FILE,
         MAX_JOBS,
@@ -21,7 +22,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         ProgressLine,
         UsageError,
         build_parser,
+        jobs_for,
         main,
+    )
+    from .fork import (  # noqa: F401
+        forked,
     )
     from .reports import (  # noqa: F401
         cluster_table,
@@ -52,6 +57,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
 
 _LAZY = {
     "commands": (
+        "AUTO_FILES",
         "COMMANDS",
         "DASHBOARD_FILE",
         "MAX_JOBS",
@@ -62,8 +68,10 @@ _LAZY = {
         "RULES_FILE",
         "UsageError",
         "build_parser",
+        "jobs_for",
         "main",
     ),
+    "fork": ("forked",),
     "reports": (
         "cluster_table",
         "ring_payload",

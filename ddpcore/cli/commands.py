@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the traces path loads only for the commands that read trace
     from ..traces import Loaded
 
 __all__ = [
+    "AUTO_FILES",
     "COMMANDS",
     "DASHBOARD_FILE",
     "MAX_JOBS",
@@ -53,10 +54,13 @@ __all__ = [
     "RULES_FILE",
     "UsageError",
     "build_parser",
+    "jobs_for",
     "main",
 ]
 
 MAX_JOBS = 256
+AUTO_FILES = 64
+"""From this many files on, `--jobs` left out reads them in a process per core: starting the processes pays."""
 SUMMARY_FORMATS = ("columnar", "json", "parquet")
 """What `summarize --format` writes: version 3 (the default), version 2, or Parquet (needs ddpcore[parquet])."""
 
@@ -221,8 +225,29 @@ def _run_cluster(args: argparse.Namespace) -> int:
 
 def _add_jobs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--jobs", type=int, default=1, help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default 1)"
+        "--jobs",
+        type=int,
+        default=None,
+        help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default: one per core from {AUTO_FILES} files"
+        " on, else 1)",
     )
+
+
+def _check_jobs(jobs: int | None) -> None:
+    """`--jobs` when given (left out, `jobs_for` chooses)."""
+    if jobs is not None:
+        check_int("jobs", jobs, 1, MAX_JOBS)
+
+
+def jobs_for(count: int, jobs: int | None = None) -> int:
+    """How many processes read `count` files: `jobs` when given, else one per core from AUTO_FILES files on.
+
+    >>> jobs_for(10), jobs_for(10, 4), jobs_for(AUTO_FILES) == (os.cpu_count() or 1)
+    (1, 4, True)
+    """
+    if jobs is not None:
+        return jobs
+    return (os.cpu_count() or 1) if count >= AUTO_FILES else 1
 
 
 def _threshold(text: str) -> float:
@@ -338,19 +363,22 @@ def _say(command: str, line: str) -> None:
 
 
 def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, Measured | None, list[dict]]:
-    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured;
+    """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured (in
+    as many forked ones);
     each unreadable file is one line on stderr, and so is a run that cannot be measured (then None)."""
     from ..analysis import RUN, measure_loaded
     from ..traces import files_in, read_paths, steps_in
+    from .fork import forked
 
     THRESHOLD.check(args.threshold)
-    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    _check_jobs(args.jobs)
     files = files_in(files)
     line = ProgressLine() if sys.stderr.isatty() else None
-    loaded = read_paths(files, args.jobs, line)
+    jobs = jobs_for(len(files), args.jobs)
+    loaded = read_paths(files, jobs, line)
     if line is not None:
         line.measuring(len(loaded.traces), sum(map(steps_in, loaded.traces)))
-    measured, errors = measure_loaded(loaded, line.steps if line is not None else None)
+    measured, errors = measure_loaded(loaded, line.steps if line is not None else None, forked(jobs))
     for e in errors:
         _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
     return loaded, measured, [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]
@@ -456,7 +484,7 @@ def _add_summarize(p: argparse.ArgumentParser) -> None:
 def _run_summarize(args: argparse.Namespace) -> int:
     from ..traces import JSON_VERSION, SUFFIX, VERSION, files_in, read_paths, summary_bytes, table_of
 
-    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    _check_jobs(args.jobs)
     write, suffix = (lambda t: summary_bytes(t, VERSION if args.format == "columnar" else JSON_VERSION)), SUFFIX
     if args.format == "parquet":
         try:
@@ -465,7 +493,8 @@ def _run_summarize(args: argparse.Namespace) -> int:
             _say("summarize", "error: --format parquet needs pyarrow: pip install 'ddpcore[parquet]'")
             return 1
         write, suffix = parquet_bytes, PARQUET_SUFFIX
-    loaded = read_paths(files_in(args.files), args.jobs)
+    files = files_in(args.files)
+    loaded = read_paths(files, jobs_for(len(files), args.jobs))
     for e in loaded.errors:
         _say("summarize", f"{e.source}: {e.message}")
     folder = Path(args.out)
@@ -505,10 +534,11 @@ def _run_shard(args: argparse.Namespace) -> int:
     from ..traces import files_in, read_paths
     from .shards import ShardError, address_of, key, serve
 
-    check_int("jobs", args.jobs, 1, MAX_JOBS)
+    _check_jobs(args.jobs)
     try:
         secret, address = key(), address_of(args.listen)
-        loaded = read_paths(files_in(args.files), args.jobs)
+        files = files_in(args.files)
+        loaded = read_paths(files, jobs_for(len(files), args.jobs))
         tables, errors = one_run(loaded)
     except (ShardError, AnalysisError) as exc:
         _say("shard", f"error: {exc}")

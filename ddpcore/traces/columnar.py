@@ -33,7 +33,7 @@ from functools import lru_cache
 from itertools import accumulate
 from operator import sub
 
-from ..base import CAUSES, SUMMED, Message
+from ..base import CAUSES, SUMMED, US_DIGITS, US_PER_MS, Message, Micros
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import RankColumns, RankFacts, columns_of
 from .summary import (
@@ -44,7 +44,6 @@ from .summary import (
     LOWS,
     MAX_MS,
     PARTS,
-    US_DIGITS,
     VERSION,
     json_summary_bytes,
     named_columns,
@@ -75,7 +74,6 @@ MAX_ROWS = 10**7
 """The most steps one rank's summary may hold."""
 TYPES = {"u1": "B", "i4": "i", "i8": "q"}
 """Each column type, as an `array` typecode (little-endian on disk)."""
-US_PER_MS = 10**US_DIGITS
 I4 = 2**31 - 1
 _DELTA = ("step", "start_ms")
 _FLAGGED = (*FLAGS, "gpu_measured")
@@ -246,17 +244,37 @@ def _arrays(body: bytes, described: list[tuple[str, str, bool]], rows: int) -> d
     return out
 
 
+class _Shared(array):
+    """A column of zeros shared by every rank's table (`_zeros`), pickled as its length, so that tables read in
+    other processes (`analyze --jobs`) share it again instead of each holding a copy (10^4 ranks: 40 MB a column)."""
+
+    def __reduce_ex__(self, protocol: object) -> tuple:
+        return _zeros, (len(self),)
+
+
 @lru_cache(maxsize=4)
 def _zeros(rows: int) -> array:
-    """A column of zeros, one for all the ranks' columns of that length that are all zero (a run's idle and load,
-    a host trace's GPU parts: 8 bytes a rank-step each otherwise). Nothing writes into a rank's columns."""
-    return array("d", bytes(8 * rows))
+    """Microseconds of a column all zero, one for all the ranks' columns of that length that are (a run's idle and
+    load, a host trace's GPU parts). Nothing writes into a rank's columns.
+
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(_zeros(3))) is _zeros(3)
+    True
+    """
+    return _Shared("i", bytes(4 * rows))
+
+
+class _Followed(tuple):
+    """Every row followed by another step: shared, and pickled as its length, as `_Shared` is."""
+
+    def __reduce__(self) -> tuple:
+        return _all_followed, (len(self),)
 
 
 @lru_cache(maxsize=4)
 def _all_followed(rows: int) -> tuple[bool, ...]:
     """Every row followed by another step: one tuple for every rank of that many rows."""
-    return (True,) * rows
+    return _Followed((True,) * rows)
 
 
 def _steps(values: array) -> Sequence[int]:
@@ -270,20 +288,20 @@ def _steps(values: array) -> Sequence[int]:
     return values
 
 
-def _ms(column: _Column, name: str, typecode: str = "d") -> array:
-    """Microseconds to ms (k / 1000: the double nearest; `typecode` "f" then rounds it to single precision), after
-    the same bounds as version 2's: within ±MAX_MS, and not negative where a duration. A 32-bit column is within
-    ±MAX_MS by its width."""
+def _ms(column: _Column, name: str, typecode: str = "d") -> Micros:
+    """A column of microseconds read as ms (`base.Micros`: kept as read, converted when used; `typecode` "f" reads
+    single precision), after the same bounds as version 2's: within ±MAX_MS, and not negative where a duration. A
+    32-bit column is within ±MAX_MS by its width. The parts of the work are converted at once (`Micros.ms`): single
+    precision takes no more room than the microseconds, and a step reads them across every rank."""
     values = column.values
-    if column.zero and typecode == "d":
-        return _zeros(len(values))
+    if column.zero:
+        return Micros(_zeros(len(values)), typecode)
     low = LOWS.get(name, 0.0)
     if column.negative and low >= 0 or values.itemsize > 4 and not low * US_PER_MS <= min(values):
         raise ReadError("file.columnar_range", column=name)
     if values.itemsize > 4 and max(values) > MAX_MS * US_PER_MS:
         raise ReadError("file.columnar_range", column=name)
-    per = float(US_PER_MS)
-    return array(typecode, [v / per for v in values])
+    return Micros(values, typecode)
 
 
 def _flags(column: _Column, name: str) -> bytes:
@@ -323,12 +341,12 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
         raise ReadError("file.summary_whole", where=Message.of("summary.field", field="step"), high=MAX_STEP)
     steps = _steps(read_steps)
     times = {c: _ms(named[c], c) for c in COLUMNS if c != "step" and c not in FLAGS and c not in PARTS}
-    if min(times["period_ms"]) <= 0:
+    if min(times["period_ms"].us) <= 0:
         raise ReadError("file.summary_period", where=Message.of("summary.field", field="period_ms"))
     measured = _flags(named["gpu_measured"], "gpu_measured")
     device = None
     if any(measured):
-        gpu: list[Sequence[float | None]] = [times[c] for c in GPU]
+        gpu: list[Sequence[float | None]] = [times[c].ms() for c in GPU]
         if not all(measured):
             gpu = [tuple(v if m else None for v, m in zip(c, measured)) for c in gpu]
         device = tuple(gpu)
@@ -350,5 +368,5 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
         from_release=_flags(named["from_release"], "from_release"),
         work_ms=times["work_ms"],
         comm_free_ms=times["comm_free_ms"],
-        parts_ms={p: _ms(named[c], c, "f") for p, c in zip(CAUSES, PARTS) if not named[c].zero},
+        parts_ms={p: _ms(named[c], c, "f").ms() for p, c in zip(CAUSES, PARTS) if not named[c].zero},
     )

@@ -28,7 +28,19 @@ import math
 from array import array
 from collections.abc import Sequence
 
-from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED, Interval, Message
+from ..base import (
+    ALLREDUCE,
+    BACKWARD,
+    CAUSES,
+    FORWARD,
+    LOAD,
+    OPTIMIZER,
+    OTHER_COMM,
+    SUMMED,
+    US_DIGITS,
+    Interval,
+    Message,
+)
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of, kept_parts
 
@@ -49,7 +61,6 @@ __all__ = [
     "PHASE_COLUMNS",
     "SUFFIX",
     "TIMING",
-    "US_DIGITS",
     "VERSION",
     "drawn",
     "JSON_VERSION",
@@ -74,7 +85,7 @@ COLUMNS = ("step", "start_ms", *TIMING, *FLAGS, *MEASURES, *PHASE_COLUMNS, *PART
 COLUMNS_V1 = ("step", "start_ms", *TIMING, FLAGS[0], *MEASURES[:3], *PHASE_COLUMNS, *GPU)
 """Version 1's columns: no release flags, no work, no parts."""
 COLUMNS_OF = {1: COLUMNS_V1, JSON_VERSION: COLUMNS}
-NS_DIGITS, US_DIGITS = 6, 3
+NS_DIGITS = 6
 MAX_MS = 1e14
 DRAWN_IN_ORDER = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER)
 """A summary keeps durations, not instants: its lanes show the phases end to end, in this order."""

@@ -101,7 +101,9 @@ def scale_lines(scale: dict | None) -> list[str]:
         return ["", "`python build.py bench --scale` has not been run on this build."]
     lines = [
         "",
-        f"`python build.py bench --scale` (machine {scale.get('cpu_factor', 0):.2f}x the reference's time):",
+        f"`python build.py bench --scale` (machine {scale.get('cpu_factor', 0):.2f}x the reference's time; peak: the "
+        "largest sum, over `analyze` and the processes it forks, of each one's proportional set size, sampled every "
+        "half second):",
         "",
         "| summaries | analyze (s) | peak (MB) | bytes a rank-step | µs a rank-step | straggler named |",
         "|---|---|---|---|---|---|",

@@ -1,7 +1,7 @@
 """`python build.py bench --scale`: the summaries path at 10^6, 10^7 and 10^8 rank-steps. Runs are generated rank
 by rank as version 3 summaries on disk (never held in memory), then `analyze --json` reads the folder in a process
-of its own, timed, its peak memory read from the kernel (ru_maxrss); the figures go under `scale` in
-bench/results.json.
+of its own, timed, its peak memory the peak over its process tree of the processes' proportional set sizes (`ANALYZE`:
+it forks workers that share its pages); the figures go under `scale` in bench/results.json.
 
 A generated run has what `ddpcore.traces.simulated_run` has (the same step, jitter and barrier), made with numpy a
 rank at a time: one persistent straggler 2x slow, and transient ones (3x, with probability P a rank-step).
@@ -107,24 +107,44 @@ def write_run(folder: Path, ranks: int, steps: int) -> int:
     return total
 
 
-ANALYZE = """import resource, subprocess, sys, time
+ANALYZE = """import os, resource, subprocess, sys, time
+def tree(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [pid, *(q for c in f.read().split() for q in tree(int(c)))]
+    except OSError:
+        return [pid]
+def pss(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("Pss:")), 0)
+    except OSError:
+        return 0
 start = time.perf_counter()
 with open(sys.argv[1], "wb") as out:
-    done = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL)
+    peak = 0
+    while child.poll() is None:
+        if sys.platform == "linux":
+            peak = max(peak, sum(pss(p) for p in tree(child.pid)))
+        time.sleep(0.5)
 seconds = time.perf_counter() - start
-print(done.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(child.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, peak)
 """
-"""The timer: runs a command with its output to a file, then says its exit code, seconds and peak RSS (KiB), its
-own children alone."""
+"""The timer: runs a command with its output to a file, then says its exit code, seconds, the peak RSS of its
+largest process (KiB, from the kernel) and the peak sum over its process tree of each process's proportional set
+size (KiB, sampled every half second on Linux, else 0): `analyze` forks processes that share the parent's pages, so
+the sum of their RSS would count those pages twice, and the largest alone would leave out the others."""
 
 
 def analyze_figures(folder: Path, ranks: int, steps: int) -> dict:
-    """`analyze --json` over the folder, in a process of its own: seconds, peak resident MB, and whether the
+    """`analyze --json` over the folder, in a process of its own: seconds, peak memory MB (`ANALYZE`), and whether the
     persistent straggler named is the one generated."""
     out = folder.with_suffix(".json")
     command = [sys.executable, "-m", "ddpcore", "analyze", str(folder), "--json"]
     line = subprocess.run([sys.executable, "-c", ANALYZE, str(out), *command], capture_output=True, text=True)
-    code, seconds, peak_kb = line.stdout.split()
+    code, seconds, largest_kb, tree_kb = line.stdout.split()
+    peak_kb = max(int(largest_kb), int(tree_kb))
     payload = json.loads(out.read_bytes() or b"{}")
     named = [s["rank"] for s in payload.get("stragglers", [])]
     return {
@@ -132,7 +152,8 @@ def analyze_figures(folder: Path, ranks: int, steps: int) -> dict:
         "steps": steps,
         "exit": int(code),
         "analyze_s": float(seconds),
-        "peak_mb": int(peak_kb) / 1024,
+        "peak_mb": peak_kb / 1024,
+        "largest_process_mb": int(largest_kb) / 1024,
         "named": named,
         "named_right": named == [_straggler(ranks)],
         "us_per_rank_step": float(seconds) * 1e6 / (ranks * steps),

@@ -265,3 +265,20 @@ def test_the_floor_grows_with_the_number_of_ranks_and_a_lognormal_sample_holds_i
         assert f == pytest.approx(exact, rel=0.03)
         assert floor_of(Tail.of(sample.tolist(), skewed=False), n) < 0.8 * exact
     assert quantile(sample.tolist(), 0.5) == pytest.approx(float(np.median(sample)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.floats(-5.0, 60.0) | st.sampled_from([0.0, 20.0, 20.5]), min_size=3, max_size=3),
+        min_size=1,
+        max_size=30,
+    ).map(lambda rows: [list(r) for r in zip(*rows)])
+)
+def test_the_deviations_in_order_need_no_sort_of_their_own(by_rank):
+    """Each step's deviations of positive work, as `beyond_chance` pools them, are those deviations sorted."""
+    from ddpcore.analysis.chance import _deviated, rank_offsets
+
+    work = [list(step) for step in zip(*by_rank)]
+    for (row, ordered), done in zip(_deviated(work, rank_offsets(work), range(len(work))), work):
+        assert list(ordered) == sorted(d for d, w in zip(row, done) if w > 0)

@@ -1,0 +1,28 @@
+"""Work cut in ranges of steps or ranks, mapped by a `Fan`: in this process (`map`, as in the page), or in others
+(the command line forks them: `cli.fork`). A task reads what its caller holds and returns plain data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+__all__ = ["BLOCK_VALUES", "Fan", "TASK_VALUES", "ranges"]
+
+Fan = Callable[[Callable[[range], list], Sequence[range]], Iterable[list]]
+"""Maps a task over ranges, the answers in order."""
+BLOCK_VALUES = 1 << 20
+"""About how many values of each column are laid side by side at a time to be read across (`base.Transposed`)."""
+TASK_VALUES = BLOCK_VALUES // 8
+"""About how many values of each column a task reads: 13 steps of 10^4 ranks, a few hundred ms (progress after
+each). What a forked process holds at once is its task's answer, pickled once more: a small task keeps it small,
+at the price of laying a block again in each process that reads some of it. A run of a few thousand rank-steps is
+one task, never sent to another process."""
+
+
+def ranges(count: int, width: int) -> list[range]:
+    """`count` items (steps or ranks) cut in ranges of about TASK_VALUES values, `width` values an item.
+
+    >>> ranges(5, TASK_VALUES // 2), ranges(3, 8)
+    ([range(0, 2), range(2, 4), range(4, 5)], [range(0, 3)])
+    """
+    size = max(1, TASK_VALUES // max(1, width))
+    return [range(start, min(count, start + size)) for start in range(0, count, size)]

@@ -1,0 +1,51 @@
+"""Times kept in microseconds (`base.Micros`) read exactly as the doubles a version 2 summary gives."""
+
+import pickle
+import statistics
+from array import array
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ddpcore.base import Micros, Transposed, as_ms, median
+
+micros = st.lists(st.integers(-(2**31) + 1, 2**31 - 1) | st.sampled_from([0, 1, 999, 1000, 1001]), min_size=1)
+
+
+@given(micros)
+def test_a_column_reads_as_its_values_divided_by_a_thousand(us):
+    m = Micros(array("i", us))
+    expected = [v / 1000 for v in us]
+    assert list(m) == expected == m.tolist() == m.ms().tolist()
+    assert [m[i] for i in range(len(us))] == expected
+    assert Micros(array("i", us), "f").ms().tolist() == array("f", expected).tolist()
+
+
+@given(micros)
+def test_its_median_is_the_median_of_its_values(us):
+    assert median(Micros(array("i", us))) == statistics.median([v / 1000 for v in us])
+    assert median(array("d", [v / 1000 for v in us])) == statistics.median([v / 1000 for v in us])
+
+
+@given(st.lists(micros.filter(lambda c: len(c) >= 3).map(lambda c: c[:3]), min_size=1, max_size=6))
+def test_columns_read_across_are_the_values_read_across(columns):
+    kept = [Micros(array("i", c)) for c in columns]
+    as_doubles = [array("d", [v / 1000 for v in c]) for c in columns]
+    for block in (None, 2):
+        across, expected = Transposed(kept, "d", block), Transposed(as_doubles, "d", block)
+        assert across.same and across.kept == "i"
+        assert [across.at(j).tolist() for j in range(3)] == [expected.at(j).tolist() for j in range(3)]
+
+
+def test_columns_of_mixed_kinds_are_read_item_by_item():
+    mixed = [Micros(array("i", [1500, 2])), Micros(array("q", [7, 3_000_000_000_000]))]
+    across = Transposed(mixed, "d")
+    assert not across.same
+    assert across.at(1).tolist() == [0.002, 3_000_000_000.0]
+
+
+def test_a_column_crosses_a_process_as_it_is():
+    m = Micros(array("i", [1, 2, 3]), "f")
+    again = pickle.loads(pickle.dumps(m))
+    assert again == m and again.typecode == "f" and again.us.typecode == "i"
+    assert as_ms(array("q", [5]), "d").tolist() == [0.005]
