@@ -107,9 +107,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         measure,
         measure_loaded,
         one_run,
+        rank_summaries,
         rank_summary,
         rows_of,
         step_major,
+        unmeasured,
         waits_of,
     )
     from .rankmap import (  # noqa: F401
@@ -265,9 +267,11 @@ _LAZY = {
         "measure",
         "measure_loaded",
         "one_run",
+        "rank_summaries",
         "rank_summary",
         "rows_of",
         "step_major",
+        "unmeasured",
         "waits_of",
     ),
     "rankmap": (

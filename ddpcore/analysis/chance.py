@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import statistics
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -161,20 +162,9 @@ def bulk_tail(ordered: Sequence[float], ranks: int) -> tuple[Tail, float]:
     (1.3, 4.0)
     """
     first = floor_of(Tail.of(ordered, skewed=False), ranks)
-    kept = ordered[: ordered.count_upto(first) if isinstance(ordered, SortedRuns) else _count_upto(ordered, first)]
+    kept = ordered[: ordered.count_upto(first) if isinstance(ordered, SortedRuns) else bisect_right(ordered, first)]
     tail = Tail.of(kept)
     return tail, floor_of(tail, ranks)
-
-
-def _count_upto(ordered: Sequence[float], x: float) -> int:
-    low, high = 0, len(ordered)
-    while low < high:
-        mid = (low + high) // 2
-        if ordered[mid] <= x:
-            low = mid + 1
-        else:
-            high = mid
-    return low
 
 
 OFFSET_QUANTILE = 0.25
@@ -275,11 +265,11 @@ def _deviated(
         adjusted = array("d", map(sub, done, offsets))
         ranked = sorted(adjusted)
         row = array("d", map(sub, adjusted, others_at(adjusted, len(ranked), ranked)))
-        if min(done, default=1.0) > 0:
-            ordered = array("d", map(sub, ranked, others_at(ranked, len(ranked), ranked)))
+        positive = _positive(row, done)
+        if positive is row:
+            out.append((row, array("d", map(sub, ranked, others_at(ranked, len(ranked), ranked)))))
         else:
-            ordered = array("d", sorted(compress(row, map((0.0).__lt__, done))))
-        out.append((row, ordered))
+            out.append((row, array("d", sorted(positive))))
     return out
 
 
@@ -315,9 +305,9 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     return Beyond(tail, floor, sum(map(len, rows)), tuple(past(row, floor) for row in by_step))
 
 
-def _of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> Iterator[Sequence[float]]:
-    for row, done in zip(by_step, work):
-        yield row if min(done, default=1.0) > 0 else array("d", compress(row, map((0.0).__lt__, done)))
+def _positive(row: Sequence[float], done: Sequence[float]) -> Sequence[float]:
+    """A step's deviations of positive work: the row itself when every work is."""
+    return row if min(done, default=1.0) > 0 else array("d", compress(row, map((0.0).__lt__, done)))
 
 
 def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> array[float]:
@@ -327,8 +317,8 @@ def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence
     [1.0, 3.0, 4.0]
     """
     pooled = array("d")
-    for row in _of_positive_work(by_step, work):
-        pooled.extend(row)
+    for row, done in zip(by_step, work):
+        pooled.extend(_positive(row, done))
     return pooled
 
 

@@ -81,9 +81,11 @@ __all__ = [
     "measure",
     "measure_loaded",
     "one_run",
+    "rank_summaries",
     "rank_summary",
     "rows_of",
     "step_major",
+    "unmeasured",
     "waits_of",
 ]
 
@@ -501,6 +503,58 @@ def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list
     return sorted(common)
 
 
+def rank_summaries(
+    tables: Sequence[RankColumns],
+    rows: Sequence[Sequence[int]],
+    by_step: Mapping[str, Sequence[Sequence[float]]],
+    slowest: Mapping[int, int],
+    fan: Fan = map,
+) -> list[RankSummary]:
+    """Every rank over the common steps (`rank_summary`): `by_step` holds each step's `RANK_COLUMNS`, entry i rank
+    i, read a rank at a time (`base.Transposed`), the ranks a range at a time through `fan`; `slowest` counts the
+    steps each rank was the slowest of.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> tables = [table_of(r) for r in simulated_run(2, 2, seed=1)[0]]
+    >>> by_step = {name: [[1.0, 3.0], [2.0, 4.0]] for name in RANK_COLUMNS}
+    >>> [s.median_cost_ms for s in rank_summaries(tables, [range(2)] * 2, by_step, {1: 2})]
+    [1.5, 3.5]
+    """
+    steps = len(next(iter(by_step.values()), ()))
+    block = max(1, BLOCK_VALUES // max(1, steps))
+    by_rank = {name: Transposed(by_step[name], "d", block) for name in RANK_COLUMNS}
+
+    def ranked(some: range) -> list[RankSummary]:
+        return [
+            rank_summary(
+                tables[k], rows[k], {name: v.at(k) for name, v in by_rank.items()}, slowest.get(tables[k].rank, 0)
+            )
+            for k in some
+        ]
+
+    return list(chain.from_iterable(fan(ranked, ranges(len(tables), steps))))
+
+
+def unmeasured(
+    common: Sequence[int], ranks: Sequence[int], work: Sequence[Sequence[float]]
+) -> tuple[int, tuple[int, int, float] | None]:
+    """How many rank-steps did no positive work (a clock that jumped), and the first of them (step, rank, ms), from
+    each common step's work (entry i is `ranks[i]`).
+
+    >>> unmeasured([4, 5], [0, 1], [[3.0, 2.0], [-1.0, 0.0]])
+    (2, (5, 0, -1.0))
+    """
+    count, first = 0, None
+    for n, row in zip(common, work):
+        if min(row, default=1.0) > 0:
+            continue
+        bad = [i for i, w in enumerate(row) if not w > 0]
+        if bad and first is None:
+            first = (n, ranks[bad[0]], row[bad[0]])
+        count += len(bad)
+    return count, first
+
+
 def _picked(column: Sequence, rows: Sequence[int]) -> Sequence:
     """A column's values in the given rows (the column itself when they are all its rows, in order)."""
     return column if rows == range(len(column)) else [column[i] for i in rows]
@@ -629,17 +683,11 @@ def measure(
     beyond = beyond_chance(work, fan)
     if progress is not None:
         progress(0, len(common))
-    unmeasured = [
-        (order[i], n, w)
-        for j, n in enumerate(common)
-        if not all(map((0.0).__lt__, work[j]))
-        for i, w in enumerate(work[j])
-        if not w > 0
-    ]
+    count, first = unmeasured(common, order, work)
     del work
-    if unmeasured:
-        rank, step, ms = unmeasured[0]
-        warnings.append(Caveat("unmeasured", count=len(unmeasured), rank=rank, step=step, ms=round(ms, 2)))
+    if first is not None:
+        step, rank, ms = first
+        warnings.append(Caveat("unmeasured", count=count, rank=rank, step=step, ms=round(ms, 2)))
     warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables, fan)]
     stepwise = by_rank | flags
 
@@ -669,17 +717,8 @@ def measure(
     unreleased = sum(not s.released for s in steps)
     if unreleased:
         warnings.append(Caveat("no_release", steps=unreleased))
-    ranks_a_block = max(1, BLOCK_VALUES // len(steps))
-    by_rank = {name: Transposed([getattr(s.columns, name) for s in steps], "d", ranks_a_block) for name in RANK_COLUMNS}
-    slowest = Counter(s.slowest_rank for s in steps)
-
-    def ranked(some: range) -> list[RankSummary]:
-        return [
-            rank_summary(tables[k], rows[k], {name: v.at(k) for name, v in by_rank.items()}, slowest[tables[k].rank])
-            for k in some
-        ]
-
-    summaries = tuple(chain.from_iterable(fan(ranked, ranges(len(tables), len(steps)))))
+    by_step = {name: [getattr(s.columns, name) for s in steps] for name in RANK_COLUMNS}
+    summaries = tuple(rank_summaries(tables, rows, by_step, Counter(s.slowest_rank for s in steps), fan))
     periods = [s.median_step_ms for s in steps]
     return Measured(
         steps,

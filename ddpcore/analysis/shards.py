@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from itertools import compress
 from operator import sub
 
-from ..base import BLOCK_VALUES, CAUSES, LOAD, THRESHOLD, Positions, Sample, Transposed, bracket, inside, sample_of
+from ..base import CAUSES, LOAD, THRESHOLD, Positions, Sample, Transposed, bracket, inside, sample_of
 from ..traces import RankColumns, RankFacts, RankTrace, table_of
 from .chance import (
     KEPT,
@@ -60,9 +60,10 @@ from .measured import (
     StepSummary,
     costs_of,
     gaps_of,
-    rank_summary,
+    rank_summaries,
     rows_of,
     step_major,
+    unmeasured,
     waits_of,
 )
 from .rankmap import RankStepMap
@@ -125,20 +126,8 @@ class Shard:
             "latest": [max(a) for a in self.columns["arrival_ms"]],
             "longest": [max(p) for p in self.columns["period_ms"]],
             "parts_any": {p: [any(v) for v in by_step] for p, by_step in (self.parts or {}).items()},
-            "unmeasured": self._unmeasured(),
+            "unmeasured": unmeasured(self.common, self.ranks, self.columns["work_ms"]),
         }
-
-    def _unmeasured(self) -> tuple[int, tuple[int, int, float] | None]:
-        """How many rank-steps did no positive work (a clock that jumped), and the first of them (step, rank, ms)."""
-        count, first = 0, None
-        for n, row in zip(self.common, self.columns["work_ms"]):
-            if min(row) > 0:
-                continue
-            bad = [i for i, w in enumerate(row) if not w > 0]
-            if bad and first is None:
-                first = (n, self.ranks[bad[0]], row[bad[0]])
-            count += len(bad)
-        return count, first
 
     def samples(self, key: str) -> list[Sample]:
         """Each step's values of a vector (or the one pooled vector), sampled in order."""
@@ -203,19 +192,12 @@ class Shard:
         for wait, period, (n, at) in zip(self.wait_rows, self.columns["period_ms"], middles):
             cost = costs_of(wait, at, n)
             gap = gaps_of(cost, period)
-            i = max(range(len(cost)), key=cost.__getitem__)
+            i = cost.index(max(cost))
             self.cost_rows.append(cost)
             self.gap_rows.append(gap)
             slowest.append((cost[i], self.ranks[i]))
-        block = max(1, BLOCK_VALUES // max(1, len(self.common)))
-        by_rank = {
-            name: Transposed(rows, "d", block)
-            for name, rows in (("cost_ms", self.cost_rows), ("gap", self.gap_rows), ("wait_ms", self.wait_rows))
-        }
-        summaries = [
-            rank_summary(t, r, {name: v.at(k) for name, v in by_rank.items()}, 0)
-            for k, (t, r) in enumerate(zip(self.tables, self.rows))
-        ]
+        by_step = {"cost_ms": self.cost_rows, "gap": self.gap_rows, "wait_ms": self.wait_rows}
+        summaries = rank_summaries(self.tables, self.rows, by_step, {})
         usual = [s.median_cost_ms for s in summaries]
         self.beyond_rows = [past(row, floor) for row in self.deviation_rows]
         pooled = on_time_costs(self.cost_rows, self.beyond_rows, usual)
