@@ -26,6 +26,7 @@ between ranks, must not widen its own floor.
 
 from __future__ import annotations
 
+import heapq
 import math
 import statistics
 from array import array
@@ -35,13 +36,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, compress, repeat
-from operator import add, sub
+from operator import add, ge, getitem, le, lt, sub
 from statistics import NormalDist
 
 from ..base import Fan, SortedRuns, Transposed, in_order, ranges
 
 __all__ = [
     "ALPHA",
+    "Across",
     "Beyond",
     "Chance",
     "KEPT",
@@ -50,6 +52,7 @@ __all__ = [
     "Q_HIGH",
     "Q_LOW",
     "Tail",
+    "Top",
     "Z",
     "beyond_chance",
     "bulk_tail",
@@ -57,6 +60,7 @@ __all__ = [
     "deviations",
     "floor_of",
     "medians_of_others",
+    "middle_places",
     "of_positive_work",
     "on_time_costs",
     "others_at",
@@ -65,6 +69,7 @@ __all__ = [
     "persistent_ranks",
     "quantile",
     "rank_offsets",
+    "top_kept",
 ]
 
 ALPHA = 0.001
@@ -233,12 +238,68 @@ def others_at(values: Sequence[float], n: int, ranked: Sequence[float] | Mapping
     """
     if n < 2:
         return array("d", repeat(math.nan, len(values)))
+    middle, answers = _choices(n, ranked)
+    if n % 2 == 0:
+        return array("d", map(answers.__getitem__, map(middle.__ge__, values)))
+    return array("d", map(answers.__getitem__, map(add, map(middle.__lt__, values), map(middle.__le__, values))))
+
+
+def _choices(n: int, ranked: Sequence[float] | Mapping[int, float]) -> tuple[float, tuple[float, ...]]:
+    """A column's middle value and the medians of the others that a value of it can leave (`medians_of_others`):
+    with an even count, one up to the middle and one past it; with an odd count, one below, at and above it."""
     h = (n - 1) // 2
     middle = float(ranked[h])
     if n % 2 == 0:
-        return array("d", map((ranked[h], ranked[h + 1]).__getitem__, map(middle.__ge__, values)))
-    answers = ((ranked[h] + ranked[h + 1]) / 2, (ranked[h - 1] + ranked[h + 1]) / 2, (ranked[h - 1] + ranked[h]) / 2)
-    return array("d", map(answers.__getitem__, map(add, map(middle.__lt__, values), map(middle.__le__, values))))
+        return middle, (ranked[h], ranked[h + 1])
+    return middle, (
+        (ranked[h] + ranked[h + 1]) / 2,
+        (ranked[h - 1] + ranked[h + 1]) / 2,
+        (ranked[h - 1] + ranked[h]) / 2,
+    )
+
+
+def middle_places(ranked: Sequence[float]) -> dict[int, float]:
+    """A column's sorted values at the three middle places: all that `others_at` reads of it.
+
+    >>> middle_places([1.0, 2.0, 3.0, 4.0, 5.0]), middle_places([7.0])
+    ({1: 2.0, 2: 3.0, 3: 4.0}, {0: 7.0})
+    """
+    h = (len(ranked) - 1) // 2
+    return {k: ranked[k] for k in range(max(0, h - 1), min(len(ranked), h + 2))}
+
+
+@dataclass(frozen=True)
+class Across:
+    """Columns of `n` values each known by their three middle places (`middle_places`), for the median of the
+    others of one entry in every column (a rank in every step: `others`), in C passes across the columns."""
+
+    n: int
+    middles: tuple[float, ...]
+    answers: tuple[tuple[float, ...], ...]
+
+    @staticmethod
+    def of(n: int, places: Sequence[Mapping[int, float]]) -> Across:
+        """From each column's middle places."""
+        if n < 2:
+            return Across(n, (), ())
+        chosen = [_choices(n, p) for p in places]
+        return Across(n, tuple(c[0] for c in chosen), tuple(c[1] for c in chosen))
+
+    def others(self, values: Sequence[float]) -> array[float]:
+        """For value k of column k, the median of the others in that column: `others_at` of each column, entry by
+        entry.
+
+        >>> a = Across.of(4, [{0: 10.0, 1: 20.0, 2: 30.0}, {0: 1.0, 1: 2.0, 2: 3.0}])
+        >>> list(a.others([10.0, 3.0])), list(others_at([10.0], 4, {0: 10.0, 1: 20.0, 2: 30.0}))
+        ([30.0, 2.0], [30.0])
+        """
+        if self.n < 2:
+            return array("d", repeat(math.nan, len(values)))
+        if self.n % 2 == 0:
+            picks = map(ge, self.middles, values)
+        else:
+            picks = map(add, map(lt, self.middles, values), map(le, self.middles, values))
+        return array("d", map(getitem, self.answers, picks))
 
 
 def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
@@ -250,26 +311,79 @@ def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
     >>> [list(d) for d in deviations([[10.0] * 4, [10.0] * 4, [10.0] * 4, [10.0, 10.0, 10.0, 30.0]])][3]
     [0.0, 0.0, 0.0, 20.0]
     """
-    return [row for row, _ in _deviated(work, rank_offsets(work), range(len(work)))]
+    offsets = rank_offsets(work)
+    return [_row_of(done, offsets)[0] for done in work]
+
+
+def _row_of(done: Sequence[float], offsets: Sequence[float]) -> tuple[array[float], list[float]]:
+    """A step's deviations (`deviations`), and its adjusted work sorted."""
+    adjusted = array("d", map(sub, done, offsets))
+    ranked = sorted(adjusted)
+    return array("d", map(sub, adjusted, others_at(adjusted, len(ranked), ranked))), ranked
+
+
+@dataclass(frozen=True)
+class Top:
+    """A step's largest deviations: every entry at or above `cutoff` (-inf: every entry), in order, with its
+    deviation. The entries past any floor at or above the cutoff are among them (`past_of`)."""
+
+    cutoff: float
+    entries: array[int]
+    values: array[float]
+
+    @staticmethod
+    def of(row: Sequence[float], most: int) -> Top:
+        """The entries of the `most` largest values of a row, ties at the last included (all of them when the row
+        holds no more), found by C passes.
+
+        >>> t = Top.of([0.5, 3.0, -1.0, 4.5, 3.0], 2)
+        >>> t.cutoff, list(t.entries), list(t.values)
+        (3.0, [1, 3, 4], [3.0, 4.5, 3.0])
+        """
+        if len(row) <= most:
+            return Top(-math.inf, array("i", range(len(row))), array("d", row))
+        cutoff = heapq.nlargest(most, row)[-1]
+        entries = array("i", compress(range(len(row)), map(cutoff.__le__, row)))
+        return Top(cutoff, entries, array("d", map(row.__getitem__, entries)))
+
+    def past(self, floor: float) -> tuple[int, ...] | None:
+        """The entries past the floor (`past`), or None when some may lie below the cutoff.
+
+        >>> Top.of([0.5, 3.0, -1.0, 4.5], 2).past(3.5), Top.of([0.5, 3.0, -1.0, 4.5], 2).past(1.0)
+        ((3,), None)
+        """
+        if floor < self.cutoff:
+            return None
+        return tuple(i for i, v in zip(self.entries, self.values) if floor < v)
+
+
+def top_kept(ranks: int) -> int:
+    """How many of a step's largest deviations `beyond_chance` keeps while the floor is not known: a step with
+    more entries past it is measured again, so this bounds memory, not the answer.
+
+    >>> top_kept(8), top_kept(100_000)
+    (16, 1562)
+    """
+    return max(KEPT, ranks // 64)
 
 
 def _deviated(
     work: Sequence[Sequence[float]], offsets: Sequence[float], steps: range
-) -> list[tuple[array[float], array[float]]]:
-    """Some steps' deviations (`deviations`), each with those of its positive work in order. That order needs no
-    sort of its own: a larger adjusted work never leaves a larger median of the others, so the deviations of the
-    adjusted works sorted are the deviations in order (tests/analysis/test_chance.py)."""
+) -> list[tuple[Top, array[float]]]:
+    """Some steps' largest deviations (`Top`: rows of every rank's would hold 8 bytes a rank-step until the floor
+    is known), each with the deviations of its positive work in order. That order needs no sort of its own: a
+    larger adjusted work never leaves a larger median of the others, so the deviations of the adjusted works sorted
+    are the deviations in order (tests/analysis/test_chance.py)."""
     out = []
     for j in steps:
         done = work[j]
-        adjusted = array("d", map(sub, done, offsets))
-        ranked = sorted(adjusted)
-        row = array("d", map(sub, adjusted, others_at(adjusted, len(ranked), ranked)))
+        row, ranked = _row_of(done, offsets)
         positive = _positive(row, done)
         if positive is row:
-            out.append((row, array("d", map(sub, ranked, others_at(ranked, len(ranked), ranked)))))
+            ordered = array("d", map(sub, ranked, others_at(ranked, len(ranked), ranked)))
         else:
-            out.append((row, array("d", sorted(positive))))
+            ordered = array("d", sorted(positive))
+        out.append((Top.of(row, top_kept(len(row))), ordered))
     return out
 
 
@@ -295,14 +409,20 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     [(20, (3,))]
     """
     offsets = rank_offsets(work, fan=fan)
-    by_step: list[array[float]] = []
+    tops: list[Top] = []
     rows: list[array[float]] = []
     for some in fan(partial(_deviated, work, offsets), ranges(len(work), len(work[0]) if work else 0)):
-        for row, ordered in some:
-            by_step.append(row)
+        for top, ordered in some:
+            tops.append(top)
             rows.append(ordered)
     tail, floor = bulk_tail(in_order(rows, presorted=True), len(work[0]) if work else 0)
-    return Beyond(tail, floor, sum(map(len, rows)), tuple(past(row, floor) for row in by_step))
+    entries = [top.past(floor) for top in tops]
+    return Beyond(
+        tail,
+        floor,
+        sum(map(len, rows)),
+        tuple(e if e is not None else past(_row_of(work[j], offsets)[0], floor) for j, e in enumerate(entries)),
+    )
 
 
 def _positive(row: Sequence[float], done: Sequence[float]) -> Sequence[float]:
@@ -331,7 +451,9 @@ def past(row: Sequence[float], floor: float) -> tuple[int, ...]:
     return tuple(compress(range(len(row)), map(floor.__lt__, row))) if max(row, default=floor) > floor else ()
 
 
-def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float], fan: Fan = map) -> Tail:
+def cost_tail(
+    cost: Sequence[Sequence[float]] | Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float], fan: Fan = map
+) -> Tail:
     """The chance distribution of an on-time rank-step's cost (each step's costs, entry i is rank i), its rank's
     usual cost (`usual`) taken out: what the threshold is weighed with. Each step's are sorted a range of steps at
     a time through `fan` (`base.Fan`).
@@ -342,7 +464,7 @@ def cost_tail(cost: Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[f
     >>> round(tail.quantile(0.5), 2)
     0.4
     """
-    rows = list(cost)
+    rows = cost if isinstance(cost, Sequence) else list(cost)
     width = len(rows[0]) if rows else 0
     task = partial(_on_time_sorted, rows, beyond.entries, usual)
     return Tail.of(in_order(list(chain.from_iterable(fan(task, ranges(len(rows), width)))), presorted=True))
@@ -432,9 +554,9 @@ class Middle:
     kept: int = KEPT
 
     @staticmethod
-    def of(column: Sequence[float]) -> Middle:
-        """The middle of a column: up to KEPT + 1 values each side of its median."""
-        return Middle.of_sorted(sorted(column))
+    def of(column: Sequence[float], kept: int = KEPT) -> Middle:
+        """The middle of a column: up to `kept` + 1 values each side of its median."""
+        return Middle.of_sorted(sorted(column), kept)
 
     @staticmethod
     def of_sorted(ordered: Sequence[float], kept: int = KEPT) -> Middle:

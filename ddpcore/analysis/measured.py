@@ -23,18 +23,18 @@ threshold, again at each new one, without the traces.
 
 from __future__ import annotations
 
+import heapq
 import math
 import statistics
 from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from itertools import chain, compress, islice, repeat
 from operator import le, sub, truediv
 
 from ..base import (
-    BLOCK_VALUES,
     CAUSES,
     LOAD,
     SUMMED,
@@ -44,20 +44,45 @@ from ..base import (
     Said,
     Spans,
     Transposed,
+    block_rows,
     median,
     ranges,
     say,
 )
-from ..traces import Column, DeviceTime, FileError, Loaded, RankColumns, RankFacts, RankTrace, StepFacts, table_of
+from ..traces import (
+    Column,
+    DeviceTime,
+    FileError,
+    Loaded,
+    RankColumns,
+    RankFacts,
+    RankTrace,
+    ReadRank,
+    StepFacts,
+    read_path,
+    table_of,
+)
 from ..traces import drawn as drawn_spans
-from .chance import KEPT, Chance, Middle, Tail, beyond_chance, cost_tail, medians_of_others, others_at
-from .rankmap import RankStepMap, rank_step_map
+from .chance import (
+    KEPT,
+    Across,
+    Chance,
+    Middle,
+    Tail,
+    beyond_chance,
+    cost_tail,
+    medians_of_others,
+    middle_places,
+    others_at,
+)
+from .rankmap import MAX_ROWS, Cells, RankStepMap, bins_of, cells_of, map_of
 from .runs import copies, runs_of
 from .whatif import earliest_free, retimed_saving
 
 __all__ = [
     "AnalysisError",
     "Caveat",
+    "CostRows",
     "DRAWN_ALL",
     "DRAWN_LATEST",
     "DrawnRank",
@@ -66,7 +91,9 @@ __all__ = [
     "NO_CHANCE",
     "RANK_COLUMNS",
     "RUN",
+    "RankOwn",
     "RankSummary",
+    "SlimColumns",
     "StepMajor",
     "STEP_COLUMNS",
     "STEP_FLAGS",
@@ -81,9 +108,14 @@ __all__ = [
     "measure",
     "measure_loaded",
     "one_run",
+    "rank_own",
+    "rank_owns",
     "rank_summaries",
     "rank_summary",
+    "read_entries",
     "rows_of",
+    "slim",
+    "slimmed",
     "step_major",
     "unmeasured",
     "waits_of",
@@ -261,7 +293,8 @@ class Measured:
     `chance`: how late ranks are by chance alone, measured on the ranks on time. Over the steps, whatever the
     threshold: the mean and median step, the latest rank's median gap, and the mean of each step's waits summed over
     its ranks. `load_marked`: some rank's trace marks its input loading (a profiler trace without the DataLoader's
-    annotation shows loading as time outside any phase)."""
+    annotation shows loading as time outside any phase). `threshold`: the one threshold its steps were kept to, each
+    with only the entries a verdict at it reads (`measure`'s `at`); None when every entry is kept."""
 
     steps: tuple[StepSummary, ...]
     ranks: tuple[RankSummary, ...]
@@ -273,6 +306,7 @@ class Measured:
     median_gap: float = 0.0
     wait_ms_total: float = 0.0
     load_marked: bool = True
+    threshold: float | None = None
 
 
 def drawn_entries(cost_ms: Sequence[float], ordered: Sequence[float] | None = None) -> list[int]:
@@ -380,20 +414,27 @@ def _summarise_step(
     by_column: dict,
     parts: dict[str, Column] | None,
     beyond: tuple[int, ...],
-) -> StepSummary:
-    """One common step; `by_column` holds, for this step, each rank's value of a column (ranks in order): arrays,
-    not lists of floats, since for 4,096 ranks x 200 steps every float object costs 24 bytes more. The costs need
-    no sort of their own: a smaller wait never leaves a smaller median of the others, so the costs of the sorted
-    waits, reversed, are the costs in order (`tests/analysis/test_measured_columns.py`)."""
+    map_rows: tuple[tuple[int, ...], ...],
+    at: float | None = None,
+    drawing: bool = True,
+) -> tuple[StepSummary, array[float], dict[int, float], Cells]:
+    """One common step, with its ranks' waits whole and their middle places (all their costs need:
+    `chance.middle_places`), and its cells of the map (`rankmap.cells_of`, rows `map_rows`). `by_column` holds,
+    for this step, each rank's value of a column (ranks in order): arrays, not lists of floats, since for 4,096
+    ranks x 200 steps every float object costs 24 bytes more. The costs need no sort of their own: a smaller wait
+    never leaves a smaller median of the others, so the costs of the sorted waits, reversed, are the costs in order
+    (`tests/analysis/test_measured_columns.py`). With a threshold `at`, the step's columns keep only the entries a
+    verdict at it reads (`read_entries`), and its middles are as wide as its entries over it; `drawing` False
+    leaves the lanes out (tables without spans: `slim`)."""
     period, anchor = by_column["period_ms"], by_column["anchor_ms"]
     released = all(by_column["released"])
     wait, first, free = waits_of(by_column, released, max(by_column["arrival_ms"]))
     ranked = sorted(wait)
     cost = costs_of(wait, ranked)
-    ordered = costs_of(ranked, ranked)
-    ordered.reverse()
     gap = gaps_of(cost, period)
     slowest = cost.index(max(cost))
+    over = None if at is None else list(compress(range(len(gap)), map(float(at).__le__, gap)))
+    width = KEPT if over is None else max(KEPT, len(over))
     columns = StepColumns(
         ranks,
         period,
@@ -409,16 +450,18 @@ def _summarise_step(
         slowest,
         retimed_saving(wait, first, free, {slowest: cost[slowest]}),
         beyond,
-        Middle.of_sorted(ranked),
-        {p: Middle.of(v) for p, v in parts.items()} if parts is not None else None,
-        _lowest(wait, ranked),
+        Middle.of_sorted(ranked, width),
+        {p: Middle.of(v, width) for p, v in parts.items()} if parts is not None else None,
+        _lowest(wait, ranked) if over is None else (),
     )
+    if over is not None:
+        columns = _kept_to(columns, sorted(read_entries(wait, ranked, first, over) | {slowest}))
     lead = max(anchor)
     drawn = tuple(
         _rank_in_step(ranks[i], tables[i].facts_at(rows[i][j], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
-        for i in drawn_entries(cost, ordered)
+        for i in (drawn_entries(cost, costs_of(ranked, ranked)[::-1]) if drawing else ())
     )
-    return StepSummary(
+    summary = StepSummary(
         number,
         ranks[slowest],
         statistics.median(period),
@@ -429,6 +472,58 @@ def _summarise_step(
         columns,
         drawn,
         released,
+    )
+    return summary, wait, middle_places(ranked), cells_of(gap, cost, map_rows)
+
+
+def read_entries(
+    wait: Sequence[float], ranked: Sequence[float], first: Sequence[float], over: Sequence[int]
+) -> set[int]:
+    """The entries of a step that a verdict at one threshold reads, given those over it (`over`): them, the
+    entries of the len(over) + KEPT + 1 least waits (the ranks on time's latest, whichever are late: `ranked` is
+    the waits sorted) and of the len(over) + 1 latest first launches (the what-if's bound), ties included. A merge
+    of shards gathers the same entries from each (`shards.Shard.entries`); the step's slowest entry is added by
+    the caller.
+
+    >>> sorted(read_entries([5.0, 1.0, 4.0, 3.0, 2.0], [1.0, 2.0, 3.0, 4.0, 5.0], [-9.0, -2.0, -3.0, -4.0, -5.0], [1]))
+    [0, 1, 2, 3, 4]
+    """
+    few = min(len(wait), len(over) + KEPT + 1)
+    least = ranked[few - 1]
+    chosen = set(over)
+    chosen.update(compress(range(len(wait)), map(least.__ge__, wait)))
+    latest = heapq.nlargest(len(over) + 1, first)[-1]
+    chosen.update(compress(range(len(first)), map(latest.__le__, first)))
+    return chosen
+
+
+def _kept_to(c: StepColumns, picked: list[int]) -> StepColumns:
+    """A step's columns at the entries `picked` alone (in order), with its middles, what-if and entries beyond chance
+    as the whole step gave them: what a merge of shards builds (`shards`), and judges as `analyze` does."""
+
+    def kept(column: Sequence[float], typecode: str) -> array:
+        return array(typecode, map(column.__getitem__, picked))
+
+    wait = kept(c.wait_ms, "d")
+    beyond = set(c.beyond)
+    return StepColumns(
+        tuple(map(c.ranks.__getitem__, picked)),
+        kept(c.period_ms, "d"),
+        kept(c.compute_ms, "d"),
+        kept(c.cost_ms, "d"),
+        kept(c.gap, "d"),
+        wait,
+        kept(c.work_ms, "f"),
+        None if c.parts_ms is None else {p: kept(v, "f") for p, v in c.parts_ms.items()},
+        c.from_release,
+        kept(c.first_ms, "f"),
+        c.free_ms,
+        picked.index(c.solo_entry),
+        c.solo_saved_ms,
+        tuple(k for k, i in enumerate(picked) if i in beyond),
+        c.waits,
+        c.parts,
+        tuple(sorted(range(len(picked)), key=wait.__getitem__)),
     )
 
 
@@ -452,11 +547,130 @@ def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
     return _gauges([d for d in devices if d], [table.period_ms[i] for i in measured]) if measured else None
 
 
+@dataclass(frozen=True)
+class RankOwn:
+    """What a rank's summary reads of its own columns over the common steps (`rank_own`): known before any step
+    is measured, so that a measure kept to one threshold can drop those columns first (`slim`)."""
+
+    median_step_ms: float
+    mean_step_ms: float
+    median_phases_ms: dict[str, float]
+    median_arrival_ms: float
+    gpu: GpuGauges | None
+
+
+def rank_own(table: RankColumns, rows: Sequence[int]) -> RankOwn:
+    """A rank's own medians over the common steps (`rows`: their rows in its table) and its GPU's gauges.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
+    >>> own = rank_own(table, range(3))
+    >>> own.median_step_ms == statistics.median(table.period_ms), sorted(own.median_phases_ms)[:2]
+    (True, ['allreduce', 'backward'])
+    """
+
+    def mine(column: Column) -> Sequence[float]:
+        return _picked(column, rows)
+
+    period = mine(table.period_ms)
+    return RankOwn(
+        median(period),
+        statistics.fmean(period),
+        {p: median(mine(table.phases_ms[p])) for p in SUMMED},
+        median(mine(table.arrival_ms)),
+        _rank_gauges(table, rows),
+    )
+
+
+def rank_owns(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, RankOwn]:
+    """Every rank's own medians over the ranks' common steps (`rank_own`), by rank, the ranks a range at a time
+    through `fan`: taken where the rank was read when it was slimmed there (`SlimColumns`), else from its table, or
+    from its file read again when its table was slimmed for other rows than these.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> tables = [table_of(r) for r in simulated_run(3, 4, seed=1)[0]]
+    >>> sorted(rank_owns(tables))
+    [0, 1, 2]
+    """
+    common = _common_steps(tables, [])
+
+    def owned(some: range) -> list[RankOwn]:
+        return [_own(tables[k], rows_of(tables[k], common)) for k in some]
+
+    return dict(zip((t.rank for t in tables), chain.from_iterable(fan(owned, ranges(len(tables), len(common))))))
+
+
+def _own(table: RankColumns, rows: Sequence[int]) -> RankOwn:
+    if not isinstance(table, SlimColumns):
+        return rank_own(table, rows)
+    span = (rows[0], rows[-1] + 1) if rows else (0, 0)
+    if list(rows) == list(range(*span)):
+        for kept, own in table.owns:
+            if kept == span:
+                return own
+    again = read_path(table.source)
+    if isinstance(again, FileError) or again.rank != table.rank:
+        raise AnalysisError("run.changed", source=table.source)
+    full = table_of(again)
+    if list(full.step) != list(table.step):
+        raise AnalysisError("run.changed", source=table.source)
+    return rank_own(full, rows)
+
+
+@dataclass(frozen=True)
+class SlimColumns(RankColumns):
+    """A rank's table slimmed where it was read (`slimmed`): what a measure kept to one threshold reads, and its
+    steps' starts (the runs' releases), with its own medians (`rank_own`) over the rows a measure takes when every
+    rank has the same steps: all of them, or all but the warm-up step (`owns`: (first row, row past the last), and
+    the medians)."""
+
+    owns: tuple[tuple[tuple[int, int], RankOwn], ...] = ()
+
+
+def slimmed(read: ReadRank | FileError) -> ReadRank | FileError:
+    """A file read, slimmed where it was read (`SlimColumns`): what crosses back to the measuring process, and what
+    it holds, is 10^8 rank-steps' needed columns (4.8 GB), not all of them (7.2 GB). A file that could not be read
+    is passed on.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> thin = slimmed(simulated_run(2, 3, seed=1)[0][0])
+    >>> thin.phases_ms, [span for span, _ in thin.owns]
+    ({}, [(0, 3)])
+    """
+    if isinstance(read, FileError):
+        return read
+    table = table_of(read)
+    n = len(table.step)
+    spans = [(0, n)] + ([(1, n)] if n > 1 and table.step[0] == WARMUP_STEP else [])
+    owns = tuple((span, rank_own(table, range(*span))) for span in spans)
+    kept = {f.name: getattr(table, f.name) for f in fields(RankColumns)}
+    return SlimColumns(**(kept | {"length_ms": (), "phases_ms": {}, "device": None, "detail": ()}), owns=owns)
+
+
+def slim(table: RankColumns) -> RankColumns:
+    """A rank's table without the columns only its own medians, the lanes and the runs' releases read (start,
+    length, phases, GPU time, spans): what a measure kept to one threshold holds once `rank_owns` has read them
+    (10^8 rank-steps: 2.8 GB less). The columns kept are the same objects, not copies.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
+    >>> thin = slim(table)
+    >>> thin.phases_ms, thin.work_ms is table.work_ms
+    ({}, True)
+    """
+    return replace(table, start_ms=(), length_ms=(), phases_ms={}, device=None, detail=())
+
+
 def rank_summary(
-    table: RankColumns, rows: Sequence[int], mine: dict[str, Sequence[float]], slowest: int
+    table: RankColumns,
+    rows: Sequence[int],
+    mine: dict[str, Sequence[float]],
+    slowest: int,
+    own: RankOwn | None = None,
 ) -> RankSummary:
-    """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost, gap and wait in
-    each), told how often it was the slowest.
+    """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost and wait in each,
+    and its gap, else found from its cost and period), told how often it was the slowest; `own`: its own medians
+    when they were taken before (`rank_owns`).
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
@@ -465,34 +679,37 @@ def rank_summary(
     >>> s.rank, s.median_cost_ms, s.slowest_count
     (0, 2.0, 2)
     """
-
-    def own(column: Column) -> Sequence[float]:
-        return _picked(column, rows)
-
-    period = own(table.period_ms)
+    o = own or rank_own(table, rows)
+    gap = mine["gap"] if "gap" in mine else gaps_of(mine["cost_ms"], _picked(table.period_ms, rows))
     return RankSummary(
         rank=table.rank,
         source=table.source,
-        median_step_ms=median(period),
-        mean_step_ms=statistics.fmean(period),
-        median_phases_ms={p: median(own(table.phases_ms[p])) for p in SUMMED},
-        median_arrival_ms=median(own(table.arrival_ms)),
+        median_step_ms=o.median_step_ms,
+        mean_step_ms=o.mean_step_ms,
+        median_phases_ms=o.median_phases_ms,
+        median_arrival_ms=o.median_arrival_ms,
         median_wait_ms=median(mine["wait_ms"]),
-        median_gap=median(mine["gap"]),
+        median_gap=median(gap),
         median_cost_ms=median(mine["cost_ms"]),
         late_steps=0,
         slowest_count=slowest,
-        gpu=_rank_gauges(table, rows),
+        gpu=o.gpu,
     )
 
 
 def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list[int]:
-    step_sets = {t.rank: set(t.step) for t in tables}
-    common = set.intersection(*step_sets.values())
+    """The steps every rank has, warmup left out; a set of step numbers is made once for each distinct sequence of
+    them, not once a rank (100,000 ranks of 1,000 steps: 5 GB of sets and ints)."""
+    distinct: dict[Sequence[int], set[int]] = {}
+    for t in tables:
+        key = t.step if isinstance(t.step, range) else tuple(t.step)
+        if key not in distinct:
+            distinct[key] = set(key)
+    common = set.intersection(*distinct.values())
     if not common:
         raise AnalysisError("run.no_common_step")
     for t in tables:
-        extra = len(step_sets[t.rank] - common)
+        extra = len(distinct[t.step if isinstance(t.step, range) else tuple(t.step)]) - len(common)
         if extra:
             warnings.append(Caveat("partial", rank=t.rank, source=t.source, extra=extra))
     if WARMUP_STEP in common and len(common) > 1:
@@ -509,10 +726,14 @@ def rank_summaries(
     by_step: Mapping[str, Sequence[Sequence[float]]],
     slowest: Mapping[int, int],
     fan: Fan = map,
+    owns: Mapping[int, RankOwn] | None = None,
+    across: Across | None = None,
 ) -> list[RankSummary]:
-    """Every rank over the common steps (`rank_summary`): `by_step` holds each step's `RANK_COLUMNS`, entry i rank
-    i, read a rank at a time (`base.Transposed`), the ranks a range at a time through `fan`; `slowest` counts the
-    steps each rank was the slowest of.
+    """Every rank over the common steps (`rank_summary`): `by_step` holds each step's `RANK_COLUMNS` (the gap may
+    be left out), entry i rank i, read a rank at a time (`base.Transposed`), the ranks a range at a time through
+    `fan`; `slowest` counts the steps each rank was the slowest of; `owns`: the ranks' own medians, by rank, when
+    taken before (`rank_owns`); `across`: each step's middle places of the waits, when `by_step` holds no costs
+    (a rank's are then found from its waits: `chance.Across`).
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> tables = [table_of(r) for r in simulated_run(2, 2, seed=1)[0]]
@@ -521,18 +742,51 @@ def rank_summaries(
     [1.5, 3.5]
     """
     steps = len(next(iter(by_step.values()), ()))
-    block = max(1, BLOCK_VALUES // max(1, steps))
-    by_rank = {name: Transposed(by_step[name], "d", block) for name in RANK_COLUMNS}
+    block = block_rows(steps)
+    by_rank = {name: Transposed(by_step[name], "d", block) for name in RANK_COLUMNS if name in by_step}
+
+    def mine(k: int) -> dict[str, Sequence[float]]:
+        found = {name: v.at(k) for name, v in by_rank.items()}
+        if "cost_ms" not in found and across is not None:
+            wait = found["wait_ms"]
+            found["cost_ms"] = array("d", map(sub, across.others(wait), wait))
+        return found
 
     def ranked(some: range) -> list[RankSummary]:
         return [
             rank_summary(
-                tables[k], rows[k], {name: v.at(k) for name, v in by_rank.items()}, slowest.get(tables[k].rank, 0)
+                tables[k],
+                rows[k],
+                mine(k),
+                slowest.get(tables[k].rank, 0),
+                owns[tables[k].rank] if owns is not None else None,
             )
             for k in some
         ]
 
-    return list(chain.from_iterable(fan(ranked, ranges(len(tables), steps))))
+    return list(chain.from_iterable(fan(ranked, ranges(len(tables), steps, block))))
+
+
+class CostRows(Sequence[array]):
+    """Each step's costs, made when read from its waits and their middle places (`costs_of`): kept whole until the
+    ranks are summarised, 10^8 rank-steps' costs would hold 0.8 GB more.
+
+    >>> rows = CostRows([array("d", [20.0, 21.0, 0.5, 19.0])], [middle_places([0.5, 19.0, 20.0, 21.0])])
+    >>> len(rows), list(rows[0])
+    (1, [-1.0, -2.0, 19.5, 1.0])
+    """
+
+    def __init__(self, waits: Sequence[Sequence[float]], places: Sequence[Mapping[int, float]]) -> None:
+        self.waits, self.places = waits, places
+
+    def __len__(self) -> int:
+        return len(self.waits)
+
+    def __getitem__(self, j):  # type: ignore[no-untyped-def]
+        if isinstance(j, slice):
+            return [self[k] for k in range(len(self))[j]]
+        wait = self.waits[j]
+        return costs_of(wait, self.places[j], len(wait))
 
 
 def unmeasured(
@@ -591,8 +845,8 @@ class StepMajor:
 
 def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], parts: Sequence[str] | None) -> StepMajor:
     """The ranks' columns over their common steps (`rows`: each rank's rows of them, `rows_of`), laid side by side a
-    block of about BLOCK_VALUES values at a time (`base.Transposed`), not copied whole; `parts`: the parts kept, a
-    rank without one reading zeros (None: none).
+    block of about `base.BLOCK_VALUES` values at a time (`base.Transposed`, `base.block_rows`), not copied whole;
+    `parts`: the parts kept, a rank without one reading zeros (None: none).
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> tables = [table_of(r) for r in simulated_run(3, 4, seed=1)[0]]
@@ -600,7 +854,7 @@ def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], par
     >>> len(major.columns["work_ms"].at(0)), list(major.flags["released"].at(0)), major.parts
     (3, [1, 1, 1], None)
     """
-    block = max(1, BLOCK_VALUES // max(1, len(tables)))
+    block = block_rows(len(tables))
 
     def across(columns: list, typecode: str) -> Transposed:
         return Transposed(columns, typecode, block)
@@ -646,7 +900,11 @@ def _each_of(count: int) -> list[range]:
 
 
 def measure(
-    ranks: Sequence[RankTrace | RankFacts | RankColumns], progress: StepsDone | None = None, fan: Fan = map
+    ranks: Sequence[RankTrace | RankFacts | RankColumns],
+    progress: StepsDone | None = None,
+    fan: Fan = map,
+    at: float | None = None,
+    owns: Mapping[int, RankOwn] | None = None,
 ) -> Measured:
     """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans, and how
     late ranks are by chance. `progress` hears how many of the common steps are measured, after each (0 first, once
@@ -657,6 +915,11 @@ def measure(
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
     columns: a step's ranks are arrays, and only the ranks drawn get an object. `fan` (`base.Fan`) runs the steps,
     then the ranks, a range at a time, and so does what chance and the copies read.
+
+    With a threshold `at` (the command line's one), each step keeps only the entries a verdict at it reads, as a
+    merge of shards does, and `judge` refuses any other threshold: 10^8 rank-steps' columns then take 0.2 GB, not 6.
+    `owns`: the ranks' own medians, by rank, when their tables were slimmed first (`rank_owns`, `slim`: then no
+    lanes are drawn).
 
     >>> from ddpcore.traces import simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -679,7 +942,12 @@ def measure(
     major = step_major(tables, rows, [p for p in CAUSES if any(p in k for k in kept)] if parted else None)
     by_rank, flags, parts = major.columns, major.flags, major.parts
 
-    work = [by_rank["work_ms"].at(j) for j in range(len(common))]
+    block = block_rows(len(tables))
+
+    def work_of(steps: range) -> list[Sequence[float]]:
+        return [by_rank["work_ms"].at(j) for j in steps]
+
+    work = list(chain.from_iterable(fan(work_of, ranges(len(common), len(tables), block))))
     beyond = beyond_chance(work, fan)
     if progress is not None:
         progress(0, len(common))
@@ -690,8 +958,9 @@ def measure(
         warnings.append(Caveat("unmeasured", count=count, rank=rank, step=step, ms=round(ms, 2)))
     warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables, fan)]
     stepwise = by_rank | flags
+    map_rows = bins_of(list(order), MAX_ROWS)
 
-    def summarised(steps: range) -> list[StepSummary]:
+    def summarised(steps: range) -> list[tuple[StepSummary, array[float], dict[int, float], Cells]]:
         return [
             _summarise_step(
                 common[j],
@@ -702,13 +971,23 @@ def measure(
                 _at(stepwise, j),
                 _parts_at(parts, j) if parts is not None else None,
                 beyond.entries[j],
+                map_rows,
+                at,
+                owns is None,
             )
             for j in steps
         ]
 
     done: list[StepSummary] = []
-    for some in fan(summarised, ranges(len(common), len(tables)) if fan is not map else _each_of(len(common))):
-        done += some
+    waits: list[array[float]] = []
+    places: list[dict[int, float]] = []
+    cells: list[Cells] = []
+    for some in fan(summarised, ranges(len(common), len(tables), block) if fan is not map else _each_of(len(common))):
+        for summary, wait, middle, column in some:
+            done.append(summary)
+            waits.append(wait)
+            places.append(middle)
+            cells.append(column)
         if progress is not None:
             progress(len(done), len(common))
     steps = tuple(done)
@@ -717,26 +996,29 @@ def measure(
     unreleased = sum(not s.released for s in steps)
     if unreleased:
         warnings.append(Caveat("no_release", steps=unreleased))
-    by_step = {name: [getattr(s.columns, name) for s in steps] for name in RANK_COLUMNS}
-    summaries = tuple(rank_summaries(tables, rows, by_step, Counter(s.slowest_rank for s in steps), fan))
+    slowest = Counter(s.slowest_rank for s in steps)
+    summaries = tuple(
+        rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, owns, Across.of(len(tables), places))
+    )
     periods = [s.median_step_ms for s in steps]
     return Measured(
         steps,
         summaries,
         tuple(warnings),
-        rank_step_map(steps),
+        map_of(common, map_rows, cells),
         Chance(
             len(tables),
             beyond.tail,
             beyond.floor_ms,
-            cost_tail([s.columns.cost_ms for s in steps], beyond, [r.median_cost_ms for r in summaries], fan),
+            cost_tail(CostRows(waits, places), beyond, [r.median_cost_ms for r in summaries], fan),
             beyond.total,
         ),
         statistics.fmean(periods),
         statistics.median(periods),
         statistics.median(s.gap for s in steps),
-        statistics.fmean(math.fsum(s.columns.wait_ms) for s in steps),
+        statistics.fmean(math.fsum(w) for w in waits),
         any(LOAD in (t.parts_ms or {}) for t in tables),
+        at,
     )
 
 
@@ -745,10 +1027,15 @@ RUN = "—"
 
 
 def measure_loaded(
-    loaded: Loaded, progress: StepsDone | None = None, fan: Fan = map
+    loaded: Loaded | Callable[[], Loaded],
+    progress: StepsDone | None = None,
+    fan: Fan = map,
+    at: float | None = None,
 ) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
-    RUN): the command line and the page both read a run this way (`one_run`).
+    RUN): the command line and the page both read a run this way (`one_run`). With a threshold `at`, the measure
+    is kept to it (`measure`) and each rank's table slimmed once its own medians are taken (`rank_owns`, `slim`);
+    `loaded` is then best a function that reads the files, so that no caller holds their whole tables.
 
     >>> from ddpcore.traces import Loaded, simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -756,11 +1043,18 @@ def measure_loaded(
     >>> len(m.ranks), errors
     (8, ())
     """
+    read = loaded() if callable(loaded) else loaded
+    unread = read.errors
     try:
-        tables, errors = one_run(loaded, fan)
-        return measure(tables, progress, fan), errors
+        tables, errors = one_run(read, fan)
+        del read  # the tables are slimmed below: nothing here may hold them whole
+        if at is None or len(tables) < 2:
+            return measure(tables, progress, fan, at), errors
+        owns = rank_owns(tables, fan)
+        tables = [slim(t) for t in tables]
+        return measure(tables, progress, fan, at, owns), errors
     except AnalysisError as exc:
-        return None, (*loaded.errors, FileError(RUN, exc.message))
+        return None, (*unread, FileError(RUN, exc.message))
 
 
 def one_run(loaded: Loaded, fan: Fan = map) -> tuple[list[RankColumns], tuple[FileError, ...]]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .measured import StepSummary
 
-__all__ = ["MAX_ROWS", "RankStepMap", "bins_of", "rank_step_map"]
+__all__ = ["Cells", "MAX_ROWS", "RankStepMap", "bins_of", "cells_of", "map_of", "rank_step_map"]
 
 MAX_ROWS = 256
 
@@ -53,9 +53,6 @@ def rank_step_map(steps: Sequence[StepSummary], max_rows: int = MAX_ROWS) -> Ran
     """The map of a run's measured steps: per row and step, the row's latest rank (highest gap) and its cost.
     The threshold does not change it: `measure` makes it once, and only the colouring of late cells depends on it.
 
-    A step holds its ranks' gaps as one array in rank order, and rows are runs of consecutive ranks, so a cell is
-    one `max` over a slice rather than a comparison per rank-step in Python.
-
     >>> from ddpcore.traces import simulated_run
     >>> from ddpcore.analysis import judge, measure
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -64,29 +61,45 @@ def rank_step_map(steps: Sequence[StepSummary], max_rows: int = MAX_ROWS) -> Ran
     >>> m.rows
     ((0, 1), (2, 3), (4, 5), (6, 7))
     """
-    ranks = list(steps[0].columns.ranks)
-    rows = bins_of(ranks, max_rows)
-    bounds = []
-    start = 0
+    rows = bins_of(list(steps[0].columns.ranks), max_rows)
+    return map_of([s.step for s in steps], rows, [cells_of(s.columns.gap, s.columns.cost_ms, rows) for s in steps])
+
+
+Cells = tuple[tuple[float, ...], tuple[float, ...], tuple[int, ...]]
+"""One step's column of the map: each row's worst cost, its gap and its rank."""
+
+
+def cells_of(gap: Sequence[float], cost: Sequence[float], rows: Sequence[Sequence[int]]) -> Cells:
+    """One step's cells (`Cells`), from its ranks' gaps and costs in rank order (entry i is the i-th rank of the
+    rows laid end to end): a row is a run of consecutive entries, so a cell is one `max` over a slice rather than a
+    comparison per rank-step in Python. `measure` makes them where the step is measured, even when it keeps no more
+    of the step than a verdict reads.
+
+    >>> cells_of([0.1, 0.5, 0.2], [1.0, 5.0, 2.0], ((7, 8), (9,)))
+    ((5.0, 2.0), (0.5, 0.2), (8, 9))
+    """
+    costs, gaps, worst = [], [], []
+    low = 0
     for row in rows:
-        bounds.append((start, start + len(row)))
-        start += len(row)
-    cost: list[list[float]] = [[] for _ in rows]
-    gap: list[list[float]] = [[] for _ in rows]
-    worst: list[list[int]] = [[] for _ in rows]
-    for s in steps:
-        gaps, costs = s.columns.gap, s.columns.cost_ms
-        for i, (lo, hi) in enumerate(bounds):
-            chunk = gaps[lo:hi]
-            top = max(chunk)
-            k = lo + chunk.index(top)
-            gap[i].append(top)
-            cost[i].append(costs[k])
-            worst[i].append(ranks[k])
+        high = low + len(row)
+        chunk = gap[low:high]
+        top = max(chunk)
+        k = chunk.index(top)
+        gaps.append(top)
+        costs.append(cost[low + k])
+        worst.append(row[k])
+        low = high
+    return tuple(costs), tuple(gaps), tuple(worst)
+
+
+def map_of(steps: Sequence[int], rows: tuple[tuple[int, ...], ...], cells: Sequence[Cells]) -> RankStepMap:
+    """The map from each step's cells (`cells_of`), step by step.
+
+    >>> map_of([4, 5], ((0,), (1,)), [((1.0, 2.0), (0.1, 0.2), (0, 1)), ((3.0, 4.0), (0.3, 0.4), (0, 1))]).cost_ms
+    ((1.0, 3.0), (2.0, 4.0))
+    """
     return RankStepMap(
-        tuple(s.step for s in steps),
+        tuple(steps),
         rows,
-        tuple(tuple(r) for r in cost),
-        tuple(tuple(r) for r in gap),
-        tuple(tuple(r) for r in worst),
+        *(tuple(zip(*(c[k] for c in cells))) if cells else tuple(() for _ in rows) for k in range(3)),
     )

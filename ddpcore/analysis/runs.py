@@ -26,7 +26,6 @@ import statistics
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from itertools import chain
 from operator import add, sub
 from typing import TypeVar
@@ -168,20 +167,16 @@ class Runs:
 
 def _each(task: Callable[[RankColumns], T], tables: Sequence[RankColumns], fan: Fan) -> list[T]:
     """`task` of every table, the tables a range at a time through `fan` (`base.Fan`)."""
-    width = len(tables[0].step) if tables else 0
-    return list(chain.from_iterable(fan(partial(_of_some, task, tables), ranges(len(tables), width))))
-
-
-def _of_some(task: Callable[[RankColumns], T], tables: Sequence[RankColumns], some: range) -> list[T]:
-    return [task(tables[i]) for i in some]
+    return _each_index(lambda i: task(tables[i]), range(len(tables)), len(tables[0].step) if tables else 0, fan)
 
 
 def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> Runs:
     """The ranks split into the runs they belong to; the largest run kept when it is the only one that large.
 
     The references are compared pairwise (the bound comes from them); every other rank with the first rank of the
-    references' largest run, and with every reference only when that one is not its run. Each rank's releases are
-    read a range of ranks at a time through `fan`.
+    references' largest run, and with every reference only when that one is not its run. Only the references'
+    releases are kept: every other rank's are read, compared and dropped a range of ranks at a time through `fan`
+    (100,000 ranks' releases held at once, as float objects, took 3 GB).
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> ranks = [table_of(r) for r in simulated_run(4, 20, seed=1)[0]]
@@ -190,22 +185,37 @@ def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> Runs:
     (4, ())
     """
     n = len(tables)
-    releases = _each(Releases.of, tables, fan)
     worlds = [t.world_size for t in tables]
     refs = references(n)
-    drifts = {(i, j): drift(releases[i], releases[j]) for i in refs for j in refs if j < i}
+    known = {i: Releases.of(tables[i]) for i in refs}
+    drifts = {(i, j): drift(known[i], known[j]) for i in refs for j in refs if j < i}
     bound = bound_of(drifts, n)
     main = groups_of(drifts, n, worlds, bound)[0][0]
-    for i in range(n):
-        if i in refs:
-            continue
-        drifts[(i, main)] = drift(releases[i], releases[main])
-        near = drifts[(i, main)]
+    taken = set(refs)
+    rest = [i for i in range(n) if i not in taken]
+
+    def compared(i: int) -> dict[tuple[int, int], float | None]:
+        mine = Releases.of(tables[i])
+        near = drift(mine, known[main])
+        found = {(i, main): near}
         if near is None or near > bound or not _same_world(worlds[i], worlds[main]):
-            drifts.update({(i, j): drift(releases[i], releases[j]) for j in refs if j != main})
+            found.update({(i, j): drift(mine, known[j]) for j in refs if j != main})
+        return found
+
+    for some in _each_index(compared, rest, len(tables[0].step) if tables else 0, fan):
+        drifts.update(some)
     groups = tuple(tuple(tables[i] for i in g) for g in groups_of(drifts, n, worlds, bound))
     unique = len(groups) == 1 or len(groups[0]) > len(groups[1])
     return Runs(groups[0] if unique else None, groups)
+
+
+def _each_index(task: Callable[[int], T], indices: Sequence[int], width: int, fan: Fan) -> list[T]:
+    """`task` of each of `indices` (tables of `width` steps), a range of them at a time through `fan`."""
+
+    def some(part: range) -> list[T]:
+        return [task(indices[k]) for k in part]
+
+    return list(chain.from_iterable(fan(some, ranges(len(indices), width))))
 
 
 def copies(tables: Sequence[RankColumns], fan: Fan = map) -> list[tuple[int, int]]:

@@ -27,7 +27,6 @@ last bit in a near tie. Left out: the page's drawn lanes and the map (`Measured.
 
 from __future__ import annotations
 
-import heapq
 import math
 import statistics
 from array import array
@@ -61,6 +60,7 @@ from .measured import (
     costs_of,
     gaps_of,
     rank_summaries,
+    read_entries,
     rows_of,
     step_major,
     unmeasured,
@@ -218,12 +218,7 @@ class Shard:
         where = {r: i for i, r in enumerate(self.ranks)}
         for j, over in enumerate(self.over_rows):
             wait, first = self.wait_rows[j], self.first_rows[j]
-            few = min(len(wait), len(over) + KEPT + 1)
-            chosen = set(over)
-            least = self.ordered["wait"][j][few - 1]
-            chosen.update(compress(range(len(wait)), map(least.__ge__, wait)))
-            latest = heapq.nlargest(len(over) + 1, first)[-1]
-            chosen.update(compress(range(len(first)), map(latest.__le__, first)))
+            chosen = read_entries(wait, self.ordered["wait"][j], first, over)
             if slowest[j] in where:
                 chosen.add(where[slowest[j]])
             picked = sorted(chosen)

@@ -486,7 +486,8 @@ def judge(measured: Measured, threshold: float = THRESHOLD.default) -> Analysis:
 
 
 def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging:
-    """`judge` in steps (`Judging`); the threshold is checked at once, before the first step.
+    """`judge` in steps (`Judging`); the threshold is checked at once, before the first step, and so is that the
+    steps were measured for it when they were measured for one alone (`measure`'s `at`).
 
     >>> from ddpcore.traces import simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -497,6 +498,11 @@ def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging
     [3]
     """
     THRESHOLD.check(threshold)
+    if measured.threshold is not None and threshold != measured.threshold:
+        raise ValueError(
+            f"these steps were measured for a threshold of {measured.threshold} alone: judge them at it, or measure"
+            " again without one"
+        )
     return _judging(measured, threshold)
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         BLOCK_VALUES,
         TASK_VALUES,
         Fan,
+        block_rows,
         ranges,
     )
     from .intervals import (  # noqa: F401
@@ -126,6 +127,7 @@ _LAZY = {
         "BLOCK_VALUES",
         "Fan",
         "TASK_VALUES",
+        "block_rows",
         "ranges",
     ),
     "front": ("front_door",),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["BLOCK_VALUES", "Fan", "TASK_VALUES", "ranges"]
+__all__ = ["BLOCK_VALUES", "Fan", "TASK_VALUES", "block_rows", "ranges"]
 
 Fan = Callable[[Callable[[range], list], Sequence[range]], Iterable[list]]
 """Maps a task over ranges, the answers in order."""
@@ -18,11 +18,22 @@ at the price of laying a block again in each process that reads some of it. A ru
 one task, never sent to another process."""
 
 
-def ranges(count: int, width: int) -> list[range]:
-    """`count` items (steps or ranks) cut in ranges of about TASK_VALUES values, `width` values an item.
+def block_rows(width: int) -> int:
+    """Rows of `width` values that make a block of about BLOCK_VALUES values (`base.Transposed`).
 
-    >>> ranges(5, TASK_VALUES // 2), ranges(3, 8)
-    ([range(0, 2), range(2, 4), range(4, 5)], [range(0, 3)])
+    >>> block_rows(100_000), block_rows(10**7)
+    (10, 1)
     """
-    size = max(1, TASK_VALUES // max(1, width))
+    return max(1, BLOCK_VALUES // max(1, width))
+
+
+def ranges(count: int, width: int, least: int = 1) -> list[range]:
+    """`count` items (steps or ranks) cut in ranges of about TASK_VALUES values, `width` values an item, and of
+    `least` items at least (a task that reads whole blocks: `block_rows`, so that no two processes lay the same
+    block).
+
+    >>> ranges(5, TASK_VALUES // 2), ranges(3, 8), ranges(5, TASK_VALUES, least=2)
+    ([range(0, 2), range(2, 4), range(4, 5)], [range(0, 3)], [range(0, 2), range(2, 4), range(4, 5)])
+    """
+    size = max(1, least, TASK_VALUES // max(1, width))
     return [range(start, min(count, start + size)) for start in range(0, count, size)]

@@ -247,6 +247,10 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "rank {rank} is in two shards: give each shard its own ranks",
         "fr": "le rang {rank} est dans deux shards : donnez à chaque shard ses propres rangs",
     },
+    "run.changed": {
+        "en": "{source} changed while it was analysed: analyse the run again",
+        "fr": "{source} a changé pendant l'analyse : analysez le run à nouveau",
+    },
     "run.runs": {
         "en": "these files are from {count} runs, none larger than the others: {groups}. Give the files of one run",
         "fr": "ces fichiers viennent de {count} runs, aucun plus grand que les autres : {groups}. Donnez les fichiers "

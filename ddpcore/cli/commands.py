@@ -362,11 +362,14 @@ def _say(command: str, line: str) -> None:
     print(f"python -m ddpcore {command}: {line}", file=sys.stderr)
 
 
-def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loaded, Measured | None, list[dict]]:
+def _read(
+    files: list[str], args: argparse.Namespace, command: str, at: float | None = None
+) -> tuple[Loaded | None, Measured | None, list[dict]]:
     """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured (in
-    as many forked ones);
-    each unreadable file is one line on stderr, and so is a run that cannot be measured (then None)."""
-    from ..analysis import RUN, measure_loaded
+    as many forked ones); each unreadable file is one line on stderr, and so is a run that cannot be measured (then
+    None). With a threshold `at`, the measure is kept to it (`analysis.measure_loaded`): nothing here holds the
+    files' tables, so none is returned."""
+    from ..analysis import RUN, measure_loaded, slimmed
     from ..traces import files_in, read_paths, steps_in
     from .fork import forked
 
@@ -375,13 +378,20 @@ def _read(files: list[str], args: argparse.Namespace, command: str) -> tuple[Loa
     files = files_in(files)
     line = ProgressLine() if sys.stderr.isatty() else None
     jobs = jobs_for(len(files), args.jobs)
-    loaded = read_paths(files, jobs, line)
-    if line is not None:
-        line.measuring(len(loaded.traces), sum(map(steps_in, loaded.traces)))
-    measured, errors = measure_loaded(loaded, line.steps if line is not None else None, forked(jobs))
+
+    def read() -> Loaded:
+        loaded = read_paths(files, jobs, line, None if at is None else slimmed)
+        if line is not None:
+            line.measuring(len(loaded.traces), sum(map(steps_in, loaded.traces)))
+        return loaded
+
+    kept = None if at is not None else read()
+    measured, errors = measure_loaded(
+        read if kept is None else kept, line.steps if line is not None else None, forked(jobs), at
+    )
     for e in errors:
         _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
-    return loaded, measured, [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]
+    return kept, measured, [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]
 
 
 def _fit(analysis: Analysis, command: str) -> Outlook | None:
@@ -423,7 +433,7 @@ def _run_analyze(args: argparse.Namespace) -> int:
     from ..analysis import FitError, judge, outlook_or_why
     from .verdicts import analysis_payload, analysis_text, fit_payload, fit_text
 
-    _, measured, errors = _read(args.files, args, "analyze")
+    _, measured, errors = _read(args.files, args, "analyze", None if args.fit or args.perfetto else args.threshold)
     if measured is None:
         return 1
     analysis = judge(measured, args.threshold)
@@ -659,7 +669,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         )
         return 1
     loaded, measured, _ = _read(args.files, args, "replay")
-    if measured is None:
+    if measured is None or loaded is None:
         return 1
     analysis = judge(measured, args.threshold)
     frames = frames_at(frames_of(analysis, loaded.traces), args.speed)

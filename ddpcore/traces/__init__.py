@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .files import (  # noqa: F401
         Progress,
+        Then,
         chunks_of,
         files_in,
         read_path,
@@ -178,6 +179,7 @@ _LAZY = {
     ),
     "files": (
         "Progress",
+        "Then",
         "chunks_of",
         "files_in",
         "read_path",

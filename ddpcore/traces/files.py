@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from .parse import FileError, Loaded, ReadRank, collect, read_or_why
 from .reader import READ_CHUNK
 
-__all__ = ["Progress", "chunks_of", "files_in", "read_path", "read_paths"]
+__all__ = ["Progress", "Then", "chunks_of", "files_in", "read_path", "read_paths"]
 
 Progress = Callable[[int, int, int, int], None]
 """Called after each file: files done, files in all, bytes done, bytes in all."""
@@ -48,6 +48,11 @@ def read_path(path: str) -> ReadRank | FileError:
     return read_or_why(path, chunks_of(path), size or None)
 
 
+def _read_then(path: str, then: Then | None) -> ReadRank | FileError:
+    read = read_path(path)
+    return read if then is None else then(read)
+
+
 def _size(path: str) -> int:
     try:
         return os.path.getsize(path)
@@ -60,8 +65,25 @@ SENT_AT_ONCE = 32
 about 4 s)."""
 
 
-def read_paths(paths: Sequence[str], jobs: int = 1, progress: Progress | None = None) -> Loaded:
-    """Every file, in `jobs` processes at once (1: in this one); results in the order given."""
+Then = Callable[[ReadRank | FileError], ReadRank | FileError]
+"""What a reading process does with each file it read before sending it back (`read_paths`)."""
+
+
+def read_paths(
+    paths: Sequence[str], jobs: int = 1, progress: Progress | None = None, then: Then | None = None
+) -> Loaded:
+    """Every file, in `jobs` processes at once (1: in this one); results in the order given, each passed through
+    `then` where it was read (a module's function: it crosses to the reading processes by name), so that only
+    what it keeps crosses back.
+
+    >>> import os, tempfile
+    >>> from ddpcore.traces import FileError
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "rank0.jsonl")
+    ...     _ = open(path, "w").write("")
+    ...     len(read_paths([path], then=lambda r: FileError("kept", "nothing")).errors)
+    1
+    """
     sizes = [_size(p) for p in paths]
     total, done_bytes = sum(sizes), 0
     results: list[ReadRank | FileError] = []
@@ -75,13 +97,13 @@ def read_paths(paths: Sequence[str], jobs: int = 1, progress: Progress | None = 
 
     if jobs <= 1 or len(paths) <= 1:
         for i, path in enumerate(paths):
-            report(i, read_path(path))
+            report(i, _read_then(path, then))
         return collect(results)
     from concurrent.futures import ProcessPoolExecutor
 
     workers = min(jobs, len(paths))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         at_once = max(1, min(SENT_AT_ONCE, len(paths) // (4 * workers)))
-        for i, result in enumerate(pool.map(read_path, paths, chunksize=at_once)):
+        for i, result in enumerate(pool.map(_read_then, paths, [then] * len(paths), chunksize=at_once)):
             report(i, result)
     return collect(results)

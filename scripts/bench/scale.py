@@ -133,16 +133,19 @@ with open(sys.argv[1], "wb") as out:
     child = subprocess.Popen(sys.argv[2:], stdout=out, stderr=subprocess.DEVNULL)
     peak = 0
     while child.poll() is None:
+        took = time.perf_counter()
         if sys.platform == "linux":
             peak = max(peak, sum(pss(p) for p in tree(child.pid)))
-        time.sleep(0.5)
+        time.sleep(max(0.5, 10 * (time.perf_counter() - took)))
 seconds = time.perf_counter() - start
 print(child.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, peak)
 """
 """The timer: runs a command with its output to a file, then says its exit code, seconds, the peak RSS of its
 largest process (KiB, from the kernel) and the peak sum over its process tree of each process's proportional set
-size (KiB, sampled every half second on Linux, else 0): `analyze` forks processes that share the parent's pages, so
-the sum of their RSS would count those pages twice, and the largest alone would leave out the others."""
+size (KiB, sampled every half second on Linux, else 0; less often when a sample takes over 50 ms, so that the
+kernel's walk of a process's pages for it, tens of ms at 10^8 rank-steps, never takes more than a tenth of a core
+from what it measures): `analyze` forks processes that share the parent's pages, so the sum of their RSS would
+count those pages twice, and the largest alone would leave out the others."""
 
 
 def analyze_figures(folder: Path, ranks: int, steps: int) -> dict:

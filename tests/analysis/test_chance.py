@@ -20,6 +20,10 @@ from ddpcore.analysis import (
     RunTimes,
     Tail,
     analyze,
+    beyond_chance,
+    deviations,
+    past,
+    top_kept,
     fit,
     floor_of,
     judge,
@@ -280,5 +284,26 @@ def test_the_deviations_in_order_need_no_sort_of_their_own(by_rank):
     from ddpcore.analysis.chance import _deviated, rank_offsets
 
     work = [list(step) for step in zip(*by_rank)]
-    for (row, ordered), done in zip(_deviated(work, rank_offsets(work), range(len(work))), work):
+    rows = deviations(work)
+    for (top, ordered), done, row in zip(_deviated(work, rank_offsets(work), range(len(work))), work, rows):
+        assert list(top.values) == list(row) and top.cutoff == -math.inf
         assert list(ordered) == sorted(d for d, w in zip(row, done) if w > 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(17, 120), st.integers(1, 12), st.integers(0, 80), st.randoms(use_true_random=False))
+def test_the_entries_past_the_floor_are_those_of_every_deviation(ranks, steps, late, rng):
+    """`beyond_chance` keeps a step's largest deviations alone until the floor is known (`Top`); a step with more
+    entries past it than were kept is measured again. Either way, the entries are those of the whole rows."""
+    work = [[20.0 + rng.gauss(0.0, 0.3) for _ in range(ranks)] for _ in range(steps)]
+    for i in rng.sample(range(ranks), min(late, ranks // 2 - 1)):
+        work[-1][i] = 45.0
+    beyond = beyond_chance(work)
+    assert list(beyond.entries) == [past(row, beyond.floor_ms) for row in deviations(work)]
+
+
+def test_a_step_with_more_late_entries_than_kept_is_measured_again():
+    work = [[20.0 + 0.01 * ((i * 7 + j) % 11) for i in range(100)] for j in range(30)]
+    work[-1][:40] = [60.0] * 40
+    assert top_kept(100) < 40
+    assert beyond_chance(work).entries[-1] == tuple(range(40))

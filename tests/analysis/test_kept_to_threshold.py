@@ -1,0 +1,141 @@
+"""A measure kept to one threshold (`measure`'s `at`, the command line's) gives the verdict of a whole one, and
+refuses any other threshold."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+from dataclasses import replace
+
+from ddpcore.analysis import (
+    AnalysisError,
+    SlimColumns,
+    judge,
+    measure,
+    measure_loaded,
+    rank_owns,
+    rank_step_map,
+    slim,
+    slimmed,
+)
+from ddpcore.cli.verdicts import analysis_payload
+from ddpcore.traces import SUFFIX, Loaded, read_paths, simulated_run, summary_bytes, table_of
+
+FIXTURES = "tests/fixtures"
+
+
+def verdicts(ranks, threshold: float) -> tuple[dict, dict]:
+    """The payload of the whole measure and of the one kept to the threshold (tables slimmed first)."""
+    whole = analysis_payload(judge(measure(ranks), threshold), [])
+    tables = [table_of(r) for r in ranks]
+    owns = rank_owns(tables)
+    kept = measure([slim(t) for t in tables], at=threshold, owns=owns)
+    return whole, analysis_payload(judge(kept, threshold), [])
+
+
+@pytest.mark.parametrize(
+    ("ranks", "steps", "p", "threshold"),
+    [
+        (12, 40, 0.02, 0.1),
+        (40, 60, 0.05, 0.1),
+        (33, 30, 0.05, 0.03),
+        (200, 30, 0.15, 0.1),  # about 30 late ranks a step: more than a step's middle keeps (KEPT)
+        (300, 20, 0.3, 0.05),  # about 90
+        (3, 10, 0.1, 0.1),
+        (2, 10, 0.1, 0.1),
+    ],
+)
+def test_kept_verdict_is_the_whole_one(ranks, steps, p, threshold):
+    run, _ = simulated_run(ranks, steps, persistent=(1,), p=p, seed=ranks + steps)
+    whole, kept = verdicts(run, threshold)
+    assert kept == whole
+
+
+def test_kept_steps_hold_few_entries():
+    """Each step keeps its entries over the threshold, its least waits and latest launches: far fewer than its
+    ranks, which is the point."""
+    run, _ = simulated_run(400, 12, persistent=(5,), p=0.01, seed=3)
+    kept = measure(run, at=0.1)
+    assert all(len(s.columns.ranks) < 100 for s in kept.steps)
+    assert all(5 in s.columns.ranks for s in kept.steps)
+    whole = measure(run)
+    assert kept.rank_map == whole.rank_map == rank_step_map(whole.steps)
+
+
+def test_another_threshold_is_refused():
+    run, _ = simulated_run(8, 20, persistent=(3,), seed=1)
+    kept = measure(run, at=0.1)
+    assert judge(kept, 0.1).straggler_rank == 3
+    with pytest.raises(ValueError, match="threshold of 0.1"):
+        judge(kept, 0.2)
+
+
+def test_loaded_by_a_function_is_read_once_and_slimmed():
+    run, _ = simulated_run(16, 20, persistent=(2,), p=0.05, seed=4)
+    calls = []
+
+    def read() -> Loaded:
+        calls.append(1)
+        return Loaded(tuple(run), ())
+
+    kept, errors = measure_loaded(read, at=0.1)
+    whole, _ = measure_loaded(Loaded(tuple(run), ()))
+    assert calls == [1] and errors == ()
+    assert all(s.drawn == () for s in kept.steps) and all(s.drawn for s in whole.steps)
+    assert analysis_payload(judge(kept, 0.1), []) == analysis_payload(judge(whole, 0.1), [])
+
+
+@pytest.mark.parametrize(
+    "folder",
+    sorted({os.path.dirname(os.path.relpath(f, FIXTURES)) for f in glob.glob(f"{FIXTURES}/**/*.*", recursive=True)}),
+)
+@pytest.mark.parametrize("threshold", [0.03, 0.1, 0.3])
+def test_kept_verdict_on_real_runs(folder, threshold):
+    """Every real run of the fixtures, each format apart: its warnings, parts, GPU gauges and errors."""
+    for pattern in ("*.jsonl", "*.jsonl.gz", "*.pt.trace.json.gz", "*.pt.trace.json", "*.ddpsum.json.gz"):
+        files = sorted(glob.glob(f"{FIXTURES}/{folder}/{pattern}"))
+        if len(files) < 2:
+            continue
+        whole, errors = measure_loaded(read_paths(files, 1))
+        kept, kept_errors = measure_loaded(lambda: read_paths(files, 1, then=slimmed), at=threshold)  # noqa: B023
+        assert kept_errors == errors
+        if whole is None:
+            assert kept is None
+            continue
+        assert analysis_payload(judge(kept, threshold), []) == analysis_payload(judge(whole, threshold), [])
+
+
+def written(tmp_path, ranks) -> list[str]:
+    for r in ranks:
+        (tmp_path / f"rank{r.rank}{SUFFIX}").write_bytes(summary_bytes(r))
+    return sorted(str(p) for p in tmp_path.glob(f"*{SUFFIX}"))
+
+
+def test_a_rank_with_more_steps_is_read_again(tmp_path):
+    """Slimmed where it was read, a rank keeps its own medians over all its steps (and all but a warm-up step);
+    when the run's common steps are fewer, its file is read again for them: the same verdict."""
+    run, _ = simulated_run(6, 24, persistent=(4,), p=0.05, seed=6)
+    run = [replace(r, steps=r.steps[:20]) if r.rank else r for r in run]
+    files = written(tmp_path, run)
+    whole, errors = measure_loaded(read_paths(files, 1))
+    kept, kept_errors = measure_loaded(lambda: read_paths(files, 2, then=slimmed), at=0.1)
+    assert kept_errors == errors == ()
+    thin = read_paths(files, 1, then=slimmed).traces
+    assert all(isinstance(t, SlimColumns) and not t.phases_ms for t in thin)
+    assert list(kept.warnings) == list(whole.warnings)
+    assert any(c.code == "partial" for c in kept.warnings)
+    assert analysis_payload(judge(kept, 0.1), []) == analysis_payload(judge(whole, 0.1), [])
+
+
+def test_a_file_changed_before_it_is_read_again_is_one_error(tmp_path):
+    run, _ = simulated_run(4, 12, seed=7)
+    run = [replace(r, steps=r.steps[:10]) if r.rank else r for r in run]
+    files = written(tmp_path, run)
+    loaded = read_paths(files, 1, then=slimmed)
+    (tmp_path / f"rank0{SUFFIX}").write_bytes(b"not a summary")
+    measured, errors = measure_loaded(loaded, at=0.1)
+    assert measured is None
+    assert errors[-1].message == str(AnalysisError("run.changed", source=files[0]))
