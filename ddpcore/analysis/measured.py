@@ -41,6 +41,7 @@ from ..base import (
     Fan,
     Interval,
     Message,
+    Micros,
     Said,
     Spans,
     Transposed,
@@ -629,8 +630,8 @@ class SlimColumns(RankColumns):
 
 def slimmed(read: ReadRank | FileError) -> ReadRank | FileError:
     """A file read, slimmed where it was read (`SlimColumns`): what crosses back to the measuring process, and what
-    it holds, is 10^8 rank-steps' needed columns (4.8 GB), not all of them (7.2 GB). A file that could not be read
-    is passed on.
+    it holds, is 10^8 rank-steps' needed columns (4.4 GB), not all of them (7.2 GB); its steps' starts as 32-bit
+    offsets. A file that could not be read is passed on.
 
     >>> from ddpcore.traces import simulated_run
     >>> thin = slimmed(simulated_run(2, 3, seed=1)[0][0])
@@ -644,7 +645,29 @@ def slimmed(read: ReadRank | FileError) -> ReadRank | FileError:
     spans = [(0, n)] + ([(1, n)] if n > 1 and table.step[0] == WARMUP_STEP else [])
     owns = tuple((span, rank_own(table, range(*span))) for span in spans)
     kept = {f.name: getattr(table, f.name) for f in fields(RankColumns)}
-    return SlimColumns(**(kept | {"length_ms": (), "phases_ms": {}, "device": None, "detail": ()}), owns=owns)
+    dropped: dict[str, object] = {
+        "start_ms": _offsets(table.start_ms),
+        "length_ms": (),
+        "phases_ms": {},
+        "device": None,
+        "detail": (),
+    }
+    return SlimColumns(**(kept | dropped), owns=owns)
+
+
+def _offsets(start: Column) -> Column:
+    """Steps' starts in 64-bit microseconds as 32-bit offsets from the earliest (`base.Micros`): the same ms in half
+    the room, when they span less than 2^31 µs (35 minutes); else as they are.
+
+    >>> _offsets(Micros(array("q", [1_764_460_000_000_000, 1_764_460_000_250_000]))).us
+    array('i', [0, 250000])
+    """
+    if not isinstance(start, Micros) or start.us.typecode != "q" or not start.us or start.base:
+        return start
+    low = min(start.us)
+    if max(start.us) - low >= 2**31:
+        return start
+    return Micros(array("i", [v - low for v in start.us]), start.typecode, low)
 
 
 def slim(table: RankColumns) -> RankColumns:

@@ -29,39 +29,45 @@ def _packer(typecode: str, count: int) -> struct.Struct:
     return struct.Struct(f"={count}{typecode}")
 
 
-def as_ms(us: Sequence[int], typecode: str = "d") -> array:
-    """Whole microseconds as an array of ms (`typecode` "d" or "f").
+def as_ms(us: Sequence[int], typecode: str = "d", base: int = 0) -> array:
+    """Whole microseconds, each plus `base`, as an array of ms (`typecode` "d" or "f").
 
-    >>> as_ms(array("i", [1500, 3]), "d").tolist()
-    [1.5, 0.003]
+    >>> as_ms(array("i", [1500, 3]), "d").tolist(), as_ms(array("i", [1, 2]), "d", base=10**15).tolist()
+    ([1.5, 0.003], [1000000000000.001, 1000000000000.002])
     """
     out = array(typecode)
-    out.frombytes(_packer(typecode, len(us)).pack(*[v / _PER for v in us]))
+    values = [v / _PER for v in us] if not base else [(v + base) / _PER for v in us]
+    out.frombytes(_packer(typecode, len(us)).pack(*values))
     return out
 
 
 class Micros(Sequence[float]):
-    """A time column of whole microseconds (`us`, an int array), read as ms of `typecode` precision.
+    """A time column of whole microseconds (`us`, an int array, each plus `base`), read as ms of `typecode`
+    precision. A column of times on a clock (a rank's steps' starts) keeps 32-bit offsets from its first, not
+    64-bit times (`analysis.slimmed`): the same ms, 4 bytes a value fewer.
 
     >>> m = Micros(array("i", [2500, 1000, 1001]))
     >>> m[0], list(m), len(m), m.median()
     (2.5, [2.5, 1.0, 1.001], 3, 1.001)
     >>> Micros(array("i", [100001]), "f")[0] == array("f", [100.001])[0]
     True
+    >>> t = 1_764_460_000_000_000
+    >>> list(Micros(array("i", [0, 7]), base=t)) == list(Micros(array("q", [t, t + 7])))
+    True
     """
 
-    __slots__ = ("typecode", "us")
+    __slots__ = ("base", "typecode", "us")
 
-    def __init__(self, us: array, typecode: str = "d") -> None:
-        self.us, self.typecode = us, typecode
+    def __init__(self, us: array, typecode: str = "d", base: int = 0) -> None:
+        self.us, self.typecode, self.base = us, typecode, base
 
     def __len__(self) -> int:
         return len(self.us)
 
     def __getitem__(self, i):  # type: ignore[no-untyped-def]
         if isinstance(i, slice):
-            return Micros(self.us[i], self.typecode)
-        value = self.us[i] / _PER
+            return Micros(self.us[i], self.typecode, self.base)
+        value = (self.us[i] + self.base) / _PER
         return value if self.typecode == "d" else array("f", (value,))[0]
 
     def __iter__(self) -> Iterator[float]:
@@ -69,20 +75,20 @@ class Micros(Sequence[float]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Micros):
-            return self.typecode == other.typecode and self.us == other.us
+            return self.typecode == other.typecode and self.us == other.us and self.base == other.base
         return isinstance(other, Sequence) and list(self) == list(other)
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"Micros({self.us!r}, {self.typecode!r})"
+        return f"Micros({self.us!r}, {self.typecode!r}, {self.base!r})"
 
     def __reduce__(self) -> tuple:
-        return Micros, (self.us, self.typecode)
+        return Micros, (self.us, self.typecode, self.base)
 
     def ms(self) -> array:
         """The column in ms, whole."""
-        return as_ms(self.us, self.typecode)
+        return as_ms(self.us, self.typecode, self.base)
 
     def tolist(self) -> list[float]:
         """The column in ms, as a list."""
@@ -106,7 +112,7 @@ class Micros(Sequence[float]):
         return (self._read(ordered[n // 2 - 1]) + self._read(ordered[n // 2])) / 2
 
     def _read(self, us: int) -> float:
-        value = us / _PER
+        value = (us + self.base) / _PER
         return value if self.typecode == "d" else array("f", (value,))[0]
 
 

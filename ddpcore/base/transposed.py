@@ -81,7 +81,7 @@ def _kept_as(columns: Sequence[Sequence], typecode: str, rows: int) -> str:
     if isinstance(first, Micros) and first.typecode == typecode:
         kind = first.us.typecode
         if all(
-            isinstance(c, Micros) and c.typecode == typecode and c.us.typecode == kind and len(c) == rows
+            isinstance(c, Micros) and c.typecode == typecode and c.us.typecode == kind and len(c) == rows and not c.base
             for c in columns
         ):
             return kind

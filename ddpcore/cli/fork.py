@@ -1,4 +1,5 @@
-"""Work fanned out over forked processes (`base.Fan`): a measure's steps, then its ranks, a range at a time.
+"""Work fanned out over this process and forked ones (`base.Fan`): a measure's steps, then its ranks, a range at a
+time.
 
 A forked process starts with the parent's memory, so a task reads the ranks' columns where they already are (shared
 until written, and nothing writes them); only its answer is pickled back. The parent's objects are frozen out of the
@@ -27,10 +28,12 @@ def _run(some: range) -> list:
 
 
 def forked(jobs: int) -> Fan:
-    """A `Fan` over `jobs` forked processes (the ranges' answers in order), or `map` when they cannot help.
+    """A `Fan` over `jobs` processes, this one and `jobs` - 1 forked (the ranges' answers in order), or `map` when
+    they cannot help. This process takes every `jobs`-th range itself while the others work: one process fewer
+    to copy the pages it writes of the parent's (at 10^8 rank-steps, 0.6 GB each).
 
-    >>> list(forked(2)(len, [range(3), range(5)]))
-    [3, 5]
+    >>> list(forked(2)(len, [range(3), range(5), range(2)]))
+    [3, 5, 2]
     """
     if jobs <= 1 or sys.platform != "linux":
         return map
@@ -41,10 +44,13 @@ def forked(jobs: int) -> Fan:
             yield from map(task, ranges)
             return
         _task = task
+        mine = set(range(0, len(ranges), jobs))
         gc.freeze()
         try:
-            with get_context("fork").Pool(min(jobs, len(ranges))) as pool:
-                yield from pool.imap(_run, ranges)
+            with get_context("fork").Pool(min(jobs - 1, len(ranges) - len(mine))) as pool:
+                theirs = pool.imap(_run, [r for i, r in enumerate(ranges) if i not in mine])
+                for i, some in enumerate(ranges):
+                    yield task(some) if i in mine else next(theirs)
         finally:
             gc.unfreeze()
             _task = None

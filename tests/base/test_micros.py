@@ -49,3 +49,17 @@ def test_a_column_crosses_a_process_as_it_is():
     again = pickle.loads(pickle.dumps(m))
     assert again == m and again.typecode == "f" and again.us.typecode == "i"
     assert as_ms(array("q", [5]), "d").tolist() == [0.005]
+
+
+@given(st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=40), st.integers(0, 2**52))
+def test_offsets_from_a_base_read_as_the_times_themselves(offsets, base):
+    """A rank's steps' starts kept as 32-bit offsets read as the 64-bit times: each value, the median, a slice, a
+    pickled copy, and across ranks (item by item, since their bases differ)."""
+    based = Micros(array("i", offsets), base=base)
+    whole = Micros(array("q", [base + v for v in offsets]))
+    assert list(based) == list(whole) and based.median() == whole.median()
+    assert list(based[1:]) == list(whole[1:]) and list(based.ms()) == list(whole.ms())
+    again = pickle.loads(pickle.dumps(based))
+    assert again == based and again.base == base
+    across = Transposed([based, Micros(array("i", offsets))], "d")
+    assert list(across.at(0)) == [whole[0], offsets[0] / 1000]
