@@ -630,8 +630,8 @@ class SlimColumns(RankColumns):
 
 def slimmed(read: ReadRank | FileError) -> ReadRank | FileError:
     """A file read, slimmed where it was read (`SlimColumns`): what crosses back to the measuring process, and what
-    it holds, is 10^8 rank-steps' needed columns (4.4 GB), not all of them (7.2 GB); its steps' starts as 32-bit
-    offsets. A file that could not be read is passed on.
+    it holds, is the columns the steps read, about 44 bytes a rank-step of a version 3 summary where the whole table
+    takes 72 (its steps' starts as 32-bit offsets). A file that could not be read is passed on.
 
     >>> from ddpcore.traces import simulated_run
     >>> thin = slimmed(simulated_run(2, 3, seed=1)[0][0])
@@ -672,8 +672,9 @@ def _offsets(start: Column) -> Column:
 
 def slim(table: RankColumns) -> RankColumns:
     """A rank's table without the columns only its own medians, the lanes and the runs' releases read (start,
-    length, phases, GPU time, spans): what a measure kept to one threshold holds once `rank_owns` has read them
-    (10^8 rank-steps: 2.8 GB less). The columns kept are the same objects, not copies.
+    length, phases, GPU time, spans): what a measure kept to one threshold holds once the runs are told apart and
+    `rank_owns` has read them (a table slimmed where it was read keeps only its starts until then). The columns kept
+    are the same objects, not copies.
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
@@ -940,7 +941,8 @@ def measure(
     then the ranks, a range at a time, and so does what chance and the copies read.
 
     With a threshold `at` (the command line's one), each step keeps only the entries a verdict at it reads, as a
-    merge of shards does, and `judge` refuses any other threshold: 10^8 rank-steps' columns then take 0.2 GB, not 6.
+    merge of shards does, and `judge` refuses any other threshold: at 10^8 rank-steps the steps' columns then hold
+    tens of MB, not 6 GB.
     `owns`: the ranks' own medians, by rank, when their tables were slimmed first (`rank_owns`, `slim`: then no
     lanes are drawn).
 

@@ -366,9 +366,9 @@ def _read(
     files: list[str], args: argparse.Namespace, command: str, at: float | None = None
 ) -> tuple[Loaded | None, Measured | None, list[dict]]:
     """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured (in
-    as many forked ones); each unreadable file is one line on stderr, and so is a run that cannot be measured (then
-    None). With a threshold `at`, the measure is kept to it (`analysis.measure_loaded`): nothing here holds the
-    files' tables, so none is returned."""
+    as many, this one and forked ones: `cli.fork`); each unreadable file is one line on stderr, and so is a run that
+    cannot be measured (then None). With a threshold `at`, the measure is kept to it (`analysis.measure_loaded`):
+    nothing here holds the files' tables, so none is returned."""
     from ..analysis import RUN, measure_loaded, slimmed
     from ..traces import files_in, read_paths, steps_in
     from .fork import forked
