@@ -22,14 +22,14 @@ from ddpcore.analysis import (
     analyze,
     beyond_chance,
     deviations,
-    past,
-    top_kept,
     fit,
     floor_of,
     judge,
     measure,
+    past,
     persistent_needed,
     quantile,
+    top_kept,
     what_if,
 )
 from ddpcore.traces import load, simulated_run

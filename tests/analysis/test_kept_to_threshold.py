@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import glob
 import os
+from dataclasses import replace
 
 import pytest
-
-from dataclasses import replace
 
 from ddpcore.analysis import (
     AnalysisError,
