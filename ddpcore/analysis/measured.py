@@ -618,6 +618,10 @@ def _own(table: RankColumns, rows: Sequence[int]) -> RankOwn:
     return rank_own(full, rows)
 
 
+_UNREAD: dict = {"length_ms": (), "phases_ms": {}, "device": None, "detail": ()}
+"""A table's columns that a measure kept to one threshold never reads, emptied (`slimmed`, `slim`)."""
+
+
 @dataclass(frozen=True)
 class SlimColumns(RankColumns):
     """A rank's table slimmed where it was read (`slimmed`): what a measure kept to one threshold reads, and its
@@ -645,14 +649,7 @@ def slimmed(read: ReadRank | FileError) -> ReadRank | FileError:
     spans = [(0, n)] + ([(1, n)] if n > 1 and table.step[0] == WARMUP_STEP else [])
     owns = tuple((span, rank_own(table, range(*span))) for span in spans)
     kept = {f.name: getattr(table, f.name) for f in fields(RankColumns)}
-    dropped: dict[str, object] = {
-        "start_ms": _offsets(table.start_ms),
-        "length_ms": (),
-        "phases_ms": {},
-        "device": None,
-        "detail": (),
-    }
-    return SlimColumns(**(kept | dropped), owns=owns)
+    return SlimColumns(**(kept | _UNREAD | {"start_ms": _offsets(table.start_ms)}), owns=owns)
 
 
 def _offsets(start: Column) -> Column:
@@ -682,7 +679,7 @@ def slim(table: RankColumns) -> RankColumns:
     >>> thin.phases_ms, thin.work_ms is table.work_ms
     ({}, True)
     """
-    return replace(table, start_ms=(), length_ms=(), phases_ms={}, device=None, detail=())
+    return replace(table, start_ms=(), **_UNREAD)
 
 
 def rank_summary(
