@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import statistics
 from array import array
 from bisect import bisect_right
 from collections import Counter
@@ -39,7 +38,7 @@ from itertools import chain, compress, repeat
 from operator import add, ge, getitem, le, lt, sub
 from statistics import NormalDist
 
-from ..base import Fan, SortedRuns, Transposed, in_order, ranges
+from ..base import Fan, SortedRuns, Transposed, in_order, median, ranges, sorted_places
 
 __all__ = [
     "ALPHA",
@@ -200,7 +199,7 @@ def rank_offsets(
 
 
 def _medians_of(by_step: Sequence[Sequence[float]], steps: range) -> list[float]:
-    return [statistics.median(by_step[j]) for j in steps]
+    return [median(by_step[j]) for j in steps]
 
 
 def _offsets_of(by_step: Sequence[Sequence[float]], middles: Sequence[float], some: range) -> list[float]:
@@ -555,8 +554,10 @@ class Middle:
 
     @staticmethod
     def of(column: Sequence[float], kept: int = KEPT) -> Middle:
-        """The middle of a column: up to `kept` + 1 values each side of its median."""
-        return Middle.of_sorted(sorted(column), kept)
+        """The middle of a column: up to `kept` + 1 values each side of its median (`base.sorted_places`: the
+        column is not sorted whole)."""
+        below, end = Middle.window(len(column), kept)
+        return Middle(tuple(sorted_places(column, below, end)), below, len(column), kept)
 
     @staticmethod
     def of_sorted(ordered: Sequence[float], kept: int = KEPT) -> Middle:
@@ -572,6 +573,15 @@ class Middle:
         ((33, 67), (0, 5))
         """
         return max(0, (total - 1) // 2 - kept), min(total, (total + 1) // 2 + kept + 1)
+
+    def places(self) -> dict[int, float]:
+        """The column's sorted values at its three middle places (`middle_places`), from the window.
+
+        >>> Middle.of([5.0, 1.0, 4.0, 2.0, 3.0], 1).places() == middle_places([1.0, 2.0, 3.0, 4.0, 5.0])
+        True
+        """
+        h = (self.total - 1) // 2
+        return {k: self.values[k - self.below] for k in range(max(0, h - 1), min(self.total, h + 2))}
 
     def median_without(self, removed: Sequence[float]) -> float | None:
         """The column's median once the entries holding these values are left out (None when too many are).

@@ -73,7 +73,6 @@ from .chance import (
     beyond_chance,
     cost_tail,
     medians_of_others,
-    middle_places,
     others_at,
 )
 from .rankmap import MAX_ROWS, Cells, RankStepMap, bins_of, cells_of, map_of
@@ -430,12 +429,20 @@ def _summarise_step(
     period, anchor = by_column["period_ms"], by_column["anchor_ms"]
     released = all(by_column["released"])
     wait, first, free = waits_of(by_column, released, max(by_column["arrival_ms"]))
-    ranked = sorted(wait)
-    cost = costs_of(wait, ranked)
+    if at is None:
+        ranked: Sequence[float] = sorted(wait)
+        middle = Middle.of_sorted(ranked, KEPT)
+    else:
+        middle = Middle.of(wait, KEPT)
+    places = middle.places()
+    cost = costs_of(wait, places, len(wait))
     gap = gaps_of(cost, period)
     slowest = cost.index(max(cost))
     over = None if at is None else list(compress(range(len(gap)), map(float(at).__le__, gap)))
-    width = KEPT if over is None else max(KEPT, len(over))
+    if over is not None:
+        if len(over) > KEPT:
+            middle = Middle.of(wait, len(over))
+        ranked = heapq.nsmallest(min(len(wait), len(over) + KEPT + 1), wait)
     columns = StepColumns(
         ranks,
         period,
@@ -451,8 +458,8 @@ def _summarise_step(
         slowest,
         retimed_saving(wait, first, free, {slowest: cost[slowest]}),
         beyond,
-        Middle.of_sorted(ranked, width),
-        {p: Middle.of(v, width) for p, v in parts.items()} if parts is not None else None,
+        middle,
+        {p: Middle.of(v, middle.kept) for p, v in parts.items()} if parts is not None else None,
         _lowest(wait, ranked) if over is None else (),
     )
     if over is not None:
@@ -460,12 +467,12 @@ def _summarise_step(
     lead = max(anchor)
     drawn = tuple(
         _rank_in_step(ranks[i], tables[i].facts_at(rows[i][j], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
-        for i in (drawn_entries(cost, costs_of(ranked, ranked)[::-1]) if drawing else ())
+        for i in (drawn_entries(cost, costs_of(ranked, ranked)[::-1] if at is None else None) if drawing else ())
     )
     summary = StepSummary(
         number,
         ranks[slowest],
-        statistics.median(period),
+        median(period),
         max(period),
         gap[slowest],
         cost[slowest],
@@ -474,7 +481,7 @@ def _summarise_step(
         drawn,
         released,
     )
-    return summary, wait, middle_places(ranked), cells_of(gap, cost, map_rows)
+    return summary, wait, places, cells_of(gap, cost, map_rows)
 
 
 def read_entries(
@@ -792,7 +799,7 @@ class CostRows(Sequence[array]):
     """Each step's costs, made when read from its waits and their middle places (`costs_of`): kept whole until the
     ranks are summarised, 10^8 rank-steps' costs would hold 0.8 GB more.
 
-    >>> rows = CostRows([array("d", [20.0, 21.0, 0.5, 19.0])], [middle_places([0.5, 19.0, 20.0, 21.0])])
+    >>> rows = CostRows([array("d", [20.0, 21.0, 0.5, 19.0])], [Middle.of([0.5, 19.0, 20.0, 21.0]).places()])
     >>> len(rows), list(rows[0])
     (1, [-1.0, -2.0, 19.5, 1.0])
     """
@@ -831,22 +838,34 @@ def unmeasured(
 
 
 def _picked(column: Sequence, rows: Sequence[int]) -> Sequence:
-    """A column's values in the given rows (the column itself when they are all its rows, in order)."""
-    return column if rows == range(len(column)) else [column[i] for i in rows]
+    """A column's values in the given rows: the column itself when they are all its rows, in order, a slice of it
+    (its own type, a C copy) when they follow one another, else a list.
+
+    >>> _picked(array("d", [1.0, 2.0, 3.0]), range(1, 3)), _picked([1.0, 2.0, 3.0], [2, 0])
+    (array('d', [2.0, 3.0]), [3.0, 1.0])
+    """
+    if rows == range(len(column)):
+        return column
+    if isinstance(rows, range) and rows.step == 1:
+        return column[rows.start : rows.stop]
+    return [column[i] for i in rows]
 
 
 def rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
-    """The rows of the common steps in a rank's table, in step order.
+    """The rows of the common steps in a rank's table, in step order: a range when they follow one another (a run's
+    steps but its warm-up one), which its columns are read by slices of.
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> table = table_of(simulated_run(2, 4, seed=1)[0][0])
-    >>> rows_of(table, list(table.step)), rows_of(table, list(table.step)[2:])
-    (range(0, 4), [2, 3])
+    >>> rows_of(table, list(table.step)), rows_of(table, list(table.step)[2:]), rows_of(table, list(table.step)[::2])
+    (range(0, 4), range(2, 4), [0, 2])
     """
     if list(table.step) == common:
         return range(len(common))
     where = {n: i for i, n in enumerate(table.step)}
-    return [where[n] for n in common]
+    rows = [where[n] for n in common]
+    following = range(rows[0], rows[0] + len(rows)) if rows else range(0)
+    return following if rows == list(following) else rows
 
 
 STEP_COLUMNS = ("arrival_ms", "period_ms", "anchor_ms", "compute_ms", "work_ms", "comm_free_ms")

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .ordered import (  # noqa: F401
         SAMPLE,
+        SELECTED_FROM,
         Positions,
         Sample,
         SortedRuns,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         in_order,
         inside,
         sample_of,
+        sorted_places,
     )
     from .params import (  # noqa: F401
         ALGORITHM,
@@ -150,12 +152,14 @@ _LAZY = {
     "ordered": (
         "Positions",
         "SAMPLE",
+        "SELECTED_FROM",
         "Sample",
         "SortedRuns",
         "bracket",
         "in_order",
         "inside",
         "sample_of",
+        "sorted_places",
     ),
     "params": (
         "ALGORITHM",
