@@ -213,23 +213,32 @@ def _described(columns: object) -> list[tuple[str, str, bool]]:
     return out
 
 
-class _Column:
-    """A column's values as read, with what its bytes already tell: all zero, or none negative (the top byte
-    plane of two's complement is ASCII exactly when no value is negative), so that most columns are bounded
-    without a look at each value."""
+_ONE = array("q", [1]).tobytes()
+"""A delta of one, as a delta-encoded column's bytes hold it (`_Column.following`: steps that follow one another)."""
 
-    __slots__ = ("values", "zero", "negative")
+
+class _Column:
+    """A column's values as read, with what its bytes already tell: all zero (whose planes need no unplaning), none
+    negative (the top byte plane of two's complement is ASCII exactly when no value is negative), so that most
+    columns are bounded without a look at each value; and for a delta-encoded one, values that follow one another
+    (`following`: a run's steps)."""
+
+    __slots__ = ("values", "zero", "negative", "following")
 
     def __init__(self, planes: bytes, kind: str, delta: bool) -> None:
         width = array(TYPES[kind]).itemsize
+        self.zero = not delta and planes.count(0) == len(planes)
         values = array(TYPES[kind])
-        values.frombytes(_unplaned(planes, width))
+        values.frombytes(planes if self.zero else _unplaned(planes, width))
         if sys.byteorder == "big" and width > 1:
             values.byteswap()
         top = planes[len(planes) - len(planes) // width :]
-        self.zero = not delta and planes.count(0) == len(planes)
         self.negative = not delta and width > 1 and not top.isascii()
-        self.values = array("q", accumulate(values)) if delta else values
+        self.following = delta and len(values) > 1 and values[1:].tobytes() == _ONE * (len(values) - 1)
+        if self.following:
+            self.values = array("q", range(values[0], values[0] + len(values)))
+        else:
+            self.values = array("q", accumulate(values)) if delta else values
 
 
 def _arrays(body: bytes, described: list[tuple[str, str, bool]], rows: int) -> dict[str, _Column]:
@@ -337,9 +346,10 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
         raise ReadError("file.summary_empty")
     named = _arrays(data[start:], _described(header.get("columns")), rows)
     read_steps = named["step"].values
-    if min(read_steps) < 0 or max(read_steps) > MAX_STEP:
+    low, high = (read_steps[0], read_steps[-1]) if named["step"].following else (min(read_steps), max(read_steps))
+    if low < 0 or high > MAX_STEP:
         raise ReadError("file.summary_whole", where=Message.of("summary.field", field="step"), high=MAX_STEP)
-    steps = _steps(read_steps)
+    steps = range(low, high + 1) if named["step"].following else _steps(read_steps)
     times = {c: _ms(named[c], c) for c in COLUMNS if c != "step" and c not in FLAGS and c not in PARTS}
     if min(times["period_ms"].us) <= 0:
         raise ReadError("file.summary_period", where=Message.of("summary.field", field="period_ms"))
