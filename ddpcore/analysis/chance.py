@@ -63,6 +63,7 @@ __all__ = [
     "of_positive_work",
     "on_time_costs",
     "others_at",
+    "others_of",
     "past",
     "persistent_needed",
     "persistent_ranks",
@@ -235,12 +236,22 @@ def others_at(values: Sequence[float], n: int, ranked: Sequence[float] | Mapping
     >>> list(others_at([10.0, 40.0], 4, {0: 10.0, 1: 20.0, 2: 30.0}))
     [30.0, 20.0]
     """
+    return array("d", others_of(values, n, ranked))
+
+
+def others_of(values: Iterable[float], n: int, ranked: Sequence[float] | Mapping[int, float]) -> Iterator[float]:
+    """`others_at`, one value at a time from C passes: what a cost or a deviation subtracts, without an array of
+    them in between (a fifth of the time of both at 10^5 ranks).
+
+    >>> list(others_of([1.0, 5.0, 2.0], 3, [1.0, 2.0, 5.0]))
+    [3.5, 1.5, 3.0]
+    """
     if n < 2:
-        return array("d", repeat(math.nan, len(values)))
+        return repeat(math.nan, len(values) if isinstance(values, Sequence) else 0)
     middle, answers = _choices(n, ranked)
     if n % 2 == 0:
-        return array("d", map(answers.__getitem__, map(middle.__ge__, values)))
-    return array("d", map(answers.__getitem__, map(add, map(middle.__lt__, values), map(middle.__le__, values))))
+        return map(answers.__getitem__, map(middle.__ge__, values))
+    return map(answers.__getitem__, map(add, map(middle.__lt__, values), map(middle.__le__, values)))
 
 
 def _choices(n: int, ranked: Sequence[float] | Mapping[int, float]) -> tuple[float, tuple[float, ...]]:
@@ -284,21 +295,21 @@ class Across:
         chosen = [_choices(n, p) for p in places]
         return Across(n, tuple(c[0] for c in chosen), tuple(c[1] for c in chosen))
 
-    def others(self, values: Sequence[float]) -> array[float]:
+    def others(self, values: Sequence[float]) -> Iterator[float]:
         """For value k of column k, the median of the others in that column: `others_at` of each column, entry by
-        entry.
+        entry, one at a time from C passes (`others_of`).
 
         >>> a = Across.of(4, [{0: 10.0, 1: 20.0, 2: 30.0}, {0: 1.0, 1: 2.0, 2: 3.0}])
         >>> list(a.others([10.0, 3.0])), list(others_at([10.0], 4, {0: 10.0, 1: 20.0, 2: 30.0}))
         ([30.0, 2.0], [30.0])
         """
         if self.n < 2:
-            return array("d", repeat(math.nan, len(values)))
+            return repeat(math.nan, len(values))
         if self.n % 2 == 0:
             picks = map(ge, self.middles, values)
         else:
             picks = map(add, map(lt, self.middles, values), map(le, self.middles, values))
-        return array("d", map(getitem, self.answers, picks))
+        return map(getitem, self.answers, picks)
 
 
 def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
@@ -318,7 +329,7 @@ def _row_of(done: Sequence[float], offsets: Sequence[float]) -> tuple[array[floa
     """A step's deviations (`deviations`), and its adjusted work sorted."""
     adjusted = array("d", map(sub, done, offsets))
     ranked = sorted(adjusted)
-    return array("d", map(sub, adjusted, others_at(adjusted, len(ranked), ranked))), ranked
+    return array("d", map(sub, adjusted, others_of(adjusted, len(ranked), ranked))), ranked
 
 
 @dataclass(frozen=True)
@@ -331,17 +342,19 @@ class Top:
     values: array[float]
 
     @staticmethod
-    def of(row: Sequence[float], most: int) -> Top:
+    def of(row: Sequence[float], most: int, ordered: Sequence[float] | None = None) -> Top:
         """The entries of the `most` largest values of a row, ties at the last included (all of them when the row
-        holds no more), found by C passes.
+        holds no more), found by C passes (`ordered`: the row's values sorted, when the caller has them).
 
         >>> t = Top.of([0.5, 3.0, -1.0, 4.5, 3.0], 2)
         >>> t.cutoff, list(t.entries), list(t.values)
         (3.0, [1, 3, 4], [3.0, 4.5, 3.0])
+        >>> Top.of([0.5, 3.0, -1.0, 4.5, 3.0], 2, [-1.0, 0.5, 3.0, 3.0, 4.5]) == t
+        True
         """
         if len(row) <= most:
             return Top(-math.inf, array("i", range(len(row))), array("d", row))
-        cutoff = heapq.nlargest(most, row)[-1]
+        cutoff = heapq.nlargest(most, row)[-1] if ordered is None else ordered[-most]
         entries = array("i", compress(range(len(row)), map(cutoff.__le__, row)))
         return Top(cutoff, entries, array("d", map(row.__getitem__, entries)))
 
@@ -379,10 +392,10 @@ def _deviated(
         row, ranked = _row_of(done, offsets)
         positive = _positive(row, done)
         if positive is row:
-            ordered = array("d", map(sub, ranked, others_at(ranked, len(ranked), ranked)))
+            ordered = array("d", map(sub, ranked, others_of(ranked, len(ranked), ranked)))
+            out.append((Top.of(row, top_kept(len(row)), ordered), ordered))
         else:
-            ordered = array("d", sorted(positive))
-        out.append((Top.of(row, top_kept(len(row))), ordered))
+            out.append((Top.of(row, top_kept(len(row))), array("d", sorted(positive))))
     return out
 
 
@@ -494,15 +507,16 @@ def on_time_costs(
 
 def _on_time_costs(
     cost: Iterable[Sequence[float]], late: Iterable[Sequence[int]], usual: Sequence[float]
-) -> Iterator[array[float]]:
+) -> Iterator[Iterator[float]]:
+    """Each step's on-time costs (`on_time_costs`), one at a time from C passes."""
     for row, gone in zip(cost, late):
         if gone:
             kept = bytearray(b"\x01") * len(row)
             for i in gone:
                 kept[i] = 0
-            yield array("d", compress(map(sub, row, usual), kept))
+            yield compress(map(sub, row, usual), kept)
         else:
-            yield array("d", map(sub, row, usual))
+            yield map(sub, row, usual)
 
 
 def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:

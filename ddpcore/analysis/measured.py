@@ -73,7 +73,7 @@ from .chance import (
     beyond_chance,
     cost_tail,
     medians_of_others,
-    others_at,
+    others_of,
 )
 from .rankmap import MAX_ROWS, Cells, RankStepMap, bins_of, cells_of, map_of
 from .runs import copies, runs_of
@@ -164,7 +164,7 @@ def costs_of(
     """
     if total is None:
         return array("d", map(sub, medians_of_others(wait_ms, ranked), wait_ms))  # type: ignore[arg-type]
-    return array("d", map(sub, others_at(wait_ms, total, ranked or {}), wait_ms))
+    return array("d", map(sub, others_of(wait_ms, total, ranked or {}), wait_ms))
 
 
 def gap_of(cost_ms: float, period_ms: float) -> float:
@@ -450,7 +450,7 @@ def _summarise_step(
         cost,
         gap,
         wait,
-        array("f", by_column["work_ms"]),
+        by_column["work_ms"] if isinstance(by_column["work_ms"], Micros) else array("f", by_column["work_ms"]),
         parts,
         released and all(by_column["from_release"]),
         first,
@@ -535,24 +535,27 @@ def _kept_to(c: StepColumns, picked: list[int]) -> StepColumns:
     )
 
 
-def _gauges(device: Sequence[DeviceTime], periods: Sequence[float]) -> GpuGauges:
-    total = sum(periods)
-    comm = sum(d.comm_ms for d in device)
-    return GpuGauges(
-        busy=min(1.0, sum(d.busy_ms for d in device) / total) if total > 0 else 0.0,
-        compute=min(1.0, sum(d.compute_ms for d in device) / total) if total > 0 else 0.0,
-        comm_overlap=sum(d.overlapped_ms for d in device) / comm if comm > 0 else None,
-        exposed_comm_ms=statistics.fmean(d.exposed_comm_ms for d in device),
-    )
-
-
 def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
+    """A rank's GPU gauges over the given rows that have GPU time, those followed by another step when some are:
+    sums and a mean over its columns in C passes (a rank of 1,000 steps had made 1,000 objects), in the rows' order.
+    """
     if table.device is None:
         return None
-    with_device = [i for i in rows if table.device[0][i] is not None]
-    measured = [i for i in with_device if table.followed[i]] or with_device
-    devices = [table.device_at(i) for i in measured]
-    return _gauges([d for d in devices if d], [table.period_ms[i] for i in measured]) if measured else None
+    if isinstance(table.device[0], array) and all(_picked(table.followed, rows)):
+        measured: Sequence[int] = rows
+    else:
+        with_device = [i for i in rows if table.device[0][i] is not None]
+        measured = [i for i in with_device if table.followed[i]] or with_device
+    if not measured:
+        return None
+    busy, compute, comm, overlapped = (list(map(float, _picked(c, measured))) for c in table.device)
+    total, comm_ms = sum(_picked(table.period_ms, measured)), sum(comm)
+    return GpuGauges(
+        busy=min(1.0, sum(busy) / total) if total > 0 else 0.0,
+        compute=min(1.0, sum(compute) / total) if total > 0 else 0.0,
+        comm_overlap=sum(overlapped) / comm_ms if comm_ms > 0 else None,
+        exposed_comm_ms=statistics.fmean(map(sub, comm, overlapped)),
+    )
 
 
 @dataclass(frozen=True)
@@ -918,9 +921,10 @@ def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], par
     )
 
 
-def _at(columns: dict[str, Transposed], j: int) -> dict:
-    """Step j's value of each column, rank by rank."""
-    return {k: v.at(j) for k, v in columns.items()}
+def _at(columns: dict[str, Transposed], j: int, whole: bool = True) -> dict:
+    """Step j's value of each column, rank by rank; the work left in microseconds unless `whole` (a step kept to a
+    threshold keeps a few entries of it: `_kept_to`)."""
+    return {k: v.at(j, whole or k != "work_ms") for k, v in columns.items()}
 
 
 def _parts_at(parts: dict[str, Transposed], j: int) -> dict[str, Column]:
@@ -1009,7 +1013,7 @@ def measure(
                 rows,
                 j,
                 tables,
-                _at(stepwise, j),
+                _at(stepwise, j, at is None),
                 _parts_at(parts, j) if parts is not None else None,
                 beyond.entries[j],
                 map_rows,

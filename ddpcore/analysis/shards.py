@@ -46,7 +46,7 @@ from .chance import (
     floor_of,
     of_positive_work,
     on_time_costs,
-    others_at,
+    others_of,
     past,
     rank_offsets,
 )
@@ -161,7 +161,7 @@ class Shard:
         """Each rank-step's deviation (`chance.deviations`) from every rank's middle of the adjusted work, and the
         deviations of positive work pooled (what chance is fitted on); their count."""
         self.deviation_rows = [
-            array("d", map(sub, row, others_at(row, n, at))) for row, (n, at) in zip(self.vectors["adjusted"], middles)
+            array("d", map(sub, row, others_of(row, n, at))) for row, (n, at) in zip(self.vectors["adjusted"], middles)
         ]
         pooled = of_positive_work(self.deviation_rows, self.vectors["work"])
         self.pooled["deviations"] = pooled

@@ -11,6 +11,7 @@ from .front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .fan import (  # noqa: F401
+        BLOCK_ROWS,
         BLOCK_VALUES,
         TASK_VALUES,
         Fan,
@@ -126,6 +127,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
 
 _LAZY = {
     "fan": (
+        "BLOCK_ROWS",
         "BLOCK_VALUES",
         "Fan",
         "TASK_VALUES",

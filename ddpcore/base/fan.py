@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["BLOCK_VALUES", "Fan", "TASK_VALUES", "block_rows", "ranges"]
+__all__ = ["BLOCK_ROWS", "BLOCK_VALUES", "Fan", "TASK_VALUES", "block_rows", "ranges"]
 
 Fan = Callable[[Callable[[range], list], Sequence[range]], Iterable[list]]
 """Maps a task over ranges, the answers in order."""
@@ -18,13 +18,21 @@ at the price of laying a block again in each process that reads some of it. A ru
 one task, never sent to another process."""
 
 
-def block_rows(width: int) -> int:
-    """Rows of `width` values that make a block of about BLOCK_VALUES values (`base.Transposed`).
+BLOCK_ROWS = 32
+"""Rows a block holds at least while that stays within 4 x BLOCK_VALUES values: laying a block costs a Python step a
+column a value of its width, whatever its rows (34 ms a column for 10^5 ranks), so a block of 10 rows had made that
+a sixth of a step's time at 10^5 ranks."""
 
-    >>> block_rows(100_000), block_rows(10**7)
-    (10, 1)
+
+def block_rows(width: int) -> int:
+    """Rows of `width` values that make a block of about BLOCK_VALUES values (`base.Transposed`), and of BLOCK_ROWS
+    at least while they hold no more than 4 x BLOCK_VALUES.
+
+    >>> block_rows(1_000), block_rows(100_000), block_rows(10**7)
+    (1048, 32, 1)
     """
-    return max(1, BLOCK_VALUES // max(1, width))
+    width = max(1, width)
+    return max(1, min(BLOCK_ROWS, 4 * BLOCK_VALUES // width), BLOCK_VALUES // width)
 
 
 def ranges(count: int, width: int, least: int = 1) -> list[range]:

@@ -55,8 +55,13 @@ class Transposed:
         self.joined = b"".join(c[low:high] if isinstance(c, bytes) else c[low:high].tobytes() for c in self.columns)  # type: ignore[attr-defined]
         self.stride = (high - low) * self.width
 
-    def at(self, j: int) -> Sequence:
-        """The j-th value of every column, in order: bytes for flags ("B"), else an array of the columns' type."""
+    def at(self, j: int, ms: bool = True) -> Sequence:
+        """The j-th value of every column, in order: bytes for flags ("B"), else an array of the columns' type; with
+        `ms` False, microseconds kept as `Micros` (converted only where read: a few entries of 10^5).
+
+        >>> Transposed([Micros(array("i", [1500])), Micros(array("i", [7]))], "d").at(0, ms=False)
+        Micros(array('i', [1500, 7]), 'd', 0)
+        """
         if not self.same:
             values = map(itemgetter(j), self.columns)
             return bytes(values) if self.typecode == "B" else array(self.typecode, values)
@@ -71,7 +76,9 @@ class Transposed:
             gathered[b::w] = self.joined[k * w + b :: self.stride]
         out = array(self.kept)
         out.frombytes(gathered)
-        return out if self.kept == self.typecode else as_ms(out, self.typecode)
+        if self.kept == self.typecode:
+            return out
+        return as_ms(out, self.typecode) if ms else Micros(out, self.typecode)
 
 
 def _kept_as(columns: Sequence[Sequence], typecode: str, rows: int) -> str:
