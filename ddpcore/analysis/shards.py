@@ -37,7 +37,7 @@ from itertools import compress
 from operator import sub
 
 from ..base import CAUSES, LOAD, THRESHOLD, Positions, Sample, Transposed, bracket, inside, sample_of
-from ..traces import RankColumns, RankFacts, RankTrace, table_of
+from ..traces import FileError, RankColumns, RankFacts, RankTrace, table_of
 from .chance import (
     KEPT,
     Chance,
@@ -79,12 +79,23 @@ class Shard:
     them, in the order it asks (`merge`). Every answer is plain data, so that it can cross a process or a network
     (`ddpcore.cli.shards`)."""
 
-    def __init__(self, ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> None:
+    def __init__(self, ranks: Sequence[RankTrace | RankFacts | RankColumns], errors: Sequence[FileError] = ()) -> None:
         self.tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
+        self.errors = tuple(errors)
         self.ranks = tuple(t.rank for t in self.tables)
         self.vectors: dict[str, list[Sequence[float]]] = {}
         self.pooled: dict[str, array[float]] = {}
         self.ordered: dict[str, list[Sequence[float]]] = {}
+
+    def unread(self) -> tuple[FileError, ...]:
+        """The shard's files left out, each with its line (unreadable, or of another run than its ranks'): a merge
+        lists them as `analyze` lists its own.
+
+        >>> from ddpcore.traces import simulated_run
+        >>> Shard(simulated_run(2, 3, seed=1)[0], [FileError("rank9.jsonl", "not a trace")]).unread()[0].source
+        'rank9.jsonl'
+        """
+        return self.errors
 
     def hello(self) -> dict:
         """The shard's ranks, their world sizes and digests (`runs.copies`), the steps all of them have, and which

@@ -566,7 +566,7 @@ def _run_shard(args: argparse.Namespace) -> int:
     with listener:
         host, port = listener.address
         _say("shard", f"{len(tables)} rank(s), {tables[0].rank} to {tables[-1].rank}: listening on {host}:{port}")
-        serve(Shard(tables), listener, lambda line: _say("shard", line))
+        serve(Shard(tables, errors), listener, lambda line: _say("shard", line))
     return 1 if errors else 0
 
 
@@ -595,14 +595,21 @@ def _run_merge(args: argparse.Namespace) -> int:
         return 1
     try:
         analysis = merge(shards, args.threshold, progress)
+        unread = [e for s in shards for e in s.unread()]
     except (ShardError, AnalysisError) as exc:
         _say("merge", f"error: {exc}")
         return 1
     finally:
         for s in shards:
             s.close()  # type: ignore[attr-defined]
-    _emit(analysis_payload(analysis, []), args.json, analysis_text)
-    return 0
+    for e in unread:
+        _say("merge", f"{e.source}: {e.message}")
+    _emit(
+        analysis_payload(analysis, [{"source": e.source, "message": e.message} for e in unread]),
+        args.json,
+        analysis_text,
+    )
+    return 1 if unread else 0
 
 
 def _add_compare(p: argparse.ArgumentParser) -> None:

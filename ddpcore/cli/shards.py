@@ -34,8 +34,10 @@ ASKED = (
     "costs",
     "over",
     "entries",
+    "unread",
 )
-"""The questions a shard answers (`analysis.shards.Shard`'s methods, in the order a merge asks them)."""
+"""The questions a shard answers (`analysis.shards.Shard`'s methods, in the order a merge asks them; the files it
+left out last, for the merge's own lines)."""
 
 
 class ShardError(Exception):

@@ -101,22 +101,27 @@ def scale_lines(scale: dict | None) -> list[str]:
         return ["", "`python build.py bench --scale` has not been run on this build."]
     lines = [
         "",
-        f"`python build.py bench --scale` (machine {scale.get('cpu_factor', 0):.2f}x the reference's time; peak: the "
-        "largest sum, over `analyze` and the processes it forks, of each one's proportional set size, sampled every "
-        "half second):",
+        f"`python build.py bench --scale` (machine {scale.get('cpu_factor', 0):.2f}x the reference's time at the "
+        'start; "machine then": the same measure taken just before and just after that run\'s `analyze`, '
+        "averaged, and its time divided by it; the budgets judge the time as measured. Peak: the largest sum, over "
+        "`analyze` and the processes it forks, of each one's proportional set size):",
         "",
-        "| summaries | analyze (s) | peak (MB) | bytes a rank-step | µs a rank-step | straggler named |",
-        "|---|---|---|---|---|---|",
+        "| summaries | analyze (s) | machine then | at the reference's speed (s) | peak (MB) | bytes a rank-step "
+        "| µs a rank-step | straggler named |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for key, run in scale.items():
         if not key.startswith("ranks_"):
             continue
         if "skipped" in run:
-            lines.append(f"| {int(key[6:]):,} ranks | skipped: {run['skipped']} | | | | |")
+            lines.append(f"| {int(key[6:]):,} ranks | skipped: {run['skipped']} | | | | | | |")
             continue
+        factor = run.get("cpu_factor_around")
+        then = f"{factor:.2f}x | {run['analyze_s_at_reference']:.1f}" if factor else "— | —"
         lines.append(
-            f"| {run['ranks']:,} ranks x {run['steps']:,} steps | {run['analyze_s']:.1f} | {run['peak_mb']:.0f} | "
-            f"{run['bytes_per_rank_step']:.1f} | {run['us_per_rank_step']:.2f} | {run['named_right']} |"
+            f"| {run['ranks']:,} ranks x {run['steps']:,} steps | {run['analyze_s']:.1f} | {then} | "
+            f"{run['peak_mb']:.0f} | {run['bytes_per_rank_step']:.1f} | {run['us_per_rank_step']:.2f} | "
+            f"{run['named_right']} |"
         )
     page = scale.get("page_10000")
     if page:

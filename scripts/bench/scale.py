@@ -234,8 +234,15 @@ def scale_figures(dist: Path | None = None, quick: bool = False) -> dict:
             start = time.perf_counter()
             size = write_run(folder, ranks, steps)
             written_s = time.perf_counter() - start
+            before = machine_slowdown(core_timings.run())
             result = analyze_figures(folder, ranks, steps)
-            result |= {"bytes_per_rank_step": size / (ranks * steps), "generate_s": written_s}
+            around = (before + machine_slowdown(core_timings.run())) / 2
+            result |= {
+                "bytes_per_rank_step": size / (ranks * steps),
+                "generate_s": written_s,
+                "cpu_factor_around": around,
+                "analyze_s_at_reference": result["analyze_s"] / around,
+            }
             figures["us_per_rank_step"][name] = result["us_per_rank_step"]
             figures[f"ranks_{ranks}"] = result
             print(f"scale {name}: {json.dumps(result)}", flush=True)

@@ -37,9 +37,10 @@ def start_shard(folder: Path, env: dict) -> tuple[subprocess.Popen, str]:
         text=True,
         env=env,
     )
-    line = proc.stderr.readline()
-    found = re.search(r"listening on (127\.0\.0\.1:\d+)", line)
-    assert found, line
+    said = []
+    while not (found := re.search(r"listening on (127\.0\.0\.1:\d+)", said[-1] if said else "")):
+        said.append(proc.stderr.readline())
+        assert said[-1], said
     return proc, found.group(1)
 
 
@@ -70,6 +71,29 @@ def test_merge_of_three_shards_equals_analyze(tmp_path, keyed):
         r["source"] = Path(r["source"]).name
     assert got == want
     assert got["straggler_rank"] == 17
+
+
+def test_a_merge_lists_the_files_a_shard_left_out(tmp_path, keyed):
+    ranks, _ = simulated_run(6, 20, persistent=(4,), p=0.02, seed=3)
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for f in folders:
+        f.mkdir()
+    for r in ranks:
+        (folders[r.rank % 2] / f"rank{r.rank}{SUFFIX}").write_bytes(summary_bytes(r))
+    (folders[1] / "rank99.jsonl").write_text("not a trace\n")
+    started = [start_shard(f, keyed) for f in folders]
+    try:
+        merged = run("merge", *(a for _, a in started), "--json", env=keyed)
+    finally:
+        for proc, _ in started:
+            proc.kill()
+            proc.wait()
+            proc.stderr.close()
+    assert merged.returncode == 1, merged.stderr
+    got = json.loads(merged.stdout)
+    assert [Path(e["source"]).name for e in got["errors"]] == ["rank99.jsonl"]
+    assert got["errors"][0]["message"] and "rank99.jsonl" in merged.stderr
+    assert got["straggler_rank"] == 4 and len(got["ranks"]) == 6
 
 
 def test_a_shard_without_the_key_says_so_in_one_line(tmp_path):

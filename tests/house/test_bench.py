@@ -53,8 +53,20 @@ def test_the_scale_table_shows_each_run_and_what_was_skipped():
             "us_per_rank_step": 10.0,
             "named_right": True,
         },
+        "ranks_10000": {
+            "ranks": 10000,
+            "steps": 1000,
+            "analyze_s": 60.0,
+            "cpu_factor_around": 1.5,
+            "analyze_s_at_reference": 40.0,
+            "peak_mb": 900.0,
+            "bytes_per_rank_step": 15.8,
+            "us_per_rank_step": 6.0,
+            "named_right": True,
+        },
         "ranks_100000": {"skipped": "too large"},
     }
     lines = report.scale_lines(scale)
-    assert any("1,000 ranks x 1,000 steps | 10.0 | 350 | 16.5 | 10.00 | True" in line for line in lines)
+    assert any("1,000 ranks x 1,000 steps | 10.0 | — | — | 350 | 16.5 | 10.00 | True" in line for line in lines)
+    assert any("10,000 ranks x 1,000 steps | 60.0 | 1.50x | 40.0 | 900 | 15.8 | 6.00 | True" in line for line in lines)
     assert any("skipped: too large" in line for line in lines)
