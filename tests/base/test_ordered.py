@@ -1,11 +1,15 @@
-"""Values read in order by position (`base.ordered`) give exactly what a sort gives, however they are laid out."""
+"""Values read in order by position (`base.ordered`) give exactly what a sort gives, however they are laid out;
+so do a few sorted places of many values found without a sort of them all (`sorted_places`)."""
 
+import random
+import statistics
 from array import array
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.base import SortedRuns, bracket, in_order, sample_of
+from ddpcore.analysis.chance import Middle, middle_places
+from ddpcore.base import SELECTED_FROM, SortedRuns, bracket, in_order, median, ordered, sample_of, sorted_places
 from ddpcore.base.ordered import SORT_UP_TO
 
 values = st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.0, 1.0]), min_size=0, max_size=60)
@@ -56,3 +60,54 @@ def test_few_values_are_simply_sorted_and_many_are_read_across_their_rows():
     assert isinstance(ordered, SortedRuns)
     for k in (0, 1, copies, len(ordered) // 2, len(ordered) - 1):
         assert ordered[k] == float(k // copies)
+
+
+LAYOUTS = ("random", "sorted", "reversed", "few values", "one outlier side", "sawtooth")
+
+
+def laid_out(layout: str, n: int, seed: int) -> array:
+    """n doubles laid out in a way a strided sample could misjudge: sorted, in blocks, mostly one value."""
+    rng = random.Random(seed)
+    base = [rng.gauss(20.0, 1.0) for _ in range(n)]
+    if layout == "sorted":
+        base.sort()
+    elif layout == "reversed":
+        base.sort(reverse=True)
+    elif layout == "few values":
+        base = [float(rng.randrange(3)) for _ in range(n)]
+    elif layout == "one outlier side":
+        base = [1.0] * (n - n // 3) + [rng.uniform(1e3, 1e4) for _ in range(n // 3)]
+    elif layout == "sawtooth":
+        base = [float(k % 97) for k in range(n)]
+    return array("d", base)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(LAYOUTS), st.integers(SELECTED_FROM, 3 * SELECTED_FROM), st.integers(0, 2**32), st.data())
+def test_a_few_sorted_places_are_those_of_the_whole_sort(layout, n, seed, data):
+    values = laid_out(layout, n, seed)
+    start = data.draw(st.integers(0, n - 1))
+    stop = data.draw(st.integers(start, min(n, start + 80)))
+    whole = sorted(values)
+    assert sorted_places(values, start, stop) == whole[start:stop]
+    assert median(values) == statistics.median(values)
+    middle, exact = Middle.of(values, 20), Middle.of_sorted(whole, 20)
+    assert middle == exact and middle.places() == middle_places(whole)
+
+
+def test_a_sample_that_misses_the_places_falls_back_to_the_sort(monkeypatch):
+    n = 2 * SELECTED_FROM
+    values = array("d", [0.0] * n)
+    values[1::2] = array("d", [float(k) for k in range(n // 2)])
+    assert all(values[k] == 0.0 for k in range(0, n, n // 2048))
+    sorts: list[int] = []
+
+    def counted(xs, **kw):
+        done = sorted(xs, **kw)
+        sorts.append(len(done))
+        return done
+
+    monkeypatch.setattr(ordered, "sorted", counted, raising=False)
+    start = 3 * n // 4
+    assert sorted_places(values, start, start + 5) == sorted(values)[start : start + 5]
+    assert sorts[-1] == n
