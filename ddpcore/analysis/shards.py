@@ -67,7 +67,7 @@ from .measured import (
     waits_of,
 )
 from .rankmap import RankStepMap
-from .runs import fingerprint
+from .runs import Releases, bound_of, drift, fingerprint, references
 from .verdict import Analysis, judge
 from .whatif import retimed_saving
 
@@ -103,8 +103,12 @@ class Shard:
         parted = all(t.parts_ms is not None for t in self.tables)
         kept = {p for t in self.tables for p in (t.parts_ms or {})}
         steps = set.intersection(*(set(t.step) for t in self.tables)) if self.tables else set()
+        refs = [Releases.of(self.tables[i]) for i in references(len(self.tables))]
         return {
             "ranks": self.ranks,
+            "sources": (self.tables[0].source,) if self.tables else (),
+            "releases": refs[:1],
+            "bound": bound_of({(i, j): drift(refs[i], refs[j]) for i in range(len(refs)) for j in range(i)}, len(refs)),
             "worlds": sorted({t.world_size for t in self.tables if t.world_size}),
             "digests": [fingerprint(t) for t in self.tables],
             "steps": sorted(steps),
@@ -349,6 +353,25 @@ class _Run:
     worlds: list[int]
 
 
+def _one_run(hellos: Sequence[dict]) -> None:
+    """Refuse shards of different runs (`runs`): each shard kept the largest run among its own files, and its first
+    rank's releases must drift from the first shard's within the larger of the two shards' own bounds."""
+    first = hellos[0]
+    for h in hellos[1:]:
+        if not (h["releases"] and first["releases"]):
+            continue
+        apart = drift(h["releases"][0], first["releases"][0])
+        if apart is not None and apart > max(h["bound"], first["bound"]):
+            raise AnalysisError(
+                "run.shards_apart",
+                rank=h["ranks"][0],
+                source=h["sources"][0],
+                first=first["ranks"][0],
+                first_source=first["sources"][0],
+                drift=f"{apart:.2f}",
+            )
+
+
 def _run_of(hellos: Sequence[dict]) -> _Run:
     ranks = sorted(r for h in hellos for r in h["ranks"])
     if len(set(ranks)) != len(ranks):
@@ -359,6 +382,7 @@ def _run_of(hellos: Sequence[dict]) -> _Run:
     common = set.intersection(*(set(h["steps"]) for h in hellos))
     if not common:
         raise AnalysisError("run.no_common_step")
+    _one_run(hellos)
     seen: dict[bytes, int] = {}
     copies = []
     for rank, digest in sorted((r, d) for h in hellos for r, d in zip(h["ranks"], h["digests"])):

@@ -247,6 +247,13 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "rank {rank} is in two shards: give each shard its own ranks",
         "fr": "le rang {rank} est dans deux shards : donnez à chaque shard ses propres rangs",
     },
+    "run.shards_apart": {
+        "en": "rank {rank} ({source}) and rank {first} ({first_source}) are in different shards and of different runs "
+        "(their steps' releases drift {drift} of a step apart): give the shards one run's files",
+        "fr": "le rang {rank} ({source}) et le rang {first} ({first_source}) sont dans des shards différents et de "
+        "runs différents (les fins de leurs collectives dérivent de {drift} pas) : donnez aux shards les fichiers "
+        "d'un seul run",
+    },
     "run.changed": {
         "en": "{source} changed while it was analysed: analyse the run again",
         "fr": "{source} a changé pendant l'analyse : analysez le run à nouveau",

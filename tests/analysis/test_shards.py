@@ -74,6 +74,18 @@ def test_a_rank_in_two_shards_is_refused():
         merge([Shard(run[:3]), Shard(run[2:])])
 
 
+def test_shards_of_two_real_runs_are_refused():
+    """Ranks 0 and 1 of one real run in a shard, ranks 2 and 3 of another in a second: each shard is one run, the
+    two are not, and the merge says so rather than measure them as one."""
+    first = read_paths(sorted(glob.glob(f"{FIXTURES}/pairs/clean_first/*.jsonl.gz"))[:2], 1).traces
+    again = read_paths(sorted(glob.glob(f"{FIXTURES}/pairs/clean_again/*.jsonl.gz"))[2:], 1).traces
+    with pytest.raises(AnalysisError, match="different runs"):
+        merge([Shard(first), Shard(again)])
+    merge(
+        [Shard(first), Shard(read_paths(sorted(glob.glob(f"{FIXTURES}/pairs/clean_first/*.jsonl.gz"))[2:], 1).traces)]
+    )
+
+
 def test_shards_without_a_common_step_are_refused():
     a, _ = simulated_run(4, 10, seed=1)
     with pytest.raises(AnalysisError, match="share no step"):
