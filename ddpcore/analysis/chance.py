@@ -274,8 +274,13 @@ def middle_places(ranked: Sequence[float]) -> dict[int, float]:
     >>> middle_places([1.0, 2.0, 3.0, 4.0, 5.0]), middle_places([7.0])
     ({1: 2.0, 2: 3.0, 3: 4.0}, {0: 7.0})
     """
-    h = (len(ranked) - 1) // 2
-    return {k: ranked[k] for k in range(max(0, h - 1), min(len(ranked), h + 2))}
+    return {k: ranked[k] for k in _middle_of(len(ranked))}
+
+
+def _middle_of(n: int) -> range:
+    """The three middle places of n sorted values (fewer when n is)."""
+    h = (n - 1) // 2
+    return range(max(0, h - 1), min(n, h + 2))
 
 
 @dataclass(frozen=True)
@@ -594,8 +599,7 @@ class Middle:
         >>> Middle.of([5.0, 1.0, 4.0, 2.0, 3.0], 1).places() == middle_places([1.0, 2.0, 3.0, 4.0, 5.0])
         True
         """
-        h = (self.total - 1) // 2
-        return {k: self.values[k - self.below] for k in range(max(0, h - 1), min(self.total, h + 2))}
+        return {k: self.values[k - self.below] for k in _middle_of(self.total)}
 
     def median_without(self, removed: Sequence[float]) -> float | None:
         """The column's median once the entries holding these values are left out (None when too many are).

@@ -439,10 +439,8 @@ def _summarise_step(
     gap = gaps_of(cost, period)
     slowest = cost.index(max(cost))
     over = None if at is None else list(compress(range(len(gap)), map(float(at).__le__, gap)))
-    if over is not None:
-        if len(over) > KEPT:
-            middle = Middle.of(wait, len(over))
-        ranked = heapq.nsmallest(min(len(wait), len(over) + KEPT + 1), wait)
+    if over is not None and len(over) > KEPT:
+        middle = Middle.of(wait, len(over))
     columns = StepColumns(
         ranks,
         period,
@@ -463,7 +461,8 @@ def _summarise_step(
         _lowest(wait, ranked) if over is None else (),
     )
     if over is not None:
-        columns = _kept_to(columns, sorted(read_entries(wait, ranked, first, over) | {slowest}))
+        least = heapq.nsmallest(min(len(wait), len(over) + KEPT + 1), wait)
+        columns = _kept_to(columns, sorted(read_entries(wait, least, first, over) | {slowest}))
     lead = max(anchor)
     drawn = tuple(
         _rank_in_step(ranks[i], tables[i].facts_at(rows[i][j], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
@@ -489,9 +488,9 @@ def read_entries(
 ) -> set[int]:
     """The entries of a step that a verdict at one threshold reads, given those over it (`over`): them, the
     entries of the len(over) + KEPT + 1 least waits (the ranks on time's latest, whichever are late: `ranked` is
-    the waits sorted) and of the len(over) + 1 latest first launches (the what-if's bound), ties included. A merge
-    of shards gathers the same entries from each (`shards.Shard.entries`); the step's slowest entry is added by
-    the caller.
+    the waits sorted, at least that many of the smallest) and of the len(over) + 1 latest first launches (the
+    what-if's bound), ties included. A merge of shards gathers the same entries from each (`shards.Shard.entries`);
+    the step's slowest entry is added by the caller.
 
     >>> sorted(read_entries([5.0, 1.0, 4.0, 3.0, 2.0], [1.0, 2.0, 3.0, 4.0, 5.0], [-9.0, -2.0, -3.0, -4.0, -5.0], [1]))
     [0, 1, 2, 3, 4]
@@ -614,10 +613,9 @@ def rank_owns(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, RankOw
 def _own(table: RankColumns, rows: Sequence[int]) -> RankOwn:
     if not isinstance(table, SlimColumns):
         return rank_own(table, rows)
-    span = (rows[0], rows[-1] + 1) if rows else (0, 0)
-    if list(rows) == list(range(*span)):
+    if isinstance(rows, range) and rows.step == 1:
         for kept, own in table.owns:
-            if kept == span:
+            if kept == (rows.start, rows.stop):
                 return own
     again = read_path(table.source)
     if isinstance(again, FileError) or again.rank != table.rank:

@@ -40,7 +40,7 @@ from .reports import cluster_table, ring_payload, ring_text, step_payload, step_
 
 if TYPE_CHECKING:  # the traces path loads only for the commands that read traces: `ring` needs none of it
     from ..analysis import Analysis, Measured, Outlook
-    from ..traces import Loaded
+    from ..traces import FileError, Loaded
 
 __all__ = [
     "AUTO_FILES",
@@ -362,6 +362,16 @@ def _say(command: str, line: str) -> None:
     print(f"python -m ddpcore {command}: {line}", file=sys.stderr)
 
 
+def _told(command: str, errors: Sequence[FileError]) -> list[dict]:
+    """Each error line said on stderr (a run that cannot be measured, source `analysis.RUN`, as an error of the
+    command), and the files' ones as the JSON's `errors` list them."""
+    from ..analysis import RUN
+
+    for e in errors:
+        _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
+    return [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]
+
+
 def _read(
     files: list[str], args: argparse.Namespace, command: str, at: float | None = None
 ) -> tuple[Loaded | None, Measured | None, list[dict]]:
@@ -369,7 +379,7 @@ def _read(
     as many, this one and forked ones: `cli.fork`); each unreadable file is one line on stderr, and so is a run that
     cannot be measured (then None). With a threshold `at`, the measure is kept to it (`analysis.measure_loaded`):
     nothing here holds the files' tables, so none is returned."""
-    from ..analysis import RUN, measure_loaded, slimmed
+    from ..analysis import measure_loaded, slimmed
     from ..traces import files_in, read_paths, steps_in
     from .fork import forked
 
@@ -389,9 +399,7 @@ def _read(
     measured, errors = measure_loaded(
         read if kept is None else kept, line.steps if line is not None else None, forked(jobs), at
     )
-    for e in errors:
-        _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
-    return kept, measured, [{"source": e.source, "message": e.message} for e in errors if e.source != RUN]
+    return kept, measured, _told(command, errors)
 
 
 def _fit(analysis: Analysis, command: str) -> Outlook | None:
@@ -505,8 +513,7 @@ def _run_summarize(args: argparse.Namespace) -> int:
         write, suffix = parquet_bytes, PARQUET_SUFFIX
     files = files_in(args.files)
     loaded = read_paths(files, jobs_for(len(files), args.jobs))
-    for e in loaded.errors:
-        _say("summarize", f"{e.source}: {e.message}")
+    _told("summarize", loaded.errors)
     folder = Path(args.out)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -553,8 +560,7 @@ def _run_shard(args: argparse.Namespace) -> int:
     except (ShardError, AnalysisError) as exc:
         _say("shard", f"error: {exc}")
         return 1
-    for e in errors:
-        _say("shard", f"{e.source}: {e.message}")
+    _told("shard", errors)
     if not tables:
         _say("shard", "error: no readable rank")
         return 1
@@ -602,13 +608,7 @@ def _run_merge(args: argparse.Namespace) -> int:
     finally:
         for s in shards:
             s.close()  # type: ignore[attr-defined]
-    for e in unread:
-        _say("merge", f"{e.source}: {e.message}")
-    _emit(
-        analysis_payload(analysis, [{"source": e.source, "message": e.message} for e in unread]),
-        args.json,
-        analysis_text,
-    )
+    _emit(analysis_payload(analysis, _told("merge", unread)), args.json, analysis_text)
     return 1 if unread else 0
 
 
