@@ -485,6 +485,7 @@ def test_the_whole_view_takes_drops_and_the_rest_of_the_page_ignores_them(open_p
     traces_written(page)
     assert value(page, "trace-straggler") == 2 and not page.is_visible("[data-testid=traces-empty]")
     page.click("[data-testid=view-step]")
+    page.wait_for_function("!location.hash.includes('view=traces')")  # the view's address is written after the click
     url = page.url
     assert page.evaluate(DROP, ["[data-testid=timeline]", names, payloads]), "prevented: the page stays"
     assert page.url == url and page.is_visible("[data-testid=timeline]")
