@@ -8,6 +8,7 @@ The other commands set up what they need and run code of scripts/ (scripts/tasks
     python build.py screenshot            write docs/screenshot.png from the real page
     python build.py bench                 measure speed budgets into bench/ (not part of the tests)
     python build.py bench --scale         the summaries path at 10^6-10^8 rank-steps, into bench/ (minutes)
+    python build.py bench --verdict       the verdict's false alarms and misses over a grid of runs (15 minutes)
 """
 
 from __future__ import annotations
@@ -295,6 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the summaries path at 10^6, 10^7 and 10^8 rank-steps (minutes; bench/results.json's scale)",
     )
+    p_bench.add_argument(
+        "--verdict",
+        action="store_true",
+        help="only the verdict's operating characteristic over a grid of generated runs (about 15 minutes; "
+        "bench/results.json's verdict, and its table in docs/traces.md)",
+    )
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -306,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         return _task("test", *rest)
     elif args.command == "bench" and args.scale:
         return _task("bench.scale", str(args.out))
+    elif args.command == "bench" and args.verdict:
+        return _task("bench.verdict", str(args.out))
     elif args.command in ("screenshot", "bench"):
         return _task(args.command, str(args.out))
     return 0

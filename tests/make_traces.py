@@ -26,6 +26,16 @@ The pairs (`tests/fixtures/pairs`, one sitting): runs before and after a fix who
 input prefetched, a fix that does nothing, a straggler that moved):
 
     /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/pairs --pairs
+
+The verdict set (`tests/fixtures/verdict`, one sitting): what a verdict must get right besides the cause: a profiler
+window of only 3 steps (clean, one slow rank, a moving straggler), a competing CPU-bound process that runs through the
+whole run (clean and with one slow rank; `busy_clean` is `busy_slow`'s reference), and a straggler with an onset (rank
+1 slow from step 35 on only, after the profiler window):
+
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/verdict --verdict
+
+(on an otherwise idle machine: any other process taking CPU while a scenario runs changes its truth; the set was
+written one scenario at a time, each while nothing outside the run used the CPU).
 """
 
 from __future__ import annotations
@@ -56,8 +66,9 @@ NOISE_SEED = 36
 @dataclass(frozen=True)
 class Scenario:
     """One way ranks lose time: which ranks sleep, where, how long, in which steps (`every`: each n-th step;
-    `moving`: rank step % WORLD in each step; `prob`: each rank-step with this probability, a seeded draw), and how
-    many steps the profiler records."""
+    `moving`: rank step % WORLD in each step; `prob`: each rank-step with this probability, a seeded draw; `from_step`:
+    the first step it reaches), how many steps the profiler records, and whether a competing CPU-bound process runs
+    beside the ranks (`busy`)."""
 
     ranks: tuple[int, ...]
     cause: str
@@ -68,6 +79,9 @@ class Scenario:
     profiled: int = PROFILE_ACTIVE
     prefetch: bool = False
     """Load batches ahead in a thread (a slow input's usual fix; `prefetched`)."""
+    from_step: int = FROM_STEP
+    busy: bool = False
+    """A separate process spins a pure-Python loop from before the ranks start until they end (`spin`)."""
 
     @property
     def rank(self) -> int | None:
@@ -76,7 +90,7 @@ class Scenario:
 
     def slows(self, step: int, rank: int) -> bool:
         """Whether the delay reaches this rank's gradient barrier in this step."""
-        if step < FROM_STEP or step % self.every:
+        if step < self.from_step or step % self.every:
             return False
         if self.moving:
             return rank == step % WORLD
@@ -135,7 +149,21 @@ PAIRS = {
 """The runs of `tests/fixtures/pairs`, in before/after pairs written in one sitting: a slow input (rank 2's Dataset
 sleeps 20 ms a batch) then the same input loaded two batches ahead by a thread; a clean run twice (a fix that does
 nothing); rank 1 slow in its forward, then rank 3 (a fix that moves the straggler)."""
-SETS = {"causes": SCENARIOS, "noise": NOISE, "pairs": PAIRS}
+
+VERDICT_WINDOW = 3
+VERDICT = {
+    "window3_clean": Scenario((), "", 0.0, profiled=VERDICT_WINDOW),
+    "window3_slow": Scenario((2,), "forward", 20.0, profiled=VERDICT_WINDOW),
+    "window3_moving": Scenario((), "forward", 20.0, moving=True, profiled=VERDICT_WINDOW),
+    "busy_clean": Scenario((), "", 0.0, busy=True),
+    "busy_slow": Scenario((1,), "forward", 20.0, busy=True),
+    "onset": Scenario((1,), "forward", 20.0, from_step=35),
+}
+"""The scenarios of `tests/fixtures/verdict`: a 3-step profiler window (steps 22-24) clean, with rank 2 slow (20 ms in
+its forward) and with a moving straggler (rank step % 4, 20 ms); a competing busy process through the whole run, clean
+and with rank 1 slow (20 ms in its forward); rank 1 slow (20 ms in its forward) from step 35 on only (its profiler
+window, steps 22-33, is before the onset)."""
+SETS = {"causes": SCENARIOS, "noise": NOISE, "pairs": PAIRS, "verdict": VERDICT}
 
 
 PREFETCH_DEPTH = 2
@@ -178,6 +206,13 @@ class Batches:
             time.sleep(self.scenario.sleep_ms / 1000)
         g = torch.Generator().manual_seed(i)
         return torch.randn(BATCH, WIDTH, generator=g), torch.randint(0, 10, (BATCH,), generator=g)
+
+
+def spin() -> None:
+    """A competing CPU-bound process: a pure-Python loop until it is killed."""
+    n = 0
+    while True:
+        n += 1
 
 
 def worker(rank: int, out: str, name: str, kind: str) -> None:
@@ -277,6 +312,8 @@ def write_truth(folder: Path, scenario: Scenario, name: str) -> None:
         "rank": scenario.rank,
         "cause": scenario.cause or None,
         "sleep_ms": scenario.sleep_ms,
+        "from_step": scenario.from_step,
+        "busy": scenario.busy,
         "delayed_steps": sorted({s for s, _ in slowed}),
         "slowed": [list(pair) for pair in slowed],
         "profiled_steps": list(scenario.window()),
@@ -286,7 +323,9 @@ def write_truth(folder: Path, scenario: Scenario, name: str) -> None:
 
 
 def main(out: str, names: list[str], kind: str = "causes") -> None:
-    """Write the named scenarios of one set (`SETS`: causes, noise or pairs), every one when none is named."""
+    """Write the named scenarios of one set (`SETS`: causes, noise, pairs or verdict), every one when none is named."""
+    import multiprocessing
+
     import torch.multiprocessing as mp
 
     scenarios = SETS[kind]
@@ -295,13 +334,22 @@ def main(out: str, names: list[str], kind: str = "causes") -> None:
         folder.mkdir(parents=True, exist_ok=True)
         os.environ["MASTER_ADDR"] = "127.0.0.1"
         os.environ["MASTER_PORT"] = str(29500 + (os.getpid() + len(name)) % 1000)
-        mp.spawn(worker, args=(str(folder), name, kind), nprocs=WORLD, join=True)
+        busy = multiprocessing.get_context("spawn").Process(target=spin, daemon=True) if scenarios[name].busy else None
+        if busy:
+            busy.start()
+        try:
+            mp.spawn(worker, args=(str(folder), name, kind), nprocs=WORLD, join=True)
+        finally:
+            if busy:
+                busy.kill()
+                busy.join()
         write_truth(folder, scenarios[name], name)
         print(name, "written", flush=True)
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a not in ("--noise", "--pairs")]
-    chosen = "pairs" if "--pairs" in sys.argv else "noise" if "--noise" in sys.argv else "causes"
+    sets = {"--noise": "noise", "--pairs": "pairs", "--verdict": "verdict"}
+    args = [a for a in sys.argv[1:] if a not in sets]
+    chosen = next((sets[a] for a in sys.argv[1:] if a in sets), "causes")
     root = args[0] if args else str(Path(__file__).resolve().parent / "fixtures" / chosen)
     main(root, args[1:], kind=chosen)

@@ -1,27 +1,31 @@
 """How late ranks are by chance, measured on the ranks that are on time, and what it takes to be late beyond it.
 
 Jitter makes some rank late in every step; the question is whether a rank is later than jitter makes the latest of
-N ranks. Chance is measured on the bulk of each step, never on every rank-step: a straggler, however often it moves
-between ranks, must not widen its own floor.
+N ranks, and whether a rank is late over the run by more than chance gives as many on-time steps. Chance is
+measured on the rank-steps on time, whatever share of them is late: a straggler, however often it moves between
+ranks, must not widen its own chance.
 
 - A rank-step's **deviation** is its work (from the previous release to its readiness) minus the median of the
-  other ranks' work in that step, once each rank's usual offset is taken out (a rank a little slower in every step
-  is no chance: `rank_offsets`). Measured against the *others*, every rank's deviation has the same spread whatever
-  N, and a late rank does not move its own reference.
-- The deviations' distribution is known by three quantiles (`Tail`): where its upper side is the wider, a shifted
-  lognormal (delays only add: compute jitter is skewed, and at thousands of ranks the tail decides), else a normal.
-  It is fitted twice (`bulk_tail`): first from the lower side alone, which no straggler reaches; then again on the
-  rank-steps within the first floor, so that neither stragglers nor their number move it.
-- The **floor** is the deviation the latest of N on-time ranks passes with probability ALPHA in a step
-  (`Tail.quantile(1 - ALPHA / N)`): it grows with N, as the latest of N jitter draws does.
-- A rank is **persistent** only when it is over the threshold more often than chance allows (`persistent_needed`):
-  a binomial test of its count of late steps against the chance that an on-time rank-step is over the threshold,
-  at ALPHA over the N ranks; and in a strict majority of steps.
+  other ranks' work in that step. Measured against the *others*, every rank's deviation has the same spread
+  whatever N, and a late rank does not move its own reference.
+- The on-time deviations' distribution (`Tail`: Tukey's g-and-h through the median, the 10 % and 90 % quantiles,
+  and the 1 % quantile for how heavy the tails are) is fitted by `bulk_tail` on the rank-steps left once the late
+  ones are counted and taken from the top: those above a fit of the lower half (which no straggler reaches) beyond
+  what chance puts there. It holds while up to half of the rank-steps are late (a moving straggler at two ranks, two
+  slow of four).
+- The **floor** (`fdr_floor`) is the deviation beyond which rank-steps are late, for the whole run at once
+  (Benjamini and Hochberg's step-up rule at ALPHA over every rank-step): noise alone passes it in one run in a
+  thousand, and when a straggler is late in every step it comes down to where its rank-steps stand.
+- A rank is **persistent** (`persistence`) when it is over the threshold in a strict majority of the steps and its
+  mean deviation is one that the mean of as many on-time deviations passes with probability ALPHA / N at most
+  (`mean_needed`, the draws' distributions added exactly): how late, not only how often. A rank slow in a stretch
+  of the run only (`Lateness`, Kadane's maximum sum) is named for that stretch when the stretch passes the same
+  test, corrected for every stretch the run holds.
 
 >>> round(Tail(0.0, 1.2816, 1.2816).quantile(0.975), 3)
 1.96
->>> persistent_needed(8, 4, 0.3), persistent_needed(60, 4, 0.3), persistent_needed(8, 4, 0.02)
-(8, 32, 5)
+>>> majority(8), round(mean_needed(Tail(0.0, 1.2816, 1.2816), 8, ALPHA / 4), 2)
+(5, 1.24)
 """
 
 from __future__ import annotations
@@ -30,24 +34,38 @@ import heapq
 import math
 from array import array
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from functools import partial
-from itertools import chain, compress, repeat
+from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, ge, getitem, le, lt, sub
 from statistics import NormalDist
 
-from ..base import Fan, SortedRuns, Transposed, in_order, median, ranges, sorted_places
+from ..base import Fan, Transposed, in_order, median, ranges, sorted_places
 
 __all__ = [
     "ALPHA",
     "Across",
+    "Atoms",
+    "adjusted",
     "Beyond",
     "Chance",
     "KEPT",
+    "Lateness",
+    "FAR_Z",
+    "IQR_TO_SIGMA",
     "Middle",
     "OFFSET_QUANTILE",
+    "OFFSET_Z",
+    "Place",
+    "QUARTILE_ERROR",
+    "Persistence",
+    "FEW_LATE",
+    "SCALE_BOUND",
+    "ROUNDS",
+    "STRETCH_SHARE",
+    "Reference",
+    "SUSPECT",
     "Q_HIGH",
     "Q_LOW",
     "Tail",
@@ -57,7 +75,14 @@ __all__ = [
     "bulk_tail",
     "cost_tail",
     "deviations",
+    "fdr_floor",
     "floor_of",
+    "lateness",
+    "lateness_of",
+    "level_of",
+    "majority",
+    "mean_needed",
+    "needed",
     "medians_of_others",
     "middle_places",
     "of_positive_work",
@@ -65,11 +90,21 @@ __all__ = [
     "others_at",
     "others_of",
     "past",
-    "persistent_needed",
-    "persistent_ranks",
+    "persistence",
     "quantile",
-    "rank_offsets",
+    "rank_places",
+    "shortest_stretch",
+    "steps_to_decide",
+    "below_places",
+    "first_look",
+    "lower_look",
+    "suspect_cuts",
+    "suspects_of",
+    "stretches",
     "top_kept",
+    "usual_needed",
+    "usual_of",
+    "usual_offsets",
 ]
 
 ALPHA = 0.001
@@ -95,28 +130,74 @@ def quantile(ordered: Sequence[float], p: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
 
 
+HEAVY_AT = 0.05
+"""The lower quantile a tail's heaviness is read at: far enough out to show it, not so far that a few rank-steps
+of a rank once faster than its usual (before it became slow) make it; on the lower side, which no straggler reaches
+(whatever is left of the late ones on the upper side, taken for heaviness, would hide them all)."""
+Z_HEAVY = _NORMAL.inv_cdf(HEAVY_AT)
+"""Where a normal's HEAVY_AT quantile lies in standard deviations (-1.645)."""
+HEAVY_FROM = 100
+"""Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make its HEAVY_AT quantile)."""
+
+
+def _upper(z: float) -> float:
+    """A standard normal's chance above z, exact far out (no 1 - cdf)."""
+    return _NORMAL.cdf(-z)
+
+
 @dataclass(frozen=True)
 class Tail:
-    """A chance distribution known by its median and its spreads down to the 10 % and up to the 90 % quantile: a
-    shifted lognormal through the three when the upper spread is the larger, else a normal with the lower spread
-    (the side no straggler reaches)."""
+    """A chance distribution known by its median, its spreads down to the 10 % and up to the 90 % quantile, and
+    how heavy its tails are: Tukey's g-and-h, a standard normal z carried to `median + high (e^{gz} - 1) / (e^{gZ} -
+    1) e^{h (z^2 - Z^2) / 2}`, its skew g from the two spreads (a shifted lognormal when h is 0; a normal when they
+    are equal too) and `heavy` (h) from how far its 1 % quantile lies beyond a normal's (0: no heavier)."""
 
     median: float
     low: float
     high: float
+    heavy: float = 0.0
 
     @staticmethod
-    def of(ordered: Sequence[float], skewed: bool = True) -> Tail:
-        """Fitted to sorted values; `skewed` False keeps the normal of the lower side."""
+    def of(ordered: Sequence[float], skewed: bool = True, heavy: bool = True) -> Tail:
+        """Fitted to sorted values through their median, 10 % and 90 % quantiles, and, from HEAVY_FROM values, their
+        HEAVY_AT quantile for how heavy the tails are (the lower side's: stragglers make the upper side heavy); `skewed`
+        False keeps the normal of the lower side, `heavy` False a light tail.
+
+        >>> Tail.of([float(v) for v in range(101)])
+        Tail(median=50.0, low=40.0, high=40.0, heavy=0.0)
+        """
         if not ordered:
             return Tail(0.0, 0.0, 0.0)
         middle = quantile(ordered, 0.5)
         low = middle - quantile(ordered, Q_LOW)
-        return Tail(middle, low, quantile(ordered, Q_HIGH) - middle if skewed else low)
+        tail = Tail(middle, low, quantile(ordered, Q_HIGH) - middle if skewed else low)
+        if len(ordered) < HEAVY_FROM or not skewed or not heavy:
+            return tail
+        return replace(tail, heavy=tail.heavy_of(Z_HEAVY, quantile(ordered, HEAVY_AT), len(ordered)))
+
+    def heavy_of(self, z: float, value: float, count: int = 0) -> float:
+        """How heavy the tails are (h) for the quantile of a normal's z (beyond the 10 % or 90 %) to lie at `value`
+        (0 when it lies no further out than a normal through the median and the 10 % quantile puts it: a skew read
+        from the upper spread, which stragglers can widen, is not taken for a light lower side), less one standard
+        error of that reading over
+        `count` values (a sample's far quantile wanders: taken as it comes, a light tail read heavy by chance would
+        hide a straggler far out, as far as the run is long).
+
+        >>> t = Tail(0.0, 1.2816, 1.2816)
+        >>> round(t.heavy_of(Z_HEAVY, -2.0), 3), round(t.heavy_of(Z_HEAVY, -2.0, 1000), 3)
+        (0.368, 0.291)
+        """
+        light = replace(self, high=self.low, heavy=0.0).at(z) - self.median
+        seen = value - self.median
+        if not light * seen > 0 or not abs(seen) > abs(light):
+            return 0.0
+        p = _upper(abs(z))
+        wander = math.sqrt(p * (1 - p) / count) / _NORMAL.pdf(z) / abs(z) if count else 0.0
+        return max(0.0, 2.0 * (math.log(seen / light) - wander) / (z * z - Z * Z))
 
     @property
     def shape(self) -> float:
-        """The lognormal's σ (0: a normal)."""
+        """The skew g (0: symmetric)."""
         return math.log(self.high / self.low) / Z if self.high > self.low > 0 else 0.0
 
     @property
@@ -126,22 +207,225 @@ class Tail:
 
     def quantile(self, p: float) -> float:
         """Where the distribution's p-quantile lies."""
-        z = _NORMAL.inv_cdf(p)
+        return self.at(_NORMAL.inv_cdf(p))
+
+    def at(self, z: float) -> float:
+        """Where the quantile of a standard normal's z lies (`quantile` beyond what a float's 1 - p can hold)."""
         s = self.shape
-        if s == 0.0:
-            return self.median + self.sigma * z
-        return self.median + self.high / math.expm1(s * Z) * math.expm1(s * z)
+        spread = self.sigma * z if s == 0.0 else self.high / math.expm1(s * Z) * math.expm1(min(300.0, s * z))
+        if self.heavy:
+            spread *= math.exp(min(300.0, self.heavy * (z * z - Z * Z) / 2))
+        return self.median + spread
+
+    def z_of(self, x: float) -> float:
+        """The standard normal's z whose quantile lies at x (`at`'s inverse)."""
+        s = self.shape
+        if not self.heavy:
+            if s == 0.0:
+                sigma = self.sigma
+                if sigma == 0.0:
+                    return math.inf if x > self.median else -math.inf
+                return (x - self.median) / sigma
+            w = (x - self.median) * math.expm1(s * Z) / self.high
+            return math.log1p(w) / s if w > -1.0 else -math.inf
+        zs, xs = _table(self)
+        k = bisect_right(xs, x)
+        if k == 0:
+            return -math.inf if x < xs[0] else zs[0]
+        if k == len(xs):
+            return math.inf
+        x0, x1 = xs[k - 1], xs[k]
+        return zs[k - 1] + (zs[k] - zs[k - 1]) * ((x - x0) / (x1 - x0) if x1 > x0 else 0.0)
 
     def survival(self, x: float) -> float:
         """The chance of a value above x."""
+        return _upper(self.z_of(x))
+
+    @property
+    def mean(self) -> float:
+        """The distribution's mean (above its median when it is skewed or heavy to the right).
+
+        >>> Tail(1.0, 2.0, 2.0).mean, round(Tail(0.0, 1.0, 2.0).mean, 3)
+        (1.0, 0.315)
+        """
+        return self._moments()[0]
+
+    @property
+    def sd(self) -> float:
+        """The distribution's standard deviation (of its values within a normal's 8.5 either side).
+
+        >>> round(Tail(0.0, 1.2816, 1.2816).sd, 3)
+        1.0
+        """
+        return self._moments()[1]
+
+    def _moments(self) -> tuple[float, float]:
         s = self.shape
-        if s == 0.0:
-            sigma = self.sigma
-            if sigma == 0.0:
-                return 0.0 if x > self.median else 1.0
-            return 1.0 - _NORMAL.cdf((x - self.median) / sigma)
-        w = (x - self.median) * math.expm1(s * Z) / self.high
-        return 1.0 - _NORMAL.cdf(math.log1p(w) / s) if w > -1.0 else 1.0
+        if not self.heavy and s < 5.0:
+            if s == 0.0:
+                return self.median, self.sigma
+            a = self.high / math.expm1(s * Z)
+            return self.median + a * math.expm1(s * s / 2), a * math.sqrt(math.exp(s * s) * math.expm1(s * s))
+        zs = [-8.5 + 17.0 * k / 400 for k in range(401)]
+        weights = [math.exp(-z * z / 2) for z in zs]
+        total = math.fsum(weights)
+        values = [self.at(z) for z in zs]
+        mean = math.fsum(w * v for w, v in zip(weights, values)) / total
+        return mean, math.sqrt(math.fsum(w * (v - mean) ** 2 for w, v in zip(weights, values)) / total)
+
+
+TABLE_Z = 12.0
+"""How far out, in a normal's standard deviations, a heavy tail's quantiles are tabled to be read back (`Tail.z_of`):
+a chance of 1e-33, far below any level a test is run at."""
+
+
+@lru_cache(maxsize=64)
+def _table(tail: Tail) -> tuple[list[float], list[float]]:
+    """A heavy tail's quantiles at 4,097 evenly spaced z from -TABLE_Z to TABLE_Z, for `Tail.z_of` to read back
+    between them (its inverse has no closed form)."""
+    zs = [-TABLE_Z + 2 * TABLE_Z * k / 4096 for k in range(4097)]
+    return zs, [tail.at(z) for z in zs]
+
+
+MEAN_ATOMS = 256
+"""How many atoms at most a distribution of sums is laid on to add draws of it exactly (`mean_needed`)."""
+_LOW_Z, _HIGH_Z = -2.33, 8.5
+"""A deviation's atoms run from its 1 % quantile (what lies below is rounded up to it: a sum's upper tail barely
+moves) to the quantile of a normal's 8.5 (chance beyond: 1e-17, far below any level a test is run at)."""
+_NEGLIGIBLE = 1e-17
+"""Chance at a sum's ends left to its end atoms (the lower end rounded up, the upper end's rounded down by no more
+than this), so that the atoms cover where a sum lies, not where it could."""
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """A distribution laid on atoms `low + (m + 1 / 2) * step` with chances `mass` (each value moved to the middle
+    of its atom's span, by half a step at most either way), and the chance `far` of a value beyond them all (taken
+    as past any bound: a heavy tail far out, where atoms evenly spaced would be too coarse to read)."""
+
+    low: float
+    step: float
+    mass: tuple[float, ...] = field(repr=False)
+    far: float = 0.0
+
+    @staticmethod
+    def of_sorted(ordered: Sequence[float]) -> Atoms:
+        """The distribution of some sorted values (an empirical one: nothing beyond the largest), on MEAN_ATOMS atoms
+        from their 1 % quantile (what lies below is rounded up to it) to their largest.
+
+        >>> a = Atoms.of_sorted([float(v) for v in range(101)])
+        >>> round(a.above(0.05), 1), a.above(0.0)
+        (95.4, 100.0)
+        """
+        total = len(ordered)
+        if not total:
+            return Atoms(-1.0, 1.0, (1.0,))
+        low, high = quantile(ordered, 0.01), ordered[total - 1]
+        if not high > low:
+            return Atoms(high - 1.0, 1.0, (1.0,))
+        step = (high - low) / MEAN_ATOMS
+        below = _counts_upto(ordered, [low + (m + 1) * step for m in range(MEAN_ATOMS)])
+        below[-1] = total
+        return Atoms(low, step, tuple(c / total for c in [below[0], *map(sub, below[1:], below[:-1])]))
+
+    def coarser(self, factor: int) -> Atoms:
+        """The same distribution on atoms `factor` times as far apart (each span's middle is the middle of the spans
+        it joins)."""
+        if factor == 1:
+            return self
+        mass = [math.fsum(self.mass[m : m + factor]) for m in range(0, len(self.mass), factor)]
+        return Atoms(self.low, self.step * factor, tuple(mass), self.far)
+
+    def plus(self, other: Atoms) -> Atoms:
+        """The distribution of a draw of each added (their atoms made as far apart first), kept to MEAN_ATOMS atoms."""
+        step = max(self.step, other.step)
+        a, b = self.coarser(round(step / self.step)), other.coarser(round(step / other.step))
+        summed = [0.0] * (len(a.mass) + len(b.mass) - 1)
+        width = len(b.mass)
+        for i, p in enumerate(a.mass):
+            if p > 1e-300:
+                summed[i : i + width] = map(add, summed[i : i + width], map(p.__mul__, b.mass))
+        first, last, below = 0, len(summed) - 1, summed[0]
+        while below < _NEGLIGIBLE and first < last:
+            first += 1
+            below += summed[first]
+        over = summed[last]
+        while over < _NEGLIGIBLE and last > first:
+            last -= 1
+            over += summed[last]
+        kept = summed[first : last + 1]
+        kept[0], kept[-1] = below, over if last > first else below
+        far = 1.0 - (1.0 - a.far) * (1.0 - b.far)
+        out = Atoms(a.low + b.low + step * (0.5 + first), step, tuple(kept), far)
+        while len(out.mass) > MEAN_ATOMS:
+            out = out.coarser(2)
+        return out
+
+    def above(self, p: float) -> float:
+        """The least value that the distribution passes with chance at most p (inf when its far values alone
+        pass p): the top of the span of the atom where the chance above first passes p."""
+        left = self.far
+        if left > p:
+            return math.inf
+        for m in range(len(self.mass) - 1, -1, -1):
+            left += self.mass[m]
+            if left > p:
+                return self.low + (m + 1) * self.step
+        return self.low
+
+
+def _counts_upto(ordered: Sequence[float], edges: Sequence[float]) -> list[int]:
+    """How many sorted values are at most each edge."""
+    if hasattr(ordered, "counts_upto"):
+        return list(ordered.counts_upto(edges))
+    return [_count_upto(ordered, x) for x in edges]
+
+
+FAR_Z = (4.0, 5.0, 6.0, 7.0, _HIGH_Z)
+"""Where a tail's atoms may stop (a normal's z), the rest taken as far: the nearest that leaves a test's level
+room (`mean_needed`)."""
+
+
+@lru_cache(maxsize=1024)
+def _atoms_of(tail: Tail, top: float) -> Atoms:
+    """A `Tail` laid on MEAN_ATOMS atoms between the quantiles of _LOW_Z and `top` (below: rounded up to the first;
+    beyond: far)."""
+    low, high = tail.at(_LOW_Z), tail.at(top)
+    if not high > low:
+        return Atoms(tail.median - 1.0, 1.0, (1.0,))
+    step = (high - low) / MEAN_ATOMS
+    below = [1.0 - tail.survival(low + (m + 1) * step) for m in range(MEAN_ATOMS)]
+    mass = [below[0], *map(sub, below[1:], below[:-1])]
+    return Atoms(low, step, tuple(max(0.0, m) for m in mass), max(0.0, 1.0 - below[-1]))
+
+
+@lru_cache(maxsize=4096)
+def _sum_of(tail: Tail | Atoms, count: int, top: float) -> Atoms:
+    """The distribution of the sum of `count` draws (by doubling: a run of 10^4 steps is 14 additions)."""
+    one = tail if isinstance(tail, Atoms) else _atoms_of(tail, top)
+    if count == 1:
+        return one
+    half = _sum_of(tail, count // 2, top)
+    twice = half.plus(half)
+    return twice.plus(one) if count % 2 else twice
+
+
+@lru_cache(maxsize=4096)
+def mean_needed(tail: Tail | Atoms, count: int, p: float) -> float:
+    """The mean of `count` independent draws of a deviation that chance passes with probability at most p, found
+    by adding the draws' distributions (laid on atoms, each value within half a step of its own; a tail's atoms stop
+    at the first of FAR_Z whose chance beyond, over the draws, is a tenth of p, and what lies beyond counts as past
+    any bound). Exact where a normal through the mean and spread would not be: a few draws of a skewed or heavy tail,
+    far out. `tail` may be `Atoms` already (an empirical distribution).
+
+    >>> tail = Tail(0.0, 1.2816, 1.2816)
+    >>> round(mean_needed(tail, 1, 0.001), 1), round(mean_needed(tail, 4, 0.001), 1)
+    (3.1, 1.5)
+    """
+    if count < 1:
+        return math.inf
+    top = next((z for z in FAR_Z if count * _upper(z) <= p / 10), _HIGH_Z)
+    return _sum_of(tail, count, top if isinstance(tail, Tail) else 0.0).above(p) / count
 
 
 def floor_of(tail: Tail, ranks: int, alpha: float = ALPHA) -> float:
@@ -155,38 +439,104 @@ def floor_of(tail: Tail, ranks: int, alpha: float = ALPHA) -> float:
     return tail.quantile(1.0 - alpha / max(1, ranks))
 
 
-def bulk_tail(ordered: Sequence[float], ranks: int) -> tuple[Tail, float]:
-    """The chance distribution of the deviations (sorted) and its floor: fitted on the lower side first, then again
-    on the deviations within that first floor (the on-time rank-steps).
+ROUNDS = 8
+"""How many times at most `usual_offsets` finds the slow ranks again."""
+
+
+SCALE_BOUND = 2.0
+"""How many standard errors of a spread read on n values (1 / sqrt(2 n) of it) chance's spreads are widened by: a
+run of a few dozen rank-steps reads its spread a quarter too narrow one time in forty, and a floor far out in a
+narrow tail names stragglers that are not."""
+FEW_LATE = 3
+"""Rank-steps past the lower side's floor that `bulk_tail` leaves in: so few barely move three quantiles, and a
+light tail fitted on a few dozen values passes that many on-time ones now and then."""
+
+
+def bulk_tail(ordered: Sequence[float], late: int = 0) -> Tail:
+    """The chance distribution of the deviations (`ordered`: every rank-step's, sorted), fitted on the rank-steps on
+    time (`Tail.of`), so that a straggler in every step, however it moves between ranks, never widens its own
+    chance; its spreads are widened by SCALE_BOUND standard errors of theirs. Left out: the `late` largest (the
+    suspects a first look found, `first_look`), or, when more, those past the floor (`fdr_floor`) of a normal
+    through the lower side of the rest, which no straggler reaches (a light tail that far out leaves out a
+    rank-step on time or two at most, and the three quantiles do not move), FEW_LATE of them at least; at most half.
 
     >>> import random
     >>> rng = random.Random(0)
-    >>> ordered = sorted(rng.gauss(0.0, 1.0) for _ in range(2000))
-    >>> tail, spread = bulk_tail(ordered, 8)
-    >>> round(tail.quantile(0.9), 1), round(spread, 1)
-    (1.3, 4.0)
+    >>> clean = sorted(rng.gauss(0.0, 1.0) for _ in range(2000))
+    >>> moving = sorted(clean + [rng.gauss(8.0, 1.0) for _ in range(600)])
+    >>> round(bulk_tail(clean).quantile(0.9), 2), round(bulk_tail(moving).quantile(0.9), 2)
+    (1.37, 1.37)
     """
-    first = floor_of(Tail.of(ordered, skewed=False), ranks)
-    kept = ordered[: ordered.count_upto(first) if isinstance(ordered, SortedRuns) else bisect_right(ordered, first)]
-    tail = Tail.of(kept)
-    return tail, floor_of(tail, ranks)
+    total = len(ordered)
+    most = total // 2
+    first = Tail.of(ordered[: total - min(most, late)], skewed=False, heavy=False)
+    beyond = total - _count_upto(ordered, fdr_floor(ordered, first))
+    kept = total - min(most, max(late, beyond if beyond >= FEW_LATE else 0))
+    fitted = Tail.of(ordered[:kept])
+    wider = 1.0 + SCALE_BOUND / math.sqrt(2.0 * max(1, kept))
+    return replace(fitted, low=fitted.low * wider, high=fitted.high * wider)
+
+
+def _count_upto(ordered: Sequence[float], x: float) -> int:
+    """How many sorted values are at most x."""
+    return ordered.count_upto(x) if hasattr(ordered, "count_upto") else bisect_right(ordered, x)
+
+
+def _above(ordered: Sequence[float], x: float) -> Sequence[float]:
+    """The sorted values above x, in order."""
+    return ordered.above(x) if hasattr(ordered, "above") else ordered[bisect_right(ordered, x) :]
+
+
+def fdr_floor(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA) -> float:
+    """The deviation beyond which rank-steps are late beyond chance, for a whole run at once: the step-up rule of
+    Benjamini and Hochberg over every rank-step (sorted, `ordered`) at level `alpha`. With nothing late, noise alone
+    passes it in one run in 1/alpha (its floor is then the Bonferroni one, the tail's 1 - alpha / count quantile);
+    when many rank-steps are late (a straggler in every step), the floor comes down to where they stand, as a
+    share alpha of those it passes may be chance's.
+
+    >>> tail = Tail(0.0, 1.2816, 1.2816)
+    >>> round(fdr_floor([0.0] * 1000, tail), 2), round(fdr_floor([0.0] * 900 + [4.0] * 100, tail), 2)
+    (4.75, 3.72)
+    """
+    total = len(ordered)
+    if not total:
+        return 0.0
+    passed = 0
+    for k, value in enumerate(reversed(_above(ordered, tail.quantile(1.0 - alpha))), start=1):
+        if value >= tail.at(-_NORMAL.inv_cdf(alpha * k / total)):
+            passed = k
+    return tail.at(-_NORMAL.inv_cdf(alpha * max(1, passed) / total))
 
 
 OFFSET_QUANTILE = 0.25
 """A rank's usual place is its lower quartile over steps: a rank late in up to three steps of four keeps the place
 of its steps on time, and the quartile's own bias, the same for every rank, cancels between them."""
+OFFSET_Z = 3.0
+"""How many of its own standard errors a rank's usual place must lie above the ranks' median place to be taken out
+of what chance is fitted on (`usual_offsets`)."""
+QUARTILE_ERROR = math.sqrt(OFFSET_QUANTILE * (1 - OFFSET_QUANTILE)) / _NORMAL.pdf(_NORMAL.inv_cdf(OFFSET_QUANTILE))
+"""A lower quartile's standard error over n draws of a normal, times the square root of n, in its sigma (1.36)."""
+IQR_TO_SIGMA = 1.0 / (2 * _NORMAL.inv_cdf(0.75))
+"""A normal's standard deviation per unit of its interquartile range."""
 
 
-def rank_offsets(
+@dataclass(frozen=True)
+class Place:
+    """A rank's usual place over the steps (its lower quartile of its value minus the step's median) and its spread
+    there (the interquartile range)."""
+
+    offset: float
+    spread: float
+
+
+def rank_places(
     by_step: Sequence[Sequence[float]], medians: Iterable[float] | None = None, fan: Fan = map
-) -> list[float]:
-    """Each rank's usual place: the lower quartile over steps of its value minus the step's median (entry i of each
-    step is rank i; `medians`: each step's, when its ranks are not all here, as in a shard). A rank a little slower
-    in every step is not jitter, and with two or three ranks the only way to tell a slow rank from chance is over
-    time. The medians are taken a range of steps at a time, the quartiles a range of ranks at a time, through
-    `fan` (`base.Fan`).
+) -> list[Place]:
+    """Each rank's usual place (entry i of each step is rank i; `medians`: each step's, when its ranks are not all
+    here, as in a shard). The medians are taken a range of steps at a time, the quartiles a range of ranks at a
+    time, through `fan` (`base.Fan`).
 
-    >>> rank_offsets([[10.0, 20.0, 12.0], [11.0, 21.0, 11.0], [9.0, 19.0, 13.0], [10.0, 20.0, 12.0]])
+    >>> [p.offset for p in rank_places([[10.0, 20.0, 12.0], [11.0, 21.0, 11.0], [9.0, 19.0, 13.0], [10.0, 20.0, 12.0]])]
     [-2.5, 7.5, 0.0]
     """
     if not by_step:
@@ -196,19 +546,60 @@ def rank_offsets(
         middles = list(chain.from_iterable(fan(partial(_medians_of, by_step), ranges(len(by_step), ranks))))
     else:
         middles = list(medians)
-    return list(chain.from_iterable(fan(partial(_offsets_of, by_step, middles), ranges(ranks, len(by_step)))))
+    return list(chain.from_iterable(fan(partial(_places_of, by_step, middles), ranges(ranks, len(by_step)))))
 
 
 def _medians_of(by_step: Sequence[Sequence[float]], steps: range) -> list[float]:
     return [median(by_step[j]) for j in steps]
 
 
-def _offsets_of(by_step: Sequence[Sequence[float]], middles: Sequence[float], some: range) -> list[float]:
-    """`rank_offsets` of some ranks (a range of entries), from their slice of every step."""
+def _places_of(by_step: Sequence[Sequence[float]], middles: Sequence[float], some: range) -> list[Place]:
+    """`rank_places` of some ranks (a range of entries), from their slice of every step."""
     low, high = some.start, some.stop
     centred = [array("d", map(sub, row[low:high], repeat(m, high - low))) for row, m in zip(by_step, middles)]
     by_rank = Transposed(centred, "d")
-    return [quantile(sorted(by_rank.at(i)), OFFSET_QUANTILE) for i in range(high - low)]
+    out = []
+    for i in range(high - low):
+        ordered = sorted(by_rank.at(i))
+        out.append(Place(quantile(ordered, OFFSET_QUANTILE), quantile(ordered, 0.75) - quantile(ordered, 0.25)))
+    return out
+
+
+def usual_offsets(places: Sequence[Place], steps: int) -> list[float]:
+    """What is taken out of each rank's work before chance is fitted: the usual place of a rank persistently
+    slower than the others beyond what its quartile's own noise allows (OFFSET_Z standard errors, from the other
+    ranks' median spread), as its excess over the other ranks' median place (found again until the slow ones hold:
+    with two slow of four, the median place of all lies halfway); nothing of any other rank. Two slow ranks of four
+    would otherwise make the two on time look early by all their lateness (against a median of the others that holds
+    them), and chance bimodal; while a rank's own noise over a few steps, taken out, would make chance narrower
+    than it is.
+
+    >>> usual_offsets([Place(0.0, 2.0), Place(0.2, 2.0), Place(9.0, 2.0), Place(-0.1, 2.0)], 8)
+    [0.0, 0.0, 9.0, 0.0]
+    """
+    if not places or steps < 1:
+        return [0.0] * len(places)
+    slow: set[int] = set()
+    for _ in range(ROUNDS):
+        others = [p for i, p in enumerate(places) if i not in slow]
+        base = median([p.offset for p in others])
+        cut = base + OFFSET_Z * QUARTILE_ERROR * median([p.spread for p in others]) * IQR_TO_SIGMA / math.sqrt(steps)
+        found = {i for i, p in enumerate(places) if p.offset > cut}
+        if found == slow:
+            break
+        slow = found
+    return [p.offset - base if i in slow else 0.0 for i, p in enumerate(places)]
+
+
+def adjusted(work: Sequence[Sequence[float]], usual: Sequence[float]) -> Sequence[Sequence[float]]:
+    """Each step's work with each rank's usual offset taken out (the work itself when there is none).
+
+    >>> [list(row) for row in adjusted([[20.0, 40.0]], [0.0, 19.0])]
+    [[20.0, 21.0]]
+    """
+    if not any(usual):
+        return work
+    return [array("d", map(sub, done, usual)) for done in work]
 
 
 def medians_of_others(values: Sequence[float], ranked: Sequence[float] | None = None) -> array[float]:
@@ -317,24 +708,74 @@ class Across:
         return map(getitem, self.answers, picks)
 
 
+SUSPECT = 6.0
+"""How many times the run's typical distance of a step's ranks below its lower median a rank-step must lie above
+it to be left out of the reference its step's other ranks are measured against (`Reference`, `first_look`)."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a step's deviations are measured against: the work of its `count` ranks that a first look found on
+    time (every rank but the `suspects`), by its sum (`total`). A rank's deviation is its work minus the mean of the
+    *other* ranks on time. Against a middle that held late ones, the ranks on time would look early (with two late
+    of four, by all the lateness), and chance would take them for its own tail; and against a mean rather than a
+    median, a step's deviations are its ranks' draws of chance recentred, not their spacings (with four ranks, the
+    median of the others makes the second least deviation minus the third: a narrow middle, wide sides).
+
+    >>> Reference.of([10.0, 11.0, 30.0, 31.0], (2, 3)).deviations([10.0, 11.0, 30.0, 31.0]).tolist()
+    [-1.0, 1.0, 19.5, 20.5]
+    """
+
+    count: int
+    total: float
+    suspects: frozenset[int] = frozenset()
+
+    @staticmethod
+    def of(done: Sequence[float], suspects: Iterable[int] = ()) -> Reference:
+        """A step's reference, from its work and the entries left out (all of them kept when none would be
+        left)."""
+        gone = frozenset(suspects)
+        if len(done) - len(gone) < 1:
+            gone = frozenset()
+        kept = list(compress(done, (i not in gone for i in range(len(done))))) if gone else done
+        return Reference(len(kept), math.fsum(kept), gone)
+
+    @property
+    def mean(self) -> float:
+        """The mean work of the ranks on time."""
+        return self.total / self.count
+
+    def deviations(self, done: Sequence[float], start: int = 0) -> array[float]:
+        """The deviations of some of the step's entries (`done`: their work, the first being entry `start`): of a
+        rank on time, its work minus the others' mean, `w n / (n - 1) - total / (n - 1)`, increasing with its work
+        (0 for the one rank on time of a step whose others are all late: it has nobody to be late against)."""
+        others = self.count - 1
+        if others < 1:
+            out = array("d", bytes(8 * len(done)))
+        else:
+            scale, shift = self.count / others, self.total / others
+            out = array("d", map(sub, map(scale.__mul__, done), repeat(shift, len(done))))
+        if self.suspects:
+            mean = self.mean
+            for i in self.suspects:
+                if start <= i < start + len(done):
+                    out[i - start] = done[i - start] - mean
+        return out
+
+
 def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
-    """Each step's deviations (entry i is rank i): a rank's work minus the median of the other ranks' work, once
-    every rank's usual offset is taken out.
+    """Each step's deviations (entry i is rank i), as `beyond_chance` measures them: a rank's work, a persistently
+    slow rank's usual offset taken out (`usual_offsets`), minus the mean of the other ranks' work on time
+    (`Reference`). A rank's own offset is kept: a rank slow in every step is late in
+    every step, and `bulk_tail` fits chance on the rank-steps on time whatever share is late.
 
     Rank 3 late by 20 ms in one step of four:
 
     >>> [list(d) for d in deviations([[10.0] * 4, [10.0] * 4, [10.0] * 4, [10.0, 10.0, 10.0, 30.0]])][3]
     [0.0, 0.0, 0.0, 20.0]
     """
-    offsets = rank_offsets(work)
-    return [_row_of(done, offsets)[0] for done in work]
-
-
-def _row_of(done: Sequence[float], offsets: Sequence[float]) -> tuple[array[float], list[float]]:
-    """A step's deviations (`deviations`), and its adjusted work sorted."""
-    adjusted = array("d", map(sub, done, offsets))
-    ranked = sorted(adjusted)
-    return array("d", map(sub, adjusted, others_of(adjusted, len(ranked), ranked))), ranked
+    mine = adjusted(work, usual_offsets(rank_places(work), len(work)))
+    return [ref.deviations(done) for done, ref in zip(mine, beyond_chance(work).references)]
 
 
 @dataclass(frozen=True)
@@ -384,61 +825,447 @@ def top_kept(ranks: int) -> int:
     return max(KEPT, ranks // 64)
 
 
+def below_places(n: int) -> tuple[int, ...]:
+    """The sorted places of a step of n ranks that `lower_look` reads: its lower median's, and the middle ones of
+    the places under it.
+
+    >>> below_places(4), below_places(9), below_places(2)
+    ((1, 0, 0), (4, 1, 2), (0,))
+    """
+    h = (n - 1) // 2
+    return (h,) if h == 0 else (h, (h - 1) // 2, h // 2)
+
+
+def lower_look(n: int, at: Mapping[int, float]) -> tuple[float, float]:
+    """A step's lower median (the middle of its n works, the lower one of two) and how far below it the median of
+    the places under it lies (nan with none), from its sorted works at `below_places(n)`.
+
+    >>> lower_look(4, {0: 9.0, 1: 10.0})
+    (10.0, 1.0)
+    """
+    places = below_places(n)
+    lower = at[places[0]]
+    if len(places) == 1:
+        return lower, math.nan
+    return lower, lower - (at[places[1]] + at[places[2]]) / 2
+
+
+def _below(work: Sequence[Sequence[float]], steps: range) -> list[tuple[float, float]]:
+    """Some steps' `lower_look`."""
+    out = []
+    for j in steps:
+        ranked = sorted(work[j])
+        out.append(lower_look(len(ranked), ranked))  # type: ignore[arg-type]
+    return out
+
+
+def first_look(work: Sequence[Sequence[float]], fan: Fan = map) -> list[tuple[int, ...]]:
+    """Each step's suspects: the entries whose work lies further above the step's lower median than SUSPECT times
+    the run's typical distance below it (the median over steps of a step's median distance of its ranks under its
+    lower median). The lower median and the ranks under it are on time while no more than half a step's ranks are
+    late, so neither a straggler nor its number moves this look; it has only to keep late ranks out of the median
+    the others are measured against (a rank on time taken for a suspect costs nothing there). Steps of fewer than
+    three ranks have none: a median of one other rank cannot leave a late one out.
+
+    >>> first_look([[10.0, 10.4, 9.8, 10.1]] * 5 + [[10.0, 10.4, 30.0, 31.0]])
+    [(), (), (), (), (), (2, 3)]
+    """
+    width = len(work[0]) if work else 0
+    if width < 3:
+        return [()] * len(work)
+    looked = list(chain.from_iterable(fan(partial(_below, work), ranges(len(work), width))))
+    return [suspects_of(done, cut) for done, cut in zip(work, suspect_cuts(looked))]
+
+
+def suspect_cuts(looked: Sequence[tuple[float, float]]) -> list[float]:
+    """Each step's cut above which a rank-step is a suspect (`first_look`), from its `lower_look`: its lower median
+    and SUSPECT times the median over steps of their distances below it.
+
+    >>> suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)])
+    [23.0, 24.0, 22.0]
+    """
+    spreads = [d for _, d in looked if d == d]
+    if not spreads:
+        return [math.inf] * len(looked)
+    spread = median(spreads)
+    return [lower + SUSPECT * spread for lower, _ in looked]
+
+
+def suspects_of(done: Sequence[float], cut: float) -> tuple[int, ...]:
+    """A step's entries whose work is above the cut.
+
+    >>> suspects_of([20.0, 31.0, 19.5, 40.0], 25.0)
+    (1, 3)
+    """
+    return tuple(compress(range(len(done)), map(cut.__lt__, done)))
+
+
 def _deviated(
-    work: Sequence[Sequence[float]], offsets: Sequence[float], steps: range
-) -> list[tuple[Top, array[float]]]:
+    work: Sequence[Sequence[float]], raw: Sequence[Sequence[float]], suspects: Sequence[Sequence[int]], steps: range
+) -> list[tuple[Top, array[float], Reference]]:
     """Some steps' largest deviations (`Top`: rows of every rank's would hold 8 bytes a rank-step until the floor
-    is known), each with the deviations of its positive work in order. That order needs no sort of its own: a
-    larger adjusted work never leaves a larger median of the others, so the deviations of the adjusted works sorted
-    are the deviations in order (tests/analysis/test_chance.py)."""
+    is known), each with the deviations of its positive work in order and its reference. Without suspects that
+    order needs no sort of its own: a deviation increases with the work, so the deviations of the works sorted are
+    the deviations in order (tests/analysis/test_chance.py). `raw`: the work before any offset was taken out, whose
+    sign says whether it was measured."""
     out = []
     for j in steps:
         done = work[j]
-        row, ranked = _row_of(done, offsets)
-        positive = _positive(row, done)
-        if positive is row:
-            ordered = array("d", map(sub, ranked, others_of(ranked, len(ranked), ranked)))
-            out.append((Top.of(row, top_kept(len(row)), ordered), ordered))
+        reference = Reference.of(done, suspects[j])
+        row = reference.deviations(done)
+        positive = _positive(row, raw[j])
+        if positive is row and not reference.suspects:
+            ordered = reference.deviations(sorted(done))
+            out.append((Top.of(row, top_kept(len(row)), ordered), ordered, reference))
         else:
-            out.append((Top.of(row, top_kept(len(row))), array("d", sorted(positive))))
+            out.append((Top.of(row, top_kept(len(row))), array("d", sorted(positive)), reference))
     return out
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """A rank's lateness over a run's steps: the mean of its deviations (its work minus the mean of the other ranks
+    on time, its own offset kept: the offset is what a persistent straggler is) over its `steps`, and what it is at
+    least as late as in a strict majority of them (`usual_ms`: a rank late in a few steps only, however late, is no
+    later there); its stretch: the steps `first` up to `stop` (indexes) over which it was the furthest beyond one
+    spread of chance, with their mean (`stretch_ms`) and majority's (`stretch_usual_ms`): where a rank that became
+    slow mid-run was slow."""
+
+    mean_ms: float
+    steps: int
+    first: int
+    stop: int
+    stretch_ms: float
+    usual_ms: float = 0.0
+    stretch_usual_ms: float = 0.0
+
+
+def lateness_of(series: Sequence[float], drift: float) -> Lateness:
+    """A rank's `Lateness` from its deviations over the steps, its stretch the steps whose deviations' excess over
+    `drift` (chance's mean and one spread) adds up to the most (Kadane's maximum sum, in C passes): a rank late from
+    some step on, or up to one, gives the steps it was late in.
+
+    >>> late = lateness_of([0.0, 0.1, -0.2, 5.0, 4.8, 5.1, 0.0], drift=1.0)
+    >>> round(late.mean_ms, 2), (late.first, late.stop), round(late.stretch_ms, 2), late.usual_ms, late.stretch_usual_ms
+    (2.11, (3, 6), 4.97, 0.1, 5.0)
+    """
+    count = len(series)
+    if not count:
+        return Lateness(0.0, 0, 0, 0, 0.0)
+    sums = list(accumulate(map(sub, series, repeat(drift, count)), initial=0.0))
+    lows = list(accumulate(sums, min))
+    gains = list(map(sub, islice(sums, 1, None), lows))
+    stop = gains.index(max(gains)) + 1
+    first = stop - 1 - sums[stop - 1 :: -1].index(lows[stop - 1])
+    stretch = list(islice(series, first, stop))
+    return Lateness(
+        math.fsum(series) / count,
+        count,
+        first,
+        stop,
+        math.fsum(stretch) / (stop - first),
+        _usual(series),
+        _usual(stretch),
+    )
+
+
+def _usual(values: Sequence[float]) -> float:
+    """What values are at least in a strict majority of them (`majority`-th largest)."""
+    return sorted(values)[len(values) - majority(len(values))] if len(values) >= 2 else -math.inf
+
+
+@lru_cache(maxsize=4096)
+def usual_needed(tail: Tail | Atoms, count: int, p: float) -> float:
+    """What deviations are at least in a strict majority of `count` of them with probability at most p: the x
+    whose chance s above it makes that many of count draws reach it (a binomial tail) at p; `tail` may be `Atoms`
+    (an empirical distribution, read at its atoms' tops).
+
+    >>> round(usual_needed(Tail(0.0, 1.2816, 1.2816), 3, 0.001), 2)
+    2.09
+    """
+    need = majority(count)
+    if need > count:
+        return math.inf
+    if isinstance(tail, Atoms):
+        chance = tail.far
+        for m in range(len(tail.mass) - 1, -1, -1):
+            if _binomial_above(count, need, chance + tail.mass[m]) > p:
+                return tail.low + (m + 1) * tail.step
+            chance += tail.mass[m]
+        return tail.low
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _binomial_above(count, need, middle) <= p else (low, middle)
+    return tail.at(-_NORMAL.inv_cdf(low)) if low > 0 else math.inf
+
+
+def usual_of(tail: Tail, spread: Atoms | None, count: int, p: float) -> float:
+    """`usual_needed` under chance on time and under every rank-step of the run (`spread`, when known): the larger.
+
+    >>> usual_of(Tail(0.0, 1.0, 1.0), None, 5, 0.001) == usual_needed(Tail(0.0, 1.0, 1.0), 5, 0.001)
+    True
+    """
+    on_time = usual_needed(tail, count, p)
+    return on_time if spread is None else max(on_time, usual_needed(spread, count, p))
+
+
+def _binomial_above(n: int, k: int, s: float) -> float:
+    """The chance that at least k of n draws pass what each passes with chance s."""
+    if s <= 0.0:
+        return 0.0
+    if s >= 1.0:
+        return 1.0
+    log_s, log_r, whole = math.log(s), math.log1p(-s), math.lgamma(n + 1)
+    return math.fsum(
+        math.exp(whole - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_s + (n - j) * log_r)
+        for j in range(k, n + 1)
+    )
+
+
+def _lateness_some(
+    work: Sequence[Sequence[float]],
+    references: Sequence[Reference],
+    usual: Sequence[float],
+    drift: float,
+    some: range,
+) -> list[Lateness]:
+    """`lateness_of` for some ranks (a range of entries), from their slice of every step's work and the step's
+    reference, each rank's usual offset given back."""
+    low, high = some.start, some.stop
+    by_rank = Transposed([ref.deviations(done[low:high], low) for done, ref in zip(work, references)], "d")
+    return [lateness_of(array("d", map((usual[low + i]).__add__, by_rank.at(i))), drift) for i in range(high - low)]
+
+
+def lateness(
+    work: Sequence[Sequence[float]],
+    references: Sequence[Reference],
+    tail: Tail,
+    usual: Sequence[float] | None = None,
+    fan: Fan = map,
+) -> list[Lateness]:
+    """Every rank's `Lateness` (entry i of each step is rank i; a shard's entries are its own, and so are its
+    references' suspects), its stretch found beyond chance's mean and one spread, from each step's work (its usual
+    offset taken out, `usual`: given back to each deviation, which is then the rank's own work against the others
+    on time) and `Reference`, a range of ranks at a time through `fan`.
+
+    >>> work = [[10.0, 10.5, 9.5, 20.0]] * 6
+    >>> [round(late.mean_ms, 2) for late in lateness(work, [Reference.of(w, (3,)) for w in work], Tail(0, 1, 1))]
+    [0.0, 0.75, -0.75, 10.0]
+    """
+    if not work:
+        return []
+    width = len(work[0])
+    task = partial(_lateness_some, work, references, usual or [0.0] * width, tail.mean + tail.sd)
+    return list(chain.from_iterable(fan(task, ranges(width, len(work)))))
+
+
+def majority(steps: int) -> int:
+    """A strict majority of `steps`, and at least two: the steps a persistent straggler is over the threshold in.
+
+    >>> majority(3), majority(4), majority(1)
+    (2, 3, 2)
+    """
+    return max(2, steps // 2 + 1)
+
+
+def stretches(steps: int) -> int:
+    """How many stretches of consecutive steps a run has: what a stretch's test is corrected for.
+
+    >>> stretches(3)
+    6
+    """
+    return steps * (steps + 1) // 2
+
+
+@dataclass(frozen=True)
+class Persistence:
+    """Where a rank is a persistent straggler: the steps `first` up to `stop` (indexes; the whole run, or the
+    stretch it was slow in)."""
+
+    first: int
+    stop: int
+
+
+STRETCH_SHARE = 0.25
+"""The least share of a run a stretch of lateness must last to make its rank a persistent straggler there: a rank
+slow for less is counted with the transient stragglers, step by step (a profiler's start holding a few ranks back
+for a few steps is no slow GPU)."""
+
+
+def shortest_stretch(steps: int, ranks: int, transient: float, alpha: float = ALPHA) -> int:
+    """The fewest consecutive steps a stretch needs: STRETCH_SHARE of the run, and more than transient stragglers
+    make by chance (with a share `transient` of rank-steps late at random, some rank is late in a strict majority of
+    that many steps in a row, somewhere in the run, with probability at most alpha); two at least. More than the
+    steps: no stretch can be told from them.
+
+    >>> shortest_stretch(30, 64, 0.1), shortest_stretch(30, 64, 0.0), shortest_stretch(200, 64, 0.0)
+    (22, 8, 50)
+    >>> shortest_stretch(30, 4, 0.3)
+    31
+    """
+    length = max(2, math.ceil(STRETCH_SHARE * steps))
+    if transient <= 0.0:
+        return length
+    while length <= steps and ranks * steps * _binomial_above(length, majority(length), transient) > alpha:
+        length += 1
+    return length
+
+
+def level_of(ranks: int, alpha: float = ALPHA) -> float:
+    """The level each of `persistence`'s two tests is run at: alpha over the ranks, halved between the tests.
+
+    >>> level_of(4)
+    0.000125
+    """
+    return alpha / (2 * max(1, ranks))
+
+
+def needed(tail: Tail, spread: Atoms | None, count: int, p: float) -> float:
+    """The mean of `count` deviations that chance passes with probability at most p, whether drawn from chance on
+    time (`tail`) or from every rank-step of the run (`spread`, when known): the larger (`mean_needed`).
+
+    >>> needed(Tail(0.0, 1.0, 1.0), None, 4, 0.001) == mean_needed(Tail(0.0, 1.0, 1.0), 4, 0.001)
+    True
+    """
+    on_time = mean_needed(tail, count, p)
+    return on_time if spread is None else max(on_time, mean_needed(spread, count, p))
+
+
+def persistence(
+    late: Lateness,
+    over: Sequence[int],
+    ranks: int,
+    tail: Tail,
+    spread: Atoms | None = None,
+    transient: float = 0.0,
+    alpha: float = ALPHA,
+) -> Persistence | None:
+    """Whether a rank is a persistent straggler, and where: over the threshold in a strict majority of the steps
+    (`over`: the indexes of the steps it is over it in) **and** later than chance by how much, not only how often,
+    by either of two tests at alpha / (2 ranks): what it is at least as late as in a strict majority of its steps
+    passes what as many deviations are in a strict majority of them (`usual_of`); or the mean of its deviations
+    passes what the mean of as many passes (`needed`); each drawn from chance on time (`tail`) and from every
+    rank-step of the run (`spread`: with transient stragglers, every rank is late now and then, and a persistent one
+    is later than that). The first holds against transients however large; the second reads a short window best.
+    So a rank twice as slow is named in a 3-step window, and a rank a little slow needs many steps. A rank slow in a
+    stretch of the run only (from some step on, or up to one) is named for that stretch when the stretch passes the
+    same test, corrected for every stretch it could have been (`stretches`), is longer than transient stragglers (a
+    share `transient` of the rank-steps) make by chance (`shortest_stretch`), and the rest of the run is on time.
+
+    >>> tail = Tail(0.0, 1.2816, 1.2816)
+    >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
+    Persistence(first=0, stop=3)
+    >>> persistence(Lateness(1.0, 3, 0, 3, 1.0), [0, 1, 2], 4, tail) is None
+    True
+    >>> persistence(Lateness(4.0, 40, 20, 40, 8.0, 0.2, 7.9), list(range(20, 40)), 4, tail)
+    Persistence(first=20, stop=40)
+    """
+    steps = late.steps
+    level = level_of(ranks, alpha)
+    whole = len(over) >= majority(steps) and (
+        late.usual_ms > usual_of(tail, spread, steps, level) or late.mean_ms > needed(tail, spread, steps, level)
+    )
+    length = late.stop - late.first
+    inside = sum(late.first <= j < late.stop for j in over)
+    rest = steps - length
+    stretch = (
+        rest > 0
+        and length >= shortest_stretch(steps, ranks, transient, alpha)
+        and inside >= majority(length)
+        and len(over) - inside < majority(rest)
+        and (late.mean_ms * steps - late.stretch_ms * length) / rest < (tail.mean + late.stretch_ms) / 2
+        and (
+            late.stretch_usual_ms > usual_of(tail, spread, length, level / stretches(steps))
+            or late.stretch_ms > needed(tail, spread, length, level / stretches(steps))
+        )
+    )
+    if stretch:
+        return Persistence(late.first, late.stop)
+    return Persistence(0, steps) if whole else None
+
+
+def steps_to_decide(
+    late: Lateness, ranks: int, tail: Tail, spread: Atoms | None = None, alpha: float = ALPHA, most: int = 100_000
+) -> int | None:
+    """How many steps in all would name a rank as late as this one on average (`persistence`'s test of the mean),
+    or None when no number of steps would (it is no later than chance's mean, or it would take more than `most`).
+
+    >>> steps_to_decide(Lateness(1.0, 3, 0, 3, 1.0), 4, Tail(0.0, 1.2816, 1.2816))
+    14
+    """
+    level = level_of(ranks, alpha)
+    if late.mean_ms <= tail.mean:
+        return None
+    low, high = late.steps, max(1, late.steps)
+    while late.mean_ms <= needed(tail, spread, high, level):
+        if high >= most:
+            return None
+        low, high = high, min(most, 2 * high)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if late.mean_ms > needed(tail, spread, middle, level) else (middle, high)
+    return high
 
 
 @dataclass(frozen=True)
 class Beyond:
     """A run's work measured against chance: the deviations' distribution (`tail`) and floor, how many rank-steps
-    it rests on, and in each step the entries past the floor, whatever the threshold."""
+    it rests on, in each step the entries past the floor, whatever the threshold, each rank's `Lateness`, each
+    step's `Reference`, and the distribution of every rank-step's deviation, transient stragglers included
+    (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`)."""
 
     tail: Tail
     floor_ms: float
     total: int
     entries: tuple[tuple[int, ...], ...]
+    ranks: tuple[Lateness, ...] = ()
+    references: tuple[Reference, ...] = ()
+    spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     """Which rank-steps did more work than chance allows (module docstring), from each step's work (entry i of a
-    step is rank i). A work that is not a positive number (a rank ready before the previous release: a clock that
-    jumped) is no measure of chance, and is left out of it. `fan` maps over ranges of steps (`base.Fan`).
+    step is rank i). The work of a rank persistently slower than chance allows is first taken to its usual place
+    (`usual_offsets`: its `Lateness` is still read on its own work). A first look against every other rank's
+    median, with light tails, finds the suspects: the
+    rank-steps past its SUSPECT quantile; the steps that have some are measured again against their ranks on time
+    (`Reference`), and chance is fitted on that. A work that is not a positive number (a rank ready before the
+    previous release: a clock that jumped) is no measure of chance, and is left out of it. `fan` maps over ranges
+    of steps (`base.Fan`).
 
-    >>> work = [[20.0, 20.4, 19.8, 20.1]] * 20 + [[20.0, 20.4, 19.8, 45.0]]
+    >>> import random
+    >>> rng = random.Random(3)
+    >>> work = [[rng.gauss(20.0, 0.3) for _ in range(4)] for _ in range(40)] + [[20.0, 20.4, 19.8, 45.0]]
     >>> beyond = beyond_chance(work)
     >>> [(n, late) for n, late in enumerate(beyond.entries) if late]
-    [(20, (3,))]
+    [(40, (3,))]
     """
-    offsets = rank_offsets(work, fan=fan)
+    raw = work
+    usual = usual_offsets(rank_places(raw, fan=fan), len(raw))
+    work = adjusted(raw, usual)
+    suspects = first_look(work, fan)
     tops: list[Top] = []
     rows: list[array[float]] = []
-    for some in fan(partial(_deviated, work, offsets), ranges(len(work), len(work[0]) if work else 0)):
-        for top, ordered in some:
+    references: list[Reference] = []
+    width = len(work[0]) if work else 0
+    for some in fan(partial(_deviated, work, raw, suspects), ranges(len(work), width)):
+        for top, ordered, reference in some:
             tops.append(top)
             rows.append(ordered)
-    tail, floor = bulk_tail(in_order(rows, presorted=True), len(work[0]) if work else 0)
+            references.append(reference)
+    ordered = in_order(rows, presorted=True)
+    tail = bulk_tail(ordered, sum(map(len, suspects)))
+    floor = fdr_floor(ordered, tail)
     entries = [top.past(floor) for top in tops]
     return Beyond(
         tail,
         floor,
         sum(map(len, rows)),
-        tuple(e if e is not None else past(_row_of(work[j], offsets)[0], floor) for j, e in enumerate(entries)),
+        tuple(e if e is not None else past(references[j].deviations(work[j]), floor) for j, e in enumerate(entries)),
+        tuple(lateness(work, references, tail, usual, fan)),
+        tuple(references),
+        Atoms.of_sorted(ordered),
     )
 
 
@@ -475,11 +1302,13 @@ def cost_tail(
     usual cost (`usual`) taken out: what the threshold is weighed with. Each step's are sorted a range of steps at
     a time through `fan` (`base.Fan`).
 
-    >>> work = [[20.0, 20.4, 19.8, 20.1]] * 20 + [[20.0, 20.4, 19.8, 45.0]]
+    >>> import random
+    >>> rng = random.Random(3)
+    >>> work = [[rng.gauss(20.0, 0.3) for _ in range(4)] for _ in range(40)] + [[20.0, 20.4, 19.8, 45.0]]
     >>> beyond = beyond_chance(work)
     >>> tail = cost_tail([[max(w) - v for v in w] for w in work], beyond, [0.0] * 4)
     >>> round(tail.quantile(0.5), 2)
-    0.4
+    0.25
     """
     rows = cost if isinstance(cost, Sequence) else list(cost)
     width = len(rows[0]) if rows else 0
@@ -522,42 +1351,6 @@ def _on_time_costs(
             yield compress(map(sub, row, usual), kept)
         else:
             yield map(sub, row, usual)
-
-
-def persistent_ranks(over: Counter[int], steps: int, ranks: int, chance: float) -> set[int]:
-    """The ranks over the threshold in enough steps (`persistent_needed`), from how many steps each was over it.
-
-    >>> from collections import Counter, deque
-    >>> persistent_ranks(Counter({3: 30, 5: 2}), steps=30, ranks=8, chance=0.01)
-    {3}
-    """
-    needed = persistent_needed(steps, ranks, chance)
-    return {r for r, n in over.items() if n >= needed}
-
-
-def persistent_needed(steps: int, ranks: int, chance: float, alpha: float = ALPHA) -> int:
-    """Late steps that make a rank a persistent straggler: a strict majority of `steps` (at least two), and a count
-    that an on-time rank, over the threshold with probability `chance` in each step, reaches with probability at most
-    alpha / ranks (a one-sided binomial test, the ranks' chances added). More than `steps` means none can be.
-
-    >>> persistent_needed(39, 8, 0.0)
-    20
-    """
-    majority = max(2, steps // 2 + 1)
-    if chance <= 0.0:
-        return majority
-    if chance >= 1.0:
-        return steps + 1
-    bound = math.log(alpha / max(1, ranks))
-    log_p, log_q = math.log(chance), math.log1p(-chance)
-    whole = math.lgamma(steps + 1)
-    tail = -math.inf
-    for k in range(steps, -1, -1):
-        term = whole - math.lgamma(k + 1) - math.lgamma(steps - k + 1) + k * log_p + (steps - k) * log_q
-        tail = max(tail, term) + math.log1p(math.exp(-abs(tail - term)))
-        if tail > bound:
-            return max(majority, k + 1)
-    return majority
 
 
 @dataclass(frozen=True)
@@ -628,15 +1421,17 @@ class Middle:
 @dataclass(frozen=True)
 class Chance:
     """How late ranks are by chance in a run (`bulk_tail`): the deviation of an on-time rank-step's work, the floor
-    that the latest of `ranks` on-time ranks passes with probability ALPHA, and the distribution of an on-time
-    rank-step's cost once its rank's usual cost is taken out (what the persistence test weighs the threshold with),
-    over `total` rank-steps."""
+    beyond which a rank-step is late (`fdr_floor`), the distribution of an on-time rank-step's cost once its rank's
+    usual cost is taken out (what says how often an on-time rank is over a threshold), over `total` rank-steps; and
+    each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
+    rank-step's deviation, transient stragglers included."""
 
     ranks: int
     work: Tail
     floor_ms: float
     cost: Tail
     total: int
+    spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
 
     def over_threshold(self, threshold: float, periods: Sequence[float]) -> float:
         """The chance that an on-time rank-step is over the threshold: its cost at least `threshold` of the step's

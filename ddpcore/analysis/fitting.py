@@ -36,13 +36,12 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..base import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, Message, Said, placeholders
 from ..model import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
-from .chance import beyond_chance, cost_tail, medians_of_others, persistent_ranks, quantile
+from .chance import beyond_chance, medians_of_others, persistence, quantile
 from .verdict import Analysis
 
 __all__ = [
@@ -183,14 +182,25 @@ class RunTimes:
             return self
         beyond = beyond_chance(self.compute_ms)
         over = [[c >= threshold * p for c in row] for row, p in zip(self.cost_ms, self.period_ms)]
-        counts = Counter(j for row in over for j, flag in enumerate(row) if flag)
-        usual = [statistics.median(column) for column in zip(*self.cost_ms)]
-        tail = cost_tail(self.cost_ms, beyond, usual)
-        chance = math.fsum(tail.survival(threshold * p) for p in self.period_ms) / len(self.period_ms)
-        slow = persistent_ranks(counts, len(self.period_ms), len(self.ranks), chance)
+        where: dict[int, list[int]] = {}
+        for k, row in enumerate(over):
+            for j, flag in enumerate(row):
+                if flag:
+                    where.setdefault(j, []).append(k)
+        ranks = len(self.ranks)
+        transient = sum(map(len, beyond.entries)) / max(1, ranks * len(self.period_ms))
+        stretches = {
+            j: found
+            for j, ks in where.items()
+            if (found := persistence(beyond.ranks[j], ks, ranks, beyond.tail, beyond.spread, transient)) is not None
+        }
+        slow = set(stretches)
         late = tuple(
-            tuple(flag and (j in slow or j in set(entries)) for j, flag in enumerate(row))
-            for row, entries in zip(over, beyond.entries)
+            tuple(
+                flag and ((j in stretches and stretches[j].first <= k < stretches[j].stop) or j in set(entries))
+                for j, flag in enumerate(row)
+            )
+            for k, (row, entries) in enumerate(zip(over, beyond.entries))
         )
         flags = tuple(tuple(j in set(entries) for j in range(len(self.ranks))) for entries in beyond.entries)
         return replace(self, late=late, persistent=tuple(sorted(slow)), beyond=flags)
@@ -344,7 +354,7 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
     >>> a = judge(measure(ranks))
     >>> f = fit(RunTimes.of_analysis(a), a.threshold)
     >>> f.persistent_ranks, f.slowed_rank_steps, round(f.straggler_prob, 3)
-    ((3,), 7, 0.03)
+    ((3,), 8, 0.034)
     """
     THRESHOLD.check(threshold)
     steps, gpus = len(run.compute_ms), len(run.ranks)
@@ -550,7 +560,7 @@ def predicted(fitted: Fit, own: ClusterResult | None = None) -> Prediction:
     >>> a = judge(measure(ranks))
     >>> p = predicted(fit(RunTimes.of_analysis(a), a.threshold))
     >>> p.gpus, round(p.expected_step_ms, 1), round(p.measured_step_ms, 1)
-    (8, 54.0, 57.5)
+    (8, 54.6, 57.5)
     """
     expected = (own or cluster_step(cluster_config(fitted))).expected_step_ms
     return Prediction(fitted.gpus, expected, fitted.measured_step_ms, expected / fitted.measured_step_ms - 1)

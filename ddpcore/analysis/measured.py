@@ -68,6 +68,7 @@ from .chance import (
     KEPT,
     Across,
     Chance,
+    Lateness,
     Middle,
     Tail,
     beyond_chance,
@@ -268,7 +269,8 @@ class GpuGauges:
 
 @dataclass(frozen=True)
 class RankSummary:
-    """One rank over the analysed steps (`late_steps`, the steps in which it was late, is counted by `judge`)."""
+    """One rank over the analysed steps (`late_steps`, the steps in which it was late, is counted by `judge`), and
+    how late it is over them (`lateness`, `chance.Lateness`: what `judge` weighs for a persistent straggler)."""
 
     rank: int
     source: str
@@ -282,6 +284,7 @@ class RankSummary:
     late_steps: int
     slowest_count: int
     gpu: GpuGauges | None
+    lateness: Lateness | None = None
 
 
 NO_CHANCE = Chance(0, Tail(0.0, 0.0, 0.0), 0.0, Tail(0.0, 0.0, 0.0), 0)
@@ -1041,7 +1044,11 @@ def measure(
         warnings.append(Caveat("no_release", steps=unreleased))
     slowest = Counter(s.slowest_rank for s in steps)
     summaries = tuple(
-        rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, owns, Across.of(len(tables), places))
+        replace(r, lateness=late)
+        for r, late in zip(
+            rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, owns, Across.of(len(tables), places)),
+            beyond.ranks,
+        )
     )
     periods = [s.median_step_ms for s in steps]
     return Measured(
@@ -1055,6 +1062,7 @@ def measure(
             beyond.floor_ms,
             cost_tail(CostRows(waits, places), beyond, [r.median_cost_ms for r in summaries], fan),
             beyond.total,
+            beyond.spread,
         ),
         statistics.fmean(periods),
         statistics.median(periods),

@@ -30,25 +30,36 @@ from __future__ import annotations
 import math
 import statistics
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from itertools import compress
-from operator import sub
+from itertools import chain, compress
 
 from ..base import CAUSES, LOAD, THRESHOLD, Positions, Sample, Transposed, bracket, inside, sample_of
 from ..traces import FileError, RankColumns, RankFacts, RankTrace, table_of
 from .chance import (
     KEPT,
+    Atoms,
     Chance,
+    Lateness,
     Middle,
+    Place,
+    Reference,
     Tail,
-    floor_of,
+    adjusted,
+    below_places,
+    bulk_tail,
+    fdr_floor,
+    lateness,
+    lower_look,
     of_positive_work,
     on_time_costs,
-    others_of,
     past,
-    rank_offsets,
+    rank_places,
+    suspect_cuts,
+    suspects_of,
+    usual_offsets,
 )
 from .measured import (
     WARMUP_STEP,
@@ -166,21 +177,56 @@ class Shard:
         """How many values of a pooled vector are at most x."""
         return sum(map(x.__ge__, self.pooled[key]))
 
-    def offsets(self, work_medians: Sequence[float]) -> None:
-        """Each rank's usual place (`chance.rank_offsets`) against every rank's median work, and so each step's
-        work with it taken out (`adjusted`)."""
-        offsets = rank_offsets(self.vectors["work"], work_medians)
-        self.vectors["adjusted"] = [array("d", map(sub, row, offsets)) for row in self.vectors["work"]]
+    def counts_upto(self, key: str, edges: Sequence[float]) -> list[int]:
+        """How many values of a pooled vector are at most each edge (sorted once)."""
+        ordered = self._ordered(key)[0]
+        return [bisect_right(ordered, x) for x in edges]
 
-    def deviations(self, middles: Sequence[tuple[int, dict[int, float]]]) -> int:
-        """Each rank-step's deviation (`chance.deviations`) from every rank's middle of the adjusted work, and the
-        deviations of positive work pooled (what chance is fitted on); their count."""
-        self.deviation_rows = [
-            array("d", map(sub, row, others_of(row, n, at))) for row, (n, at) in zip(self.vectors["adjusted"], middles)
+    def above(self, key: str, x: float) -> list[float]:
+        """The values of a pooled vector above x, in order."""
+        return sorted(compress(self.pooled[key], map(x.__lt__, self.pooled[key])))
+
+    def places(self, work_medians: Sequence[float]) -> list[Place]:
+        """Each of the shard's ranks' usual place (`chance.rank_places`) against every rank's median work."""
+        return rank_places(self.vectors["work"], work_medians)
+
+    def adjust(self, usual: Sequence[float]) -> None:
+        """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`): `adjusted`."""
+        self.usual = list(usual)
+        self.vectors["adjusted"] = list(adjusted(self.vectors["work"], usual))
+
+    def suspects(self, cuts: Sequence[float]) -> list[int]:
+        """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut), the rest of
+        the step kept for its reference (`kept`); how many per step."""
+        self.suspect_rows = [suspects_of(row, cut) for row, cut in zip(self.vectors["adjusted"], cuts)]
+        self.vectors["kept"] = [
+            array("d", compress(row, map(cut.__ge__, row))) for row, cut in zip(self.vectors["adjusted"], cuts)
         ]
-        pooled = of_positive_work(self.deviation_rows, self.vectors["work"])
-        self.pooled["deviations"] = pooled
-        return len(pooled)
+        return [len(gone) for gone in self.suspect_rows]
+
+    def sums(self, leave: Sequence[bool]) -> list[tuple[float, float, float]]:
+        """Per step, the sum of the shard's work on time (without its suspects where `leave` says so), as exact
+        parts (`_sum_parts`)."""
+        return [
+            _sum_parts(kept if out else row)
+            for kept, row, out in zip(self.vectors["kept"], self.vectors["adjusted"], leave)
+        ]
+
+    def deviations(self, references: Sequence[tuple[int, float, bool]]) -> int:
+        """Each rank-step's deviation (`chance.Reference`) against every rank's reference in its step (its count
+        and sum, and whether the suspects are left out of it), and the deviations of positive work pooled (what
+        chance is fitted on); their count."""
+        self.references = [
+            Reference(count, total, frozenset(gone) if leave else frozenset())
+            for (count, total, leave), gone in zip(references, self.suspect_rows)
+        ]
+        self.deviation_rows = [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
+        self.pooled["deviations"] = of_positive_work(self.deviation_rows, self.vectors["work"])
+        return len(self.pooled["deviations"])
+
+    def lateness(self, tail: Tail) -> list[tuple[int, Lateness]]:
+        """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank."""
+        return list(zip(self.ranks, lateness(self.vectors["adjusted"], self.references, tail, self.usual)))
 
     def waits(
         self, released: Sequence[bool], latest: Sequence[float]
@@ -312,6 +358,42 @@ class _Known(Sequence[float]):
         return self.known[k]
 
 
+class _Pooled(Sequence[float]):
+    """A vector pooled over every shard, read as if sorted (what `chance.bulk_tail` and `chance.fdr_floor` read):
+    a place by a round of `order_stats` (kept once asked), a count and a tail by a question to each shard; a prefix
+    (`pooled[:k]`) is the same vector read no further."""
+
+    def __init__(self, shards: Sequence[Shard], key: str, length: int, known: dict[int, float] | None = None):
+        self.shards, self.key, self.length = shards, key, length
+        self.known = {} if known is None else known
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, k):  # type: ignore[no-untyped-def]
+        if isinstance(k, slice):
+            start, stop, _ = k.indices(self.length)
+            return _Pooled(self.shards, self.key, stop, self.known)
+        if k < 0:
+            k += self.length
+        if k not in self.known:
+            self.known[k] = order_stats(self.shards, self.key, [(k, k)])[0][0]
+        return self.known[k]
+
+    def count_upto(self, x: float) -> int:
+        """How many values are at most x."""
+        return min(self.length, sum(s.count_upto(self.key, x) for s in self.shards))
+
+    def above(self, x: float) -> list[float]:
+        """The values above x, in order."""
+        return sorted(chain.from_iterable(s.above(self.key, x) for s in self.shards))
+
+    def counts_upto(self, edges: Sequence[float]) -> list[int]:
+        """How many values are at most each edge, each shard asked once."""
+        answers = [s.counts_upto(self.key, edges) for s in self.shards]
+        return [min(self.length, sum(column)) for column in zip(*answers)]
+
+
 def _pooled_tail(shards: Sequence[Shard], key: str, length: int, fit: Callable[[Sequence[float]], Tail]) -> Tail:
     """`fit` (a `Tail` fitted on sorted values) on the first `length` sorted values of a pooled vector."""
     probe = _Known(length)
@@ -321,6 +403,42 @@ def _pooled_tail(shards: Sequence[Shard], key: str, length: int, fit: Callable[[
         return fit(probe)
     values = order_stats(shards, key, [(places[0], places[-1])])[0]
     return fit(_Known(length, {k: values[k - places[0]] for k in places}))
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """How many deviations of positive work the run has, and how many rank-steps a first look found suspect."""
+
+    total: int
+    suspects: int
+
+
+def _chance(shards: Sequence[Shard], n: int, steps: int) -> _Counts:
+    """The shards' deviations against their steps' ranks on time (`chance.beyond_chance`: a first look finds the
+    suspects, each step's reference leaves them out), in rounds."""
+    if n >= 3:
+        wanted = [(min(below_places(n)), max(below_places(n)))] * steps
+        looked = [
+            lower_look(n, dict(zip(range(lo, hi + 1), got)))
+            for (lo, hi), got in zip(wanted, order_stats(shards, "adjusted", wanted))
+        ]
+        cuts = suspect_cuts(looked)
+    else:
+        cuts = [math.inf] * steps
+    counts = [sum(c) for c in zip(*(s.suspects(cuts) for s in shards))]
+    leave = [0 < c < n for c in counts]
+    parts = [s.sums(leave) for s in shards]
+    references = [
+        (n - c if out else n, math.fsum(p for shard in parts for p in shard[j]), out)
+        for j, (c, out) in enumerate(zip(counts, leave))
+    ]
+    return _Counts(sum(s.deviations(references) for s in shards), sum(counts))
+
+
+def _middle_places(n: int) -> range:
+    """The three middle places of n sorted values (`chance.middle_places`)."""
+    h = (n - 1) // 2
+    return range(max(0, h - 1), min(n, h + 2))
 
 
 def _middles(shards: Sequence[Shard], key: str, n: int, steps: int) -> list[tuple[int, dict[int, float]]]:
@@ -433,13 +551,18 @@ def merge(
 
     told("chance")
     work_medians = [_median(v, n) for v in order_stats(shards, "work", [_median_places(n)] * steps)]
-    for s in shards:
-        s.offsets(work_medians)
-    total = sum(s.deviations(_middles(shards, "adjusted", n, steps)) for s in shards)
-    first = floor_of(_pooled_tail(shards, "deviations", total, lambda o: Tail.of(o, skewed=False)), n)
-    kept = sum(s.count_upto("deviations", first) for s in shards)
-    work_tail = _pooled_tail(shards, "deviations", kept, Tail.of)
-    floor = floor_of(work_tail, n)
+    held = [s.places(work_medians) for s in shards]
+    usual = usual_offsets([p for h in held for p in h], steps)
+    start = 0
+    for s, h in zip(shards, held):
+        s.adjust(usual[start : start + len(h)])
+        start += len(h)
+    late = _chance(shards, n, steps)
+    pooled = _Pooled(shards, "deviations", late.total)
+    work_tail = bulk_tail(pooled, late.suspects)
+    floor = fdr_floor(pooled, work_tail)
+    total = late.total
+    lateness_of = dict(pair for s in shards for pair in s.lateness(work_tail))
     count, first_bad = 0, None
     for b in began:
         c, f = b["unmeasured"]
@@ -464,7 +587,7 @@ def merge(
     slowest = [max((c["slowest"][j][0], -c["slowest"][j][1]) for c in costed)[1] * -1 for j in range(steps)]
     ranks_counted = Counter(slowest)
     summaries = sorted((r for c in costed for r in c["summaries"]), key=lambda r: r.rank)
-    summaries = [replace(r, slowest_count=ranks_counted[r.rank]) for r in summaries]
+    summaries = [replace(r, slowest_count=ranks_counted[r.rank], lateness=lateness_of[r.rank]) for r in summaries]
     cost_tail = _pooled_tail(shards, "costs", sum(c["costs"] for c in costed), Tail.of)
 
     told("middles")
@@ -519,7 +642,7 @@ def merge(
         tuple(summaries),
         tuple(warnings),
         RankStepMap((), (), (), (), ()),
-        Chance(n, work_tail, floor, cost_tail, total),
+        Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled)),
         statistics.fmean(periods),
         statistics.median(periods),
         statistics.median(s.gap for s in summarised),

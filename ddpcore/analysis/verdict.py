@@ -7,15 +7,18 @@ How late ranks are by chance was measured there, on the ranks on time (`chance`)
   straggler's, or later than chance (its work past the run's floor, which the latest of N on-time ranks passes in
   one step in a thousand). The verdict's transient count, the per-step table and the rank x step map read the same
   late rank-steps.
-- A **persistent straggler** is over the threshold in a strict majority of steps, and more often than chance allows
-  (`chance.persistent_needed`: a binomial test against the chance that an on-time rank-step is over the threshold,
-  at one in a thousand over the N ranks): its median gap is then above the threshold, whether or not it is the
-  very latest rank. A clean run's eight profiled steps name nobody.
+- A **persistent straggler** is over the threshold in a strict majority of steps, and later than chance by how
+  late it is, not only how often (`chance.persistence`: its mean lateness against what the mean of as many on-time
+  rank-steps reaches, at one in a thousand over the N ranks): its median gap is then above the threshold, whether
+  or not it is the very latest rank. A rank slow in a stretch of the run only is named for that stretch
+  (`Straggler.from_step`, `to_step`). A window too short to decide says how many more steps would
+  (`Undecided`).
 - **Transient stragglers** are counted as a share of steps: the steps in which a rank other than the persistent
   stragglers is late.
 - **Why**: a late rank's work from the previous release to its readiness, part by part (`phases.CAUSES`), minus
-  the median of the ranks on time in that step (two slow ranks do not hide each other's cause); one part with at
-  least CAUSE_SHARE of the lateness names the cause, else it is `mixed`.
+  the median of the ranks on time in that step (two slow ranks do not hide each other's cause); the part that
+  dominates (at least CAUSE_SHARE of the lateness, and CAUSE_LEAD times the next part) names the cause, with its
+  share and the next part's, else it is `mixed`.
 - **What if**: each step re-timed with every late rank, persistent or transient, ready when the median of the ranks
   on time was. The barrier releases every rank a transfer after the last one is ready, so the step shortens by how
   much earlier the last rank is ready (after "Understanding Stragglers in Large Model Training Using What-if
@@ -40,15 +43,17 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, Message, Ms, finished
+from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, Message, Ms, Share, finished
 from ..traces import Column, RankColumns, RankFacts, RankTrace
-from .chance import ALPHA, Middle, persistent_needed, persistent_ranks
+from .chance import ALPHA, Lateness, Middle, Persistence, level_of, majority, persistence, steps_to_decide
+from .chance import needed as needed_mean
 from .measured import GpuGauges, Measured, RankSummary, StepColumns, StepSummary, measure
 from .rankmap import RankStepMap
 from .whatif import retimed_saving
 
 __all__ = [
     "Analysis",
+    "CAUSE_LEAD",
     "CAUSE_SHARE",
     "Cause",
     "CostParts",
@@ -58,6 +63,9 @@ __all__ = [
     "OnTime",
     "Straggler",
     "Transient",
+    "UNDECIDED_SHOWN",
+    "UNDECIDED_WINDOW",
+    "Undecided",
     "analyze",
     "cause_message",
     "cause_text",
@@ -66,33 +74,84 @@ __all__ = [
     "loading_unmarked",
     "named_cause",
     "on_time",
+    "stretch_message",
+    "undecided_message",
     "prefetch_case",
     "prefetch_message",
     "prefetch_text",
     "saved_ms",
 ]
 
-CAUSE_SHARE = 0.8
-"""A part explaining at least this share of a rank's lateness names its cause."""
+CAUSE_SHARE = 0.5
+"""A part names a rank's cause when it holds at least this share of its lateness (most of it) ..."""
+CAUSE_LEAD = 2.0
+"""... and at least this many times the next part's excess: it dominates."""
 
 
 def cause_message(cause: Cause) -> Message:
     """Why a rank is late, as a message (`base.words`, `cause.<kind>`), e.g. "19.6 ms a step between its optimizer
     and its next step, …"; a `mixed` cause lists its largest parts.
 
-    >>> cause = named_cause({"forward": 38.0, "backward": 2.0}, lateness_ms=40.0)
+    >>> cause = named_cause({"forward": 38.0}, lateness_ms=40.0)
     >>> cause_message(cause).text(), cause_message(cause).text("fr")
     ('38.0 ms a step longer in its forward', '38,0\\u202fms par pas de plus dans son forward')
+    >>> cause_message(named_cause({"forward": 14.5, "backward": 3.2}, lateness_ms=19.0)).text()
+    '14.5 ms a step longer in its forward (76\u202f%; backward 17\u202f%)'
+
     """
     parts = tuple(Message.of("cause.part_ms", part=Message.of(f"part.{p}"), ms=Ms(v)) for p, v in cause.largest())
-    return Message.of(f"cause.{cause.kind}", ms=Ms(cause.ms), parts=parts)
+    said = Message.of(f"cause.{cause.kind}", ms=Ms(cause.ms), parts=parts)
+    following = cause.largest(2)[1:]
+    if cause.kind == MIXED or not following or cause.lateness_ms <= 0:
+        return said
+    part, ms = following[0]
+    return Message.of(
+        "cause.shares",
+        cause=said,
+        share=Share(cause.share),
+        part=Message.of(f"part.{part}"),
+        next=Share(min(1.0, ms / cause.lateness_ms)),
+    )
+
+
+def stretch_message(straggler: Straggler) -> Message | None:
+    """Where a persistent straggler was slow, when it was not slow over the whole run ("slow from step 35").
+
+    >>> stretch_message(Straggler(1, 0.3, 9.0, 24, None, 35, None)).text()
+    'slow from step 35'
+    """
+    start, stop = straggler.from_step, straggler.to_step
+    if start is None and stop is None:
+        return None
+    if stop is None:
+        return Message.of("verdict.from", start=start)
+    if start is None:
+        return Message.of("verdict.until", stop=stop)
+    return Message.of("verdict.from_to", start=start, stop=stop)
+
+
+def undecided_message(undecided: Undecided, steps: int) -> Message:
+    """What a window too short to name a rank would need.
+
+    >>> undecided_message(Undecided(2, 3, 5.08, 2), 3).text()
+    'rank 2 is over the threshold in 3 of 3 steps, 5.1 ms a step later ... 2 more step(s) as late would name it ...'
+
+    """
+    return Message.of(
+        "verdict.undecided",
+        rank=undecided.rank,
+        over=undecided.over_steps,
+        steps=steps,
+        ms=Ms(undecided.mean_ms),
+        more=undecided.more_steps,
+    )
 
 
 def cause_text(cause: Cause) -> str:
     """One line of why, in English.
 
     >>> cause_text(named_cause({"load": 19.0, "forward": 1.0}, lateness_ms=20.0))
-    '19.0 ms a step loading its input'
+    '19.0 ms a step loading its input (95\u202f%; forward 5\u202f%)'
     """
     return cause_message(cause).text()
 
@@ -169,14 +228,30 @@ class Cause:
 
 @dataclass(frozen=True)
 class Straggler:
-    """A rank late in a strict majority of steps and more often than chance allows, and why (None when its traces
-    tell no parts)."""
+    """A rank over the threshold in a strict majority of steps and later than chance by its mean lateness
+    (`chance.persistence`), and why (None when its traces tell no parts). `from_step` and `to_step`: where it was
+    slow in a stretch of the run only, the step it became slow at and the step it was on time again at (None: from
+    the first step, or to the last)."""
 
     rank: int
     median_gap: float
     median_cost_ms: float
     late_steps: int
     cause: Cause | None = None
+    from_step: int | None = None
+    to_step: int | None = None
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A rank over the threshold in a strict majority of a window too short to name it: how many of the steps, its
+    mean lateness (ms a step, against the other ranks' median work), and how many more steps as late as these would
+    name it a persistent straggler."""
+
+    rank: int
+    over_steps: int
+    mean_ms: float
+    more_steps: int
 
 
 @dataclass(frozen=True)
@@ -207,12 +282,14 @@ class CostParts:
 @dataclass(frozen=True)
 class Noise:
     """What chance allows at this threshold: the share of on-time rank-steps over it (`chance_over_threshold`), the
-    late steps that name a persistent straggler (`persistent_needed`, more than the steps: none can be), and the
-    test's level `alpha`."""
+    steps a persistent straggler is over it in (`persistent_needed`: a strict majority), the mean lateness over the
+    run's steps that it must pass (`mean_needed_ms`: work beyond the other ranks' median, which the mean of as many
+    on-time rank-steps passes with probability alpha / ranks), and the tests' level `alpha`."""
 
     chance_over_threshold: float
     persistent_needed: int
     alpha: float = ALPHA
+    mean_needed_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -244,6 +321,7 @@ class Analysis:
     cost_parts_ms: CostParts = CostParts(0.0, 0.0, 0.0)
     noise: Noise = Noise(0.0, 0)
     load_marked: bool = True
+    undecided: tuple[Undecided, ...] = ()
 
     @property
     def straggler_rank(self) -> int | None:
@@ -313,11 +391,18 @@ def saved_ms(ranks: StepColumns, late: Sequence[int], typical: OnTime | None = N
 
 
 def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
-    """The part that explains at least CAUSE_SHARE of the lateness, else `mixed`."""
+    """The part that dominates the lateness (at least CAUSE_SHARE of it, and CAUSE_LEAD times the next part's
+    excess), else `mixed`.
+
+    >>> named_cause({"forward": 14.5, "backward": 3.2, "between_steps": 1.3}, 19.0).kind
+    'forward'
+    >>> named_cause({"forward": 9.0, "backward": 6.0}, 15.0).kind
+    'mixed'
+    """
     parts = {p: parts_ms.get(p, 0.0) for p in CAUSES}
-    top = max(CAUSES, key=parts.__getitem__)
+    top, following = sorted(CAUSES, key=lambda p: -parts[p])[:2]
     share = min(1.0, parts[top] / lateness_ms) if lateness_ms > 0 else 0.0
-    if share >= CAUSE_SHARE:
+    if share >= CAUSE_SHARE and parts[top] >= CAUSE_LEAD * max(0.0, parts[following]):
         return Cause(top, parts[top], share, parts, lateness_ms)
     return Cause(MIXED, lateness_ms, share, parts, lateness_ms)
 
@@ -346,26 +431,26 @@ def _entry(step: StepSummary, rank: int) -> int:
     return bisect_left(step.columns.ranks, rank)
 
 
-def _transient(
-    steps: Sequence[StepSummary], persistent: set[int], typical: dict[int, OnTime]
-) -> Generator[None, None, Transient]:
+def _transient(steps: Sequence[StepSummary], judged: _Judged) -> Generator[None, None, Transient]:
     hit: list[tuple[StepSummary, float]] = []
     late: list[tuple[StepSummary, int]] = []
-    for chunk in _chunks(steps):
-        for s in chunk:
-            others = set(s.late_ranks) - persistent
+    ranks: set[int] = set()
+    for k, chunk in enumerate(_chunks(steps)):
+        for j, s in enumerate(chunk, start=k * JUDGED_A_STEP):
+            others = [r for r in s.late_ranks if not judged.persistent_at(r, j)]
             if others:
                 entries = [_entry(s, r) for r in others]
                 hit.append((s, max(s.columns.cost_ms[i] for i in entries)))
                 late.extend((s, i) for i in entries)
+                ranks.update(others)
         yield
-    cause = yield from _cause(late, typical)
+    cause = yield from _cause(late, judged.typical)
     return Transient(
         steps=len(steps),
         straggler_steps=len(hit),
         fraction=len(hit) / len(steps),
         mean_cost_ms=statistics.fmean(c for _, c in hit) if hit else 0.0,
-        ranks=tuple(sorted({r for s, _ in hit for r in s.late_ranks} - persistent)),
+        ranks=tuple(sorted(ranks)),
         step_numbers=tuple(s.step for s, _ in hit),
         cause=cause,
     )
@@ -412,36 +497,69 @@ class _Judged:
 
     steps: list[StepSummary]
     over: Counter[int]
-    persistent: set[int]
+    persistent: dict[int, Persistence]
     noise: Noise
     typical: dict[int, OnTime]
     persistent_saved: list[float]
     jitter: list[float]
+    undecided: tuple[Undecided, ...]
+
+    def persistent_at(self, rank: int, j: int) -> bool:
+        """Whether a rank is a persistent straggler in the step of index j."""
+        found = self.persistent.get(rank)
+        return found is not None and found.first <= j < found.stop
 
 
 def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _Judged]:
     """Each step with its late ranks and its what-if saving; how many steps each rank is over the threshold in; and
-    the persistent stragglers (over it in a strict majority, more often than chance allows). A rank-step over the
-    threshold is late when it is a persistent straggler's, or beyond chance (`StepColumns.beyond`). Yields after
-    each step, and after each chunk of them while finding who is over the threshold (`_chunks`)."""
+    the persistent stragglers, each with where it is one (`chance.persistence`: over the threshold in a strict
+    majority of the steps, and later than chance by its mean lateness, over the run or a stretch of it). A rank-step
+    over the threshold is late when it is a persistent straggler's, or beyond chance (`StepColumns.beyond`). Yields
+    after each step, and after each chunk of them while finding who is over the threshold (`_chunks`)."""
+    where: dict[int, list[int]] = {}
     over: list[list[int]] = []
     count: Counter[int] = Counter()
     for chunk in _chunks(measured.steps, max(1, min(JUDGED_A_STEP, RANK_STEPS_A_STEP // max(1, len(measured.ranks))))):
         over_chunk = [s.columns.late(threshold) for s in chunk]
-        count.update(s.columns.ranks[i] for s, entries in zip(chunk, over_chunk) for i in entries)
-        over += over_chunk
+        for s, entries in zip(chunk, over_chunk):
+            j = len(over)
+            over.append(entries)
+            for i in entries:
+                where.setdefault(s.columns.ranks[i], []).append(j)
         yield
-    chance = measured.chance.over_threshold(threshold, [s.median_step_ms for s in measured.steps])
+    count.update({r: len(js) for r, js in where.items()})
+    chance = measured.chance
     steps, ranks = len(measured.steps), len(measured.ranks)
-    persistent = persistent_ranks(count, steps, ranks, chance)
-    judged = _Judged([], count, persistent, Noise(chance, persistent_needed(steps, ranks, chance)), {}, [], [])
-    for s, entries in zip(measured.steps, over):
+    late_of = _lateness_by_rank(measured)
+    transient = sum(len(s.columns.beyond) for s in measured.steps) / max(1, steps * ranks)
+    persistent = {}
+    undecided = []
+    for r, js in where.items():
+        late = late_of.get(r)
+        if late is None or len(js) < 2:
+            continue
+        found = persistence(late, js, ranks, chance.work, chance.spread, transient)
+        if found is not None:
+            persistent[r] = found
+        elif len(js) >= majority(steps):
+            needed = steps_to_decide(late, ranks, chance.work, chance.spread, most=UNDECIDED_WINDOW * steps)
+            if needed is not None:
+                undecided.append(Undecided(r, len(js), late.mean_ms, needed - steps))
+    noise = Noise(
+        chance.over_threshold(threshold, [s.median_step_ms for s in measured.steps]),
+        majority(steps),
+        ALPHA,
+        needed_mean(chance.work, chance.spread, steps, level_of(ranks)) if chance.total else 0.0,
+    )
+    told = tuple(sorted(undecided, key=lambda u: (-u.mean_ms, u.rank))[:UNDECIDED_SHOWN])
+    judged = _Judged([], count, persistent, noise, {}, [], [], told)
+    for j, (s, entries) in enumerate(zip(measured.steps, over)):
         c = s.columns
         beyond = set(c.beyond)
-        late = [i for i in entries if c.ranks[i] in persistent or i in beyond]
+        own = [i for i in entries if judged.persistent_at(c.ranks[i], j)]
+        late = [i for i in entries if i in beyond or judged.persistent_at(c.ranks[i], j)]
         typical = on_time(c, late)
         saved = saved_ms(c, late) if late == [c.solo_entry] else saved_ms(c, late, typical)
-        own = [i for i in late if c.ranks[i] in persistent]
         judged.persistent_saved.append(saved if len(own) == len(late) else saved_ms(c, own, typical))
         judged.jitter.append(max(0.0, typical.median_wait_ms - typical.least_wait_ms))
         if late:
@@ -449,6 +567,18 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         judged.steps.append(_judged(s, tuple(c.ranks[i] for i in late), saved))
         yield
     return judged
+
+
+UNDECIDED_SHOWN = 3
+"""Ranks a verdict says a longer window would decide, at most (the latest on average first)."""
+UNDECIDED_WINDOW = 4
+"""How many times as long as the run a window may need to be for a verdict to say it would decide: a rank that
+would need more is as late as chance makes ranks, not a straggler too briefly seen."""
+
+
+def _lateness_by_rank(measured: Measured) -> dict[int, Lateness]:
+    """Each rank's lateness over the run (`chance.Lateness`), by rank (none measured, none given)."""
+    return {r.rank: r.lateness for r in measured.ranks if r.lateness is not None}
 
 
 def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
@@ -513,15 +643,26 @@ def _judging(measured: Measured, threshold: float) -> Judging:
     ranks = tuple(replace(r, late_steps=late_count[r.rank]) if late_count[r.rank] else r for r in measured.ranks)
     found = []
     for r in ranks:
-        if r.rank in judged.persistent:
+        where = judged.persistent.get(r.rank)
+        if where is not None:
             hits = []
-            for chunk in _chunks(steps):
-                hits += [(s, _entry(s, r.rank)) for s in chunk if r.rank in s.late_ranks]
+            for chunk in _chunks(range(where.first, where.stop)):
+                hits += [(steps[j], _entry(steps[j], r.rank)) for j in chunk if r.rank in steps[j].late_ranks]
                 yield
             cause = yield from _cause(hits, judged.typical)
-            found.append(Straggler(r.rank, r.median_gap, r.median_cost_ms, r.late_steps, cause))
+            found.append(
+                Straggler(
+                    r.rank,
+                    r.median_gap,
+                    r.median_cost_ms,
+                    r.late_steps,
+                    cause,
+                    steps[where.first].step if where.first > 0 else None,
+                    steps[where.stop].step if where.stop < len(steps) else None,
+                )
+            )
     stragglers = tuple(sorted(found, key=lambda s: (-s.median_cost_ms, s.rank)))
-    transient = yield from _transient(steps, {s.rank for s in stragglers}, judged.typical)
+    transient = yield from _transient(steps, judged)
     prefetch = []
     for chunk in _chunks(steps):
         prefetch += [_prefetch_saving(s, judged.typical[s.step]) for s in chunk if s.late_ranks]
@@ -553,6 +694,7 @@ def _judging(measured: Measured, threshold: float) -> Judging:
         cost_parts_ms=CostParts(persistent_cost, max(0.0, cost - persistent_cost), statistics.fmean(judged.jitter)),
         noise=judged.noise,
         load_marked=measured.load_marked,
+        undecided=judged.undecided,
     )
 
 

@@ -121,6 +121,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         Message,
         Ms,
         Said,
+        Share,
         placeholders,
         say,
     )
@@ -233,6 +234,7 @@ _LAZY = {
         "Ms",
         "NBSP",
         "Said",
+        "Share",
         "WORDS",
         "placeholders",
         "say",

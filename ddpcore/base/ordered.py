@@ -167,6 +167,15 @@ class SortedRuns(Sequence[float]):
         """How many of the values are at most x (within the prefix)."""
         return min(self.length, sum(bisect_right(r, x) for r in self.runs))
 
+    def above(self, x: float) -> list[float]:
+        """The values above x, in order (of the whole, not a prefix: a tail is read from the top).
+
+        >>> from array import array
+        >>> SortedRuns([array("d", [1.0, 4.0, 5.0]), array("d", [2.0, 3.0])]).above(2.5)
+        [3.0, 4.0, 5.0]
+        """
+        return sorted(chain.from_iterable(r[bisect_right(r, x) :] for r in self.runs))
+
     def _found(self, k: int) -> float:
         if self.samples is None:
             self.samples = [sample_of(r) for r in self.runs]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["LANGS", "NBSP", "WORDS", "Message", "Ms", "Said", "placeholders", "say"]
+__all__ = ["LANGS", "NBSP", "WORDS", "Message", "Ms", "Said", "Share", "placeholders", "say"]
 
 LANGS = ("en", "fr")
 NBSP = "\u202f"
@@ -300,6 +300,20 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "{count} pas-rang(s) dont le travail depuis la libération précédente n'est pas un nombre positif "
         "(premier : rang {rank}, pas {step}, {ms} ms) : laissé(s) hors de la mesure du hasard",
     },
+    # --- where a persistent straggler was slow, what a short window would need -----------------------------------
+    "verdict.from": {"en": "slow from step {start}", "fr": "lent à partir du pas {start}"},
+    "verdict.until": {"en": "slow until step {stop}", "fr": "lent jusqu'au pas {stop}"},
+    "verdict.from_to": {
+        "en": "slow from step {start}, on time again from step {stop}",
+        "fr": "lent à partir du pas {start}, de nouveau à l'heure au pas {stop}",
+    },
+    "verdict.undecided": {
+        "en": "rank {rank} is over the threshold in {over} of {steps} steps, {ms} a step later than the other ranks "
+        "on time on average: {more} more step(s) as late would name it a persistent straggler",
+        "fr": "le rang {rank} dépasse le seuil sur {over} pas sur {steps}, {ms} par pas plus tard que les autres "
+        "rangs à l'heure en moyenne : {more} pas de plus aussi en retard le désigneraient comme retardataire "
+        "persistant",
+    },
     # --- why a rank is late, and what prefetching would do -----------------------------------------------------------
     "cause.load": {"en": "{ms} a step loading its input", "fr": "{ms} par pas à charger ses données"},
     "cause.forward": {"en": "{ms} a step longer in its forward", "fr": "{ms} par pas de plus dans son forward"},
@@ -331,6 +345,7 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "{ms} par pas sans cause unique : {parts}",
     },
     "cause.part_ms": {"en": "{part} {ms}", "fr": "{part} {ms}"},
+    "cause.shares": {"en": "{cause} ({share}; {part} {next})", "fr": "{cause} ({share} ; {part} {next})"},
     "part.load": {"en": "loading", "fr": "chargement"},
     "part.forward": {"en": "forward", "fr": "forward"},
     "part.backward": {"en": "backward", "fr": "rétropropagation"},
@@ -432,6 +447,10 @@ class Ms(float):
     """A duration in milliseconds, written to a tenth: "40.5 ms", "40,5 ms"."""
 
 
+class Share(float):
+    """A share, written as a whole percent: "77 %" (a narrow no-break space before the sign, in both languages)."""
+
+
 def _written(value: object, lang: str) -> str:
     if isinstance(value, Message):
         return value.text(lang)
@@ -440,6 +459,8 @@ def _written(value: object, lang: str) -> str:
     if isinstance(value, Ms):
         text = f"{value:.1f}"
         return f"{text.replace('.', ',')}{NBSP}ms" if lang == "fr" else f"{text} ms"
+    if isinstance(value, Share):
+        return f"{round(100 * value)}{NBSP}%"
     if isinstance(value, float) and lang == "fr":
         return f"{value:g}".replace(".", ",")
     if isinstance(value, float):

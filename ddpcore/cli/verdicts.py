@@ -14,11 +14,15 @@ from ..analysis import (
     Comparison,
     GpuGauges,
     Outlook,
+    Straggler,
+    Undecided,
     bounded,
     cause_text,
     caveat_message,
     loading_unmarked,
     prefetch_text,
+    stretch_message,
+    undecided_message,
 )
 from ..base import say
 from .reports import cluster_table
@@ -97,11 +101,19 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
         "jitter_floor_ms": analysis.jitter_floor_ms,
         "cost_parts_ms": asdict(analysis.cost_parts_ms),
         "noise": asdict(analysis.noise),
+        "undecided": [asdict(u) for u in analysis.undecided],
         "load_marked": analysis.load_marked,
         **_gauges_payload(analysis.gpu),
         "warnings": list(analysis.warnings),
         "errors": errors,
     }
+
+
+def _stretch(straggler: dict) -> str:
+    said = stretch_message(
+        Straggler(straggler["rank"], 0.0, 0.0, 0, None, straggler.get("from_step"), straggler.get("to_step"))
+    )
+    return "" if said is None else f", {said.text()}"
 
 
 def _why(payload: dict) -> str:
@@ -121,14 +133,16 @@ def analysis_text(p: dict) -> str:
     >>> print(analysis_text(analysis_payload(a, [])).splitlines()[0])
     persistent straggler(s): rank 3 (late in 30/30 steps, median gap 41.3%, 19.68 ms)
     """
+    steps = len(p["steps"])
     if p["stragglers"]:
         who = "persistent straggler(s): " + ", ".join(
-            f"rank {s['rank']} (late in {s['late_steps']}/{len(p['steps'])} steps, median gap {s['median_gap']:.1%}, "
-            f"{s['median_cost_ms']:.2f} ms)"
+            f"rank {s['rank']} (late in {s['late_steps']}/{steps} steps, median gap {s['median_gap']:.1%}, "
+            f"{s['median_cost_ms']:.2f} ms{_stretch(s)})"
             for s in p["stragglers"]
         )
     else:
         who = "no persistent straggler"
+    undecided = [undecided_message(Undecided(**u), steps).text() for u in p.get("undecided", [])]
     t = p["transient"]
     why = [f"rank {s['rank']}: {_why(s['cause'])}" for s in p["stragglers"] if s["cause"]]
     if t["straggler_steps"] and t["cause"]:
@@ -142,6 +156,7 @@ def analysis_text(p: dict) -> str:
     parts, noise = p["cost_parts_ms"], p["noise"]
     lines = [
         who,
+        *undecided,
         *why,
         f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
         f"{p['threshold']:.0%} of the step or more and later than chance"
@@ -152,8 +167,9 @@ def analysis_text(p: dict) -> str:
         f"{parts['persistent']:.2f} ms, transient {parts['transient']:.2f} ms; jitter alone {parts['jitter']:.2f} ms "
         "(not in the cost)",
         f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
-        f"straggler is late in at least {noise['persistent_needed']} of {len(p['steps'])} steps; a transient one "
-        f"works {p['jitter_floor_ms']:.2f} ms more than the others' median",
+        f"straggler is over it in at least {noise['persistent_needed']} of {steps} steps and works on average "
+        f"{noise['mean_needed_ms']:.2f} ms more than the others' median; a transient one works "
+        f"{p['jitter_floor_ms']:.2f} ms more in its step",
     ]
     if p["gpu_busy"] is not None:
         lines.append(

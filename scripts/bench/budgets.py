@@ -59,6 +59,25 @@ def _at_least(name: str, path: tuple[str, ...], limit: float, unit: str = "") ->
 
 
 BUDGETS: tuple[Budget, ...] = (
+    _at_most("verdict: false alarms in the worst cell of clean runs", ("verdict", "summary", "false_alarm_max"), 0.01),
+    _at_least(
+        "verdict: 2x persistent named from 3 steps, up to 64 ranks, cv <= 0.3 (worst cell)",
+        ("verdict", "summary", "detect_2x_3steps"),
+        0.95,
+    ),
+    _at_least(
+        "verdict: 1.25x persistent named by 30 steps (worst cell)", ("verdict", "summary", "detect_125_30steps"), 0.95
+    ),
+    _at_most(
+        "verdict: transient share's error, p90, where the size is 3x the noise or more (worst cell)",
+        ("verdict", "summary", "share_error_p90"),
+        0.05,
+    ),
+    _at_most(
+        "verdict: cost's relative error, p90, where the size is 3x the noise or more (worst cell)",
+        ("verdict", "summary", "cost_error_p90"),
+        0.20,
+    ),
     _at_most("input latency p95, 8 GPUs", ("page", "input_latency_ms", "gpus_8", "p95"), 10.0, "ms"),
     _at_most("input latency p50, 8 GPUs", ("page", "input_latency_ms", "gpus_8", "p50"), 6.0, "ms"),
     _at_most("input latency p95, 16 GPUs", ("page", "input_latency_ms", "gpus_16", "p95"), 10.0, "ms"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import statistics
 
 import pytest
@@ -16,20 +17,27 @@ from paths import FIXTURES
 
 from ddpcore.analysis import (
     ALPHA,
+    Lateness,
     Middle,
     RunTimes,
     Tail,
     analyze,
     beyond_chance,
     deviations,
+    fdr_floor,
+    first_look,
     fit,
-    floor_of,
     judge,
+    lateness_of,
+    mean_needed,
     measure,
     past,
-    persistent_needed,
+    persistence,
     quantile,
+    rank_places,
+    steps_to_decide,
     top_kept,
+    usual_offsets,
     what_if,
 )
 from ddpcore.traces import load, simulated_run
@@ -83,7 +91,9 @@ def test_a_straggler_that_moves_is_counted_and_costed(pattern):
     late = late_rank_steps(a)
     assert a.stragglers == ()
     assert len(late & slowed) >= 0.95 * len(slowed) and len(late - slowed) <= 1
-    assert a.transient.fraction >= 0.9 and a.transient.cause is not None and a.transient.cause.kind == "forward"
+    share = len({s for s, _ in slowed}) / len(steps)
+    assert a.transient.fraction >= share - 0.05 and a.transient.cause is not None
+    assert a.transient.cause.kind == "forward"
     growth = statistics.fmean(walls("moving", steps)) - statistics.fmean(walls("clean", steps))
     assert a.straggler_cost_ms == pytest.approx(growth, rel=0.25)
     assert a.cost_parts_ms.persistent == 0 and a.cost_parts_ms.transient == pytest.approx(a.straggler_cost_ms)
@@ -217,19 +227,64 @@ def test_a_persistent_straggler_is_named_after_the_steps_the_test_needs():
 # --- the statistics -------------------------------------------------------------------------------------------------
 
 
-def binomial_tail(n: int, p: float, k: int) -> float:
-    return math.fsum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1))
+def gh_sample(tail: Tail, count: int, rng) -> list[float]:  # type: ignore[no-untyped-def]
+    """Draws of a g-and-h tail, numpy's own way: its quantile function at standard normal draws."""
+    import numpy as np
+
+    z = rng.standard_normal(count)
+    g = tail.shape
+    spread = tail.sigma * z if g == 0 else tail.high / math.expm1(g * 1.2815515655446004) * np.expm1(g * z)
+    return (tail.median + spread * np.exp(tail.heavy * (z * z - 1.2815515655446004**2) / 2)).tolist()
 
 
-@given(st.integers(2, 300), st.integers(2, 5000), st.floats(0.0, 0.9))
-@settings(max_examples=200, deadline=None)
-def test_persistent_needed_is_the_smallest_count_past_chance(steps, ranks, chance):
-    needed = persistent_needed(steps, ranks, chance)
-    majority = max(2, steps // 2 + 1)
-    assert needed >= majority
-    if needed > majority and needed <= steps:
-        assert binomial_tail(steps, chance, needed) <= ALPHA / ranks * (1 + 1e-9)
-        assert binomial_tail(steps, chance, needed - 1) > ALPHA / ranks * (1 - 1e-9)
+@pytest.mark.parametrize("tail", [Tail(0.0, 1.2816, 1.2816), Tail(0.0, 1.0, 2.5), Tail(0.0, 1.0, 1.0, 0.2)])
+@pytest.mark.parametrize("count", [1, 3, 8, 30])
+def test_the_mean_a_few_draws_need_is_never_below_what_numpy_draws_pass(tail, count):
+    """`mean_needed` adds the draws' distributions on atoms rounded up: at p = 0.001 its mean is at least the one
+    a million means of draws (numpy, an independent oracle) pass in a thousandth of them, and not far past it."""
+    import numpy as np
+
+    rng = np.random.default_rng(count)
+    means = np.asarray(gh_sample(tail, 1_000_000 * count, rng)).reshape(1_000_000, count).mean(axis=1)
+    oracle = float(np.quantile(means, 0.999))
+    exact = mean_needed(tail, count, 0.001)
+    spread = tail.sd / math.sqrt(count)
+    assert oracle - 0.03 * spread <= exact <= oracle + 0.5 * spread
+
+
+def test_a_rank_twice_as_slow_is_named_in_three_steps_and_a_little_slow_one_needs_many():
+    tail = Tail(0.0, 1.2816, 1.2816)
+    assert persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail) is not None
+    assert persistence(Lateness(1.0, 3, 0, 3, 1.0), [0, 1, 2], 4, tail) is None
+    more = steps_to_decide(Lateness(1.0, 3, 0, 3, 1.0), 4, tail)
+    assert more is not None and persistence(Lateness(1.0, more, 0, more, 1.0), list(range(more)), 4, tail)
+    assert persistence(Lateness(1.0, more - 1, 0, more - 1, 1.0), list(range(more - 1)), 4, tail) is None
+    assert persistence(Lateness(9.0, 3, 0, 3, 9.0), [0], 4, tail) is None, "over the threshold in one step of 3"
+
+
+def test_a_rank_slow_from_a_step_on_is_named_for_that_stretch():
+    series = [0.1, -0.3, 0.4, 0.0, -0.2, 0.3] * 5 + [6.0, 5.5, 6.4, 5.9, 6.1] * 4
+    late = lateness_of(series, 1.0)
+    assert (late.first, late.stop) == (30, 50)
+    where = persistence(late, list(range(30, 50)), 8, Tail(0.0, 1.2816, 1.2816))
+    assert where is not None and (where.first, where.stop) == (30, 50)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(3, 64), st.integers(3, 40), st.integers(0, 2**32))
+def test_the_first_look_finds_late_ranks_of_a_step_while_no_more_than_half_are(ranks, steps, seed):
+    rng = random.Random(seed)
+    work = [[20.0 + rng.gauss(0.0, 0.5) for _ in range(ranks)] for _ in range(steps)]
+    late = rng.sample(range(ranks), rng.randint(1, max(1, (ranks - 1) // 2)))
+    for i in late:
+        work[-1][i] = 60.0
+    assert set(first_look(work)[-1]) == set(late)
+
+
+def test_a_rank_slow_in_every_step_is_taken_to_its_usual_place_and_no_other():
+    work = [[20.0 + 0.3 * ((i * 7 + j * 3) % 5) + (15.0 if i in (1, 3) else 0.0) for i in range(4)] for j in range(30)]
+    usual = usual_offsets(rank_places(work), 30)
+    assert usual[0] == usual[2] == 0.0 and usual[1] == pytest.approx(15.0, abs=1.0) == usual[3]
 
 
 @given(st.lists(st.floats(-1e3, 1e3), min_size=3, max_size=200), st.data())
@@ -253,22 +308,21 @@ def test_a_tail_quantile_and_survival_agree(median, low, high, p):
     assert tail.quantile(0.9) == pytest.approx(median + max(high, low) if high > low else median + low)
 
 
-def test_the_floor_grows_with_the_number_of_ranks_and_a_lognormal_sample_holds_it():
-    """Fitted through three quantiles of a large lognormal sample, the tail's floor is the lognormal's own quantile,
-    far past where the sample has values; a normal's lower side would put it much lower."""
+def test_the_floor_of_a_run_holds_a_lognormal_sample_far_out_and_comes_down_where_many_are_late():
+    """Fitted through three quantiles of a large lognormal sample, the run's floor with nothing late is the
+    lognormal's own quantile at alpha over the rank-steps, far past where the sample has values; with many late,
+    Benjamini and Hochberg's rule brings it down."""
     from statistics import NormalDist
 
     import numpy as np
 
-    sample = np.sort(np.random.default_rng(0).lognormal(0.0, 0.25, 400_000) - 1.0)
-    tail = Tail.of(sample.tolist())
-    floors = [floor_of(tail, n) for n in (4, 64, 1024, 100_000)]
-    assert floors == sorted(floors)
-    for n, f in zip((4, 64, 1024, 100_000), floors):
-        exact = math.expm1(0.25 * NormalDist().inv_cdf(1 - ALPHA / n))
-        assert f == pytest.approx(exact, rel=0.03)
-        assert floor_of(Tail.of(sample.tolist(), skewed=False), n) < 0.8 * exact
-    assert quantile(sample.tolist(), 0.5) == pytest.approx(float(np.median(sample)))
+    sample = np.sort(np.random.default_rng(0).lognormal(0.0, 0.25, 400_000) - 1.0).tolist()
+    tail = Tail.of(sample)
+    exact = math.expm1(0.25 * NormalDist().inv_cdf(1 - ALPHA / len(sample)))
+    assert fdr_floor(sample, tail) == pytest.approx(exact, rel=0.03)
+    crowded = sorted(sample + [3.0] * 40_000)
+    assert fdr_floor(crowded, tail) < 0.7 * exact
+    assert quantile(sample, 0.5) == pytest.approx(float(np.median(sample)))
 
 
 @settings(max_examples=150, deadline=None)
@@ -281,20 +335,21 @@ def test_the_floor_grows_with_the_number_of_ranks_and_a_lognormal_sample_holds_i
 )
 def test_the_deviations_in_order_need_no_sort_of_their_own(by_rank):
     """Each step's deviations of positive work, as `beyond_chance` pools them, are those deviations sorted."""
-    from ddpcore.analysis.chance import _deviated, rank_offsets
+    from ddpcore.analysis.chance import Reference, _deviated
 
     work = [list(step) for step in zip(*by_rank)]
-    rows = deviations(work)
-    for (top, ordered), done, row in zip(_deviated(work, rank_offsets(work), range(len(work))), work, rows):
+    rows = [Reference.of(done).deviations(done) for done in work]
+    for (top, ordered, _), done, row in zip(_deviated(work, work, [()] * len(work), range(len(work))), work, rows):
         assert list(top.values) == list(row) and top.cutoff == -math.inf
         assert list(ordered) == sorted(d for d, w in zip(row, done) if w > 0)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(17, 120), st.integers(1, 12), st.integers(0, 80), st.randoms(use_true_random=False))
-def test_the_entries_past_the_floor_are_those_of_every_deviation(ranks, steps, late, rng):
+@given(st.integers(17, 120), st.integers(1, 12), st.integers(0, 80), st.integers(0, 2**32))
+def test_the_entries_past_the_floor_are_those_of_every_deviation(ranks, steps, late, seed):
     """`beyond_chance` keeps a step's largest deviations alone until the floor is known (`Top`); a step with more
     entries past it than were kept is measured again. Either way, the entries are those of the whole rows."""
+    rng = random.Random(seed)
     work = [[20.0 + rng.gauss(0.0, 0.3) for _ in range(ranks)] for _ in range(steps)]
     for i in rng.sample(range(ranks), min(late, ranks // 2 - 1)):
         work[-1][i] = 45.0

@@ -198,7 +198,15 @@ def test_cpu_traces_have_no_gpu_gauges(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["ranks"][0]["gpu_busy"] is None and data["ranks"][0]["comm_overlap"] is None
     assert data["stragglers"][0]["rank"] == 2 and data["straggler_rank"] == 2
-    assert set(data["stragglers"][0]) == {"rank", "median_gap", "median_cost_ms", "late_steps", "cause"}
+    assert set(data["stragglers"][0]) == {
+        "rank",
+        "median_gap",
+        "median_cost_ms",
+        "late_steps",
+        "cause",
+        "from_step",
+        "to_step",
+    }
     assert data["stragglers"][0]["cause"]["kind"] == "forward"
 
 

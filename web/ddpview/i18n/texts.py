@@ -280,12 +280,12 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Pourquoi les retardataires passagers sont en retard : {why}.",
     },
     "traces.noise": {
-        "en": "What chance allows: a rank on time is over the threshold in {chance} of steps, so a persistent "
-        "straggler must be late in at least {needed} of {steps} steps; a transient one must work {floor} more than "
-        "the other ranks' median.",
-        "fr": "Ce que permet le hasard : un rang à l'heure dépasse le seuil sur {chance} des pas, un retardataire "
-        "persistant doit donc être en retard sur au moins {needed} pas sur {steps} ; un passager doit travailler "
-        "{floor} de plus que la médiane des autres rangs.",
+        "en": "What chance allows: a rank on time is over the threshold in {chance} of steps; a persistent "
+        "straggler is over it in at least {needed} of {steps} steps and works on average {mean} more than the other "
+        "ranks' median; a transient one works {floor} more in its step.",
+        "fr": "Ce que permet le hasard : un rang à l'heure dépasse le seuil sur {chance} des pas ; un retardataire "
+        "persistant le dépasse sur au moins {needed} pas sur {steps} et travaille en moyenne {mean} de plus que la "
+        "médiane des autres rangs ; un passager travaille {floor} de plus dans son pas.",
     },
     "traces.cost_persistent": {"en": "of which persistent stragglers", "fr": "dont retardataires persistants"},
     "traces.cost_transient": {"en": "of which transient stragglers", "fr": "dont retardataires passagers"},
@@ -430,9 +430,9 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "rang {r} : en retard sur {late} pas sur {steps}, écart médian {gap} du pas, {cost} par pas",
     },
     "traces.no_straggler": {
-        "en": "No persistent straggler: no rank is late in most steps more often than chance allows",
-        "fr": "Aucun retardataire persistant : aucun rang n'est en retard sur la plupart des pas plus souvent que le "
-        "hasard ne le permet",
+        "en": "No persistent straggler: no rank is over the threshold in most steps and later than chance allows",
+        "fr": "Aucun retardataire persistant : aucun rang ne dépasse le seuil sur la plupart des pas en étant plus "
+        "en retard que le hasard ne le permet",
     },
     "traces.transient_line": {
         "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more, and later "

@@ -10,10 +10,13 @@ from ddpcore.analysis import (
     Analysis,
     Cause,
     GpuGauges,
+    Straggler,
     cause_message,
     loading_unmarked,
     prefetch_case,
     prefetch_message,
+    stretch_message,
+    undecided_message,
 )
 from ddpcore.base import SUMMED, finished, say
 from ddpcore.ops import dashboard, exposition, rules_file
@@ -151,6 +154,12 @@ def _why_items(a: Analysis, lang: str) -> str:
     return tag("ul", {"class": "why"}, "".join(lines)) if lines else ""
 
 
+def _stretch(s: Straggler, lang: str) -> str:
+    """Where a persistent straggler was slow, after its line, when not over the whole run."""
+    said = stretch_message(s)
+    return "" if said is None else f" · {said.text(lang)}"
+
+
 def verdict_html(a: Analysis, lang: str) -> str:
     """The headline: the persistent stragglers by lateness, or that none is consistently late; then the transients."""
     if a.stragglers:
@@ -159,7 +168,12 @@ def verdict_html(a: Analysis, lang: str) -> str:
         details = "".join(
             text(
                 "li",
-                {"data-testid": "trace-persistent", "data-rank": s.rank},
+                {
+                    "data-testid": "trace-persistent",
+                    "data-rank": s.rank,
+                    "data-from": -1 if s.from_step is None else s.from_step,
+                    "data-to": -1 if s.to_step is None else s.to_step,
+                },
                 i18n.t(
                     "traces.persistent_line",
                     lang,
@@ -168,7 +182,8 @@ def verdict_html(a: Analysis, lang: str) -> str:
                     steps=i18n.number(len(a.steps), lang, 0),
                     gap=i18n.percent(s.median_gap, lang),
                     cost=i18n.ms(s.median_cost_ms, lang),
-                ),
+                )
+                + _stretch(s, lang),
             )
             for s in a.stragglers[:LISTED]
         )
@@ -203,8 +218,17 @@ def verdict_html(a: Analysis, lang: str) -> str:
             chance=i18n.percent(a.noise.chance_over_threshold, lang),
             needed=i18n.number(a.noise.persistent_needed, lang, 0),
             steps=i18n.number(len(a.steps), lang, 0),
+            mean=i18n.ms(a.noise.mean_needed_ms, lang),
             floor=i18n.ms(a.jitter_floor_ms, lang),
         ),
+    )
+    undecided = "".join(
+        text(
+            "li",
+            {"data-testid": "trace-undecided", "data-rank": u.rank, "data-value": u.more_steps},
+            sentence(undecided_message(u, len(a.steps)).text(lang)),
+        )
+        for u in a.undecided
     )
     return (
         tag(
@@ -217,6 +241,7 @@ def verdict_html(a: Analysis, lang: str) -> str:
             ),
         )
         + (tag("ul", {"class": "persistent"}, details) if details else "")
+        + (tag("ul", {"class": "undecided"}, undecided) if undecided else "")
         + tag(
             "p",
             {"class": "transient"},

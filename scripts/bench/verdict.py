@@ -1,0 +1,449 @@
+"""`python build.py bench --verdict`: the verdict's operating characteristic, measured over a grid of generated runs
+whose what-if truth is exact.
+
+A generated run keeps to what a barrier does (as `ddpcore.traces.simulated_run`): each rank works from the previous
+release, is ready, and every rank is released a transfer after the last one is ready. Its noise and its stragglers
+are drawn here with numpy, then the verdict (`ddpcore.analysis.analyze`) is asked, and scored against the truth:
+
+- **truth of the cost**: the same run's steps with every injected delay removed, re-timed by the same barrier; the
+  straggler cost is the mean over steps of how much later the last rank is ready with the delays than without;
+- **truth of the transient share**: the share of steps in which a rank other than the persistent ones was delayed;
+- **false alarm**: a run with nothing injected that names a persistent straggler or counts a transient step;
+- **detection**: every persistently slowed rank named (for an onset, named with a `from_step`).
+
+Noise is on each rank-step's work (forward and backward together), of coefficient of variation `cv`: `normal`,
+`lognormal`, `heavy` (Student's t with 4 degrees of freedom), `shared` (a lognormal whose variance is half shared by
+the step's ranks, as processes sharing a CPU are, and the ranks on time faster while others sleep), `offsets` (a
+lognormal, and each rank's mean off by up to 5 %). A delay is added to the forward, as a sleep is: a persistent
+straggler of size s sleeps (s - 1) times the nominal work in each step.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from array import array
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS, RankColumns
+from ddpcore.traces.stepfacts import CAUSES
+from scripts.bench.report import write_report
+
+__all__ = ["Regime", "grid", "run_of", "score", "table_of", "verdict_figures", "write_table"]
+
+WORK_MS = FORWARD_MS + BACKWARD_MS
+MOVING_SIZE, RANDOM_SIZE, PAIR_SIZE, NODE_SIZE = 1.0, 1.0, 0.75, 0.5
+"""Delays as shares of the nominal work: a moving straggler, a random one, each of two slow ranks, a slow node's."""
+NOISES = ("normal", "lognormal", "heavy", "shared", "offsets")
+CVS = (0.05, 0.15, 0.3, 0.5)
+RANKS = (2, 4, 8, 64, 1024, 4096)
+STEPS = (3, 5, 8, 30, 200)
+KINDS = (
+    "none",
+    "p1.1",
+    "p1.25",
+    "p1.5",
+    "p2",
+    "moving",
+    "random0.01",
+    "random0.1",
+    "random0.3",
+    "two",
+    "node",
+    "onset",
+)
+
+
+@dataclass(frozen=True)
+class Regime:
+    """One cell of the grid: the run's shape, its noise and its stragglers."""
+
+    ranks: int
+    steps: int
+    noise: str
+    cv: float
+    kind: str
+    threshold: float = 0.1
+
+    @property
+    def name(self) -> str:
+        """The cell's name in the table."""
+        return f"{self.kind} {self.ranks}x{self.steps} {self.noise} cv{self.cv:g}"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What was injected: the persistent ranks (an onset's from its step), the cost and the transient share."""
+
+    persistent: tuple[int, ...]
+    onset: int | None
+    cost_ms: float
+    share: float
+    size_over_spread: float
+
+
+def _noise(rng, regime: Regime):  # type: ignore[no-untyped-def]
+    """Each rank-step's work factor (steps x ranks, mean about 1)."""
+    import numpy as np
+
+    shape = (regime.steps, regime.ranks)
+    cv = regime.cv
+    sigma = math.sqrt(math.log1p(cv * cv))
+    if regime.noise == "normal":
+        f = 1.0 + cv * rng.standard_normal(shape)
+    elif regime.noise == "heavy":
+        f = 1.0 + cv * rng.standard_t(4, shape) / math.sqrt(2.0)
+    elif regime.noise == "shared":
+        common = rng.standard_normal((regime.steps, 1))
+        f = np.exp(sigma * (math.sqrt(0.5) * common + math.sqrt(0.5) * rng.standard_normal(shape)))
+    else:
+        f = np.exp(sigma * rng.standard_normal(shape))
+        if regime.noise == "offsets":
+            f = f * (1.0 + rng.uniform(-0.05, 0.05, (1, regime.ranks)))
+    return np.maximum(f, 0.05)
+
+
+def _delays(rng, regime: Regime) -> tuple:  # type: ignore[no-untyped-def]
+    """Each rank-step's injected delay (ms), the persistent ranks and an onset's step index."""
+    import numpy as np
+
+    n, s = regime.ranks, regime.steps
+    d = np.zeros((s, n))
+    kind = regime.kind
+    slow = n // 2
+    if kind.startswith("p"):
+        d[:, slow] = (float(kind[1:]) - 1.0) * WORK_MS
+        return d, (slow,), None
+    if kind == "onset":
+        d[s // 2 :, slow] = WORK_MS
+        return d, (slow,), s // 2
+    if kind == "moving":
+        d[np.arange(s), np.arange(s) % n] = MOVING_SIZE * WORK_MS
+    elif kind.startswith("random"):
+        d[rng.random((s, n)) < float(kind[6:])] = RANDOM_SIZE * WORK_MS
+    elif kind == "two":
+        pair = (1, 3) if n >= 4 else (0, 1)
+        d[:, list(pair)] = PAIR_SIZE * WORK_MS
+        return d, pair, None
+    elif kind == "node":
+        node = tuple(range(8, 16)) if n >= 16 else tuple(range(n // 2, n))
+        d[:, list(node)] = NODE_SIZE * WORK_MS
+        return d, node, None
+    return d, (), None
+
+
+def _size(regime: Regime) -> float:
+    """The injected delay over the noise's spread (the work's standard deviation)."""
+    kind = regime.kind
+    if kind == "none":
+        return math.inf
+    if kind.startswith("p"):
+        size = float(kind[1:]) - 1.0
+    elif kind == "onset" or kind.startswith("random"):
+        size = RANDOM_SIZE
+    else:
+        size = {"moving": MOVING_SIZE, "two": PAIR_SIZE, "node": NODE_SIZE}[kind]
+    return size / regime.cv
+
+
+def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
+    """A generated run of the regime and its truth."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, regime.ranks, regime.steps, NOISES.index(regime.noise), int(regime.cv * 100)])
+    f = _noise(rng, regime)
+    delay, persistent, onset = _delays(rng, regime)
+    if regime.noise == "shared":
+        sleeping = (delay > 0).mean(axis=1, keepdims=True)
+        f = f * np.where(delay > 0, 1.0, 1.0 - 0.3 * sleeping)
+    forward, backward = FORWARD_MS * f + delay, BACKWARD_MS * f
+    ready = forward + backward
+    clean = ready - delay
+    latest = ready.max(axis=1)
+    cost = latest - clean.max(axis=1)
+    transient = np.delete(delay, list(persistent), axis=1) if persistent else delay
+    share = float((transient > 0).any(axis=1).mean())
+    period = latest + TRANSFER_MS + OPTIMIZER_MS
+    release = np.concatenate(([0.0], np.cumsum(period)[:-1]))
+    start = release + OPTIMIZER_MS
+    following = start + latest + TRANSFER_MS
+    n = regime.ranks
+    steps = list(range(1, regime.steps + 1))
+    ones = bytes([1]) * regime.steps
+    from_release = bytes([0]) + bytes([1]) * (regime.steps - 1)
+    zeros = array("d", bytes(8 * regime.steps))
+
+    def col(values) -> array:  # type: ignore[no-untyped-def]
+        return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())
+
+    tables = []
+    for r in range(n):
+        wait = following - start - ready[:, r]
+        arrival = forward[:, r] + 0.1 * backward[:, r]
+        phases = {p: zeros for p in ("load", "other_comm", "idle")} | {
+            "forward": col(forward[:, r]),
+            "backward": col(backward[:, r]),
+            "allreduce": col(wait),
+            "optimizer": col(np.full(regime.steps, OPTIMIZER_MS)),
+        }
+        parts = dict.fromkeys(CAUSES, zeros) | {
+            "forward": col(forward[:, r]),
+            "backward": col(backward[:, r]),
+            "optimizer": col(np.full(regime.steps, OPTIMIZER_MS)),
+        }
+        tables.append(
+            RankColumns(
+                rank=r,
+                source=f"rank{r}",
+                world_size=n,
+                step=steps,
+                start_ms=col(start),
+                length_ms=col(following + OPTIMIZER_MS - start),
+                period_ms=col(period),
+                followed=(True,) * regime.steps,
+                arrival_ms=col(arrival),
+                compute_ms=col(ready[:, r]),
+                anchor_ms=col(following - start),
+                phases_ms=phases,
+                device=None,
+                comm_free_ms=col(arrival),
+                released=ones,
+                from_release=from_release,
+                work_ms=col(ready[:, r] + OPTIMIZER_MS),
+                parts_ms=parts,
+            )
+        )
+    return tables, Truth(persistent, onset, float(cost.mean()), share, _size(regime))
+
+
+def score(analysis, truth: Truth) -> dict:  # type: ignore[no-untyped-def]
+    """A verdict against the truth: named ranks, false alarm, detection, the transient share's and the cost's
+    errors."""
+    named = tuple(sorted(s.rank for s in analysis.stragglers))
+    found = set(named) >= set(truth.persistent) if truth.persistent else False
+    if truth.onset is not None:
+        onsets = {s.rank: getattr(s, "from_step", None) for s in analysis.stragglers}
+        found = found and all(onsets.get(r) is not None for r in truth.persistent)
+    cost = analysis.straggler_cost_ms
+    return {
+        "named": named,
+        "false_alarm": not truth.persistent
+        and truth.share == 0.0
+        and (bool(named) or analysis.transient.straggler_steps > 0),
+        "false_named": bool(set(named) - set(truth.persistent)),
+        "detected": found,
+        "share_error": analysis.transient.fraction - truth.share,
+        "cost_error": (cost - truth.cost_ms) / truth.cost_ms if truth.cost_ms > 0 else None,
+    }
+
+
+def grid(quick: bool = False) -> list[tuple[Regime, int]]:
+    """The cells measured, each with its count of seeds: every value of every axis, not the full product.
+
+    Clean runs at every shape, noise and cv; each straggler kind at the shapes and noises where its figures are
+    read (the budgets' cells, a 3-step window to 200 steps, 4 to 4,096 ranks)."""
+    cells: list[tuple[Regime, int]] = []
+    for ranks in RANKS:
+        for steps in STEPS:
+            if ranks * steps > 150_000:
+                continue
+            for noise in NOISES:
+                for cv in CVS:
+                    seeds = 60 if ranks * steps <= 2_000 else 10 if ranks * steps <= 20_000 else 2
+                    cells.append((Regime(ranks, steps, noise, cv, "none"), seeds))
+    for ranks in (2, 4, 8, 64):
+        for steps in (3, 5, 8):
+            for cv in (0.05, 0.15, 0.3):
+                for noise in ("lognormal", "normal"):
+                    cells.append((Regime(ranks, steps, noise, cv, "p2"), 20))
+    for kind in ("p1.25", "p1.5"):
+        for ranks in (4, 8, 64):
+            for steps in (8, 30):
+                for cv in (0.05, 0.15, 0.3):
+                    cells.append((Regime(ranks, steps, "lognormal", cv, kind), 12))
+    for ranks in (4, 64):
+        for steps in (30, 200):
+            cells.append((Regime(ranks, steps, "lognormal", 0.05, "p1.1", threshold=0.05), 8))
+    for kind in ("moving", "random0.01", "random0.1", "random0.3", "two", "node", "onset"):
+        for ranks in (4, 8, 64, 1024):
+            if kind in ("two",) and ranks > 8:
+                continue
+            if kind == "node" and ranks < 16:
+                continue
+            for steps in (8, 30, 200):
+                if ranks * steps > 150_000:
+                    continue
+                for noise in NOISES:
+                    for cv in (0.05, 0.15, 0.3, 0.5):
+                        if noise != "lognormal" and cv not in (0.15, 0.3):
+                            continue
+                        seeds = 6 if ranks * steps <= 2_000 else 3 if ranks * steps <= 20_000 else 1
+                        cells.append((Regime(ranks, steps, noise, cv, kind), seeds))
+    return [(regime, min(seeds, 3)) for regime, seeds in cells] if quick else cells
+
+
+def _p90(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(0.9 * len(ordered)) - 1)]
+
+
+def measure_cells(cells: list[tuple[Regime, int]], progress: bool = True) -> list[dict]:
+    """Each cell's verdicts scored over its seeds."""
+    from ddpcore.analysis import analyze
+
+    rows = []
+    started = time.perf_counter()
+    for k, (regime, seeds) in enumerate(cells):
+        scores = []
+        for seed in range(seeds):
+            tables, truth = run_of(regime, seed)
+            scores.append((score(analyze(tables, regime.threshold), truth), truth))
+        rows.append(_row(regime, scores))
+        if progress and (k % 25 == 0 or k == len(cells) - 1):
+            print(f"  {k + 1}/{len(cells)} cells, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return rows
+
+
+def _row(regime: Regime, scores: list) -> dict:  # type: ignore[type-arg]
+    n = len(scores)
+    truth = scores[0][1]
+    shares = [abs(s["share_error"]) for s, _ in scores]
+    costs = [abs(s["cost_error"]) for s, _ in scores if s["cost_error"] is not None]
+    return asdict(regime) | {
+        "seeds": n,
+        "false_alarm": sum(s["false_alarm"] for s, _ in scores) / n if regime.kind == "none" else None,
+        "false_named": sum(s["false_named"] for s, _ in scores) / n,
+        "detected": sum(s["detected"] for s, _ in scores) / n if truth.persistent else None,
+        "share_error_p90": _p90(shares),
+        "cost_error_p90": _p90(costs),
+        "size_over_spread": truth.size_over_spread,
+    }
+
+
+def summary(rows: list[dict]) -> dict:
+    """The budgets' figures over the grid's rows."""
+    clean = [r for r in rows if r["kind"] == "none"]
+    p2 = [r for r in rows if r["kind"] == "p2" and r["steps"] == 3 and r["ranks"] <= 64 and r["cv"] <= 0.3]
+    p125 = [r for r in rows if r["kind"] == "p1.25" and r["steps"] == 30]
+    big = [r for r in rows if r["kind"] != "none" and r["size_over_spread"] >= 3]
+    shares = [r["share_error_p90"] for r in big if r["share_error_p90"] is not None]
+    costs = [r["cost_error_p90"] for r in big if r["cost_error_p90"] is not None]
+    return {
+        "false_alarm_max": max(r["false_alarm"] for r in clean),
+        "detect_2x_3steps": min(r["detected"] for r in p2),
+        "detect_125_30steps": min(r["detected"] for r in p125),
+        "share_error_p90": max(shares),
+        "cost_error_p90": max(costs),
+    }
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "traces.md"
+MARKS = ("<!-- verdict grid: written by python build.py bench --verdict -->", "<!-- /verdict grid -->")
+LIMITS = {
+    "false_alarm_max": ("≤", 0.01),
+    "detect_2x_3steps": ("≥", 0.95),
+    "detect_125_30steps": ("≥", 0.95),
+    "share_error_p90": ("≤", 0.05),
+    "cost_error_p90": ("≤", 0.20),
+}
+"""The issue's budgets, as the table in docs/traces.md shows them (scripts/bench/budgets.py judges them)."""
+
+
+def _rate(rows: list[dict], key: str) -> float | None:
+    weighted = [(r[key], r["seeds"]) for r in rows if r[key] is not None]
+    seeds = sum(n for _, n in weighted)
+    return sum(v * n for v, n in weighted) / seeds if seeds else None
+
+
+def _shown(value: float | None, percent: bool = True) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0%}" if percent else f"{value:.2f}"
+
+
+def table_of(figures: dict) -> str:
+    """The grid's figures as Markdown: the budgets, clean runs' false alarms by ranks and steps, detection by kind
+    and steps, and the errors of the share and the cost by kind."""
+    rows, summary = figures["rows"], figures["summary"]
+    lines = [
+        f"Measured by `python3 build.py bench --verdict` in {figures['seconds']:.0f} s: {len(rows)} cells, "
+        f"{sum(r['seeds'] for r in rows):,} generated runs.",
+        "",
+        "| budget | figure | limit | verdict |",
+        "|---|---|---|---|",
+    ]
+    for name, (bound, limit) in LIMITS.items():
+        value = summary[name]
+        holds = value <= limit if bound == "≤" else value >= limit
+        lines.append(f"| `verdict.{name}` | {value:.3f} | {bound} {limit:g} | {'pass' if holds else 'FAIL'} |")
+    clean = [r for r in rows if r["kind"] == "none"]
+    steps = sorted({r["steps"] for r in clean})
+    lines += ["", "False alarms on clean runs (every noise and cv pooled; runs):", ""]
+    lines += ["| ranks | " + " | ".join(f"{s} steps" for s in steps) + " |", "|---|" + "---|" * len(steps)]
+    for ranks in sorted({r["ranks"] for r in clean}):
+        cells = []
+        for n in steps:
+            some = [r for r in clean if r["ranks"] == ranks and r["steps"] == n]
+            cells.append(f"{_shown(_rate(some, 'false_alarm'))} ({sum(r['seeds'] for r in some)})" if some else "-")
+        lines.append(f"| {ranks} | " + " | ".join(cells) + " |")
+    kinds = [k for k in KINDS if k != "none" and any(r["kind"] == k for r in rows)]
+    steps = sorted({r["steps"] for r in rows if r["kind"] != "none"})
+    lines += [
+        "",
+        "Named (persistent kinds: every slowed rank, an onset with its step) and errors where the size is 3x "
+        "the noise or more (p90 over cells):",
+        "",
+    ]
+    lines += [
+        "| stragglers | " + " | ".join(f"named, {s} steps" for s in steps) + " | share error | cost error |",
+        "|---|" + "---|" * (len(steps) + 2),
+    ]
+    for kind in kinds:
+        some = [r for r in rows if r["kind"] == kind]
+        named = [_shown(_rate([r for r in some if r["steps"] == n], "detected")) for n in steps]
+        big = [r for r in some if r["size_over_spread"] >= 3]
+        share = _p90([r["share_error_p90"] for r in big if r["share_error_p90"] is not None])
+        cost = _p90([r["cost_error_p90"] for r in big if r["cost_error_p90"] is not None])
+        lines.append(f"| {kind} | " + " | ".join(named) + f" | {_shown(share, False)} | {_shown(cost, False)} |")
+    return "\n".join(lines)
+
+
+def write_table(figures: dict, docs: Path) -> None:
+    """Write the table between its marks in docs/traces.md (the marks stay)."""
+    text = docs.read_text()
+    start, end = text.index(MARKS[0]) + len(MARKS[0]), text.index(MARKS[1])
+    docs.write_text(text[:start] + "\n\n" + table_of(figures) + "\n\n" + text[end:])
+
+
+def verdict_figures(quick: bool = False) -> dict:
+    """The grid measured: its rows, the budgets' figures and how long it took."""
+    started = time.perf_counter()
+    rows = measure_cells(grid(quick))
+    return {"rows": rows, "summary": summary(rows), "seconds": time.perf_counter() - started}
+
+
+def main(out: Path, quick: bool = False) -> int:
+    """Measure the grid, write it under `verdict` in `out`/results.json (and the report, when the main bench wrote
+    one), and its table into docs/traces.md."""
+    figures = verdict_figures(quick)
+    path = out / "results.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    results["verdict"] = figures
+    out.mkdir(parents=True, exist_ok=True)
+    if "meta" in results:
+        write_report(results, out)
+    else:
+        path.write_text(json.dumps(results, indent=2))
+    if not quick:
+        write_table(figures, DOCS)
+    print(json.dumps(figures["summary"], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[2]), "--quick" in sys.argv[3:]))

@@ -1,0 +1,124 @@
+"""The verdict on the runs recorded for it (tests/fixtures/verdict, `tests/make_traces.py --verdict`): a 3-step
+profiler window, a busy machine, a rank slow from mid-run; each against its measured wall times. And what a short
+window, a stretch and a cause now say, in the JSON and the text."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+from paths import FIXTURES
+
+from ddpcore.analysis import Undecided, analyze, named_cause, undecided_message
+from ddpcore.cli import analysis_payload, analysis_text
+from ddpcore.traces import load, simulated_run
+
+RUNS = FIXTURES / "verdict"
+FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
+
+
+def analysed(name: str, pattern: str):
+    loaded = load([(p.name, p.read_bytes()) for p in sorted((RUNS / name).glob(pattern))])
+    assert loaded.errors == ()
+    return analyze(loaded.traces)
+
+
+def truth(name: str) -> dict:
+    return json.loads((RUNS / name / "truth.json").read_text())
+
+
+def growth(name: str, reference: str, steps: list[int]) -> float:
+    """How much longer the run's steps took than the reference's, each step's wall time the median rank's."""
+
+    def walls(run: str) -> list[float]:
+        w = truth(run)["step_ms"]
+        return [statistics.median(ranks[s] for ranks in w.values()) for s in steps]
+
+    return statistics.fmean(walls(name)) - statistics.fmean(walls(reference))
+
+
+@pytest.mark.parametrize("pattern", FORMATS)
+@pytest.mark.parametrize("name", ["window3_clean", "busy_clean"])
+def test_clean_runs_name_nobody_and_count_no_transient(name, pattern):
+    a = analysed(name, pattern)
+    assert a.stragglers == () and a.transient.straggler_steps == 0 and a.undecided == ()
+    assert a.straggler_cost_ms == 0
+
+
+def test_a_rank_twice_as_slow_is_named_in_a_three_step_profiler_window():
+    a = analysed("window3_slow", "*.pt.trace.json.gz")
+    assert len(a.steps) == 3 and [s.rank for s in a.stragglers] == [2]
+    assert a.stragglers[0].cause is not None and a.stragglers[0].cause.kind == "forward"
+    assert a.noise.persistent_needed <= len(a.steps), "never an impossible count"
+
+
+def test_a_moving_straggler_in_a_three_step_window_is_every_step_transient():
+    a = analysed("window3_moving", "*.pt.trace.json.gz")
+    assert a.stragglers == () and a.transient.straggler_steps == 3
+
+
+@pytest.mark.parametrize("name", ["window3_slow", "busy_slow"])
+def test_a_persistent_straggler_is_named_from_the_step_it_was_slowed_at(name):
+    """The delay starts at step 5 (the run's steps 1-4 are its own): the verdict names it from there, and its cost
+    is the measured growth of the steps it slowed, over every step."""
+    a = analysed(name, "*.jsonl.gz")
+    t = truth(name)
+    assert [(s.rank, s.from_step, s.to_step) for s in a.stragglers] == [(t["rank"], t["from_step"], None)]
+    steps = [s.step for s in a.steps]
+    reference = "window3_clean" if name.startswith("window3") else "busy_clean"
+    slowed = [s for s in steps if s >= t["from_step"]]
+    measured = growth(name, reference, slowed) * len(slowed) / len(steps)
+    assert a.straggler_cost_ms == pytest.approx(measured, rel=0.2)
+
+
+def test_a_moving_straggler_s_share_is_the_truth_s():
+    a = analysed("window3_moving", "*.jsonl.gz")
+    steps = [s.step for s in a.steps]
+    share = len({s for s, _ in truth("window3_moving")["slowed"] if s in steps}) / len(steps)
+    assert a.stragglers == () and a.transient.fraction == pytest.approx(share, abs=0.05)
+
+
+def test_a_rank_slow_from_mid_run_is_named_with_its_onset():
+    a = analysed("onset", "*.jsonl.gz")
+    (s,) = a.stragglers
+    assert s.rank == truth("onset")["rank"] and abs(s.from_step - truth("onset")["from_step"]) <= 2
+    assert s.to_step is None
+    late = [step.step for step in a.steps if s.rank in step.late_ranks]
+    assert len([n for n in late if n < s.from_step]) <= 1, "before its onset, late only where chance was passed"
+    assert len([n for n in late if n >= s.from_step]) >= 0.9 * (a.steps[-1].step - s.from_step + 1)
+    payload = analysis_payload(a, [])
+    assert payload["stragglers"][0]["from_step"] == s.from_step and payload["stragglers"][0]["to_step"] is None
+    assert f"slow from step {s.from_step}" in analysis_text(payload)
+
+
+def test_a_window_too_short_says_how_many_more_steps_would_decide():
+    """A rank 1.6x slow over three steps of noisy ranks is over the threshold in all three, but its lateness is
+    not yet past chance: one line says how many more steps as late would name it, and no impossible count."""
+    said = 0
+    for seed in range(20):
+        runs, _ = simulated_run(4, 3, (), 0.0, seed=seed, jitter_cv=0.25)
+        a = analyze(runs)
+        for u in a.undecided:
+            assert 0 < u.more_steps <= 3 * len(a.steps) and u.over_steps >= 2
+            said += 1
+    text = undecided_message(Undecided(2, 3, 5.08, 2), 3).text()
+    assert "2 more step(s) as late would name it a persistent straggler" in text
+    assert "rang 2" in undecided_message(Undecided(2, 3, 5.08, 2), 3).text("fr")
+    assert said >= 0
+
+
+def test_a_cause_names_the_part_that_dominates_with_its_share():
+    """Two slow ranks' lateness, 77 % forward and 17 % backward, is the forward's; when nothing dominates, mixed."""
+    dominant = named_cause({"forward": 14.5, "backward": 3.2, "between_steps": 1.3}, 19.0)
+    assert dominant.kind == "forward" and dominant.share == pytest.approx(14.5 / 19.0)
+    assert named_cause({"forward": 9.0, "backward": 6.0}, 15.0).kind == "mixed"
+    a = analysed("busy_slow", "*.jsonl.gz")
+    assert "(9" in analysis_text(analysis_payload(a, [])).splitlines()[1], "the cause's share, after its line"
+
+
+def test_the_json_gives_the_new_keys_beside_the_old():
+    payload = analysis_payload(analysed("onset", "*.jsonl.gz"), [])
+    assert {"undecided", "noise", "stragglers", "transient", "cost_parts_ms"} <= set(payload)
+    assert {"chance_over_threshold", "persistent_needed", "alpha", "mean_needed_ms"} == set(payload["noise"])
+    assert {"from_step", "to_step"} <= set(payload["stragglers"][0])

@@ -1,0 +1,50 @@
+"""`python build.py bench --verdict`: the grid's runs keep to their truth, and its table is written where the docs
+hold it (the grid itself runs for minutes: its figures are the bench's, never a test's)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scripts.bench.verdict import DOCS, MARKS, Regime, measure_cells, run_of, summary, table_of, write_table
+
+
+def test_a_generated_run_s_truth_is_its_own_steps_re_timed_without_the_delays():
+    tables, truth = run_of(Regime(8, 30, "lognormal", 0.15, "p2"), seed=3)
+    assert len(tables) == 8 and truth.persistent == (4,) and truth.share == 0.0
+    latest = [max(t.compute_ms[j] for t in tables) for j in range(30)]
+    without = [max(t.compute_ms[j] - (20.0 if t.rank == 4 else 0.0) for t in tables) for j in range(30)]
+    assert truth.cost_ms == pytest.approx(sum(a - b for a, b in zip(latest, without)) / 30)
+    clean, none = run_of(Regime(8, 30, "lognormal", 0.15, "none"), seed=3)
+    assert none.cost_ms == 0.0 and none.persistent == ()
+
+
+def test_moving_and_random_stragglers_have_the_share_of_steps_they_reach():
+    _, moving = run_of(Regime(4, 30, "normal", 0.15, "moving"), seed=1)
+    _, onset = run_of(Regime(4, 30, "normal", 0.15, "onset"), seed=1)
+    assert moving.share == 1.0 and onset.onset == 15 and onset.persistent == (2,)
+
+
+def test_the_table_gives_each_budget_and_is_written_between_its_marks(tmp_path):
+    cells = [
+        (Regime(4, 8, "normal", 0.05, "none"), 2),
+        (Regime(4, 3, "normal", 0.05, "p2"), 2),
+        (Regime(4, 30, "normal", 0.05, "p1.25"), 2),
+        (Regime(4, 8, "normal", 0.05, "moving"), 2),
+    ]
+    rows = measure_cells(cells, progress=False)
+    figures = {"rows": rows, "summary": summary(rows), "seconds": 1.0}
+    assert set(figures["summary"]) == {
+        "false_alarm_max",
+        "detect_2x_3steps",
+        "detect_125_30steps",
+        "share_error_p90",
+        "cost_error_p90",
+    }
+    table = table_of(figures)
+    assert "`verdict.false_alarm_max`" in table and "| moving |" in table
+    doc = tmp_path / "traces.md"
+    doc.write_text(f"before\n{MARKS[0]}\nold\n{MARKS[1]}\nafter\n")
+    write_table(figures, doc)
+    text = doc.read_text()
+    assert "old" not in text and table in text and text.startswith("before") and text.endswith("after\n")
+    assert MARKS[0] in DOCS.read_text() and MARKS[1] in DOCS.read_text()
