@@ -25,7 +25,7 @@ ranks, must not widen its own chance.
 >>> round(Tail(0.0, 1.2816, 1.2816).quantile(0.975), 3)
 1.96
 >>> majority(8), round(mean_needed(Tail(0.0, 1.2816, 1.2816), 8, ALPHA / 4), 2)
-(5, 1.24)
+(5, 1.26)
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ of a rank once faster than its usual (before it became slow) make it; on the low
 Z_HEAVY = _NORMAL.inv_cdf(HEAVY_AT)
 """Where a normal's HEAVY_AT quantile lies in standard deviations (-1.645)."""
 HEAVY_FROM = 100
-"""Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make its HEAVY_AT quantile)."""
+"""Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make that quantile)."""
 
 
 def _upper(z: float) -> float:
@@ -287,11 +287,13 @@ def _table(tail: Tail) -> tuple[list[float], list[float]]:
     return zs, [tail.at(z) for z in zs]
 
 
-MEAN_ATOMS = 256
+MEAN_ATOMS = 128
 """How many atoms at most a distribution of sums is laid on to add draws of it exactly (`mean_needed`)."""
 _LOW_Z, _HIGH_Z = -2.33, 8.5
 """A deviation's atoms run from its 1 % quantile (what lies below is rounded up to it: a sum's upper tail barely
 moves) to the quantile of a normal's 8.5 (chance beyond: 1e-17, far below any level a test is run at)."""
+_SKIPPED = 1e-22
+"""An atom's chance below which `Atoms.plus` adds nothing of it: a test's level is 1e-12 at the least."""
 _NEGLIGIBLE = 1e-17
 """Chance at a sum's ends left to its end atoms (the lower end rounded up, the upper end's rounded down by no more
 than this), so that the atoms cover where a sum lies, not where it could."""
@@ -343,7 +345,7 @@ class Atoms:
         summed = [0.0] * (len(a.mass) + len(b.mass) - 1)
         width = len(b.mass)
         for i, p in enumerate(a.mass):
-            if p > 1e-300:
+            if p > _SKIPPED:
                 summed[i : i + width] = map(add, summed[i : i + width], map(p.__mul__, b.mass))
         first, last, below = 0, len(summed) - 1, summed[0]
         while below < _NEGLIGIBLE and first < last:
@@ -420,7 +422,7 @@ def mean_needed(tail: Tail | Atoms, count: int, p: float) -> float:
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> round(mean_needed(tail, 1, 0.001), 1), round(mean_needed(tail, 4, 0.001), 1)
-    (3.1, 1.5)
+    (3.1, 1.6)
     """
     if count < 1:
         return math.inf

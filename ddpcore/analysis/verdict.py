@@ -535,16 +535,16 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     persistent = {}
     undecided = []
     for r, js in where.items():
-        late = late_of.get(r)
-        if late is None or len(js) < 2:
+        lateness = late_of.get(r)
+        if lateness is None or len(js) < 2:
             continue
-        found = persistence(late, js, ranks, chance.work, chance.spread, transient)
+        found = persistence(lateness, js, ranks, chance.work, chance.spread, transient)
         if found is not None:
             persistent[r] = found
         elif len(js) >= majority(steps):
-            needed = steps_to_decide(late, ranks, chance.work, chance.spread, most=UNDECIDED_WINDOW * steps)
+            needed = steps_to_decide(lateness, ranks, chance.work, chance.spread, most=UNDECIDED_WINDOW * steps)
             if needed is not None:
-                undecided.append(Undecided(r, len(js), late.mean_ms, needed - steps))
+                undecided.append(Undecided(r, len(js), lateness.mean_ms, needed - steps))
     noise = Noise(
         chance.over_threshold(threshold, [s.median_step_ms for s in measured.steps]),
         majority(steps),
@@ -646,8 +646,8 @@ def _judging(measured: Measured, threshold: float) -> Judging:
         where = judged.persistent.get(r.rank)
         if where is not None:
             hits = []
-            for chunk in _chunks(range(where.first, where.stop)):
-                hits += [(steps[j], _entry(steps[j], r.rank)) for j in chunk if r.rank in steps[j].late_ranks]
+            for stretch in _chunks(range(where.first, where.stop)):
+                hits += [(steps[j], _entry(steps[j], r.rank)) for j in stretch if r.rank in steps[j].late_ranks]
                 yield
             cause = yield from _cause(hits, judged.typical)
             found.append(

@@ -252,7 +252,7 @@ def grid(quick: bool = False) -> list[tuple[Regime, int]]:
                 continue
             for noise in NOISES:
                 for cv in CVS:
-                    seeds = 60 if ranks * steps <= 2_000 else 10 if ranks * steps <= 20_000 else 2
+                    seeds = 24 if ranks * steps <= 2_000 else 8 if ranks * steps <= 20_000 else 2
                     cells.append((Regime(ranks, steps, noise, cv, "none"), seeds))
     for ranks in (2, 4, 8, 64):
         for steps in (3, 5, 8):

@@ -165,7 +165,7 @@ def test_unslowed_run_saves_little_and_its_model_holds():
     assert f.persistent == 0 and f.straggler_prob < 0.05
     walls = json.loads(gzip.decompress((FIXTURES / "ddp8" / "s1.0" / "rank0.summary.json.gz").read_bytes()))["step_ms"]
     slow = [walls[run.step_numbers[t]] for t, _ in f.slowed]
-    assert sum(slow) / len(slow) > 1.2 * sorted(walls)[len(walls) // 2]
+    assert not slow or sum(slow) / len(slow) > 1.2 * sorted(walls)[len(walls) // 2]
     w = what_if(run, f)
     assert w.step_ms == pytest.approx(w.measured_step_ms, rel=0.05)
     assert abs(predicted(f).error) <= 0.10

@@ -38,14 +38,15 @@ INJECTED_MS = {"s1.5": 10.6, "s2.0": 22.8}
 
 @pytest.mark.parametrize("pattern", FORMATS)
 def test_ddp8_nobody_without_a_slowdown(pattern):
-    """Nothing was injected: nobody is persistent. The rank-steps counted as transient are real: two ranks held back
-    10-14 ms while the profiler recorded (steps 22-27) and just after, in steps the run's own wall clock shows slow
-    (43-58 ms against a median of 39)."""
+    """Nothing was injected: nobody is persistent. Two ranks were held back 10-14 ms while the profiler recorded
+    (steps 22-27) and just after, in steps the run's own wall clock shows slow (43-58 ms against a median of 39):
+    under the run's floor, they are counted as transient only as far as they pass it, and any step counted is one
+    of them."""
     a = analysed(FIXTURES / "ddp8" / "s1.0", pattern)
     assert a.stragglers == () and a.straggler_rank is None
     walls = json.loads(gzip.decompress((FIXTURES / "ddp8" / "s1.0" / "rank0.summary.json.gz").read_bytes()))["step_ms"]
     slow = [walls[n] for n in a.transient.step_numbers]
-    assert statistics.fmean(slow) > 1.2 * statistics.median(walls)
+    assert not slow or statistics.fmean(slow) > 1.2 * statistics.median(walls), "any step counted is a slow one"
     assert a.transient.fraction < 0.4 and a.straggler_cost_ms < 0.1 * a.step_ms
 
 
