@@ -168,7 +168,7 @@ def analysis_text(p: dict) -> str:
         "(not in the cost)",
         f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
         f"straggler is over it in at least {noise['persistent_needed']} of {steps} steps and works on average "
-        f"{noise['mean_needed_ms']:.2f} ms more than the others' median; a transient one works "
+        f"{noise['mean_needed_ms']:.2f} ms more than the other ranks on time; a transient one works "
         f"{p['jitter_floor_ms']:.2f} ms more in its step",
     ]
     if p["gpu_busy"] is not None:

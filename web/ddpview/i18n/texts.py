@@ -282,10 +282,10 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.noise": {
         "en": "What chance allows: a rank on time is over the threshold in {chance} of steps; a persistent "
         "straggler is over it in at least {needed} of {steps} steps and works on average {mean} more than the other "
-        "ranks' median; a transient one works {floor} more in its step.",
+        "ranks on time; a transient one works {floor} more in its step.",
         "fr": "Ce que permet le hasard : un rang à l'heure dépasse le seuil sur {chance} des pas ; un retardataire "
-        "persistant le dépasse sur au moins {needed} pas sur {steps} et travaille en moyenne {mean} de plus que la "
-        "médiane des autres rangs ; un passager travaille {floor} de plus dans son pas.",
+        "persistant le dépasse sur au moins {needed} pas sur {steps} et travaille en moyenne {mean} de plus que les "
+        "autres rangs à l'heure ; un passager travaille {floor} de plus dans son pas.",
     },
     "traces.cost_persistent": {"en": "of which persistent stragglers", "fr": "dont retardataires persistants"},
     "traces.cost_transient": {"en": "of which transient stragglers", "fr": "dont retardataires passagers"},
