@@ -94,16 +94,20 @@ def cause_message(cause: Cause) -> Message:
 
     >>> cause = named_cause({"forward": 38.0}, lateness_ms=40.0)
     >>> cause_message(cause).text(), cause_message(cause).text("fr")
-    ('38.0 ms a step longer in its forward', '38,0\\u202fms par pas de plus dans son forward')
+    ('38.0 ms a step longer in its forward (95\\u202f%)', '38,0\\u202fms par pas de plus dans son forward (95\\u202f%)')
     >>> cause_message(named_cause({"forward": 14.5, "backward": 3.2}, lateness_ms=19.0)).text()
     '14.5 ms a step longer in its forward (76\u202f%; backward 17\u202f%)'
+    >>> cause_message(named_cause({"forward": 14.5, "backward": 0.01}, lateness_ms=19.0)).text()
+    '14.5 ms a step longer in its forward (76\u202f%)'
 
     """
     parts = tuple(Message.of("cause.part_ms", part=Message.of(f"part.{p}"), ms=Ms(v)) for p, v in cause.largest())
     said = Message.of(f"cause.{cause.kind}", ms=Ms(cause.ms), parts=parts)
-    following = cause.largest(2)[1:]
-    if cause.kind == MIXED or not following or cause.lateness_ms <= 0:
+    if cause.kind == MIXED or cause.lateness_ms <= 0:
         return said
+    following = [(p, ms) for p, ms in cause.largest(2)[1:] if ms >= 0.005 * cause.lateness_ms]
+    if not following:
+        return Message.of("cause.share", cause=said, share=Share(cause.share))
     part, ms = following[0]
     return Message.of(
         "cause.shares",

@@ -345,6 +345,7 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "{ms} par pas sans cause unique : {parts}",
     },
     "cause.part_ms": {"en": "{part} {ms}", "fr": "{part} {ms}"},
+    "cause.share": {"en": "{cause} ({share})", "fr": "{cause} ({share})"},
     "cause.shares": {"en": "{cause} ({share}; {part} {next})", "fr": "{cause} ({share} ; {part} {next})"},
     "part.load": {"en": "loading", "fr": "chargement"},
     "part.forward": {"en": "forward", "fr": "forward"},
