@@ -1153,7 +1153,9 @@ def persistence(
     So a rank twice as slow is named in a 3-step window, and a rank a little slow needs many steps. A rank slow in a
     stretch of the run only (from some step on, or up to one) is named for that stretch when the stretch passes the
     same test, corrected for every stretch it could have been (`stretches`), is longer than transient stragglers (a
-    share `transient` of the rank-steps) make by chance (`shortest_stretch`), and the rest of the run is on time.
+    share `transient` of the rank-steps) make by chance (`shortest_stretch`), and the rest of the run, two steps at
+    least, is on time (one step on time says no onset: the first of a profiler's window, counted from its own start,
+    cannot see time lost before it).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
@@ -1172,7 +1174,7 @@ def persistence(
     inside = sum(late.first <= j < late.stop for j in over)
     rest = steps - length
     stretch = (
-        rest > 0
+        rest >= 2
         and length >= shortest_stretch(steps, ranks, transient, alpha)
         and inside >= majority(length)
         and len(over) - inside < majority(rest)
