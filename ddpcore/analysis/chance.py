@@ -76,7 +76,6 @@ __all__ = [
     "cost_tail",
     "deviations",
     "fdr_floor",
-    "floor_of",
     "lateness",
     "lateness_of",
     "level_of",
@@ -430,17 +429,6 @@ def mean_needed(tail: Tail | Atoms, count: int, p: float) -> float:
     return _sum_of(tail, count, top if isinstance(tail, Tail) else 0.0).above(p) / count
 
 
-def floor_of(tail: Tail, ranks: int, alpha: float = ALPHA) -> float:
-    """The deviation beyond which a rank-step is late beyond chance: the latest of `ranks` on-time ranks passes it
-    with probability `alpha` in a step (each with alpha / ranks: a bound that holds whatever their dependence).
-
-    >>> tail = Tail(0.0, 1.2816, 1.2816)
-    >>> round(floor_of(tail, 8), 2), round(floor_of(tail, 4096), 2)
-    (3.66, 5.03)
-    """
-    return tail.quantile(1.0 - alpha / max(1, ranks))
-
-
 ROUNDS = 8
 """How many times at most `usual_offsets` finds the slow ranks again."""
 
@@ -776,8 +764,8 @@ def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
     >>> [list(d) for d in deviations([[10.0] * 4, [10.0] * 4, [10.0] * 4, [10.0, 10.0, 10.0, 30.0]])][3]
     [0.0, 0.0, 0.0, 20.0]
     """
-    mine = adjusted(work, usual_offsets(rank_places(work), len(work)))
-    return [ref.deviations(done) for done, ref in zip(mine, beyond_chance(work).references)]
+    beyond = beyond_chance(work)
+    return [ref.deviations(done) for done, ref in zip(adjusted(work, beyond.usual), beyond.references)]
 
 
 @dataclass(frozen=True)
@@ -1216,8 +1204,9 @@ def steps_to_decide(
 class Beyond:
     """A run's work measured against chance: the deviations' distribution (`tail`) and floor, how many rank-steps
     it rests on, in each step the entries past the floor, whatever the threshold, each rank's `Lateness`, each
-    step's `Reference`, and the distribution of every rank-step's deviation, transient stragglers included
-    (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`)."""
+    step's `Reference`, the distribution of every rank-step's deviation, transient stragglers included
+    (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), and each
+    rank's usual offset taken out (`usual_offsets`)."""
 
     tail: Tail
     floor_ms: float
@@ -1226,6 +1215,7 @@ class Beyond:
     ranks: tuple[Lateness, ...] = ()
     references: tuple[Reference, ...] = ()
     spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
+    usual: tuple[float, ...] = ()
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -1270,6 +1260,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         tuple(lateness(work, references, tail, usual, fan)),
         tuple(references),
         Atoms.of_sorted(ordered),
+        tuple(usual),
     )
 
 

@@ -435,12 +435,6 @@ def _chance(shards: Sequence[Shard], n: int, steps: int) -> _Counts:
     return _Counts(sum(s.deviations(references) for s in shards), sum(counts))
 
 
-def _middle_places(n: int) -> range:
-    """The three middle places of n sorted values (`chance.middle_places`)."""
-    h = (n - 1) // 2
-    return range(max(0, h - 1), min(n, h + 2))
-
-
 def _middles(shards: Sequence[Shard], key: str, n: int, steps: int) -> list[tuple[int, dict[int, float]]]:
     """Each step's sorted values at the three middle places of `n` (what `chance.others_at` reads)."""
     h = (n - 1) // 2

@@ -28,6 +28,19 @@ def lookup(results: dict, path: tuple[str, ...]) -> float | None:
     return float(value)
 
 
+def merge_into(out: Path, key: str, figures: dict) -> None:
+    """Put one family of figures under `key` in `out`/results.json, keeping the others, and write the report again
+    when the main bench wrote one (`--scale`, `--verdict` run apart from it)."""
+    path = out / "results.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    results[key] = figures
+    out.mkdir(parents=True, exist_ok=True)
+    if "meta" in results:
+        write_report(results, out)
+    else:
+        path.write_text(json.dumps(results, indent=2))
+
+
 def write_report(results: dict, out: Path) -> None:
     """Write `out`/results.json and `out`/README.md."""
     out.mkdir(parents=True, exist_ok=True)

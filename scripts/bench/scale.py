@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, SUFFIX, TRANSFER_MS, encode_columns
 from ddpcore.traces.columnar import COLUMNAR_COLUMNS
-from scripts.bench.report import write_report
+from scripts.bench.report import merge_into
 
 __all__ = ["SIZES", "analyze_figures", "scale_figures", "write_run"]
 
@@ -258,14 +258,7 @@ def scale_figures(dist: Path | None = None, quick: bool = False) -> dict:
 def main(dist: Path, out: Path, quick: bool = False) -> int:
     """Measure and merge the figures into `out`/results.json under `scale`."""
     figures = scale_figures(dist, quick)
-    path = out / "results.json"
-    results = json.loads(path.read_text()) if path.exists() else {}
-    results["scale"] = figures
-    out.mkdir(parents=True, exist_ok=True)
-    if "meta" in results:
-        write_report(results, out)
-    else:
-        path.write_text(json.dumps(results, indent=2))
+    merge_into(out, "scale", figures)
     print(json.dumps(figures, indent=2))
     return 0
 

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS, RankColumns
 from ddpcore.traces.stepfacts import CAUSES
-from scripts.bench.report import write_report
+from scripts.bench.budgets import BUDGETS
+from scripts.bench.report import merge_into
 
 __all__ = ["Regime", "grid", "run_of", "score", "table_of", "verdict_figures", "write_table"]
 
@@ -344,14 +345,6 @@ def summary(rows: list[dict]) -> dict:
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "traces.md"
 MARKS = ("<!-- verdict grid: written by python build.py bench --verdict -->", "<!-- /verdict grid -->")
-LIMITS = {
-    "false_alarm_max": ("≤", 0.01),
-    "detect_2x_3steps": ("≥", 0.95),
-    "detect_125_30steps": ("≥", 0.95),
-    "share_error_p90": ("≤", 0.05),
-    "cost_error_p90": ("≤", 0.20),
-}
-"""The issue's budgets, as the table in docs/traces.md shows them (scripts/bench/budgets.py judges them)."""
 
 
 def _rate(rows: list[dict], key: str) -> float | None:
@@ -377,10 +370,11 @@ def table_of(figures: dict) -> str:
         "| budget | figure | limit | verdict |",
         "|---|---|---|---|",
     ]
-    for name, (bound, limit) in LIMITS.items():
-        value = summary[name]
-        holds = value <= limit if bound == "≤" else value >= limit
-        lines.append(f"| `verdict.{name}` | {value:.3f} | {bound} {limit:g} | {'pass' if holds else 'FAIL'} |")
+    for budget in BUDGETS:
+        if budget.path[:2] == ("verdict", "summary"):
+            name, value = budget.path[2], summary[budget.path[2]]
+            verdict = "pass" if budget.holds(value) else "FAIL"
+            lines.append(f"| `verdict.{name}` | {value:.3f} | {budget.bound} {budget.limit:g} | {verdict} |")
     clean = [r for r in rows if r["kind"] == "none"]
     steps = sorted({r["steps"] for r in clean})
     lines += ["", "False alarms on clean runs (every noise and cv pooled; runs):", ""]
@@ -431,14 +425,7 @@ def main(out: Path, quick: bool = False) -> int:
     """Measure the grid, write it under `verdict` in `out`/results.json (and the report, when the main bench wrote
     one), and its table into docs/traces.md."""
     figures = verdict_figures(quick)
-    path = out / "results.json"
-    results = json.loads(path.read_text()) if path.exists() else {}
-    results["verdict"] = figures
-    out.mkdir(parents=True, exist_ok=True)
-    if "meta" in results:
-        write_report(results, out)
-    else:
-        path.write_text(json.dumps(results, indent=2))
+    merge_into(out, "verdict", figures)
     if not quick:
         write_table(figures, DOCS)
     print(json.dumps(figures["summary"], indent=2))
