@@ -15,7 +15,9 @@ ranks, must not widen its own chance.
   slow of four).
 - The **floor** (`fdr_floor`) is the deviation beyond which rank-steps are late, for the whole run at once
   (Benjamini and Hochberg's step-up rule at ALPHA over every rank-step): noise alone passes it in one run in a
-  thousand, and when a straggler is late in every step it comes down to where its rank-steps stand.
+  thousand. When more rank-steps lie a few spreads out than chance puts there (`late_together`: a straggler that
+  moves between ranks, none of whose rank-steps stands out alone), the rule is run again at a false discovery
+  rate of DISCOVERY, and comes down to where they stand.
 - A rank is **persistent** (`persistence`) when it is over the threshold in a strict majority of the steps and its
   mean deviation is one that the mean of as many on-time deviations passes with probability ALPHA / N at most
   (`mean_needed`, the draws' distributions added exactly): how late, not only how often. A rank slow in a stretch
@@ -45,6 +47,7 @@ from ..base import Fan, Transposed, in_order, median, ranges, sorted_places
 
 __all__ = [
     "ALPHA",
+    "DISCOVERY",
     "Across",
     "Atoms",
     "adjusted",
@@ -76,6 +79,7 @@ __all__ = [
     "cost_tail",
     "deviations",
     "fdr_floor",
+    "late_together",
     "lateness",
     "lateness_of",
     "level_of",
@@ -98,6 +102,7 @@ __all__ = [
     "first_look",
     "lower_look",
     "suspect_cuts",
+    "below_sigmas",
     "suspects_of",
     "stretches",
     "top_kept",
@@ -137,6 +142,20 @@ Z_HEAVY = _NORMAL.inv_cdf(HEAVY_AT)
 """Where a normal's HEAVY_AT quantile lies in standard deviations (-1.645)."""
 HEAVY_FROM = 100
 """Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make that quantile)."""
+HEAVY_BEYOND = 5
+"""Values a tail's heaviness is read beyond: from HEAVY_FROM values at the HEAVY_AT quantile, and as a run holds
+more, at the quantile with this many values below it. A floor lies at the 1 - ALPHA / count quantile, as far out
+as the run is long; a heaviness read at a fixed 5 % misses how heavy a Student tail is that far out, and noise
+alone then passes the floor in one run of four."""
+
+
+def heavy_at(count: int) -> float:
+    """The lower quantile a fit of `count` values reads its heaviness at (`HEAVY_BEYOND`).
+
+    >>> heavy_at(100), heavy_at(1000), heavy_at(10**6)
+    (0.05, 0.005, 5e-06)
+    """
+    return min(HEAVY_AT, HEAVY_BEYOND / count)
 
 
 def _upper(z: float) -> float:
@@ -159,7 +178,8 @@ class Tail:
     @staticmethod
     def of(ordered: Sequence[float], skewed: bool = True, heavy: bool = True) -> Tail:
         """Fitted to sorted values through their median, 10 % and 90 % quantiles, and, from HEAVY_FROM values, their
-        HEAVY_AT quantile for how heavy the tails are (the lower side's: stragglers make the upper side heavy); `skewed`
+        HEAVY_AT quantile and the one `heavy_at` their count, whichever reads the tails heavier, for how heavy the
+        tails are (the lower side's: stragglers make the upper side heavy); `skewed`
         False keeps the normal of the lower side, `heavy` False a light tail.
 
         >>> Tail.of([float(v) for v in range(101)])
@@ -172,7 +192,13 @@ class Tail:
         tail = Tail(middle, low, quantile(ordered, Q_HIGH) - middle if skewed else low)
         if len(ordered) < HEAVY_FROM or not skewed or not heavy:
             return tail
-        return replace(tail, heavy=tail.heavy_of(Z_HEAVY, quantile(ordered, HEAVY_AT), len(ordered)))
+        return replace(
+            tail,
+            heavy=max(
+                tail.heavy_of(_NORMAL.inv_cdf(at), quantile(ordered, at), len(ordered))
+                for at in {HEAVY_AT, heavy_at(len(ordered))}
+            ),
+        )
 
     def heavy_of(self, z: float, value: float, count: int = 0) -> float:
         """How heavy the tails are (h) for the quantile of a normal's z (beyond the 10 % or 90 %) to lie at `value`
@@ -460,7 +486,7 @@ def bulk_tail(ordered: Sequence[float], late: int = 0) -> Tail:
     total = len(ordered)
     most = total // 2
     first = Tail.of(ordered[: total - min(most, late)], skewed=False, heavy=False)
-    beyond = total - _count_upto(ordered, fdr_floor(ordered, first))
+    beyond = total - _count_upto(ordered, fdr_floor(ordered, first, share=ALPHA))
     kept = total - min(most, max(late, beyond if beyond >= FEW_LATE else 0))
     fitted = Tail.of(ordered[:kept])
     wider = 1.0 + SCALE_BOUND / math.sqrt(2.0 * max(1, kept))
@@ -477,25 +503,76 @@ def _above(ordered: Sequence[float], x: float) -> Sequence[float]:
     return ordered.above(x) if hasattr(ordered, "above") else ordered[bisect_right(ordered, x) :]
 
 
-def fdr_floor(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA) -> float:
-    """The deviation beyond which rank-steps are late beyond chance, for a whole run at once: the step-up rule of
-    Benjamini and Hochberg over every rank-step (sorted, `ordered`) at level `alpha`. With nothing late, noise alone
-    passes it in one run in 1/alpha (its floor is then the Bonferroni one, the tail's 1 - alpha / count quantile);
-    when many rank-steps are late (a straggler in every step), the floor comes down to where they stand, as a
-    share alpha of those it passes may be chance's.
+DISCOVERY = 0.05
+"""The share of a run's late rank-steps that may be chance's once the run as a whole is late beyond chance: a
+straggler that moves between ranks leaves dozens of rank-steps each a few spreads out, none far enough to stand
+alone at ALPHA over thousands; once they are known not to be chance together, counting them at this false
+discovery rate keeps the transient share within a twentieth, where holding them to ALPHA missed most."""
+
+
+def _stepped_up(ordered: Sequence[float], tail: Tail, level: float) -> int:
+    """How many of the largest values Benjamini and Hochberg's step-up rule passes at `level`."""
+    total = len(ordered)
+    passed = 0
+    for k, value in enumerate(reversed(_above(ordered, tail.quantile(1.0 - level))), start=1):
+        if value >= tail.at(-_NORMAL.inv_cdf(level * k / total)):
+            passed = k
+    return passed
+
+
+SCAN_Z = tuple(2.5 + 0.5 * k for k in range(10))
+"""Where, in a normal's standard deviations, `late_at_all` counts the rank-steps beyond chance's quantile."""
+MISFIT = 4.0
+"""How many times chance's tail, read through three quantiles and a fourth for its heaviness, may put more
+rank-steps beyond a quantile than it says: a count of thousands of rank-steps tells a skew or a tail a few
+quantiles do not quite follow from lateness, and that is no straggler."""
+
+
+def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, alone: int = 0) -> float | None:
+    """The lowest of chance's quantiles (SCAN_Z) past which a run holds more rank-steps than MISFIT times what
+    chance puts there, with a chance of `alpha` over them all, the `alone` largest (late one by one) left out; None
+    when past none. Dozens of rank-steps a few spreads out (a straggler that moves between ranks) are late together
+    though none is alone; a few pauses far out are late alone, and leave nothing late together.
+
+    >>> tail = Tail(0.0, 1.2816, 1.2816)
+    >>> late_together([0.0] * 1000, tail), round(late_together([0.0] * 970 + [3.2] * 30, tail), 2)
+    (None, 3.0)
+    """
+    total = len(ordered)
+    if not total:
+        return None
+    edges = [tail.at(z) for z in SCAN_Z]
+    level = alpha / len(SCAN_Z)
+    rest = total - alone
+    for edge, z, count in zip(edges, SCAN_Z, _counts_upto(ordered, edges)):
+        if _binomial_above(rest, total - count - alone, min(1.0, MISFIT * _upper(z))) <= level:
+            return edge
+    return None
+
+
+def fdr_floor(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, share: float = DISCOVERY) -> float:
+    """The deviation beyond which rank-steps are late beyond chance, for a whole run at once (`ordered`: every
+    rank-step's, sorted). Rank-steps late one by one: the step-up rule of Benjamini and Hochberg at level `alpha`
+    (with nothing late, noise alone passes it in one run in 1/alpha, at the tail's 1 - alpha / count quantile).
+    Rank-steps late together (`late_together`, at level `alpha`, the ones late alone left out): the same rule at
+    the false discovery rate `share`, so that a share `share` at most of the rank-steps counted late are chance's.
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> round(fdr_floor([0.0] * 1000, tail), 2), round(fdr_floor([0.0] * 900 + [4.0] * 100, tail), 2)
     (4.75, 3.72)
+    >>> moving = [0.0] * 970 + [3.2] * 30
+    >>> round(fdr_floor(moving, tail), 2), round(fdr_floor(moving, tail, share=ALPHA), 2)
+    (2.97, 4.75)
     """
     total = len(ordered)
     if not total:
         return 0.0
-    passed = 0
-    for k, value in enumerate(reversed(_above(ordered, tail.quantile(1.0 - alpha))), start=1):
-        if value >= tail.at(-_NORMAL.inv_cdf(alpha * k / total)):
-            passed = k
-    return tail.at(-_NORMAL.inv_cdf(alpha * max(1, passed) / total))
+    late = _stepped_up(ordered, tail, alpha)
+    alone = tail.at(-_NORMAL.inv_cdf(alpha * max(1, late) / total))
+    together = late_together(ordered, tail, alpha, late) if share > alpha else None
+    if together is None:
+        return alone
+    return min(alone, tail.at(-_NORMAL.inv_cdf(share * max(1, _stepped_up(ordered, tail, share)) / total)))
 
 
 OFFSET_QUANTILE = 0.25
@@ -698,9 +775,11 @@ class Across:
         return map(getitem, self.answers, picks)
 
 
-SUSPECT = 6.0
-"""How many times the run's typical distance of a step's ranks below its lower median a rank-step must lie above
-it to be left out of the reference its step's other ranks are measured against (`Reference`, `first_look`)."""
+SUSPECT = 4.0
+"""How many standard deviations of a rank's work a rank-step must lie above its step's lower median to be left out
+of the reference its step's other ranks are measured against (`Reference`, `first_look`). A straggler the look
+misses sits in its step's reference and makes the ranks on time there look early, by its lateness over N - 1: with
+four ranks, a third of it, which reads as a heavy lower tail."""
 
 
 @dataclass(frozen=True)
@@ -864,20 +943,39 @@ def first_look(work: Sequence[Sequence[float]], fan: Fan = map) -> list[tuple[in
     if width < 3:
         return [()] * len(work)
     looked = list(chain.from_iterable(fan(partial(_below, work), ranges(len(work), width))))
-    return [suspects_of(done, cut) for done, cut in zip(work, suspect_cuts(looked))]
+    return [suspects_of(done, cut) for done, cut in zip(work, suspect_cuts(looked, width))]
 
 
-def suspect_cuts(looked: Sequence[tuple[float, float]]) -> list[float]:
-    """Each step's cut above which a rank-step is a suspect (`first_look`), from its `lower_look`: its lower median
-    and SUSPECT times the median over steps of their distances below it.
+def _blom(i: int, n: int) -> float:
+    """Where the i-th least of n standard normal draws lies, on average (Blom's approximation)."""
+    return _NORMAL.inv_cdf((i + 1 - 0.375) / (n + 0.25))
 
-    >>> suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)])
-    [23.0, 24.0, 22.0]
+
+def below_sigmas(n: int) -> float:
+    """How many standard deviations a normal step of n ranks puts its lower median above the middle of the places
+    under it (`lower_look`'s distance, on average): what turns that distance into a standard deviation.
+
+    >>> round(below_sigmas(4), 2), round(below_sigmas(1000), 2)
+    (0.75, 0.67)
+    """
+    places = below_places(n)
+    if len(places) == 1:
+        return math.nan
+    return _blom(places[0], n) - (_blom(places[1], n) + _blom(places[2], n)) / 2
+
+
+def suspect_cuts(looked: Sequence[tuple[float, float]], n: int) -> list[float]:
+    """Each step's cut above which a rank-step is a suspect (`first_look`), from its `lower_look` over n ranks: its
+    lower median and SUSPECT standard deviations, read as the median over steps of their distances below it over
+    what a normal's are (`below_sigmas`).
+
+    >>> [round(c, 2) for c in suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)], 4)]
+    [22.67, 23.67, 21.67]
     """
     spreads = [d for _, d in looked if d == d]
     if not spreads:
         return [math.inf] * len(looked)
-    spread = median(spreads)
+    spread = median(spreads) / below_sigmas(n)
     return [lower + SUSPECT * spread for lower, _ in looked]
 
 
@@ -1001,16 +1099,24 @@ def usual_of(tail: Tail, spread: Atoms | None, count: int, p: float) -> float:
 
 
 def _binomial_above(n: int, k: int, s: float) -> float:
-    """The chance that at least k of n draws pass what each passes with chance s."""
-    if s <= 0.0:
-        return 0.0
-    if s >= 1.0:
+    """The chance that at least k of n draws pass what each passes with chance s (its terms added from k up while
+    they count: past the mode, each is less than the one before).
+
+    >>> round(_binomial_above(10, 3, 0.1), 4), _binomial_above(10**8, 50, 1e-8) < 1e-60
+    (0.0702, True)
+    """
+    if k <= 0 or s >= 1.0:
         return 1.0
+    if s <= 0.0 or k > n:
+        return 0.0
     log_s, log_r, whole = math.log(s), math.log1p(-s), math.lgamma(n + 1)
-    return math.fsum(
-        math.exp(whole - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_s + (n - j) * log_r)
-        for j in range(k, n + 1)
-    )
+    terms = []
+    for j in range(k, n + 1):
+        term = math.exp(whole - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_s + (n - j) * log_r)
+        terms.append(term)
+        if j > n * s and term < 1e-18 * terms[0]:
+            break
+    return min(1.0, math.fsum(terms))
 
 
 def _lateness_some(

@@ -422,7 +422,7 @@ def _chance(shards: Sequence[Shard], n: int, steps: int) -> _Counts:
             lower_look(n, dict(zip(range(lo, hi + 1), got)))
             for (lo, hi), got in zip(wanted, order_stats(shards, "adjusted", wanted))
         ]
-        cuts = suspect_cuts(looked)
+        cuts = suspect_cuts(looked, n)
     else:
         cuts = [math.inf] * steps
     counts = [sum(c) for c in zip(*(s.suspects(cuts) for s in shards))]
