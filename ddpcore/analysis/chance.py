@@ -775,11 +775,12 @@ class Across:
         return map(getitem, self.answers, picks)
 
 
-SUSPECT = 4.0
+SUSPECT = 4.5
 """How many standard deviations of a rank's work a rank-step must lie above its step's lower median to be left out
-of the reference its step's other ranks are measured against (`Reference`, `first_look`). A straggler the look
-misses sits in its step's reference and makes the ranks on time there look early, by its lateness over N - 1: with
-four ranks, a third of it, which reads as a heavy lower tail."""
+of the reference its step's other ranks are measured against (`Reference`, `first_look`), whatever N. A straggler
+the look misses sits in its step's reference and makes the ranks on time there look early, by its lateness over
+N - 1: with four ranks, a third of it, which reads as a heavy lower tail; a rank on time taken for a suspect is
+trimmed from chance's fit, and a run of three steps reads its distances below the median on three values only."""
 
 
 @dataclass(frozen=True)
@@ -966,16 +967,18 @@ def below_sigmas(n: int) -> float:
 
 def suspect_cuts(looked: Sequence[tuple[float, float]], n: int) -> list[float]:
     """Each step's cut above which a rank-step is a suspect (`first_look`), from its `lower_look` over n ranks: its
-    lower median and SUSPECT standard deviations, read as the median over steps of their distances below it over
-    what a normal's are (`below_sigmas`).
+    lower median and SUSPECT standard deviations, read as the mean over steps of their distances below it over what
+    a normal's are on average (`below_sigmas`). A mean, not a median: what lies below the lower median is on time,
+    so no straggler moves it, and with four ranks and three steps a median of three distances is now and then a
+    fifth of their usual size, which makes ranks on time suspects.
 
     >>> [round(c, 2) for c in suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)], 4)]
-    [22.67, 23.67, 21.67]
+    [23.0, 24.0, 22.0]
     """
     spreads = [d for _, d in looked if d == d]
     if not spreads:
         return [math.inf] * len(looked)
-    spread = median(spreads) / below_sigmas(n)
+    spread = math.fsum(spreads) / len(spreads) / below_sigmas(n)
     return [lower + SUSPECT * spread for lower, _ in looked]
 
 

@@ -354,7 +354,7 @@ def fit(run: RunTimes, threshold: float = THRESHOLD.default, resamples: int = RE
     >>> a = judge(measure(ranks))
     >>> f = fit(RunTimes.of_analysis(a), a.threshold)
     >>> f.persistent_ranks, f.slowed_rank_steps, round(f.straggler_prob, 3)
-    ((3,), 8, 0.034)
+    ((3,), 7, 0.03)
     """
     THRESHOLD.check(threshold)
     steps, gpus = len(run.compute_ms), len(run.ranks)
@@ -560,7 +560,7 @@ def predicted(fitted: Fit, own: ClusterResult | None = None) -> Prediction:
     >>> a = judge(measure(ranks))
     >>> p = predicted(fit(RunTimes.of_analysis(a), a.threshold))
     >>> p.gpus, round(p.expected_step_ms, 1), round(p.measured_step_ms, 1)
-    (8, 54.6, 57.5)
+    (8, 54.0, 57.5)
     """
     expected = (own or cluster_step(cluster_config(fitted))).expected_step_ms
     return Prediction(fitted.gpus, expected, fitted.measured_step_ms, expected / fitted.measured_step_ms - 1)

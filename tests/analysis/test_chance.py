@@ -277,12 +277,30 @@ def test_a_rank_slow_from_a_step_on_is_named_for_that_stretch():
 @settings(max_examples=80, deadline=None)
 @given(st.integers(3, 64), st.integers(3, 40), st.integers(0, 2**32))
 def test_the_first_look_finds_late_ranks_of_a_step_while_no_more_than_half_are(ranks, steps, seed):
+    work, late = _late_in_the_last_step(ranks, steps, seed)
+    assert set(late) <= set(first_look(work)[-1])
+
+
+def _late_in_the_last_step(ranks: int, steps: int, seed: int) -> tuple[list[list[float]], list[int]]:
+    """Steps of normal work, and up to half the ranks 80 sigmas late in the last one."""
     rng = random.Random(seed)
     work = [[20.0 + rng.gauss(0.0, 0.5) for _ in range(ranks)] for _ in range(steps)]
     late = rng.sample(range(ranks), rng.randint(1, max(1, (ranks - 1) // 2)))
     for i in late:
         work[-1][i] = 60.0
-    assert set(first_look(work)[-1]) == set(late)
+    return work, late
+
+
+def test_the_first_look_rarely_takes_a_rank_on_time_for_a_suspect_even_in_three_steps_of_four_ranks():
+    """Three steps of four ranks give three distances below the lower median to read a spread from; a rank on time
+    past the cut is left out of its step's reference for nothing, and trimmed from chance's fit (the last release's
+    median of the distances took 2.3 % of them; the mean takes 1.1 %)."""
+    false = on_time = 0
+    for seed in range(500):
+        work, late = _late_in_the_last_step(4, 3, seed)
+        false += len(set(first_look(work)[-1]) - set(late))
+        on_time += 4 - len(late)
+    assert false / on_time <= 0.02
 
 
 def test_a_rank_slow_in_every_step_is_taken_to_its_usual_place_and_no_other():
