@@ -4,15 +4,18 @@ each step's arrivals."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from paths import FIXTURES
 
-from ddpcore.analysis import Analysis, judge, measure_loaded
+from ddpcore.analysis import Analysis, analyze, judge, measure_loaded
 from ddpcore.traces import load
 
 STEP_S = 0.1
 """The step of the runs `jsonl_run` makes (s)."""
+FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
+"""The two recordings of every real run: the project's JSONL of every step, and the profiler's window."""
 
 
 def files(folder: Path | str, pattern: str) -> list[tuple[str, bytes]]:
@@ -26,6 +29,28 @@ def judged(folder: Path | str, pattern: str) -> Analysis:
     measured, errors = measure_loaded(load(files(folder, pattern)))
     assert measured is not None and errors == ()
     return judge(measured)
+
+
+def analysed(folder: Path | str, pattern: str) -> Analysis:
+    """The run in a folder analysed, every file readable."""
+    loaded = load(files(folder, pattern))
+    assert loaded.errors == ()
+    return analyze(loaded.traces)
+
+
+@dataclass(frozen=True)
+class RunSet:
+    """A folder of real runs, one sub-folder each with its `truth.json` (tests/make_traces.py)."""
+
+    folder: Path
+
+    def analysed(self, name: str, pattern: str) -> Analysis:
+        """One run analysed."""
+        return analysed(self.folder / name, pattern)
+
+    def truth(self, name: str) -> dict:
+        """One run's truth: what was injected and each iteration's wall time."""
+        return json.loads((self.folder / name / "truth.json").read_text())
 
 
 def jsonl_run(arrivals: list[list[float]]) -> list[tuple[str, bytes]]:

@@ -11,7 +11,7 @@ import statistics
 import pytest
 from make_traces import SCENARIOS
 from paths import FIXTURES
-from runs import files
+from runs import FORMATS, RunSet, files
 
 from ddpcore.analysis import analyze, prefetch_case
 from ddpcore.base import CAUSES, Interval, say
@@ -19,11 +19,7 @@ from ddpcore.cli import analysis_payload, analysis_text
 from ddpcore.traces import TraceStep, load, work_parts
 
 CAUSED = FIXTURES / "causes"
-FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
-
-
-def truth(name: str) -> dict:
-    return json.loads((CAUSED / name / "truth.json").read_text())
+truth = RunSet(CAUSED).truth
 
 
 def typical_walls(name: str, steps: list[int]) -> list[float]:

@@ -4,7 +4,6 @@ busy machine's, and the statistics behind them (ddpcore.analysis.chance) against
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import statistics
@@ -14,6 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from make_traces import NOISE
 from paths import FIXTURES
+from runs import FORMATS, RunSet
 
 from ddpcore.analysis import (
     ALPHA,
@@ -21,7 +21,6 @@ from ddpcore.analysis import (
     Middle,
     RunTimes,
     Tail,
-    analyze,
     beyond_chance,
     deviations,
     fdr_floor,
@@ -40,20 +39,10 @@ from ddpcore.analysis import (
     usual_offsets,
     what_if,
 )
-from ddpcore.traces import load, simulated_run
+from ddpcore.traces import simulated_run
 
-NOISY = FIXTURES / "noise"
-FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
-
-
-def analysed(name: str, pattern: str):
-    loaded = load([(p.name, p.read_bytes()) for p in sorted((NOISY / name).glob(pattern))])
-    assert loaded.errors == ()
-    return analyze(loaded.traces)
-
-
-def truth(name: str) -> dict:
-    return json.loads((NOISY / name / "truth.json").read_text())
+NOISY = RunSet(FIXTURES / "noise")
+analysed, truth = NOISY.analysed, NOISY.truth
 
 
 def walls(name: str, steps: list[int]) -> list[float]:

@@ -13,7 +13,7 @@ import json
 
 import pytest
 from paths import FIXTURES
-from runs import files
+from runs import FORMATS, files
 
 from ddpcore.analysis import analyze, compare
 from ddpcore.cli import main
@@ -57,7 +57,7 @@ def truth_change(before: str, after: str, first: int = 5) -> float:
     return means[1] - means[0]
 
 
-@pytest.mark.parametrize("pattern", ["*.jsonl.gz", "*.pt.trace.json.gz"])
+@pytest.mark.parametrize("pattern", FORMATS)
 def test_a_slow_input_fixed_goes_and_the_whatif_comes_within_20_percent(pattern):
     c = compared(files("causes/input", pattern), files("causes/clean", pattern))
     assert c.stragglers.went == (2,) and c.stragglers.after == () and not c.within_noise
@@ -119,10 +119,7 @@ def test_the_command_gives_the_keys_and_one_line_for_a_bad_set(tmp_path, capsys)
     assert "notes.txt" in err and "Traceback" not in err
 
 
-PAIRS = ("*.jsonl.gz", "*.pt.trace.json.gz")
-
-
-@pytest.mark.parametrize("pattern", PAIRS)
+@pytest.mark.parametrize("pattern", FORMATS)
 def test_a_recorded_slow_input_prefetched_goes_and_the_whatif_comes_within_20_percent(pattern):
     """tests/fixtures/pairs (one sitting): rank 2's Dataset sleeps 20 ms a batch, then the same input is loaded
     ahead by two DataLoader workers."""
@@ -132,13 +129,13 @@ def test_a_recorded_slow_input_prefetched_goes_and_the_whatif_comes_within_20_pe
     assert c.whatif.predicted_step_ms - c.step_ms.before == pytest.approx(truth, rel=0.2)
 
 
-@pytest.mark.parametrize("pattern", PAIRS)
+@pytest.mark.parametrize("pattern", FORMATS)
 def test_a_recorded_fix_that_does_nothing_is_within_noise(pattern):
     c = compared(files("pairs/clean_first", pattern), files("pairs/clean_again", pattern))
     assert c.within_noise and c.stragglers.before == c.stragglers.after == ()
 
 
-@pytest.mark.parametrize("pattern", PAIRS)
+@pytest.mark.parametrize("pattern", FORMATS)
 def test_a_recorded_straggler_that_moved_is_named_where_it_went(pattern):
     c = compared(files("pairs/slow_rank1", pattern), files("pairs/slow_rank3", pattern))
     assert c.stragglers.went == (1,) and c.stragglers.appeared == (3,) and c.whatif.tests == "none"

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 from paths import FIXTURES
+from runs import FORMATS
 
 from ddpcore.analysis import (
     FitError,
@@ -137,7 +138,7 @@ def test_real_transient_run():
     assert abs(f.slowed_rank_steps - truly_slowed) <= 2
 
 
-@pytest.mark.parametrize("pattern", ["*.jsonl.gz", "*.pt.trace.json.gz"])
+@pytest.mark.parametrize("pattern", FORMATS)
 @pytest.mark.parametrize("run_name", ["s1.5", "s2.0"])
 def test_real_persistent_runs(run_name, pattern):
     """Rank 2 computes s times its nominal (a busy loop of (s - 1) x its compute): one slow rank, slowed by s;

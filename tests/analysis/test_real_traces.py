@@ -9,24 +9,16 @@ from pathlib import Path
 
 import pytest
 from paths import FIXTURES
-from runs import files
+from runs import FORMATS, analysed, files
 
 from ddpcore.analysis import analyze
 from ddpcore.cli import main
 from ddpcore.traces import arrival_ms, load, parse_file
 from scripts.tracegen import gpu_pair
 
-FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
-
 
 def gz_json(path: Path) -> dict:
     return json.loads(gzip.decompress(path.read_bytes()))
-
-
-def analysed(folder: Path, pattern: str):
-    loaded = load(files(folder, pattern))
-    assert loaded.errors == ()
-    return analyze(loaded.traces)
 
 
 # --- a real 8-rank job with a measured straggler cost ---------------------------------------------------------------

@@ -4,28 +4,18 @@ window, a stretch and a cause now say, in the JSON and the text."""
 
 from __future__ import annotations
 
-import json
 import statistics
 
 import pytest
 from paths import FIXTURES
+from runs import FORMATS, RunSet
 
 from ddpcore.analysis import Undecided, analyze, named_cause, undecided_message
 from ddpcore.cli import analysis_payload, analysis_text
-from ddpcore.traces import load, simulated_run
+from ddpcore.traces import simulated_run
 
-RUNS = FIXTURES / "verdict"
-FORMATS = ["*.jsonl.gz", "*.pt.trace.json.gz"]
-
-
-def analysed(name: str, pattern: str):
-    loaded = load([(p.name, p.read_bytes()) for p in sorted((RUNS / name).glob(pattern))])
-    assert loaded.errors == ()
-    return analyze(loaded.traces)
-
-
-def truth(name: str) -> dict:
-    return json.loads((RUNS / name / "truth.json").read_text())
+RUNS = RunSet(FIXTURES / "verdict")
+analysed, truth = RUNS.analysed, RUNS.truth
 
 
 def growth(name: str, reference: str, steps: list[int]) -> float:
