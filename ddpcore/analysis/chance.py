@@ -138,8 +138,6 @@ HEAVY_AT = 0.05
 """The lower quantile a tail's heaviness is read at: far enough out to show it, not so far that a few rank-steps
 of a rank once faster than its usual (before it became slow) make it; on the lower side, which no straggler reaches
 (whatever is left of the late ones on the upper side, taken for heaviness, would hide them all)."""
-Z_HEAVY = _NORMAL.inv_cdf(HEAVY_AT)
-"""Where a normal's HEAVY_AT quantile lies in standard deviations (-1.645)."""
 HEAVY_FROM = 100
 """Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make that quantile)."""
 HEAVY_BEYOND = 5
@@ -209,7 +207,8 @@ class Tail:
         hide a straggler far out, as far as the run is long).
 
         >>> t = Tail(0.0, 1.2816, 1.2816)
-        >>> round(t.heavy_of(Z_HEAVY, -2.0), 3), round(t.heavy_of(Z_HEAVY, -2.0, 1000), 3)
+        >>> z = _NORMAL.inv_cdf(HEAVY_AT)
+        >>> round(t.heavy_of(z, -2.0), 3), round(t.heavy_of(z, -2.0, 1000), 3)
         (0.368, 0.291)
         """
         light = replace(self, high=self.low, heavy=0.0).at(z) - self.median
@@ -233,6 +232,14 @@ class Tail:
     def quantile(self, p: float) -> float:
         """Where the distribution's p-quantile lies."""
         return self.at(_NORMAL.inv_cdf(p))
+
+    def above(self, p: float) -> float:
+        """Where a value lies that a draw passes with chance p (`quantile(1 - p)`, exact however small p is).
+
+        >>> round(Tail(0.0, 1.2816, 1.2816).above(0.025), 2)
+        1.96
+        """
+        return self.at(-_NORMAL.inv_cdf(p))
 
     def at(self, z: float) -> float:
         """Where the quantile of a standard normal's z lies (`quantile` beyond what a float's 1 - p can hold)."""
@@ -515,39 +522,36 @@ def _stepped_up(ordered: Sequence[float], tail: Tail, level: float) -> int:
     total = len(ordered)
     passed = 0
     for k, value in enumerate(reversed(_above(ordered, tail.quantile(1.0 - level))), start=1):
-        if value >= tail.at(-_NORMAL.inv_cdf(level * k / total)):
+        if value >= tail.above(level * k / total):
             passed = k
     return passed
 
 
 SCAN_Z = tuple(2.5 + 0.5 * k for k in range(10))
-"""Where, in a normal's standard deviations, `late_at_all` counts the rank-steps beyond chance's quantile."""
+"""Where, in a normal's standard deviations, `late_together` counts the rank-steps beyond chance's quantile."""
 MISFIT = 4.0
 """How many times chance's tail, read through three quantiles and a fourth for its heaviness, may put more
 rank-steps beyond a quantile than it says: a count of thousands of rank-steps tells a skew or a tail a few
 quantiles do not quite follow from lateness, and that is no straggler."""
 
 
-def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, alone: int = 0) -> float | None:
-    """The lowest of chance's quantiles (SCAN_Z) past which a run holds more rank-steps than MISFIT times what
-    chance puts there, with a chance of `alpha` over them all, the `alone` largest (late one by one) left out; None
-    when past none. Dozens of rank-steps a few spreads out (a straggler that moves between ranks) are late together
-    though none is alone; a few pauses far out are late alone, and leave nothing late together.
+def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, alone: int = 0) -> bool:
+    """Whether past some of chance's quantiles (SCAN_Z) a run holds more rank-steps than MISFIT times what chance
+    puts there, with a chance of `alpha` over them all, the `alone` largest (late one by one) left out. Dozens of
+    rank-steps a few spreads out (a straggler that moves between ranks) are late together though none is alone; a
+    few pauses far out are late alone, and leave nothing late together.
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
-    >>> late_together([0.0] * 1000, tail), round(late_together([0.0] * 970 + [3.2] * 30, tail), 2)
-    (None, 3.0)
+    >>> late_together([0.0] * 1000, tail), late_together([0.0] * 970 + [3.2] * 30, tail)
+    (False, True)
     """
     total = len(ordered)
-    if not total:
-        return None
-    edges = [tail.at(z) for z in SCAN_Z]
     level = alpha / len(SCAN_Z)
-    rest = total - alone
-    for edge, z, count in zip(edges, SCAN_Z, _counts_upto(ordered, edges)):
-        if _binomial_above(rest, total - count - alone, min(1.0, MISFIT * _upper(z))) <= level:
-            return edge
-    return None
+    counts = _counts_upto(ordered, [tail.at(z) for z in SCAN_Z])
+    return any(
+        _binomial_above(total - alone, total - count - alone, min(1.0, MISFIT * _upper(z))) <= level
+        for z, count in zip(SCAN_Z, counts)
+    )
 
 
 def fdr_floor(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, share: float = DISCOVERY) -> float:
@@ -568,11 +572,10 @@ def fdr_floor(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, share:
     if not total:
         return 0.0
     late = _stepped_up(ordered, tail, alpha)
-    alone = tail.at(-_NORMAL.inv_cdf(alpha * max(1, late) / total))
-    together = late_together(ordered, tail, alpha, late) if share > alpha else None
-    if together is None:
+    alone = tail.above(alpha * max(1, late) / total)
+    if share <= alpha or not late_together(ordered, tail, alpha, late):
         return alone
-    return min(alone, tail.at(-_NORMAL.inv_cdf(share * max(1, _stepped_up(ordered, tail, share)) / total)))
+    return min(alone, tail.above(share * max(1, _stepped_up(ordered, tail, share)) / total))
 
 
 OFFSET_QUANTILE = 0.25
@@ -1088,7 +1091,7 @@ def usual_needed(tail: Tail | Atoms, count: int, p: float) -> float:
     for _ in range(60):
         middle = (low + high) / 2
         low, high = (middle, high) if _binomial_above(count, need, middle) <= p else (low, middle)
-    return tail.at(-_NORMAL.inv_cdf(low)) if low > 0 else math.inf
+    return tail.above(low) if low > 0 else math.inf
 
 
 def usual_of(tail: Tail, spread: Atoms | None, count: int, p: float) -> float:
