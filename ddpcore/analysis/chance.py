@@ -106,6 +106,7 @@ __all__ = [
     "suspects_of",
     "stretches",
     "top_kept",
+    "transient_share",
     "usual_needed",
     "usual_of",
     "usual_offsets",
@@ -1212,6 +1213,18 @@ def shortest_stretch(steps: int, ranks: int, transient: float, alpha: float = AL
     while length <= steps and ranks * steps * _binomial_above(length, majority(length), transient) > alpha:
         length += 1
     return length
+
+
+def transient_share(late: int, own: int, ranks: int, steps: int) -> float:
+    """The share of the other ranks' rank-steps past the floor (`late` of the run's, `own` of them the rank's own):
+    how often transient stragglers make a rank late, which a stretch must outlast (`shortest_stretch`). A rank's
+    own late steps are left out: a rank slow from some step on is past the floor in every step after it, and would
+    otherwise make the stretch it must outlast longer than itself.
+
+    >>> transient_share(15, 15, 4, 39), round(transient_share(20, 15, 4, 39), 3)
+    (0.0, 0.043)
+    """
+    return (late - own) / max(1, (ranks - 1) * steps)
 
 
 def level_of(ranks: int, alpha: float = ALPHA) -> float:

@@ -36,12 +36,14 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 
 from ..base import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, Message, Said, placeholders
 from ..model import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
-from .chance import beyond_chance, medians_of_others, persistence, quantile
+from .chance import beyond_chance, medians_of_others, persistence, quantile, transient_share
 from .verdict import Analysis
 
 __all__ = [
@@ -188,11 +190,22 @@ class RunTimes:
                 if flag:
                     where.setdefault(j, []).append(k)
         ranks = len(self.ranks)
-        transient = sum(map(len, beyond.entries)) / max(1, ranks * len(self.period_ms))
+        past = Counter(chain.from_iterable(beyond.entries))
+        total_past, steps = sum(past.values()), len(self.period_ms)
         stretches = {
             j: found
             for j, ks in where.items()
-            if (found := persistence(beyond.ranks[j], ks, ranks, beyond.tail, beyond.spread, transient)) is not None
+            if (
+                found := persistence(
+                    beyond.ranks[j],
+                    ks,
+                    ranks,
+                    beyond.tail,
+                    beyond.spread,
+                    transient_share(total_past, past[j], ranks, steps),
+                )
+            )
+            is not None
         }
         slow = set(stretches)
         late = tuple(

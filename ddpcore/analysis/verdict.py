@@ -45,7 +45,17 @@ from typing import TypeVar
 
 from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, Message, Ms, Share, finished
 from ..traces import Column, RankColumns, RankFacts, RankTrace
-from .chance import ALPHA, Lateness, Middle, Persistence, level_of, majority, persistence, steps_to_decide
+from .chance import (
+    ALPHA,
+    Lateness,
+    Middle,
+    Persistence,
+    level_of,
+    majority,
+    persistence,
+    steps_to_decide,
+    transient_share,
+)
 from .chance import needed as needed_mean
 from .measured import GpuGauges, Measured, RankSummary, StepColumns, StepSummary, measure
 from .rankmap import RankStepMap
@@ -535,13 +545,15 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     chance = measured.chance
     steps, ranks = len(measured.steps), len(measured.ranks)
     late_of = _lateness_by_rank(measured)
-    transient = sum(len(s.columns.beyond) for s in measured.steps) / max(1, steps * ranks)
+    past = Counter(s.columns.ranks[i] for s in measured.steps for i in s.columns.beyond)
+    total_past = sum(past.values())
     persistent = {}
     undecided = []
     for r, js in where.items():
         lateness = late_of.get(r)
         if lateness is None or len(js) < 2:
             continue
+        transient = transient_share(total_past, past[r], ranks, steps)
         found = persistence(lateness, js, ranks, chance.work, chance.spread, transient)
         if found is not None:
             persistent[r] = found
