@@ -3,6 +3,7 @@ each step's arrivals."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,13 @@ class RunSet:
     def truth(self, name: str) -> dict:
         """One run's truth: what was injected and each iteration's wall time."""
         return json.loads((self.folder / name / "truth.json").read_text())
+
+
+def shifted(data: bytes, by_s: float) -> bytes:
+    """A gzipped JSONL trace whose rank's clock is off by `by_s` seconds (plain JSONL out)."""
+    rows = [json.loads(line) for line in gzip.decompress(data).decode().splitlines() if line]
+    moved = [{**r, "start": r["start"] + by_s, "end": r["end"] + by_s} for r in rows]
+    return "\n".join(json.dumps(r) for r in moved).encode()
 
 
 def jsonl_run(arrivals: list[list[float]]) -> list[tuple[str, bytes]]:

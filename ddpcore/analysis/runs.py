@@ -78,12 +78,19 @@ class Releases:
 
 def drift(a: Releases, b: Releases) -> float | None:
     """The interquartile range of the offset between two ranks' releases over their common steps, as a share of the
-    first one's median step (None without a common step).
+    first one's median step (None without a common step); at most DRIFT_OF_A_RUN for two ranks released at one
+    moment (their median offset within half a step) that drift less than a whole step apart, which no run's ranks
+    reach. Runs recorded one after the other lie seconds apart on the clock, a run's ranks milliseconds (one host's
+    clock, or clocks NTP keeps together); and over a profiler window of a few steps, a rank of a CPU run that sees
+    the release late now and then drifts as far from the others as another run's would, with nothing else to tell.
 
     >>> a = Releases((1, 2, 3, 4), (10.0, 40.0, 70.0, 100.0), 30.0)
     >>> b = Releases((1, 2, 3, 4), (12.0, 42.0, 72.5, 102.0), 30.0)
     >>> round(drift(a, b), 4)
     0.0042
+    >>> late = Releases((1, 2, 3, 4), (16.0, 40.0, 76.0, 100.0), 30.0)
+    >>> round(drift(a, late), 2), round(drift(a, Releases(late.steps, tuple(x + 5e3 for x in late.at_ms), 30.0)), 2)
+    (0.05, 0.2)
     """
     if a.steps == b.steps:
         offsets = sorted(map(sub, a.at_ms, b.at_ms))
@@ -92,7 +99,9 @@ def drift(a: Releases, b: Releases) -> float | None:
         offsets = sorted(x - theirs[n] for n, x in zip(a.steps, a.at_ms) if n in theirs)
     if not offsets or a.period_ms <= 0:
         return None
-    return (quantile(offsets, 0.75) - quantile(offsets, 0.25)) / a.period_ms
+    apart = (quantile(offsets, 0.75) - quantile(offsets, 0.25)) / a.period_ms
+    at_one_moment = abs(quantile(offsets, 0.5)) <= a.period_ms / 2
+    return min(apart, DRIFT_OF_A_RUN) if at_one_moment and apart < 1.0 else apart
 
 
 REFERENCES = 16

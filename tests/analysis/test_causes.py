@@ -11,7 +11,7 @@ import statistics
 import pytest
 from make_traces import SCENARIOS
 from paths import FIXTURES
-from runs import FORMATS, RunSet, files
+from runs import FORMATS, RunSet, files, shifted
 
 from ddpcore.analysis import analyze, prefetch_case
 from ddpcore.base import CAUSES, Interval, say
@@ -90,13 +90,6 @@ def test_prefetching_helps_an_input_straggler_only(name, helps):
         assert a.prefetch_gain_ms == pytest.approx(a.straggler_cost_ms, rel=0.2)
     else:
         assert a.prefetch_gain_ms < 0.1 * a.straggler_cost_ms
-
-
-def shifted(data: bytes, by_s: float) -> bytes:
-    """A JSONL trace whose rank's clock is off by `by_s` seconds."""
-    rows = [json.loads(line) for line in gzip.decompress(data).decode().splitlines() if line]
-    moved = [{**r, "start": r["start"] + by_s, "end": r["end"] + by_s} for r in rows]
-    return "\n".join(json.dumps(r) for r in moved).encode()
 
 
 @pytest.mark.parametrize("by_s", [5.0, -0.037])
