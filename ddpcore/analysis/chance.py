@@ -141,20 +141,6 @@ of a rank once faster than its usual (before it became slow) make it; on the low
 (whatever is left of the late ones on the upper side, taken for heaviness, would hide them all)."""
 HEAVY_FROM = 100
 """Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make that quantile)."""
-HEAVY_BEYOND = 5
-"""Values a tail's heaviness is read beyond: from HEAVY_FROM values at the HEAVY_AT quantile, and as a run holds
-more, at the quantile with this many values below it. A floor lies at the 1 - ALPHA / count quantile, as far out
-as the run is long; a heaviness read at a fixed 5 % misses how heavy a Student tail is that far out, and noise
-alone then passes the floor in one run of four."""
-
-
-def heavy_at(count: int) -> float:
-    """The lower quantile a fit of `count` values reads its heaviness at (`HEAVY_BEYOND`).
-
-    >>> heavy_at(100), heavy_at(1000), heavy_at(10**6)
-    (0.05, 0.005, 5e-06)
-    """
-    return min(HEAVY_AT, HEAVY_BEYOND / count)
 
 
 def _upper(z: float) -> float:
@@ -177,8 +163,7 @@ class Tail:
     @staticmethod
     def of(ordered: Sequence[float], skewed: bool = True, heavy: bool = True) -> Tail:
         """Fitted to sorted values through their median, 10 % and 90 % quantiles, and, from HEAVY_FROM values, their
-        HEAVY_AT quantile and the one `heavy_at` their count, whichever reads the tails heavier, for how heavy the
-        tails are (the lower side's: stragglers make the upper side heavy); `skewed`
+        HEAVY_AT quantile for how heavy the tails are (the lower side's: stragglers make the upper side heavy); `skewed`
         False keeps the normal of the lower side, `heavy` False a light tail.
 
         >>> Tail.of([float(v) for v in range(101)])
@@ -191,13 +176,7 @@ class Tail:
         tail = Tail(middle, low, quantile(ordered, Q_HIGH) - middle if skewed else low)
         if len(ordered) < HEAVY_FROM or not skewed or not heavy:
             return tail
-        return replace(
-            tail,
-            heavy=max(
-                tail.heavy_of(_NORMAL.inv_cdf(at), quantile(ordered, at), len(ordered))
-                for at in {HEAVY_AT, heavy_at(len(ordered))}
-            ),
-        )
+        return replace(tail, heavy=tail.heavy_of(_NORMAL.inv_cdf(HEAVY_AT), quantile(ordered, HEAVY_AT), len(ordered)))
 
     def heavy_of(self, z: float, value: float, count: int = 0) -> float:
         """How heavy the tails are (h) for the quantile of a normal's z (beyond the 10 % or 90 %) to lie at `value`

@@ -102,11 +102,9 @@ def test_a_rank_whose_clock_is_off_changes_nothing(by_s):
     assert [k for k, _ in after] == [k for k, _ in before]
     for (key, x), (_, y) in zip(after, before):
         # wall-clock seconds as floats hold a time to 0.24 µs: moving them re-rounds each by that much; the floor
-        # and the mean a persistent straggler must pass are read far out in chance's tail, through how heavy it is
-        # (its quantile with five rank-steps below), where that moves them by a few 1e-3 of themselves
-        far = key.endswith(("floor_ms", "needed_ms"))
-        near = pytest.approx(y, rel=5e-3 if far else 1e-4, abs=1e-2 if far else 1e-3) if isinstance(y, float) else y
-        assert x == near, key
+        # lies far out in chance's tail, where that moves it ten times as much
+        near = 1e-2 if key.endswith("floor_ms") else 1e-3
+        assert x == (pytest.approx(y, rel=1e-4, abs=near) if isinstance(y, float) else y), key
 
 
 def flat(value: object, key: str = "") -> list[tuple[str, object]]:

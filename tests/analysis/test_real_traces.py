@@ -60,6 +60,16 @@ def test_ddp8_rank2_and_its_cost(run, pattern):
     assert a.ideal_step_ms == pytest.approx(a.step_ms - a.straggler_cost_ms)
 
 
+@pytest.mark.parametrize("run", ["s1.5", "s2.0"])
+def test_ddp8_rank2_is_named_from_the_step_its_slowdown_began(run):
+    """Rank 2 is slowed from step 8 on (the summaries' record); the JSONL holds steps 1-39, so its onset is seen.
+    Taken to its usual place, its steps before the onset lie far below the others: chance must not read them as a
+    heavy tail (a heaviness read that far out made the whole run its stretch)."""
+    a = analysed(FIXTURES / "ddp8" / run, "*.jsonl.gz")
+    (s,) = a.stragglers
+    assert s.rank == 2 and s.from_step is not None and abs(s.from_step - 8) <= 2
+
+
 # --- transient stragglers -------------------------------------------------------------------------------------------
 
 TRANSIENT = FIXTURES / "ddp8_transient"
