@@ -9,8 +9,8 @@ ranks, must not widen its own chance.
   other ranks' work in that step. Measured against the *others*, every rank's deviation has the same spread
   whatever N, and a late rank does not move its own reference.
 - The on-time deviations' distribution (`Tail`: Tukey's g-and-h through the median, the 10 % and 90 % quantiles,
-  and the 1 % quantile for how heavy the tails are) is fitted by `bulk_tail` on the rank-steps left once the late
-  ones are counted and taken from the top: those above a fit of the lower half (which no straggler reaches) beyond
+  and its lower quantiles as far out as the rank-steps reach for how heavy the tails are) is fitted by `bulk_tail`
+  on the rank-steps left once the late ones are counted and taken from the top: those above a fit of the lower half (which no straggler reaches) beyond
   what chance puts there. It holds while up to half of the rank-steps are late (a moving straggler at two ranks, two
   slow of four).
 - The **floor** (`fdr_floor`) is the deviation beyond which rank-steps are late, for the whole run at once
@@ -51,6 +51,8 @@ __all__ = [
     "Across",
     "Atoms",
     "adjusted",
+    "on_time_place",
+    "to_usual_places",
     "Beyond",
     "Chance",
     "KEPT",
@@ -135,10 +137,13 @@ def quantile(ordered: Sequence[float], p: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
 
 
-HEAVY_AT = 0.05
-"""The lower quantile a tail's heaviness is read at: far enough out to show it, not so far that a few rank-steps
-of a rank once faster than its usual (before it became slow) make it; on the lower side, which no straggler reaches
-(whatever is left of the late ones on the upper side, taken for heaviness, would hide them all)."""
+HEAVY_AT = (0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005, 0.0002, 0.0001)
+"""The lower quantiles a tail's heaviness is read at, as far out as the values reach (`HEAVY_BEYOND`): a tail
+heavy as a Student's t of few degrees looks nearly normal at its 5 % quantile and three times wider than one a
+millionth out, where the floor of thousands of rank-steps lies; read on the lower side, which no straggler
+reaches (whatever is left of the late ones on the upper side, taken for heaviness, would hide them all)."""
+HEAVY_BEYOND = 8
+"""Values a quantile of `HEAVY_AT` needs beyond it to be read: fewer, and one value makes it."""
 HEAVY_FROM = 100
 """Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make that quantile)."""
 
@@ -162,9 +167,10 @@ class Tail:
 
     @staticmethod
     def of(ordered: Sequence[float], skewed: bool = True, heavy: bool = True) -> Tail:
-        """Fitted to sorted values through their median, 10 % and 90 % quantiles, and, from HEAVY_FROM values, their
-        HEAVY_AT quantile for how heavy the tails are (the lower side's: stragglers make the upper side heavy); `skewed`
-        False keeps the normal of the lower side, `heavy` False a light tail.
+        """Fitted to sorted values through their median, 10 % and 90 % quantiles, and, from HEAVY_FROM values, how
+        heavy the tails are: the heaviest reading of the lower quantiles of HEAVY_AT with HEAVY_BEYOND values beyond
+        them (the lower side's: stragglers make the upper side heavy); `skewed` False keeps the normal of the lower
+        side, `heavy` False a light tail.
 
         >>> Tail.of([float(v) for v in range(101)])
         Tail(median=50.0, low=40.0, high=40.0, heavy=0.0)
@@ -176,18 +182,23 @@ class Tail:
         tail = Tail(middle, low, quantile(ordered, Q_HIGH) - middle if skewed else low)
         if len(ordered) < HEAVY_FROM or not skewed or not heavy:
             return tail
-        return replace(tail, heavy=tail.heavy_of(_NORMAL.inv_cdf(HEAVY_AT), quantile(ordered, HEAVY_AT), len(ordered)))
+        count = len(ordered)
+        readings = (
+            tail.heavy_of(_NORMAL.inv_cdf(p), quantile(ordered, p), count)
+            for p in HEAVY_AT
+            if p * count >= HEAVY_BEYOND
+        )
+        return replace(tail, heavy=max(readings, default=0.0))
 
     def heavy_of(self, z: float, value: float, count: int = 0) -> float:
         """How heavy the tails are (h) for the quantile of a normal's z (beyond the 10 % or 90 %) to lie at `value`
         (0 when it lies no further out than a normal through the median and the 10 % quantile puts it: a skew read
         from the upper spread, which stragglers can widen, is not taken for a light lower side), less one standard
-        error of that reading over
-        `count` values (a sample's far quantile wanders: taken as it comes, a light tail read heavy by chance would
-        hide a straggler far out, as far as the run is long).
+        error of that reading over `count` values (a sample's far quantile wanders: taken as it comes, a light tail
+        read heavy by chance would hide a straggler far out, as far as the run is long).
 
         >>> t = Tail(0.0, 1.2816, 1.2816)
-        >>> z = _NORMAL.inv_cdf(HEAVY_AT)
+        >>> z = _NORMAL.inv_cdf(0.05)
         >>> round(t.heavy_of(z, -2.0), 3), round(t.heavy_of(z, -2.0, 1000), 3)
         (0.368, 0.291)
         """
@@ -641,15 +652,57 @@ def usual_offsets(places: Sequence[Place], steps: int) -> list[float]:
     return [p.offset - base if i in slow else 0.0 for i, p in enumerate(places)]
 
 
-def adjusted(work: Sequence[Sequence[float]], usual: Sequence[float]) -> Sequence[Sequence[float]]:
-    """Each step's work with each rank's usual offset taken out (the work itself when there is none).
+def adjusted(
+    work: Sequence[Sequence[float]],
+    usual: Sequence[float],
+    medians: Sequence[float] | None = None,
+    base: float = 0.0,
+) -> Sequence[Sequence[float]]:
+    """Each step's work with each rank's usual offset taken out (the work itself when there is none), down to where
+    the ranks on time usually are at most: the step's median (`medians`: each step's, when its ranks are not all
+    here, as in a shard) plus their median place over it (`base`, `on_time_place`). A rank slow from some step on
+    was on time before it, and its steps there, taken out too, would lie an offset below every rank on time: a
+    lower tail no chance has, where chance's heaviness is read.
 
-    >>> [list(row) for row in adjusted([[20.0, 40.0]], [0.0, 19.0])]
-    [[20.0, 21.0]]
+    >>> [list(row) for row in adjusted([[20.0, 40.0], [20.0, 21.0]], [0.0, 19.0], [20.0, 20.0])]
+    [[20.0, 21.0], [20.0, 20.0]]
     """
-    if not any(usual):
+    slow = [i for i, u in enumerate(usual) if u]
+    if not slow:
         return work
-    return [array("d", map(sub, done, usual)) for done in work]
+    middles = medians if medians is not None else [median(done) for done in work]
+    out = []
+    for done, middle in zip(work, middles):
+        row = array("d", done)
+        for i in slow:
+            row[i] = max(done[i] - usual[i], min(done[i], middle + base))
+        out.append(row)
+    return out
+
+
+def on_time_place(places: Sequence[Place], usual: Sequence[float]) -> float:
+    """Where the ranks on time usually are against each step's median: the median place `usual_offsets` measured
+    the slow ones' offsets from.
+
+    >>> on_time_place([Place(-10.0, 1.0), Place(10.0, 1.0)], [0.0, 20.0])
+    -10.0
+    """
+    return next((p.offset - u for p, u in zip(places, usual) if u), 0.0)
+
+
+def to_usual_places(work: Sequence[Sequence[float]], fan: Fan = map) -> tuple[list[float], Sequence[Sequence[float]]]:
+    """Each rank's usual offset (`usual_offsets`) and each step's work with it taken out (`adjusted`); `fan` maps
+    over ranges of steps or ranks (`base.Fan`).
+
+    >>> usual, work = to_usual_places([[10.0, 10.2, 9.9, 20.0], [10.1, 9.8, 10.0, 20.1], [9.9, 10.0, 10.2, 19.8]])
+    >>> [round(u, 2) for u in usual], [round(v, 2) for v in work[0]]
+    ([0.0, 0.0, 0.0, 9.95], [10.0, 10.2, 9.9, 10.05])
+    """
+    width = len(work[0]) if work else 0
+    middles = list(chain.from_iterable(fan(partial(_medians_of, work), ranges(len(work), width))))
+    places = rank_places(work, middles, fan)
+    usual = usual_offsets(places, len(work))
+    return usual, adjusted(work, usual, middles, on_time_place(places, usual))
 
 
 def medians_of_others(values: Sequence[float], ranked: Sequence[float] | None = None) -> array[float]:
@@ -828,7 +881,7 @@ def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
     [0.0, 0.0, 0.0, 20.0]
     """
     beyond = beyond_chance(work)
-    return [ref.deviations(done) for done, ref in zip(adjusted(work, beyond.usual), beyond.references)]
+    return [ref.deviations(done) for done, ref in zip(to_usual_places(work)[1], beyond.references)]
 
 
 @dataclass(frozen=True)
@@ -1107,29 +1160,36 @@ def _binomial_above(n: int, k: int, s: float) -> float:
 
 def _lateness_some(
     work: Sequence[Sequence[float]],
+    raw: Sequence[Sequence[float]],
     references: Sequence[Reference],
-    usual: Sequence[float],
     drift: float,
     some: range,
 ) -> list[Lateness]:
     """`lateness_of` for some ranks (a range of entries), from their slice of every step's work and the step's
-    reference, each rank's usual offset given back."""
+    reference, what was taken out of each rank-step's work (`adjusted`) given back."""
     low, high = some.start, some.stop
-    by_rank = Transposed([ref.deviations(done[low:high], low) for done, ref in zip(work, references)], "d")
-    return [lateness_of(array("d", map((usual[low + i]).__add__, by_rank.at(i))), drift) for i in range(high - low)]
+    rows = []
+    for done, first, reference in zip(work, raw, references):
+        row = reference.deviations(done[low:high], low)
+        if done is not first:
+            row = array("d", map(add, row, map(sub, first[low:high], done[low:high])))
+        rows.append(row)
+    by_rank = Transposed(rows, "d")
+    return [lateness_of(by_rank.at(i), drift) for i in range(high - low)]
 
 
 def lateness(
     work: Sequence[Sequence[float]],
     references: Sequence[Reference],
     tail: Tail,
-    usual: Sequence[float] | None = None,
+    raw: Sequence[Sequence[float]] | None = None,
     fan: Fan = map,
 ) -> list[Lateness]:
     """Every rank's `Lateness` (entry i of each step is rank i; a shard's entries are its own, and so are its
-    references' suspects), its stretch found beyond chance's mean and one spread, from each step's work (its usual
-    offset taken out, `usual`: given back to each deviation, which is then the rank's own work against the others
-    on time) and `Reference`, a range of ranks at a time through `fan`.
+    references' suspects), its stretch found beyond chance's mean and one spread, from each step's work (each rank's
+    usual offset taken out, `adjusted`, from its `raw` work: what was taken out is given back to each deviation,
+    which is then the rank's own work against the others on time) and `Reference`, a range of ranks at a time
+    through `fan`.
 
     >>> work = [[10.0, 10.5, 9.5, 20.0]] * 6
     >>> [round(late.mean_ms, 2) for late in lateness(work, [Reference.of(w, (3,)) for w in work], Tail(0, 1, 1))]
@@ -1138,7 +1198,7 @@ def lateness(
     if not work:
         return []
     width = len(work[0])
-    task = partial(_lateness_some, work, references, usual or [0.0] * width, tail.mean + tail.sd)
+    task = partial(_lateness_some, work, raw if raw is not None else work, references, tail.mean + tail.sd)
     return list(chain.from_iterable(fan(task, ranges(width, len(work)))))
 
 
@@ -1340,14 +1400,12 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     [(40, (3,))]
     """
     raw = work
-    usual = usual_offsets(rank_places(raw, fan=fan), len(raw))
-    work = adjusted(raw, usual)
+    usual, work = to_usual_places(raw, fan)
     suspects = first_look(work, fan)
     tops: list[Top] = []
     rows: list[array[float]] = []
     references: list[Reference] = []
-    width = len(work[0]) if work else 0
-    for some in fan(partial(_deviated, work, raw, suspects), ranges(len(work), width)):
+    for some in fan(partial(_deviated, work, raw, suspects), ranges(len(work), len(work[0]) if work else 0)):
         for top, ordered, reference in some:
             tops.append(top)
             rows.append(ordered)
@@ -1361,7 +1419,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         floor,
         sum(map(len, rows)),
         tuple(e if e is not None else past(references[j].deviations(work[j]), floor) for j, e in enumerate(entries)),
-        tuple(lateness(work, references, tail, usual, fan)),
+        tuple(lateness(work, references, tail, raw, fan)),
         tuple(references),
         Atoms.of_sorted(ordered),
         tuple(usual),

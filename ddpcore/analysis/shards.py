@@ -55,6 +55,7 @@ from .chance import (
     lower_look,
     of_positive_work,
     on_time_costs,
+    on_time_place,
     past,
     rank_places,
     suspect_cuts,
@@ -190,10 +191,10 @@ class Shard:
         """Each of the shard's ranks' usual place (`chance.rank_places`) against every rank's median work."""
         return rank_places(self.vectors["work"], work_medians)
 
-    def adjust(self, usual: Sequence[float]) -> None:
-        """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`): `adjusted`."""
-        self.usual = list(usual)
-        self.vectors["adjusted"] = list(adjusted(self.vectors["work"], usual))
+    def adjust(self, usual: Sequence[float], work_medians: Sequence[float], base: float) -> None:
+        """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`), against every
+        rank's median work and the ranks on time's place (`chance.on_time_place`): `adjusted`."""
+        self.vectors["adjusted"] = list(adjusted(self.vectors["work"], usual, work_medians, base))
 
     def suspects(self, cuts: Sequence[float]) -> list[int]:
         """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut), the rest of
@@ -226,7 +227,7 @@ class Shard:
 
     def lateness(self, tail: Tail) -> list[tuple[int, Lateness]]:
         """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank."""
-        return list(zip(self.ranks, lateness(self.vectors["adjusted"], self.references, tail, self.usual)))
+        return list(zip(self.ranks, lateness(self.vectors["adjusted"], self.references, tail, self.vectors["work"])))
 
     def waits(
         self, released: Sequence[bool], latest: Sequence[float]
@@ -546,10 +547,12 @@ def merge(
     told("chance")
     work_medians = [_median(v, n) for v in order_stats(shards, "work", [_median_places(n)] * steps)]
     held = [s.places(work_medians) for s in shards]
-    usual = usual_offsets([p for h in held for p in h], steps)
+    places = [p for h in held for p in h]
+    usual = usual_offsets(places, steps)
+    base = on_time_place(places, usual)
     start = 0
     for s, h in zip(shards, held):
-        s.adjust(usual[start : start + len(h)])
+        s.adjust(usual[start : start + len(h)], work_medians, base)
         start += len(h)
     late = _chance(shards, n, steps)
     pooled = _Pooled(shards, "deviations", late.total)
