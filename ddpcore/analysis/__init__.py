@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING
 from ..base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
+    from .caveats import (  # noqa: F401
+        GROUPED_FROM,
+        RANKS_NAMED,
+        WarningGroup,
+        grouped,
+    )
     from .chance import (  # noqa: F401
         ALPHA,
         DISCOVERY,
@@ -211,6 +217,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         analyze,
         cause_message,
         cause_text,
+        gap_message,
         judge,
         judging,
         loading_unmarked,
@@ -231,6 +238,12 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
 
 _LAZY = {
+    "caveats": (
+        "GROUPED_FROM",
+        "RANKS_NAMED",
+        "WarningGroup",
+        "grouped",
+    ),
     "chance": (
         "ALPHA",
         "Across",
@@ -430,6 +443,7 @@ _LAZY = {
         "analyze",
         "cause_message",
         "cause_text",
+        "gap_message",
         "judge",
         "judging",
         "loading_unmarked",

@@ -10,9 +10,9 @@ ranks, must not widen its own chance.
   whatever N, and a late rank does not move its own reference.
 - The on-time deviations' distribution (`Tail`: Tukey's g-and-h through the median, the 10 % and 90 % quantiles,
   and its lower quantiles as far out as the rank-steps reach for how heavy the tails are) is fitted by `bulk_tail`
-  on the rank-steps left once the late ones are counted and taken from the top: those above a fit of the lower half (which no straggler reaches) beyond
-  what chance puts there. It holds while up to half of the rank-steps are late (a moving straggler at two ranks, two
-  slow of four).
+  on the rank-steps left once the late ones are counted and taken from the top: those above a fit of the lower
+  half (which no straggler reaches) beyond what chance puts there. It holds while up to half of the rank-steps are
+  late (a moving straggler at two ranks, two slow of four).
 - The **floor** (`fdr_floor`) is the deviation beyond which rank-steps are late, for the whole run at once
   (Benjamini and Hochberg's step-up rule at ALPHA over every rank-step): noise alone passes it in one run in a
   thousand. When more rank-steps lie a few spreads out than chance puts there (`late_together`: a straggler that

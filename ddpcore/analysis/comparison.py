@@ -18,7 +18,7 @@ import statistics
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
-from ..base import CAUSES, Message, finished
+from ..base import CAUSES, Message, Ms, Share, finished
 from .verdict import Analysis, Cause
 
 __all__ = [
@@ -202,6 +202,47 @@ def _whatif(before: Analysis, after: Analysis, stragglers: StragglerChange) -> W
     return WhatIfCheck(predicted, measured, (measured - predicted) / predicted if predicted > 0 else 0.0, tests)
 
 
+def _named(ranks: tuple[int, ...]) -> Message:
+    """Ranks as the notes name them: "rank 2", "ranks 2, 5", "no rank"."""
+    if not ranks:
+        return Message.of("compare.no_rank")
+    return Message.of("compare.rank" if len(ranks) == 1 else "compare.ranks", ranks=ranks)
+
+
+def _verdicts(before: Analysis, after: Analysis) -> Message:
+    """What each run's verdict found: what the notes after it rest on, and what tells two readings of one pair of runs
+    apart (a profiler trace and a JSONL file of the same job can judge differently)."""
+    return Message.of(
+        "compare.verdicts",
+        before=_named(tuple(s.rank for s in before.stragglers)),
+        before_steps=before.transient.straggler_steps,
+        after=_named(tuple(s.rank for s in after.stragglers)),
+        after_steps=after.transient.straggler_steps,
+    )
+
+
+def _tested(tests: str, stragglers: StragglerChange) -> Message:
+    """What the run after tests of the prediction, and why (`WhatIfCheck.tests`)."""
+    if tests != "none":
+        return Message.of(f"compare.whatif_{tests}")
+    if stragglers.appeared:
+        moved = "moved" if stragglers.went else "new"
+        return Message.of(f"compare.whatif_{moved}", appeared=_named(stragglers.appeared))
+    if stragglers.stayed:
+        return Message.of("compare.whatif_stayed", stayed=_named(stragglers.stayed))
+    return Message.of("compare.whatif_none_before")
+
+
+def _missed(before: Analysis, step_ms: Change, whatif: WhatIfCheck) -> Message | None:
+    """When the run after is faster, beyond noise, than the run before predicted without the stragglers it named, by
+    at least the threshold's share of that prediction: what slowed the run before, its verdict did not name (a run
+    judged clean predicts its own step)."""
+    gain = whatif.predicted_step_ms - whatif.measured_step_ms
+    if step_ms.ci95[1] >= 0.0 or gain < before.threshold * whatif.predicted_step_ms:
+        return None
+    return Message.of("compare.missed", gain=Ms(gain), share=Share(gain / whatif.predicted_step_ms))
+
+
 def compare(before: Analysis, after: Analysis) -> Comparison:
     """The run after a fix against the run before (both judged at their thresholds): see the module's docstring."""
     return finished(comparing(before, after))
@@ -237,10 +278,13 @@ def comparing(before: Analysis, after: Analysis) -> Generator[None, None, Compar
     if not same_world:
         notes.append(Message.of("compare.world", before=len(before.ranks), after=len(after.ranks)))
     whatif = _whatif(before, after, stragglers)
-    notes.append(Message.of(f"compare.whatif_{whatif.tests}"))
+    notes += [_verdicts(before, after), _tested(whatif.tests, stragglers)]
     excess_b, excess_a = late_excess_ms(before), late_excess_ms(after)
     step_ms = yield from _change(before, after, statistics.fmean)
     median_step_ms = yield from _change(before, after, statistics.median)
+    missed = _missed(before, step_ms, whatif)
+    if missed is not None:
+        notes.append(missed)
     return Comparison(
         step_ms=step_ms,
         median_step_ms=median_step_ms,

@@ -79,6 +79,7 @@ __all__ = [
     "analyze",
     "cause_message",
     "cause_text",
+    "gap_message",
     "judge",
     "judging",
     "loading_unmarked",
@@ -98,9 +99,10 @@ CAUSE_LEAD = 2.0
 """... and at least this many times the next part's excess: it dominates."""
 
 
-def cause_message(cause: Cause) -> Message:
+def cause_message(cause: Cause, many: bool = False) -> Message:
     """Why a rank is late, as a message (`base.words`, `cause.<kind>`), e.g. "19.6 ms a step between its optimizer
-    and its next step, …"; a `mixed` cause lists its largest parts.
+    and its next step, …"; or why `many` are, in each of their late steps (`causes.<kind>`: the transient
+    stragglers); a `mixed` cause lists its largest parts.
 
     >>> cause = named_cause({"forward": 38.0}, lateness_ms=40.0)
     >>> cause_message(cause).text(), cause_message(cause).text("fr")
@@ -112,7 +114,7 @@ def cause_message(cause: Cause) -> Message:
 
     """
     parts = tuple(Message.of("cause.part_ms", part=Message.of(f"part.{p}"), ms=Ms(v)) for p, v in cause.largest())
-    said = Message.of(f"cause.{cause.kind}", ms=Ms(cause.ms), parts=parts)
+    said = Message.of(f"{'causes' if many else 'cause'}.{cause.kind}", ms=Ms(cause.ms), parts=parts)
     if cause.kind == MIXED or cause.lateness_ms <= 0:
         return said
     following = [(p, ms) for p, ms in cause.largest(2)[1:] if ms >= 0.005 * cause.lateness_ms]
@@ -161,13 +163,36 @@ def undecided_message(undecided: Undecided, steps: int) -> Message:
     )
 
 
-def cause_text(cause: Cause) -> str:
-    """One line of why, in English.
+def gap_message(
+    median_gap: float, threshold: float, efficiency: float, undecided: bool, ranks: int, steps: int, chance: float
+) -> Message | None:
+    """Why the latest rank's gap is large where the verdict names little of it: each step's latest rank is behind by
+    `median_gap` of the step (median), at or over the threshold, while what the stragglers named cost is under half
+    of that (1 - `efficiency`). Either the window is too short to tell a rank this late from chance (`undecided`), or
+    chance alone puts some rank of `ranks` that far back (an on-time rank is over the threshold in `chance` of the
+    steps). None when the figures agree.
+
+    >>> gap_message(0.51, 0.1, 1.0, True, 4, 3, 0.02).text()
+    "no rank is named late, yet each step's latest rank ... 3 steps are too few to tell a rank this late from chance"
+    >>> gap_message(0.3, 0.1, 0.75, False, 4, 30, 0.2) is None
+    True
+    """
+    if median_gap < threshold or 1.0 - efficiency >= median_gap / 2:
+        return None
+    if undecided:
+        return Message.of("verdict.gap_few", gap=Share(median_gap), steps=steps)
+    return Message.of("verdict.gap_chance", gap=Share(median_gap), ranks=ranks, chance=Share(chance))
+
+
+def cause_text(cause: Cause, many: bool = False) -> str:
+    """One line of why, in English: of one rank, or of `many` (the transient stragglers, in each of their steps).
 
     >>> cause_text(named_cause({"load": 19.0, "forward": 1.0}, lateness_ms=20.0))
     '19.0 ms a step loading its input (95\u202f%; forward 5\u202f%)'
+    >>> cause_text(named_cause({"backward": 19.0}, lateness_ms=20.0), many=True)
+    '19.0 ms more than the median rank in each of those steps, in their backward (95\u202f%)'
     """
-    return cause_message(cause).text()
+    return cause_message(cause, many).text()
 
 
 def prefetch_case(cause: Cause, load_marked: bool) -> str:

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from .words import Message, Share
+
 __all__ = [
     "ALGORITHM",
     "BANDWIDTH_GBPS",
@@ -185,8 +187,9 @@ GRAD_MB = Param("grad_mb", 193.0, 0.0, MAX_SIZE_MB, "MB", "gradient size", low_o
 BANDWIDTH_GBPS = Param("bandwidth_gbps", 35.0, 0.0, 1e5, "GB/s", "link bandwidth", low_open=True)
 LATENCY_US = Param("latency_us", 25.0, 0.0, 1e6, "us", "per-hop latency")
 
-THRESHOLD = Param("threshold", 0.1, 0.0, 1.0, help="share of the step from which a rank counts as late", low_open=True)
-"""For the trace verdicts, the page's field and the alert rule alike."""
+THRESHOLD = Param("threshold", 0.1, 0.01, 1.0, help="share of the step from which a rank counts as late")
+"""For the trace verdicts, the page's field and the alert rule alike. At least 1 % of the step: below it, a rank's
+lateness is within a clock's and a launch's own jitter, and "late by 0 % of the step" says nothing."""
 PERCENT = 100.0
 
 
@@ -198,6 +201,15 @@ class Reading:
     value: float | None
     hint: str = ""
 
+    def note(self, given: str, **values: object) -> Message:
+        """What the reading needs said of the text `given` (`threshold.<hint>`), with the least threshold allowed
+        and any other `values` the words name.
+
+        >>> read_threshold("0.1 %").note("0.1 %").text()
+        '“0.1 %” not applied: a threshold is a share of the step from 1\u202f% to all of it, as a share (0.2) or ...'
+        """
+        return Message.of(f"threshold.{self.hint}", given=given, least=Share(THRESHOLD.low), **values)
+
 
 def read_threshold(text: str) -> Reading:
     """A threshold as a person types it, on the command line and in the page alike: a share of the step below 1
@@ -206,8 +218,8 @@ def read_threshold(text: str) -> Reading:
 
     >>> read_threshold("15"), read_threshold("1"), read_threshold("0,2").value, read_threshold("12.5 %").value
     (Reading(value=0.15, hint='percent'), Reading(value=0.01, hint='percent'), 0.2, 0.125)
-    >>> read_threshold("0").hint, read_threshold("150").hint, read_threshold("abc").hint
-    ('range', 'range', 'number')
+    >>> read_threshold("0").hint, read_threshold("1e-9").hint, read_threshold("150").hint, read_threshold("abc").hint
+    ('range', 'range', 'range', 'number')
     """
     word = text.strip().replace(",", ".").replace("\u202f", " ")
     percent = word.endswith("%")
@@ -223,7 +235,7 @@ def read_threshold(text: str) -> Reading:
         number /= PERCENT
     elif 1.0 <= number <= PERCENT:
         number, hint = number / PERCENT, "percent"
-    if not THRESHOLD.low < number <= THRESHOLD.high:
+    if not THRESHOLD.low <= number <= THRESHOLD.high:
         return Reading(None, "range")
     return Reading(number, hint)
 

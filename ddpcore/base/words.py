@@ -85,18 +85,54 @@ WORDS: dict[str, dict[str, str]] = {
         "comparés un à un",
     },
     "compare.whatif_all": {
-        "en": "the run after has no straggler left: it tests the whole prediction",
-        "fr": "l'exécution d'après n'a plus de retardataire : elle teste toute la prédiction",
+        "en": "the run after has no straggler left, persistent or transient: it tests the whole prediction",
+        "fr": "l'exécution d'après n'a plus de retardataire, persistant ou passager : elle teste toute la prédiction",
     },
     "compare.whatif_went": {
         "en": "the run after still has stragglers: it tests only the part of the prediction for those that went",
         "fr": "l'exécution d'après a encore des retardataires : elle ne teste que la part de la prédiction due à ceux "
         "qui sont partis",
     },
-    "compare.whatif_none": {
-        "en": "no straggler went, or another appeared: the run after does not test the prediction",
-        "fr": "aucun retardataire n'est parti, ou un autre est apparu : l'exécution d'après ne teste pas la prédiction",
+    "compare.whatif_moved": {
+        "en": "{appeared} appeared in the run after: the straggler moved, and the run after does not test the "
+        "prediction",
+        "fr": "nouveau dans l'exécution d'après : {appeared} ; le retardataire a changé de rang, et l'exécution "
+        "d'après ne teste pas la prédiction",
     },
+    "compare.whatif_stayed": {
+        "en": "{stayed} stayed and none went: the run after does not test the prediction",
+        "fr": "toujours en retard : {stayed}, et aucun n'est parti : l'exécution d'après ne teste pas la prédiction",
+    },
+    "compare.whatif_none_before": {
+        "en": "the run before named no persistent straggler, and the run after still has transient ones: it does "
+        "not test the prediction",
+        "fr": "l'exécution d'avant n'a désigné aucun retardataire persistant, et celle d'après a encore des "
+        "passagers : elle ne teste pas la prédiction",
+    },
+    "compare.verdicts": {
+        "en": "verdicts: before, persistent {before}, {before_steps} transient step(s); after, persistent {after}, "
+        "{after_steps} transient step(s)",
+        "fr": "verdicts : avant, persistant {before}, {before_steps} pas passager(s) ; après, persistant {after}, "
+        "{after_steps} pas passager(s)",
+    },
+    "compare.whatif_new": {
+        "en": "{appeared} appeared in the run after, where the run before named none: the run after does not test "
+        "the prediction",
+        "fr": "nouveau dans l'exécution d'après, où celle d'avant n'en désignait aucun : {appeared} ; l'exécution "
+        "d'après ne teste pas la prédiction",
+    },
+    "compare.missed": {
+        "en": "the run after is {gain} a step faster ({share}) than the run before predicted without the stragglers "
+        "it named, beyond noise: what slowed the run before, its verdict did not name (every rank slowed alike, a "
+        "straggler too small or too brief for its steps, or a change of the work itself)",
+        "fr": "l'exécution d'après est plus rapide de {gain} par pas ({share}) que celle d'avant ne le prédisait sans "
+        "les retardataires qu'elle a désignés, au-delà du bruit : ce qui ralentissait l'exécution d'avant, son "
+        "verdict ne l'a pas désigné (tous les rangs ralentis de même, un retardataire trop petit ou trop bref pour "
+        "ses pas, ou un changement du travail lui-même)",
+    },
+    "compare.rank": {"en": "rank {ranks}", "fr": "rang {ranks}"},
+    "compare.ranks": {"en": "ranks {ranks}", "fr": "rangs {ranks}"},
+    "compare.no_rank": {"en": "no rank", "fr": "aucun rang"},
     "page.too_large": {
         "en": "about {ranks} ranks x {steps} steps is more than this page holds ({most} rank-steps): run python -m "
         "ddpcore analyze FOLDER --fit on a machine with the files",
@@ -264,6 +300,13 @@ WORDS: dict[str, dict[str, str]] = {
         "d'un seul run",
     },
     # --- an analysis's warnings --------------------------------------------------------------------------------------
+    "warn.group": {
+        "en": "{first} (and {more} more like it: ranks {ranks})",
+        "fr": "{first} (et {more} de plus du même genre : rangs {ranks})",
+    },
+    "warn.group_plain": {"en": "{first} (and {more} more like it)", "fr": "{first} (et {more} de plus du même genre)"},
+    "warn.ranks_more": {"en": "{ranks} and {more} more", "fr": "{ranks} et {more} de plus"},
+    "warn.plain": {"en": "{text}", "fr": "{text}"},
     "warn.partial": {
         "en": "rank {rank} ({source}): {extra} step(s) not in every rank's trace, left out",
         "fr": "rang {rank} ({source}) : {extra} pas absent(s) de la trace d'un autre rang, laissé(s) de côté",
@@ -314,12 +357,27 @@ WORDS: dict[str, dict[str, str]] = {
         "rangs à l'heure en moyenne : {more} pas de plus aussi en retard le désigneraient comme retardataire "
         "persistant",
     },
+    "verdict.gap_few": {
+        "en": "no rank is named late, yet each step's latest rank is {gap} of the step behind the median rank "
+        "(median over steps): {steps} steps are too few to tell a rank this late from chance",
+        "fr": "aucun rang n'est désigné en retard, et pourtant le dernier rang de chaque pas a {gap} du pas de retard "
+        "sur le rang médian (médiane des pas) : {steps} pas sont trop peu pour distinguer du hasard un rang aussi en "
+        "retard",
+    },
+    "verdict.gap_chance": {
+        "en": "each step's latest rank is {gap} of the step behind the median rank (median over steps), yet little "
+        "of it is named: with {ranks} ranks, chance alone puts some rank that far back (a rank on time is over "
+        "the threshold in {chance} of steps), and no rank is later than chance in most steps",
+        "fr": "le dernier rang de chaque pas a {gap} du pas de retard sur le rang médian (médiane des pas), et "
+        "pourtant peu en est désigné : avec {ranks} rangs, le hasard seul met un rang aussi loin (un rang à l'heure "
+        "dépasse le seuil sur {chance} des pas), et aucun rang n'est plus tard que le hasard sur la plupart des pas",
+    },
     # --- why a rank is late, and what prefetching would do -----------------------------------------------------------
     "cause.load": {"en": "{ms} a step loading its input", "fr": "{ms} par pas à charger ses données"},
     "cause.forward": {"en": "{ms} a step longer in its forward", "fr": "{ms} par pas de plus dans son forward"},
     "cause.backward": {
         "en": "{ms} a step longer in its backward",
-        "fr": "{ms} par pas de plus dans sa rétropropagation",
+        "fr": "{ms} par pas de plus dans son backward",
     },
     "cause.optimizer": {
         "en": "{ms} a step longer in its optimizer step",
@@ -344,12 +402,54 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "{ms} a step with no single cause: {parts}",
         "fr": "{ms} par pas sans cause unique : {parts}",
     },
+    "causes.load": {
+        "en": "{ms} more than the median rank in each of those steps, loading their input",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, à charger leurs données",
+    },
+    "causes.forward": {
+        "en": "{ms} more than the median rank in each of those steps, in their forward",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, dans leur forward",
+    },
+    "causes.backward": {
+        "en": "{ms} more than the median rank in each of those steps, in their backward",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, dans leur backward",
+    },
+    "causes.optimizer": {
+        "en": "{ms} more than the median rank in each of those steps, in their optimizer step",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, dans leur pas d'optimiseur",
+    },
+    "causes.between_steps": {
+        "en": "{ms} more than the median rank in each of those steps, between their optimizer and their next step, "
+        "outside any phase: logging, checkpointing, evaluation or a pause on those ranks",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, entre leur optimiseur et leur pas suivant, hors "
+        "de toute phase : journalisation, checkpoint, évaluation ou pause sur ces rangs",
+    },
+    "causes.gpu_compute": {
+        "en": "{ms} more than the median rank in each of those steps, in longer GPU kernels (slower or throttled "
+        "GPUs, or more work on them)",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, en noyaux GPU plus longs (GPU plus lents ou "
+        "bridés, ou plus de travail)",
+    },
+    "causes.host_launch": {
+        "en": "{ms} more than the median rank in each of those steps, their GPUs idle, waiting for the host to "
+        "launch work",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, leurs GPU inactifs, attendant que l'hôte lance "
+        "le travail",
+    },
+    "causes.copies": {
+        "en": "{ms} more than the median rank in each of those steps, in memory copies",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, en copies mémoire",
+    },
+    "causes.mixed": {
+        "en": "{ms} more than the median rank in each of those steps, with no single cause: {parts}",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, sans cause unique : {parts}",
+    },
     "cause.part_ms": {"en": "{part} {ms}", "fr": "{part} {ms}"},
     "cause.share": {"en": "{cause} ({share})", "fr": "{cause} ({share})"},
     "cause.shares": {"en": "{cause} ({share}; {part} {next})", "fr": "{cause} ({share} ; {part} {next})"},
     "part.load": {"en": "loading", "fr": "chargement"},
     "part.forward": {"en": "forward", "fr": "forward"},
-    "part.backward": {"en": "backward", "fr": "rétropropagation"},
+    "part.backward": {"en": "backward", "fr": "backward"},
     "part.optimizer": {"en": "optimizer", "fr": "optimiseur"},
     "part.between_steps": {"en": "between steps", "fr": "entre les pas"},
     "part.gpu_compute": {"en": "GPU kernels", "fr": "noyaux GPU"},
@@ -403,9 +503,9 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "« {given} » lu comme un pourcentage : {percent} du pas ({applied}).",
     },
     "threshold.range": {
-        "en": "“{given}” not applied: a threshold is a share of the step above 0 and below 1 (0.2), or a percent "
-        "(20 %).",
-        "fr": "« {given} » non appliqué : un seuil est une part du pas supérieure à 0 et inférieure à 1 (0,2), ou un "
+        "en": "“{given}” not applied: a threshold is a share of the step from {least} to all of it, as a share (0.2) "
+        "or a percent (20 %).",
+        "fr": "« {given} » non appliqué : un seuil est une part du pas, de {least} au pas entier, en part (0,2) ou en "
         "pourcentage (20 %).",
     },
     "threshold.number": {

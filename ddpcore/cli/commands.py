@@ -32,7 +32,6 @@ from ..base import (
     Param,
     check_int,
     read_threshold,
-    say,
 )
 from ..model import ClusterConfig, Link, Phases, StepConfig, cluster_step, cluster_sweep, default_straggler
 from ..ops import DEFAULT_JOB
@@ -255,9 +254,9 @@ def _threshold(text: str) -> float:
     said on stderr, as the page says it under the field."""
     reading = read_threshold(text)
     if reading.value is None:
-        raise argparse.ArgumentTypeError(say(f"threshold.{reading.hint}", given=text))
+        raise argparse.ArgumentTypeError(reading.note(text).text())
     if reading.hint == "percent":
-        note = say("threshold.percent", given=text, percent=f"{reading.value * 100:g}%", applied=f"{reading.value:g}")
+        note = reading.note(text, percent=f"{reading.value * 100:g}%", applied=f"{reading.value:g}").text()
         print(f"--threshold: {note}", file=sys.stderr)
     return reading.value
 

@@ -19,6 +19,8 @@ from ..analysis import (
     bounded,
     cause_text,
     caveat_message,
+    gap_message,
+    grouped,
     loading_unmarked,
     prefetch_text,
     stretch_message,
@@ -105,6 +107,10 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
         "load_marked": analysis.load_marked,
         **_gauges_payload(analysis.gpu),
         "warnings": list(analysis.warnings),
+        "warning_groups": [
+            {"code": g.code, "count": g.count, "ranks": list(g.ranks), "text": g.message().text()}
+            for g in grouped(analysis.warnings)
+        ],
         "errors": errors,
     }
 
@@ -116,8 +122,8 @@ def _stretch(straggler: dict) -> str:
     return "" if said is None else f", {said.text()}"
 
 
-def _why(payload: dict) -> str:
-    return cause_text(Cause(**payload))
+def _why(payload: dict, many: bool = False) -> str:
+    return cause_text(Cause(**payload), many)
 
 
 def _percent(value: float | None) -> str:
@@ -146,7 +152,7 @@ def analysis_text(p: dict) -> str:
     t = p["transient"]
     why = [f"rank {s['rank']}: {_why(s['cause'])}" for s in p["stragglers"] if s["cause"]]
     if t["straggler_steps"] and t["cause"]:
-        why.append(f"transient stragglers: {_why(t['cause'])}")
+        why.append(f"transient stragglers: {_why(t['cause'], many=True)}")
     said = [*(s["cause"] for s in p["stragglers"]), t["cause"] if t["straggler_steps"] else None]
     causes = [Cause(**c) for c in said if c]
     if causes:
@@ -160,10 +166,15 @@ def analysis_text(p: dict) -> str:
         *why,
         f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
         f"{p['threshold']:.0%} of the step or more and later than chance"
-        + (f", ranks {t['ranks']}, {t['mean_cost_ms']:.2f} ms each on average" if t["straggler_steps"] else ""),
+        + (
+            f", ranks {t['ranks']}; each of those steps was held back {t['mean_cost_ms']:.2f} ms on average"
+            if t["straggler_steps"]
+            else ""
+        ),
         f"step {p['step_ms']:.2f} ms mean ({p['median_step_ms']:.2f} median); stragglers cost "
         f"{p['straggler_cost_ms']:.2f} ms "
-        f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f}): persistent "
+        f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f} against this run without the "
+        "stragglers named): persistent "
         f"{parts['persistent']:.2f} ms, transient {parts['transient']:.2f} ms; jitter alone {parts['jitter']:.2f} ms "
         "(not in the cost)",
         f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
@@ -171,6 +182,17 @@ def analysis_text(p: dict) -> str:
         f"{noise['mean_needed_ms']:.2f} ms more than the other ranks on time; a transient one works "
         f"{p['jitter_floor_ms']:.2f} ms more in its step",
     ]
+    gap = gap_message(
+        p["median_gap"],
+        p["threshold"],
+        p["efficiency"],
+        bool(p.get("undecided")),
+        len(p["ranks"]),
+        steps,
+        noise["chance_over_threshold"],
+    )
+    if gap is not None:
+        lines.append(gap.text())
     if p["gpu_busy"] is not None:
         lines.append(
             f"GPU busy as nvidia-smi shows it {p['gpu_busy']:.1%}, compute kernels {p['gpu_compute']:.1%}, "
@@ -193,7 +215,8 @@ def analysis_text(p: dict) -> str:
         f"{', '.join(map(str, s['late_ranks'])) or '-'}"
         for s in p["steps"]
     ]
-    lines += [f"warning: {w}" for w in p["warnings"]]
+    groups = p.get("warning_groups") or [{"text": w} for w in p["warnings"]]
+    lines += [f"warning: {g['text']}" for g in groups]
     return "\n".join(lines)
 
 

@@ -139,3 +139,33 @@ def test_a_recorded_fix_that_does_nothing_is_within_noise(pattern):
 def test_a_recorded_straggler_that_moved_is_named_where_it_went(pattern):
     c = compared(files("pairs/slow_rank1", pattern), files("pairs/slow_rank3", pattern))
     assert c.stragglers.went == (1,) and c.stragglers.appeared == (3,) and c.whatif.tests == "none"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "code"),
+    [
+        ("pairs/slow_rank1", "pairs/slow_rank3", "compare.whatif_moved"),
+        ("pairs/clean_first", "pairs/slow_rank3", "compare.whatif_new"),
+        ("pairs/input_slow", "pairs/input_prefetched", "compare.whatif_all"),
+    ],
+)
+def test_both_formats_of_a_pair_say_the_same_notes_and_why(before, after, code):
+    """A profiler trace and a JSONL file of one pair of runs give the same notes when their verdicts agree; the
+    first note says what each verdict found, so that where they differ, the reader sees why."""
+    notes = [[n.text() for n in compared(files(before, p), files(after, p)).notes] for p in FORMATS]
+    assert notes[0] == notes[1]
+    said = compared(files(before, FORMATS[0]), files(after, FORMATS[0])).notes
+    assert said[0].code == "compare.verdicts" and said[1].code == code
+
+
+def test_a_run_before_judged_clean_yet_slower_than_the_run_after_says_its_verdict_missed_something():
+    """The run before names nobody, yet its step is 28 % longer than the run after's (every rank slower alike):
+    the panel says the verdict before did not name what slowed it."""
+    from ddpcore.traces import simulated_run
+
+    before = analyze(simulated_run(8, 40, seed=1, jitter_cv=0.3)[0])
+    after = analyze(simulated_run(8, 40, seed=2)[0])
+    assert before.stragglers == () and before.transient.straggler_steps == 0
+    notes = compare(before, after).notes
+    assert notes[-1].code == "compare.missed" and "faster (28" in notes[-1].text()
+    assert all(n.code != "compare.missed" for n in compare(after, after).notes)

@@ -413,9 +413,11 @@ def test_the_threshold_field_shows_what_is_applied(open_page):
     page.wait_for_function("document.querySelector('[data-testid=alert-threshold]').ariaBusy === 'false'")
     assert "> 0.15" in page.inner_text("[data-testid=alert-rule]")
     assert page.input_value(field) == "0.15" and "read as a percent" in page.inner_text("[data-testid=threshold-note]")
-    for refused in ("0", "-1", "abc"):
+    for refused in ("0", "-1", "abc", "1e-9"):
         commit_threshold(page, refused)
         assert f"“{refused}” not applied" in page.inner_text("[data-testid=threshold-note]")
+        if refused in ("0", "1e-9"):
+            assert "from 1\u202f% to all of it" in page.inner_text("[data-testid=threshold-note]"), "the least is said"
         assert page.input_value(field) == "0.15", "the field shows the threshold still applied"
         assert "> 0.15" in page.inner_text("[data-testid=alert-rule]")
     page.select_option("[data-testid=lang]", "fr")

@@ -27,6 +27,16 @@ def test_one_threshold_parser_for_the_command_line_and_the_page(text, value, hin
     assert ("read as a percent" in got.err) == (hint == "percent")
 
 
+@pytest.mark.parametrize("text", ["1e-9", "0.005", "0.5 %", "0"])
+def test_a_threshold_below_the_least_is_refused_with_the_words_the_page_says(text, capsys):
+    """Below 1 % of the step, "late by 0 % of the step" says nothing: the command line refuses it, and names the least
+    it takes, in the very words of the page's note (`Reading.note`)."""
+    assert read_threshold(text).value is None
+    assert main(["analyze", str(FIXTURES / "ddp4" / "rank0.jsonl.gz"), "--threshold", text]) == 2
+    err = capsys.readouterr().err
+    assert read_threshold(text).note(text).text() in err and "from 1\u202f% to all of it" in err
+
+
 def test_replay_help_says_the_speed_it_takes(capsys):
     with pytest.raises(SystemExit):
         main(["replay", "--help"])

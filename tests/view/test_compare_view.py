@@ -31,7 +31,7 @@ def test_the_run_after_is_compared_with_the_run_shown_and_the_link_says_so(compa
     assert compared.state.compare and "cmp=1" in encode(compared.state)
     assert decode(encode(compared.state))[0].compare
     markup = app.screen(compared).regions["compare-panel"]
-    assert 'data-testid="compare-went"' in markup and "<td>2</td>" in markup
+    assert 'data-testid="compare-went"' in markup and "<td>rank 2</td>" in markup, "a rank, never a bare count"
 
 
 def test_a_new_threshold_compares_again_and_a_new_run_before_drops_the_comparison(compared):

@@ -97,3 +97,71 @@ def test_the_h200_measurement_is_said_once_and_the_simplifications_only_under_on
     from ddpview.i18n import H200_EN
 
     assert H200_EN not in TEXT["measure.body"]["en"] and H200_EN in TEXT["cost.h200"]["en"]
+
+
+GAP_NOTE = re.compile(r'data-testid="trace-gap-note"[^>]*>([^<]+)<')
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("pattern", ["*.jsonl.gz", "*.pt.trace.json.gz"])
+def test_a_large_gap_beside_a_full_efficiency_says_why_in_words(lang, pattern):
+    """A clean run on a busy machine: each step's latest rank is a fifth of the step behind, and nothing is named.
+    "Efficiency 100 %" beside "gap 25 %" would read as a contradiction: each figure says what it is over, and a
+    sentence says why the gap is not a straggler's."""
+    from ddpview.views.traces import summary_html
+
+    a = analysed(FIXTURES / "verdict" / "window3_clean", pattern)
+    assert a.stragglers == () and a.efficiency == 1.0 and a.median_gap >= a.threshold
+    markup = summary_html(a, lang)
+    note = GAP_NOTE.search(markup).group(1)
+    assert ("chance alone" in note or "too few" in note) if lang == "en" else ("hasard" in note)
+    labels = ("per step, all ranks together", "whoever it is", "without the stragglers named")
+    french = ("par pas, tous rangs confondus", "quel qu&#x27;il soit", "sans les retardataires désignés")
+    for label in labels if lang == "en" else french:
+        assert label in markup, label
+    slow = summary_html(analysed(FIXTURES / "verdict" / "window3_slow", pattern), lang)
+    assert "trace-gap-note" not in slow, "a named straggler's cost is the gap: nothing to explain"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_transient_cause_is_said_of_many_ranks_and_of_each_late_step(lang):
+    from ddpview.views.traces import summary_html
+
+    markup = summary_html(analysed(FIXTURES / "verdict" / "window3_moving", "*.jsonl.gz"), lang)
+    why = markup.split('data-rank="-1"')[1].split("</li>")[0]
+    if lang == "en":
+        assert "in each of those steps, in their forward" in why and " its " not in why
+        assert "each of those steps was held back" in markup
+    else:
+        assert "dans chacun de ces pas, dans leur forward" in why and " son " not in why
+
+
+def test_four_thousand_copies_are_one_line_on_the_page_and_every_one_in_the_json(capsys):
+    """4,000 ranks whose files hold the same steps: one line says them all, with a count and the first ranks; the
+    JSON still lists each warning."""
+    from ddpview.views.traces import summary_html
+
+    from ddpcore.analysis import Caveat, grouped
+
+    said = [Caveat("copies", first=2 * k, second=2 * k + 1) for k in range(2000)] + [Caveat("one_step")]
+    (copies, one) = grouped(said)
+    assert copies.count == 2000 and one.count == 1 and copies.ranks[:3] == (2, 3, 4)
+    line = copies.message().text("fr")
+    assert "et 1999 de plus du même genre : rangs 2, 3, 4, 5, 6 et 3993 de plus" in line
+    a = analysed(FIXTURES / "ddp4", "*.jsonl.gz")
+    from dataclasses import replace
+
+    many = replace(a, warnings=tuple(said))
+    markup = summary_html(many, "en")
+    assert markup.count('data-testid="trace-warning"') == 2 and 'data-count="2000"' in markup
+    from ddpcore.cli.verdicts import analysis_payload, analysis_text
+
+    payload = analysis_payload(many, [])
+    assert len(payload["warnings"]) == 2001 and [g["count"] for g in payload["warning_groups"]] == [2000, 1]
+    assert sum(line.startswith("warning:") for line in analysis_text(payload).splitlines()) == 2
+
+
+def test_the_french_page_says_nowhere_with_ne_and_why_forward_keeps_its_name():
+    french = " ".join(v["fr"] for v in TEXT.values())
+    assert "et envoyés nulle part" not in french and "ne sont envoyés nulle part" in french
+    assert "gardent ici leurs noms PyTorch" in TEXT["traces.help"]["fr"]

@@ -73,13 +73,11 @@ def test_unreadable_input_is_one_error_and_no_analysis():
 
 
 def test_warnings_read_in_the_pages_language():
-    from ddpview.views import warning_text
+    from ddpcore.analysis import Caveat, grouped
 
-    from ddpcore.analysis import Caveat
-
-    warning = Caveat("some_ranks", loaded=2, world=128)
-    assert warning_text(warning, "fr") == "2 rangs chargés sur 128 : le retardataire peut être parmi les autres"
-    assert warning_text(warning, "en") == warning
+    (group,) = grouped([Caveat("some_ranks", loaded=2, world=128)])
+    assert group.message().text("fr") == "2 rangs chargés sur 128 : le retardataire peut être parmi les autres"
+    assert group.message().text("en") == group.first
 
 
 def test_kernel_rows_are_one_path_per_kind_with_their_count_and_time():

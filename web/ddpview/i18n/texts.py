@@ -264,7 +264,7 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here, one per rank. They are read "
         "in your browser and sent nowhere.",
         "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore, un par "
-        "rang. Ils sont lus dans votre navigateur et envoyés nulle part.",
+        "rang. Ils sont lus dans votre navigateur et ne sont envoyés nulle part.",
     },
     "traces.example": {
         "en": "Load the example (4 ranks, rank 2 slowed)",
@@ -426,8 +426,10 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.stragglers_are": {"en": "Persistent straggler: {ranks}", "fr": "Retardataire persistant : {ranks}"},
     "traces.persistent_line": {
-        "en": "rank {r}: late in {late} of {steps} steps, median gap {gap} of the step, {cost} per step",
-        "fr": "rang {r} : en retard sur {late} pas sur {steps}, écart médian {gap} du pas, {cost} par pas",
+        "en": "rank {r}: late in {late} of {steps} steps; over all of them, its own median gap is {gap} of the step "
+        "({cost} a step)",
+        "fr": "rang {r} : en retard sur {late} pas sur {steps} ; sur tous, son propre écart médian est de {gap} du pas "
+        "({cost} par pas)",
     },
     "traces.no_straggler": {
         "en": "No persistent straggler: no rank is over the threshold in most steps and later than chance allows",
@@ -436,9 +438,9 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.transient_line": {
         "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more, and later "
-        "than chance ({which}), {cost} each on average.",
+        "than chance ({which}); each of those steps was held back {cost} on average.",
         "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas, et "
-        "plus tard que le hasard ({which}), {cost} chacun en moyenne.",
+        "plus tard que le hasard ({which}) ; chacun de ces pas a été retenu {cost} en moyenne.",
     },
     "traces.which_one": {"en": "rank {ranks}", "fr": "rang {ranks}"},
     "traces.which_many": {"en": "ranks {ranks}", "fr": "rangs {ranks}"},
@@ -449,8 +451,16 @@ TEXT: dict[str, dict[str, str]] = {
         "tard que le hasard.",
     },
     "traces.gap": {
-        "en": "Median gap of the latest rank (share of the step)",
-        "fr": "Écart médian du dernier rang (part du pas)",
+        "en": "Gap of each step's latest rank, whoever it is (median over steps, share of the step)",
+        "fr": "Écart du dernier rang de chaque pas, quel qu'il soit (médiane des pas, part du pas)",
+    },
+    "traces.efficiency": {
+        "en": "Efficiency against this run without the stragglers named",
+        "fr": "Efficacité rapportée à ce run sans les retardataires désignés",
+    },
+    "traces.wait": {
+        "en": "GPU time burnt at the barrier, per step, all ranks together",
+        "fr": "Temps GPU brûlé à la barrière, par pas, tous rangs confondus",
     },
     "traces.ideal": {
         "en": "Step re-timed with the late ranks on time (what-if, mean)",
@@ -579,7 +589,8 @@ TEXT: dict[str, dict[str, str]] = {
         "compris. L'excès d'un rang en retard est marqué en rouge. Les collectives du forward (broadcast des "
         "buffers, all_to_all) sont dessinées comme autres collectives et ne comptent jamais. Sous chaque ligne, une "
         "rangée fine montre les collectives telles qu'elles ont tourné sur l'hôte et, pour les traces GPU, une autre "
-        "les noyaux.",
+        "les noyaux. Forward et backward gardent ici leurs noms PyTorch (<code>module.forward</code>, "
+        "<code>loss.backward()</code>) : ce sont ceux que vos traces portent.",
     },
     "phase.idle": {"en": "idle", "fr": "inactif"},
     "phase.between_steps": {"en": "between steps", "fr": "entre les pas"},

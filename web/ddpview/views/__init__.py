@@ -68,7 +68,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         traces_region_items,
         traces_regions,
         verdict_html,
-        warning_text,
     )
 
 _LAZY = {
@@ -127,7 +126,6 @@ _LAZY = {
         "traces_region_items",
         "traces_regions",
         "verdict_html",
-        "warning_text",
     ),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""

@@ -16,7 +16,11 @@ __all__ = ["compare_html"]
 
 
 def _ranks(ranks: tuple[int, ...], lang: str) -> str:
-    return ", ".join(str(r) for r in ranks) if ranks else i18n.t("compare.none", lang)
+    """Ranks as the panel names them, "rank 2" or "ranks 2, 5", never a bare number that reads as a count."""
+    if not ranks:
+        return i18n.t("compare.none", lang)
+    key = "traces.which_one" if len(ranks) == 1 else "traces.which_many"
+    return i18n.t(key, lang, ranks=", ".join(str(r) for r in ranks))
 
 
 def _signed_ms(value: float, lang: str) -> str:

@@ -12,6 +12,8 @@ from ddpcore.analysis import (
     GpuGauges,
     Straggler,
     cause_message,
+    gap_message,
+    grouped,
     loading_unmarked,
     prefetch_case,
     prefetch_message,
@@ -37,7 +39,6 @@ __all__ = [
     "traces_region_items",
     "traces_regions",
     "verdict_html",
-    "warning_text",
 ]
 
 
@@ -105,9 +106,10 @@ def listed(items: list[str], lang: str) -> str:
     return shown + (f" {i18n.t('traces.more', lang, n=len(items) - LISTED)}" if len(items) > LISTED else "")
 
 
-def cause_html(cause: Cause, lang: str) -> str:
-    """Why a rank is late, in the page's language (the core's words: `ddpcore.base.words`)."""
-    return cause_message(cause).text(lang)
+def cause_html(cause: Cause, lang: str, many: bool = False) -> str:
+    """Why a rank is late, or `many` (the transient stragglers), in the page's language (the core's words:
+    `ddpcore.base.words`)."""
+    return cause_message(cause, many).text(lang)
 
 
 def sentence(words: str) -> str:
@@ -132,7 +134,7 @@ def _why_items(a: Analysis, lang: str) -> str:
             text(
                 "li",
                 {"data-testid": "trace-cause", "data-rank": -1, "data-kind": t.cause.kind, "data-value": t.cause.ms},
-                i18n.t("traces.why_transient", lang, why=cause_html(t.cause, lang)),
+                i18n.t("traces.why_transient", lang, why=cause_html(t.cause, lang, many=True)),
             )
         )
     causes = [c for c in [*(s.cause for s in a.stragglers), t.cause if t.straggler_steps else None] if c]
@@ -285,12 +287,6 @@ def gpu_html(gpu: GpuGauges | None, lang: str) -> str:
     )
 
 
-def warning_text(warning: str, lang: str) -> str:
-    """An analysis warning in the page's language (its English text when it carries no code)."""
-    code = getattr(warning, "code", None)
-    return i18n.t(f"warn.{code}", lang, **warning.values) if code else warning  # type: ignore[attr-defined]
-
-
 def summary_html(a: Analysis, lang: str) -> str:
     """Verdict, headline figures (means over steps, medians beside), GPU gauges and warnings."""
     metrics = metrics_dl(
@@ -302,13 +298,27 @@ def summary_html(a: Analysis, lang: str) -> str:
             ms_row("traces.cost_persistent", "trace-cost-persistent", a.cost_parts_ms.persistent, lang, "sub"),
             ms_row("traces.cost_transient", "trace-cost-transient", a.cost_parts_ms.transient, lang, "sub"),
             ms_row("traces.cost_jitter", "trace-cost-jitter", a.cost_parts_ms.jitter, lang),
-            percent_row("cost.efficiency", "trace-efficiency", a.efficiency, lang),
+            percent_row("traces.efficiency", "trace-efficiency", a.efficiency, lang),
             percent_row("traces.gap", "trace-gap", a.median_gap, lang),
-            ms_row("cost.wait", "trace-wait-total", a.wait_ms_total, lang),
+            ms_row("traces.wait", "trace-wait-total", a.wait_ms_total, lang),
         ],
         lang,
     )
-    warnings = "".join(text("li", {"data-testid": "trace-warning"}, warning_text(w, lang)) for w in a.warnings)
+    gap = gap_message(
+        a.median_gap,
+        a.threshold,
+        a.efficiency,
+        bool(a.undecided),
+        len(a.ranks),
+        len(a.steps),
+        a.noise.chance_over_threshold,
+    )
+    if gap is not None:
+        metrics += text("p", {"class": "help", "data-testid": "trace-gap-note"}, sentence(gap.text(lang)))
+    warnings = "".join(
+        text("li", {"data-testid": "trace-warning", "data-count": g.count}, g.message().text(lang))
+        for g in grouped(a.warnings)
+    )
     return (
         verdict_html(a, lang)
         + metrics

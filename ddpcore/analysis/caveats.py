@@ -1,0 +1,86 @@
+"""An analysis's warnings grouped by kind, for reading: 4,000 ranks holding the same steps make 4,000 warnings of one
+kind, which a person reads as one line with a count and the first few ranks (the JSON still lists every one).
+
+>>> from ddpcore.analysis.measured import Caveat
+>>> said = [Caveat("copies", first=r, second=r + 1) for r in range(0, 40, 2)] + [Caveat("one_step")]
+>>> [g.count for g in grouped(said)]
+[20, 1]
+>>> grouped(said)[0].message().text()
+'ranks 0 and 1 hold the same steps to the microsecond: the same file under two rank numbers? (and 19 more like it: \
+ranks 2, 3, 4, 5, 6 and 33 more)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..base import Message
+
+__all__ = ["GROUPED_FROM", "RANKS_NAMED", "WarningGroup", "grouped"]
+
+GROUPED_FROM = 4
+"""Warnings of one kind said one by one up to this many less one; from this many, one line says them all."""
+RANKS_NAMED = 5
+"""Ranks a grouped line names before saying how many more."""
+_RANK_KEYS = ("rank", "first", "second")
+
+
+@dataclass(frozen=True)
+class WarningGroup:
+    """Warnings of one kind (`code`; None for a warning without one, always alone): the first of them, how many
+    there are, and the ranks the others name, in order."""
+
+    code: str | None
+    first: str
+    count: int
+    ranks: tuple[int, ...] = ()
+
+    def message(self) -> Message:
+        """The group as one line: the first warning, and how many more like it for which ranks."""
+        said = _said(self.first)
+        if self.count == 1:
+            return said
+        if not self.ranks:
+            return Message.of("warn.group_plain", first=said, more=self.count - 1)
+        named = tuple(self.ranks[:RANKS_NAMED])
+        ranks: object = named
+        if len(self.ranks) > RANKS_NAMED:
+            ranks = Message.of("warn.ranks_more", ranks=named, more=len(self.ranks) - RANKS_NAMED)
+        return Message.of("warn.group", first=said, more=self.count - 1, ranks=ranks)
+
+
+def _said(warning: str) -> Message:
+    code = getattr(warning, "code", None)
+    return Message.of(f"warn.{code}", **warning.values) if code else Message.of("warn.plain", text=warning)  # type: ignore[attr-defined]
+
+
+def _ranks_of(warning: str) -> list[int]:
+    values = getattr(warning, "values", {})
+    return [v for k in _RANK_KEYS if isinstance(v := values.get(k), int)]
+
+
+def grouped(warnings: Sequence[str]) -> tuple[WarningGroup, ...]:
+    """The warnings in their order, those of a kind that has GROUPED_FROM or more gathered into one group where the
+    kind first appears; the others one group each.
+
+    >>> [g.count for g in grouped(["a", "b"])]
+    [1, 1]
+    """
+    by_code: dict[str, list[str]] = {}
+    for w in warnings:
+        code = getattr(w, "code", None)
+        if code:
+            by_code.setdefault(code, []).append(w)
+    out: list[WarningGroup] = []
+    for w in warnings:
+        code = getattr(w, "code", None)
+        some = by_code.get(code, []) if code else []
+        if len(some) < GROUPED_FROM:
+            out.append(WarningGroup(code, w, 1, tuple(_ranks_of(w))))
+        elif w is some[0]:
+            seen: dict[int, None] = {}
+            for other in some[1:]:
+                seen.update(dict.fromkeys(_ranks_of(other)))
+            out.append(WarningGroup(code, w, len(some), tuple(seen)))
+    return tuple(out)
