@@ -1,6 +1,7 @@
 // Loading progress and boot errors: shown before Python is live. Everything else is Python (main.py), but for two
 // helpers that spare it many calls across to JavaScript: the names of picked files in one call (thousands of File
-// proxies, one at a time, cost Python seconds), and a region's changes applied in one call.
+// proxies, one at a time, cost Python seconds), and a region's changes applied in one call; and the mark of a box
+// that scrolls sideways, which follows layout rather than state.
 globalThis.ddpcoreFileNames = (files) => JSON.stringify(Array.from(files, (file) => file.name));
 // A region updated in place (ddpview.markup.patches): [element count, [[number, tag, attribute or "" for the text, value or
 // null to remove], ...]]. Nothing is changed, and false returned, unless the region holds that many elements and
@@ -17,6 +18,19 @@ globalThis.ddpcorePatch = (region, json) => {
   }
   return true;
 };
+// A box that scrolls sideways says so: the line after it (.scroll-cue) shows while its content is wider than it, on
+// any screen, as the box is resized or its content written.
+const markScrollers = () => {
+  for (const cue of document.querySelectorAll(".scroll-cue")) {
+    const box = cue.previousElementSibling;
+    if (!box) continue;
+    const mark = () => box.toggleAttribute("data-overflows", box.scrollWidth > box.clientWidth + 1);
+    new ResizeObserver(mark).observe(box);
+    new MutationObserver(mark).observe(box, { childList: true, subtree: true });
+  }
+};
+if (document.readyState === "loading") addEventListener("DOMContentLoaded", markScrollers);
+else markScrollers();
 // A file dropped anywhere is never opened in place of the page: only Your traces takes drops (its handler reads
 // them); elsewhere the pointer says no drop, from the first paint on, before Python is live.
 for (const kind of ["dragover", "drop"]) {

@@ -143,6 +143,20 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "a Parquet summary: the analysis reads the columnar ones (summarize without --format parquet)",
         "fr": "un résumé Parquet : l'analyse lit les résumés en colonnes (summarize sans --format parquet)",
     },
+    "file.foreign": {
+        "en": "{what}: not a format ddpcore reads. It reads PyTorch profiler traces (.json, .json.gz), ddpcore JSONL "
+        "(its Recorder) and ddpcore summaries (summarize)",
+        "fr": "{what} : pas un format que ddpcore lit. Il lit les traces du profileur PyTorch (.json, .json.gz), le "
+        "JSONL de ddpcore (son Recorder) et les résumés de ddpcore (summarize)",
+    },
+    "foreign.chrome": {
+        "en": "a Chrome trace not written by PyTorch's profiler",
+        "fr": "une trace Chrome qui n'est pas du profileur PyTorch",
+    },
+    "foreign.parquet": {
+        "en": "a Parquet file not written by ddpcore",
+        "fr": "un fichier Parquet qui n'est pas de ddpcore",
+    },
     "file.not_trace": {
         "en": "JSON that is not a trace (neither a PyTorch profiler trace nor ddpcore JSONL)",
         "fr": "JSON qui n'est pas une trace (ni trace du profileur PyTorch ni JSONL ddpcore)",

@@ -35,7 +35,7 @@ from .reader import (
     texts,
 )
 from .stepfacts import RankColumns
-from .summary import is_summary, read_summary
+from .summary import FLAGS, MEASURES, is_summary, read_summary
 
 __all__ = [
     "JsonlRows",
@@ -202,6 +202,27 @@ def _json_stream(data: Iterable[bytes]) -> JsonStream:
 
 PARQUET_MAGIC = b"PAR1"
 """How a Parquet file starts: `summarize --format parquet` writes them for DuckDB or Spark, not for the analysis."""
+PARQUET_COLUMNS = tuple(name.encode() for name in (*MEASURES, *FLAGS))
+"""Column names of ddpcore's Parquet summaries (`summary`'s) that its footer names: without them, it is not ours."""
+PYTORCH_KEYS = frozenset(("schemaVersion", "distributedInfo", "deviceProperties", "traceName"))
+"""Top-level keys of a PyTorch profiler trace: a Chrome trace with none of them and no ProfilerStep is another
+tool's (a 3D-parallel job's timeline, a browser's)."""
+CHROME_LOOK = 64
+"""Entries of a JSON array looked at for Chrome events (`ph`) before calling it no trace at all."""
+
+
+def _ddpcore_parquet(data: bytes) -> bool:
+    """Whether a Parquet file's footer (its last 8 bytes give its length) names ddpcore's summary columns."""
+    if len(data) < 12 or not data.endswith(PARQUET_MAGIC):
+        return False
+    size = int.from_bytes(data[-8:-4], "little")
+    footer = data[max(0, len(data) - 8 - size) : -8]
+    return all(name in footer for name in PARQUET_COLUMNS)
+
+
+def _foreign(kind: str) -> TraceError:
+    """A file of a format ddpcore does not read (`foreign.<kind>`), said with the formats it does read."""
+    return TraceError("file.foreign", what=Message.of(f"foreign.{kind}"))
 
 
 def _opening(data: Iterator[bytes], size: int) -> tuple[bytes, Iterator[bytes]]:
@@ -385,6 +406,8 @@ def _unnamed(unnamed: list[Interval], named: list[Interval]) -> list[Interval]:
 
 
 def _kineto_trace(top: dict, scan: _KinetoScan, source: str) -> RankTrace:
+    if not scan.windows and not PYTORCH_KEYS & set(top):
+        raise _foreign("chrome")
     info = _mapping(top.get("distributedInfo"))
     if info.get("rank") is None:
         raise TraceError("file.no_rank")
@@ -556,13 +579,15 @@ def read_trace(source: str, chunks: Iterable[bytes]) -> ReadRank:
     if opening == MAGIC:
         return read_columnar(b"".join(data), source)
     if opening.startswith(PARQUET_MAGIC):
-        raise TraceError("file.parquet")
+        raise TraceError("file.parquet") if _ddpcore_parquet(b"".join(data)) else _foreign("parquet")
     stream = _json_stream(data)
     first = stream.peek()
     if not first:
         raise TraceError("file.empty")
     if first != "{":
-        stream.value()
+        value = stream.value()
+        if isinstance(value, list) and any(isinstance(e, dict) and "ph" in e for e in value[:CHROME_LOOK]):
+            raise _foreign("chrome")
         raise TraceError("file.not_trace")
     scan = _KinetoScan()
     top = _top_object(stream, scan)

@@ -68,20 +68,26 @@ def test_uploaded_files_bad_ones_and_hostile_names(open_page, tmp_path):
     other.write_text('{"hello": "world"}')
     twice = tmp_path / "again.json.gz"
     twice.write_bytes((DDP4 / "rank0.pt.trace.json.gz").read_bytes())
-    page.set_input_files("[data-testid=trace-files]", [str(p) for p in [*files, evil, bad, other, twice]])
+    timeline = tmp_path / "timeline-AR.json"
+    timeline.write_text('{"traceEvents": [{"name": "forward-compute", "ph": "X", "ts": 0, "dur": 5, "tid": "stage 0"}]}')
+    page.set_input_files("[data-testid=trace-files]", [str(p) for p in [*files, evil, bad, other, twice, timeline]])
     traces_written(page)
     assert value(page, "trace-straggler") == 2
     errors = page.locator("[data-testid=trace-error]")
-    assert errors.count() == 3
+    assert errors.count() == 4
     text = page.inner_text("[data-testid=trace-errors]")
     assert "broken.json" in text and "invalid JSON" in text
     assert "other.json" in text and "not a trace" in text
     assert "again.json.gz" in text and "second file for rank 0" in text
+    said = text.split("timeline-AR.json")[1].split("\n")[0]
+    assert "not a format ddpcore reads" in said and "not a trace" not in said, "a Chrome trace of another tool"
     assert page.locator("[data-testid=trace-rank]").count() == 4
-    assert "<script>" in page.inner_text("#trace-ranks"), "the hostile file name is shown as text"
+    # textContent: the table is off screen, where content-visibility skips its layout and innerText reads nothing
+    assert "<script>" in page.text_content("#trace-ranks"), "the hostile file name is shown as text"
     page.select_option("[data-testid=lang]", "fr")
     french = page.inner_text("[data-testid=trace-errors]")
     assert "JSON invalide" in french and "pas une trace" in french and "second fichier pour le rang 0" in french
+    assert "pas un format que ddpcore lit" in french
     assert page.evaluate("window.__pwned") is None
     assert page.locator("#trace-ranks script, #trace-ranks svg").count() == 0
     watch.assert_clean()
@@ -547,7 +553,7 @@ def test_a_run_after_a_fix_is_compared_with_the_run_shown_in_both_languages(open
     assert page.is_visible("[data-testid=compare-help]")
     page.set_input_files("[data-testid=after-files]", after)
     page.wait_for_selector("[data-testid=compare-went]", timeout=120_000)
-    assert page.inner_text("[data-testid=compare-went] td") == "2"
+    assert page.inner_text("[data-testid=compare-went] td") == "rank 2", "a rank, never a bare number read as a count"
     assert float(page.get_attribute("[data-testid=compare-step]", "data-value")) < -10
     assert "beyond noise" in page.inner_text("[data-testid=compare-verdict]")
     expect_hash(page, contains="cmp=1")

@@ -56,4 +56,17 @@ def test_parquet_is_told_apart_from_a_trace(tmp_path):
     summarised(tmp_path, "ddp4", "*.jsonl.gz")
     data = next(tmp_path.glob("*.parquet")).read_bytes()
     message = load([("rank0.ddpsum.parquet", data)]).errors[0].message
-    assert "Parquet" in message and "\n" not in message
+    assert "Parquet" in message and "\n" not in message and "summarize without --format parquet" in message
+    foreign = pq.write_table  # a Parquet file with other columns: another tool's, whose advice must not be ours
+    import io
+
+    import pyarrow as pa
+
+    out = io.BytesIO()
+    foreign(pa.table({"dp_rank": [0], "stage": [1], "duration": [2.5]}), out)
+    said = load([("trace-AR.parquet", out.getvalue())]).errors[0].message
+    assert (
+        "not written by ddpcore" in said
+        and "not a format ddpcore reads" in said
+        and "summarize" not in said.split("It reads")[0]
+    )

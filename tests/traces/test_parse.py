@@ -92,7 +92,7 @@ def jsonl(rank: int, steps: int, slow: float = 0.0) -> bytes:
         ("list.json", b"[1, 2, 3]", "not a trace"),
         ("empty.json", b"   ", "empty"),
         ("nosteps.json", json.dumps({"distributedInfo": {"rank": 0}, "traceEvents": []}).encode(), "ProfilerStep"),
-        ("norank.json", json.dumps({"traceEvents": []}).encode(), "distributedInfo.rank"),
+        ("norank.json", json.dumps({"schemaVersion": 1, "traceEvents": []}).encode(), "distributedInfo.rank"),
         ("bin.json", b"\xff\xfe\x00", "UTF-8"),
         ("broken.json.gz", b"\x1f\x8b\x08\x00garbage", "gzip"),
         ("line.jsonl", b'{"rank": 0, "step": 0, "phase": "forward", "start": 0, "end": 1}\n{oops', "line 2"),
@@ -194,3 +194,24 @@ def test_cli_threshold_flag_and_its_alias_agree(capsys):
     assert by_name["threshold"] == 0.25
     assert main(["analyze", str(DDP4 / "nothing.json")]) == 1
     assert "error: need traces of at least two ranks" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"traceEvents": [{"name": "forward-compute", "ph": "X", "ts": 0, "dur": 5, "pid": 0, "tid": "stage 0"}]}',
+        b'[{"name": "forward-compute", "ph": "X", "ts": 0, "dur": 5, "pid": 0, "tid": 0}]',
+        b"PAR1\x00\x00\x00\x00 another tool's columns \x05\x00\x00\x00PAR1",
+    ],
+)
+def test_a_format_ddpcore_does_not_read_is_said_so_with_the_formats_it_reads(data):
+    """A 3D-parallel job's Chrome timeline (object or array form), another tool's Parquet: never "JSON that is not a
+    trace" for a valid Chrome trace, never advice for a ddpcore command that does not apply."""
+    from ddpcore.traces import load
+
+    (error,) = load([("timeline-AR.json", data)]).errors
+    for lang in ("en", "fr"):
+        said = error.said.text(lang)
+        assert ("not a format ddpcore reads" if lang == "en" else "pas un format que ddpcore lit") in said
+        assert "PyTorch" in said and "JSONL" in said
+        assert "distributedInfo" not in said and "not a trace" not in said and "--format" not in said

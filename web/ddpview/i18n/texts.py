@@ -344,6 +344,10 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Rangs {first} à {last} sur {n}, les plus en retard d'abord (par écart médian).",
     },
     "traces.pages": {"en": "Pages of the ranks table", "fr": "Pages du tableau des rangs"},
+    "figure.scroll": {
+        "en": "Scroll sideways: it goes on to the right →",
+        "fr": "Faites défiler de côté : la suite est à droite →",
+    },
     "traces.prev": {"en": "Previous ranks", "fr": "Rangs précédents"},
     "traces.next": {"en": "Next ranks", "fr": "Rangs suivants"},
     "fit.title": {"en": "Your run at scale", "fr": "Votre run à l'échelle"},
