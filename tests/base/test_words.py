@@ -14,8 +14,8 @@ from ddpcore.base import LANGS, WORDS, Message, placeholders, say
 CORE = CORE
 SAYERS = {"Message.of": 0, "say": 0, "ReadError": 0, "TraceError": 0, "AnalysisError": 0, "FitError": 0, "Said": 0}
 """Calls that take a message's code first, then its values by name."""
-NAMES = {"part.forward", "part.copies"}
-"""Parts named as the profiler names them, in both languages."""
+NAMES = {"part.forward", "part.backward", "part.copies"}
+"""Parts named as the profiler names them, in both languages (PyTorch's forward and backward), and "copies"."""
 
 
 def said_in_the_core() -> list[tuple[str, str, set[str]]]:

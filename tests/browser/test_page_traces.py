@@ -69,7 +69,7 @@ def test_uploaded_files_bad_ones_and_hostile_names(open_page, tmp_path):
     twice = tmp_path / "again.json.gz"
     twice.write_bytes((DDP4 / "rank0.pt.trace.json.gz").read_bytes())
     timeline = tmp_path / "timeline-AR.json"
-    timeline.write_text('{"traceEvents": [{"name": "forward-compute", "ph": "X", "ts": 0, "dur": 5, "tid": "stage 0"}]}')
+    timeline.write_text(json.dumps({"traceEvents": [{"name": "forward-compute", "ph": "X", "ts": 0, "dur": 5}]}))
     page.set_input_files("[data-testid=trace-files]", [str(p) for p in [*files, evil, bad, other, twice, timeline]])
     traces_written(page)
     assert value(page, "trace-straggler") == 2
