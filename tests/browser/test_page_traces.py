@@ -560,3 +560,40 @@ def test_a_run_after_a_fix_is_compared_with_the_run_shown_in_both_languages(open
     page.select_option("[data-testid=lang]", "fr")
     page.wait_for_function("document.querySelector('[data-testid=compare-went] th').textContent.includes('partis')")
     watch.assert_clean()
+
+
+def test_one_story_on_a_screen_in_both_languages(open_page, tmp_path):
+    """A 3-step window of a clean run on a busy machine: no rank is named, yet each step's latest rank is a fifth of
+    the step behind. Each figure says what it is over and a sentence says why the gap is no straggler's; the French
+    page says the same. Then a run with five copies of one file: one warning line for the five, with its count."""
+    page, watch = open_page("#view=traces")
+    clean = sorted((FIXTURES / "verdict" / "window3_clean").glob("*.pt.trace.json.gz"))
+    page.set_input_files("[data-testid=trace-files]", [str(p) for p in clean])
+    traces_written(page)
+    assert (
+        value(page, "trace-straggler") == -1
+        and float(page.get_attribute("[data-testid=trace-efficiency]", "data-value")) == 1
+    )
+    note = page.inner_text("[data-testid=trace-gap-note]")
+    assert "behind the median rank" in note and "chance" in note
+    summary = page.inner_text("#trace-summary")
+    assert "without the stragglers named" in summary and "whoever it is" in summary and "all ranks together" in summary
+    page.select_option("[data-testid=lang]", "fr")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert "hasard" in page.inner_text("[data-testid=trace-gap-note]")
+    assert "ne sont envoyés nulle part" in page.text_content("#panel-traces")
+    page.select_option("[data-testid=lang]", "en")
+    rows = [json.loads(line) for line in gzip.decompress((DDP4 / "rank0.jsonl.gz").read_bytes()).decode().splitlines()]
+    copies = []
+    for rank in range(1, 6):
+        path = tmp_path / f"copy{rank}.jsonl"
+        path.write_text("\n".join(json.dumps({**r, "rank": rank}) for r in rows))
+        copies.append(str(path))
+    page.set_input_files("[data-testid=trace-files]", [str(DDP4 / "rank0.jsonl.gz"), *copies])
+    page.wait_for_selector("[data-testid=trace-warning][data-count]", timeout=120_000)
+    traces_written(page)
+    warnings = page.locator("[data-testid=trace-warning]")
+    line = [warnings.nth(k) for k in range(warnings.count()) if "same steps" in warnings.nth(k).inner_text()]
+    assert len(line) == 1 and line[0].get_attribute("data-count") == "5", "five copies, one line"
+    assert "(and 4 more like it: ranks 0, 2, 3, 4, 5)" in line[0].inner_text()
+    watch.assert_clean()
