@@ -110,10 +110,10 @@ WORDS: dict[str, dict[str, str]] = {
         "passagers : elle ne teste pas la prédiction",
     },
     "compare.verdicts": {
-        "en": "verdicts: before, persistent {before}, {before_steps} transient step(s); after, persistent {after}, "
-        "{after_steps} transient step(s)",
-        "fr": "verdicts : avant, persistant {before}, {before_steps} pas passager(s) ; après, persistant {after}, "
-        "{after_steps} pas passager(s)",
+        "en": "verdicts: before, persistent: {before}, transient steps: {before_steps}; after, persistent: {after}, "
+        "transient steps: {after_steps}",
+        "fr": "verdicts : avant, persistants : {before}, pas passagers : {before_steps} ; après, persistants : "
+        "{after}, pas passagers : {after_steps}",
     },
     "compare.whatif_new": {
         "en": "{appeared} appeared in the run after, where the run before named none: the run after does not test "

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .. import i18n
 from ..markup import esc, tag, text
+from .traces import sentence
 
 if TYPE_CHECKING:
     from ddpcore.analysis import Comparison
@@ -91,6 +92,8 @@ def compare_html(
             w.error,
         ),
     ]
-    notes = "".join(text("p", {"class": "help", "data-testid": "compare-note"}, n.text(lang)) for n in c.notes)
+    notes = "".join(
+        text("p", {"class": "help", "data-testid": "compare-note"}, sentence(n.text(lang))) for n in c.notes
+    )
     table = tag("table", {"class": "compare", "data-testid": "compare-table"}, tag("tbody", None, *rows))
     return left_out + table + notes
