@@ -45,6 +45,13 @@ SCROLLERS = """() => [...document.querySelectorAll('#trace-map, #trace-timeline-
 })"""
 
 
+MARKED = """() => [...document.querySelectorAll('.scroll-cue')].every(cue => {
+    const box = cue.previousElementSibling;
+    return box.hasAttribute('data-overflows') === box.scrollWidth > box.clientWidth + 1;
+})"""
+"""boot.js has marked every box as its layout now stands (its observers answer after the region is written)."""
+
+
 @pytest.mark.parametrize(("lang", "width"), [("en", 390), ("fr", 390), ("en", 1360)])
 def test_a_box_that_scrolls_says_so(browser, site, lang, width):
     """At 390 px the rank x step map and the lanes scroll inside their boxes ("steps 1 to 59" cut to "s"): a line
@@ -57,7 +64,7 @@ def test_a_box_that_scrolls_says_so(browser, site, lang, width):
     page.wait_for_selector("html.ready", timeout=60_000)
     page.click("[data-testid=trace-example]")
     page.wait_for_selector("[data-testid=trace-timeline]")
-    page.wait_for_timeout(300)
+    page.wait_for_function(MARKED)
     boxes = page.evaluate(SCROLLERS)
     assert [b[0] for b in boxes] == ["trace-map", "trace-timeline-view", "trace-ranks"]
     for name, scrolls, cue_shown in boxes:
