@@ -79,7 +79,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         stretches,
         suspect_cuts,
         suspects_of,
-        to_usual_places,
         top_kept,
         transient_share,
         usual_needed,
@@ -97,6 +96,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         compare,
         comparing,
         late_excess_ms,
+        named_ranks,
     )
     from .fitting import (  # noqa: F401
         BOOTSTRAP_MAX,
@@ -305,7 +305,6 @@ _LAZY = {
         "stretches",
         "suspect_cuts",
         "suspects_of",
-        "to_usual_places",
         "top_kept",
         "transient_share",
         "usual_needed",
@@ -323,6 +322,7 @@ _LAZY = {
         "compare",
         "comparing",
         "late_excess_ms",
+        "named_ranks",
     ),
     "fitting": (
         "BOOTSTRAP_MAX",

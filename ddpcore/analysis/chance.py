@@ -52,7 +52,6 @@ __all__ = [
     "Atoms",
     "adjusted",
     "on_time_place",
-    "to_usual_places",
     "Beyond",
     "Chance",
     "iqr_sigmas",
@@ -710,21 +709,6 @@ def on_time_place(places: Sequence[Place], usual: Sequence[float]) -> float:
     return next((p.offset - u for p, u in zip(places, usual) if u), 0.0)
 
 
-def to_usual_places(work: Sequence[Sequence[float]], fan: Fan = map) -> tuple[list[float], Sequence[Sequence[float]]]:
-    """Each rank's usual offset (`usual_offsets`) and each step's work with it taken out (`adjusted`); `fan` maps
-    over ranges of steps or ranks (`base.Fan`).
-
-    >>> usual, work = to_usual_places([[10.0, 10.2, 9.9, 20.0], [10.1, 9.8, 10.0, 20.1], [9.9, 10.0, 10.2, 19.8]])
-    >>> [round(u, 2) for u in usual], [round(v, 2) for v in work[0]]
-    ([0.0, 0.0, 0.0, 9.95], [10.0, 10.2, 9.9, 10.05])
-    """
-    width = len(work[0]) if work else 0
-    middles = list(chain.from_iterable(fan(partial(_medians_of, work), ranges(len(work), width))))
-    places = rank_places(work, middles, fan)
-    usual = usual_offsets(places, len(work))
-    return usual, adjusted(work, usual, middles, on_time_place(places, usual))
-
-
 def medians_of_others(values: Sequence[float], ranked: Sequence[float] | None = None) -> array[float]:
     """For each value, the median of all the others, from one sort of the values (`ranked`, when the caller has it)
     and C loops (a job has thousands of ranks).
@@ -901,7 +885,8 @@ def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
     [0.0, 0.0, 0.0, 20.0]
     """
     beyond = beyond_chance(work)
-    return [ref.deviations(done) for done, ref in zip(to_usual_places(work)[1], beyond.references)]
+    taken = adjusted(work, beyond.usual, base=beyond.on_time)
+    return [ref.deviations(done) for done, ref in zip(taken, beyond.references)]
 
 
 @dataclass(frozen=True)
@@ -1389,8 +1374,9 @@ class Beyond:
     """A run's work measured against chance: the deviations' distribution (`tail`) and floor, how many rank-steps
     it rests on, in each step the entries past the floor, whatever the threshold, each rank's `Lateness`, each
     step's `Reference`, the distribution of every rank-step's deviation, transient stragglers included
-    (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), and each
-    rank's usual offset taken out (`usual_offsets`)."""
+    (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), each
+    rank's usual offset taken out (`usual_offsets`), and where the ranks on time usually are, down to which it was
+    (`on_time_place`)."""
 
     tail: Tail
     floor_ms: float
@@ -1400,6 +1386,7 @@ class Beyond:
     references: tuple[Reference, ...] = ()
     spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
     usual: tuple[float, ...] = ()
+    on_time: float = 0.0
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -1420,7 +1407,12 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     [(40, (3,))]
     """
     raw = work
-    usual, work = to_usual_places(raw, fan)
+    width = len(raw[0]) if raw else 0
+    middles = list(chain.from_iterable(fan(partial(_medians_of, raw), ranges(len(raw), width))))
+    places = rank_places(raw, middles, fan)
+    usual = usual_offsets(places, len(raw))
+    on_time = on_time_place(places, usual)
+    work = adjusted(raw, usual, middles, on_time)
     suspects = first_look(work, fan)
     tops: list[Top] = []
     rows: list[array[float]] = []
@@ -1443,6 +1435,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         tuple(references),
         Atoms.of_sorted(ordered),
         tuple(usual),
+        on_time,
     )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "compare",
     "comparing",
     "late_excess_ms",
+    "named_ranks",
 ]
 
 BOOTSTRAP_DRAWS = 2000
@@ -202,11 +203,17 @@ def _whatif(before: Analysis, after: Analysis, stragglers: StragglerChange) -> W
     return WhatIfCheck(predicted, measured, (measured - predicted) / predicted if predicted > 0 else 0.0, tests)
 
 
-def _named(ranks: tuple[int, ...]) -> Message:
-    """Ranks as the notes name them: "rank 2", "ranks 2, 5", "no rank"."""
-    if not ranks:
-        return Message.of("compare.no_rank")
-    return Message.of("compare.rank" if len(ranks) == 1 else "compare.ranks", ranks=ranks)
+def named_ranks(ranks: tuple[int, ...] | str, count: int | None = None) -> Message:
+    """Ranks as the notes and the page name them: "rank 2", "ranks 2, 5", "no rank", never a bare number that reads as
+    a count; `ranks` may be a list already written (with `count`, how many it stands for).
+
+    >>> named_ranks((2,)).text(), named_ranks((2, 5)).text("fr"), named_ranks(()).text()
+    ('rank 2', 'rangs 2, 5', 'no rank')
+    """
+    many = len(ranks) if count is None else count
+    if not many:
+        return Message.of("ranks.none")
+    return Message.of("ranks.one" if many == 1 else "ranks.many", ranks=ranks)
 
 
 def _verdicts(before: Analysis, after: Analysis) -> Message:
@@ -214,9 +221,9 @@ def _verdicts(before: Analysis, after: Analysis) -> Message:
     apart (a profiler trace and a JSONL file of the same job can judge differently)."""
     return Message.of(
         "compare.verdicts",
-        before=_named(tuple(s.rank for s in before.stragglers)),
+        before=named_ranks(tuple(s.rank for s in before.stragglers)),
         before_steps=before.transient.straggler_steps,
-        after=_named(tuple(s.rank for s in after.stragglers)),
+        after=named_ranks(tuple(s.rank for s in after.stragglers)),
         after_steps=after.transient.straggler_steps,
     )
 
@@ -227,9 +234,9 @@ def _tested(tests: str, stragglers: StragglerChange) -> Message:
         return Message.of(f"compare.whatif_{tests}")
     if stragglers.appeared:
         moved = "moved" if stragglers.went else "new"
-        return Message.of(f"compare.whatif_{moved}", appeared=_named(stragglers.appeared))
+        return Message.of(f"compare.whatif_{moved}", appeared=named_ranks(stragglers.appeared))
     if stragglers.stayed:
-        return Message.of("compare.whatif_stayed", stayed=_named(stragglers.stayed))
+        return Message.of("compare.whatif_stayed", stayed=named_ranks(stragglers.stayed))
     return Message.of("compare.whatif_none_before")
 
 

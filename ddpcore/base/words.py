@@ -130,9 +130,9 @@ WORDS: dict[str, dict[str, str]] = {
         "verdict ne l'a pas désigné (tous les rangs ralentis de même, un retardataire trop petit ou trop bref pour "
         "ses pas, ou un changement du travail lui-même)",
     },
-    "compare.rank": {"en": "rank {ranks}", "fr": "rang {ranks}"},
-    "compare.ranks": {"en": "ranks {ranks}", "fr": "rangs {ranks}"},
-    "compare.no_rank": {"en": "no rank", "fr": "aucun rang"},
+    "ranks.one": {"en": "rank {ranks}", "fr": "rang {ranks}"},
+    "ranks.many": {"en": "ranks {ranks}", "fr": "rangs {ranks}"},
+    "ranks.none": {"en": "no rank", "fr": "aucun rang"},
     "page.too_large": {
         "en": "about {ranks} ranks x {steps} steps is more than this page holds ({most} rank-steps): run python -m "
         "ddpcore analyze FOLDER --fit on a machine with the files",

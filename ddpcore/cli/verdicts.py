@@ -215,8 +215,7 @@ def analysis_text(p: dict) -> str:
         f"{', '.join(map(str, s['late_ranks'])) or '-'}"
         for s in p["steps"]
     ]
-    groups = p.get("warning_groups") or [{"text": w} for w in p["warnings"]]
-    lines += [f"warning: {g['text']}" for g in groups]
+    lines += [f"warning: {g['text']}" for g in p["warning_groups"]]
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ddpcore.base import THRESHOLD, Message, Share, read_threshold
+from ddpcore.base import Message, Reading, read_threshold
 
 from .. import i18n
 from ..i18n import shown
@@ -246,10 +246,6 @@ def threshold_shown(model: Model) -> str:
     return shown(model.traces.threshold, model.lang)
 
 
-LEAST = Share(THRESHOLD.low)
-"""The least threshold the field takes, as its note says it."""
-
-
 def threshold_note(model: Model) -> str:
     """The hint under the threshold field, in the page's language (empty when the text needed none)."""
     hint, given = model.traces.threshold_hint
@@ -257,7 +253,10 @@ def threshold_note(model: Model) -> str:
         return ""
     applied = shown(model.traces.threshold, model.lang)
     percent = i18n.percent(model.traces.threshold, model.lang)
-    note = i18n.t(f"threshold.{hint}", model.lang, given=given, applied=applied, percent=percent, least=LEAST)
+    if hint == APPLYING:
+        note = i18n.t(f"threshold.{hint}", model.lang, given=given)
+    else:
+        note = Reading(None, hint).note(given, applied=applied, percent=percent).text(model.lang)
     refused = hint in ("range", "number")
     return f"{note} {i18n.t('threshold.still', model.lang, applied=applied)}" if refused else note
 

@@ -446,8 +446,6 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas, et "
         "plus tard que le hasard ({which}) ; chacun de ces pas a été retenu {cost} en moyenne.",
     },
-    "traces.which_one": {"en": "rank {ranks}", "fr": "rang {ranks}"},
-    "traces.which_many": {"en": "ranks {ranks}", "fr": "rangs {ranks}"},
     "traces.more": {"en": "and {n} more", "fr": "et {n} de plus"},
     "traces.transient_none": {
         "en": "Transient stragglers: no step had a rank late by {threshold} of the step or more and later than chance.",
@@ -529,7 +527,6 @@ TEXT: dict[str, dict[str, str]] = {
         "d'avant plus haut, puis celle d'après ici.",
     },
     "compare.reading": {"en": "Reading the run after…", "fr": "Lecture de l'exécution d'après…"},
-    "compare.none": {"en": "none", "fr": "aucun"},
     "compare.step": {"en": "Mean step", "fr": "Pas moyen"},
     "compare.step_value": {
         "en": "{before} → {after}: {change} (95 % interval {lo} to {hi})",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ddpcore.analysis import named_ranks
+
 from .. import i18n
 from ..markup import esc, tag, text
 from .traces import sentence
@@ -17,11 +19,7 @@ __all__ = ["compare_html"]
 
 
 def _ranks(ranks: tuple[int, ...], lang: str) -> str:
-    """Ranks as the panel names them, "rank 2" or "ranks 2, 5", never a bare number that reads as a count."""
-    if not ranks:
-        return i18n.t("compare.none", lang)
-    key = "traces.which_one" if len(ranks) == 1 else "traces.which_many"
-    return i18n.t(key, lang, ranks=", ".join(str(r) for r in ranks))
+    return named_ranks(ranks).text(lang)
 
 
 def _signed_ms(value: float, lang: str) -> str:

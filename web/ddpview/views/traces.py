@@ -15,6 +15,7 @@ from ddpcore.analysis import (
     gap_message,
     grouped,
     loading_unmarked,
+    named_ranks,
     prefetch_case,
     prefetch_message,
     stretch_message,
@@ -201,11 +202,7 @@ def verdict_html(a: Analysis, lang: str) -> str:
             k=i18n.number(t.straggler_steps, lang, 0),
             n=i18n.number(t.steps, lang, 0),
             threshold=i18n.percent(a.threshold, lang),
-            which=i18n.t(
-                "traces.which_one" if len(t.ranks) == 1 else "traces.which_many",
-                lang,
-                ranks=listed([str(r) for r in t.ranks], lang),
-            ),
+            which=named_ranks(listed([str(r) for r in t.ranks], lang), len(t.ranks)).text(lang),
             cost=i18n.ms(t.mean_cost_ms, lang),
         )
         if t.straggler_steps
