@@ -56,6 +56,8 @@ __all__ = [
     "Chance",
     "iqr_sigmas",
     "KEPT",
+    "latest_spread",
+    "ORDER_Z",
     "Lateness",
     "FAR_Z",
     "Middle",
@@ -76,6 +78,7 @@ __all__ = [
     "Top",
     "Z",
     "beyond_chance",
+    "beyond_jitter",
     "bulk_tail",
     "cost_tail",
     "deviations",
@@ -294,6 +297,77 @@ class Tail:
         values = [self.at(z) for z in zs]
         mean = math.fsum(w * v for w, v in zip(weights, values)) / total
         return mean, math.sqrt(math.fsum(w * (v - mean) ** 2 for w, v in zip(weights, values)) / total)
+
+
+ORDER_Z = tuple(-9.0 + 0.02 * k for k in range(1051))
+"""The normal z's an order statistic's expectation is summed over (`latest_spread`): out to where the latest of
+millions of draws lies."""
+
+
+def _order_weights(n: int, k: int) -> list[float]:
+    """The density of the k-th least of n standard normal draws at each z of ORDER_Z (times the grid's step)."""
+    log_c = math.lgamma(n + 1) - math.lgamma(k) - math.lgamma(n - k + 1)
+    out = []
+    for z in ORDER_Z:
+        below, above = _NORMAL.cdf(z), _upper(z)
+        if below <= 0.0 or above <= 0.0:
+            out.append(0.0)
+            continue
+        log_w = log_c + (k - 1) * math.log(below) + (n - k) * math.log(above) - z * z / 2
+        out.append(math.exp(log_w) * 0.02 / math.sqrt(2 * math.pi))
+    return out
+
+
+@lru_cache(maxsize=1024)
+def latest_spread(tail: Tail, n: int) -> tuple[float, float]:
+    """How much later the latest of n on-time ranks is than their median, in expectation and its standard
+    deviation (an upper bound: the two taken as independent), when each rank's work is drawn from the distribution
+    of which `tail` is the deviation against the mean of the n - 1 others (so narrower by sqrt((n - 1) / n)). What
+    jitter alone costs a step of n ranks: lateness beyond it is a straggler's, named or not.
+
+    >>> [round(v, 2) for v in latest_spread(Tail(0.0, 1.2816, 1.2816), 2)]
+    [0.4, 0.72]
+    >>> round(latest_spread(Tail(0.0, 1.2816, 1.2816), 1025)[0], 1)
+    3.2
+    """
+    if n < 2:
+        return 0.0, 0.0
+    narrow = math.sqrt((n - 1) / n)
+    values = [tail.at(z) * narrow for z in ORDER_Z]
+
+    def moments(k: int) -> tuple[float, float]:
+        weights = _order_weights(n, k)
+        mass = math.fsum(weights)
+        mean = math.fsum(w * v for w, v in zip(weights, values)) / mass
+        return mean, math.fsum(w * (v - mean) ** 2 for w, v in zip(weights, values)) / mass
+
+    top, top_var = moments(n)
+    low, low_var = moments((n + 1) // 2)
+    high, high_var = moments(n // 2 + 1)
+    return top - (low + high) / 2, math.sqrt(top_var + (low_var + high_var) / 4)
+
+
+def beyond_jitter(latest: Sequence[float], counts: Sequence[int], tail: Tail, alpha: float = ALPHA) -> float:
+    """How much later, on average over the steps, the latest rank on time was than chance makes the latest of as
+    many (`latest[j]`: how much later than their median, of `counts[j]` ranks; `latest_spread`): lateness no single
+    rank-step shows beyond the floor (a straggler too small or too short-lived to be named, a moving one), which
+    costs the step all the same. 0 unless the mean passes what the mean of as many steps of chance passes with
+    probability alpha, its spread the larger of chance's and the steps' own (a fitted tail reads the latest of many
+    ranks a few percent off, and the steps' spread holds that): jitter alone costs nothing beyond itself.
+
+    >>> t = Tail(0.0, 1.2816, 1.2816)
+    >>> beyond_jitter([0.9, 0.8, 1.0] * 10, [4] * 30, t), round(beyond_jitter([3.0, 2.6, 3.2], [4] * 3, t), 2)
+    (0.0, 2.04)
+    """
+    if not latest or tail.sigma <= 0.0:
+        return 0.0
+    expected = [latest_spread(tail, n) for n in counts]
+    beyond = [v - e for v, (e, _) in zip(latest, expected)]
+    excess = math.fsum(beyond) / len(beyond)
+    model = math.fsum(sd * sd for _, sd in expected) / len(beyond)
+    seen = math.fsum((b - excess) ** 2 for b in beyond) / (len(beyond) - 1) if len(beyond) > 1 else 0.0
+    spread = math.sqrt(max(model, seen) / len(beyond))
+    return excess if excess > -_NORMAL.inv_cdf(alpha) * spread else 0.0
 
 
 TABLE_Z = 12.0

@@ -50,6 +50,7 @@ from .chance import (
     Lateness,
     Middle,
     Persistence,
+    beyond_jitter,
     level_of,
     majority,
     persistence,
@@ -310,12 +311,15 @@ class Transient:
 @dataclass(frozen=True)
 class CostParts:
     """A step's straggler cost (means over steps, ms), split: what re-timing the persistent stragglers alone saves,
-    and what re-timing the transient ones too adds; and beside them, not in them, jitter's own: how much later the
-    latest on-time rank is ready than the median one."""
+    what re-timing the transient ones too adds, and lateness beyond chance that no rank-step named holds
+    (`unnamed`: how much later the latest rank on time is than chance makes the latest of as many,
+    `chance.beyond_jitter`); and beside them, not in them, jitter's own: how much later than the median one chance
+    makes the latest on-time rank ready, what as many ranks on time cost."""
 
     persistent: float
     transient: float
     jitter: float
+    unnamed: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -427,6 +431,19 @@ def saved_ms(ranks: StepColumns, late: Sequence[int], typical: OnTime | None = N
         return ranks.solo_saved_ms
     median = (typical or on_time(ranks, late)).median_wait_ms
     return retimed_saving(ranks.wait_ms, ranks.first_ms, ranks.free_ms, {i: median - ranks.wait_ms[i] for i in late})
+
+
+def latest_on_time(work_ms: Sequence[float], late: Sequence[int]) -> float:
+    """How much more work the latest rank on time did in a step than their median (0 with fewer than two): what
+    `chance.beyond_jitter` weighs, on the work chance is fitted on (a rank's wait also holds when it saw the
+    previous release, which on CPU runs each rank sees at its own moment).
+
+    >>> latest_on_time([10.0, 12.0, 11.0, 30.0], [3])
+    1.0
+    """
+    gone = set(late)
+    kept = [w for i, w in enumerate(work_ms) if i not in gone] if gone else list(work_ms)
+    return max(kept) - statistics.median(kept) if len(kept) >= 2 else 0.0
 
 
 def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
@@ -542,6 +559,8 @@ class _Judged:
     persistent_saved: list[float]
     jitter: list[float]
     undecided: tuple[Undecided, ...]
+    latest_work: list[float]
+    on_time_count: list[int]
 
     def persistent_at(self, rank: int, j: int) -> bool:
         """Whether a rank is a persistent straggler in the step of index j."""
@@ -593,7 +612,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         needed_mean(chance.work, chance.spread, steps, level_of(ranks)) if chance.total else 0.0,
     )
     told = tuple(sorted(undecided, key=lambda u: (-u.mean_ms, u.rank))[:UNDECIDED_SHOWN])
-    judged = _Judged([], count, persistent, noise, {}, [], [], told)
+    judged = _Judged([], count, persistent, noise, {}, [], [], told, [], [])
     for j, (s, entries) in enumerate(zip(measured.steps, over)):
         c = s.columns
         beyond = set(c.beyond)
@@ -603,6 +622,10 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         saved = saved_ms(c, late) if late == [c.solo_entry] else saved_ms(c, late, typical)
         judged.persistent_saved.append(saved if len(own) == len(late) else saved_ms(c, own, typical))
         judged.jitter.append(max(0.0, typical.median_wait_ms - typical.least_wait_ms))
+        if c.from_release:
+            kept = latest_on_time(c.work_ms, late)
+            judged.latest_work.append(kept)
+            judged.on_time_count.append(len(c.ranks) - len(late))
         if late:
             judged.typical[s.step] = typical
         judged.steps.append(_judged(s, tuple(c.ranks[i] for i in late), saved))
@@ -710,8 +733,11 @@ def _judging(measured: Measured, threshold: float) -> Judging:
         yield
     saved = [s.saved_ms for s in steps]
     step_ms = measured.step_ms
-    cost = math.fsum(saved) / len(saved)
     persistent_cost = math.fsum(judged.persistent_saved) / len(saved)
+    unnamed = beyond_jitter(judged.latest_work, judged.on_time_count, measured.chance.work) * (
+        len(judged.latest_work) / len(saved)
+    )
+    cost = math.fsum(saved) / len(saved) + unnamed
     gauges = [r.gpu for r in ranks if r.gpu is not None]
     return Analysis(
         ranks=ranks,
@@ -732,7 +758,12 @@ def _judging(measured: Measured, threshold: float) -> Judging:
         rank_map=measured.rank_map,
         prefetch_gain_ms=math.fsum(prefetch) / len(steps),
         jitter_floor_ms=measured.chance.floor_ms,
-        cost_parts_ms=CostParts(persistent_cost, max(0.0, cost - persistent_cost), statistics.fmean(judged.jitter)),
+        cost_parts_ms=CostParts(
+            persistent_cost,
+            max(0.0, cost - unnamed - persistent_cost),
+            max(0.0, statistics.fmean(judged.jitter) - unnamed),
+            unnamed,
+        ),
         noise=judged.noise,
         load_marked=measured.load_marked,
         undecided=judged.undecided,

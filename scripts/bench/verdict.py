@@ -25,7 +25,7 @@ import math
 import sys
 import time
 from array import array
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS, RankColumns
@@ -33,7 +33,7 @@ from ddpcore.traces.stepfacts import CAUSES
 from scripts.bench.budgets import BUDGETS
 from scripts.bench.report import merge_into
 
-__all__ = ["Regime", "grid", "run_of", "score", "table_of", "verdict_figures", "write_table"]
+__all__ = ["Regime", "grid", "oracle_detection", "run_of", "score", "table_of", "verdict_figures", "write_table"]
 
 WORK_MS = FORWARD_MS + BACKWARD_MS
 MOVING_SIZE, RANDOM_SIZE, PAIR_SIZE, NODE_SIZE = 1.0, 1.0, 0.75, 0.5
@@ -220,6 +220,48 @@ def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
     return tables, Truth(persistent, onset, float(cost.mean()), share, _size(regime))
 
 
+ORACLE_KINDS = ("p1.1", "p1.25", "p1.5", "p2")
+"""The kinds whose detection is also measured against an oracle's (`oracle_detection`)."""
+NULL_RUNS = 400
+"""Clean runs the oracle's threshold is read from (`oracle_detection`): its 99th percentile over them."""
+
+
+def _work(regime: Regime, seed: int):  # type: ignore[no-untyped-def]
+    """A run's work (steps x ranks, ms) as `run_of` draws it, without building its tables."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, regime.ranks, regime.steps, NOISES.index(regime.noise), int(regime.cv * 100)])
+    f = _noise(rng, regime)
+    delay, persistent, _ = _delays(rng, regime)
+    return WORK_MS * f + delay, persistent
+
+
+def _mean_lateness(work):  # type: ignore[no-untyped-def]
+    """Each rank's mean over steps of its work minus the median of the others' in the step."""
+    import numpy as np
+
+    n = work.shape[1]
+    others = np.stack([np.median(np.delete(work, r, axis=1), axis=1) for r in range(n)], axis=1)
+    return (work - others).mean(axis=0)
+
+
+def oracle_detection(regime: Regime, seeds: int) -> float:
+    """How often a test that knows chance exactly names every slowed rank: each rank's mean lateness against the
+    others' median, named past the 99th percentile of the largest such mean over NULL_RUNS clean runs of the same
+    noise (false alarms 1 % by construction). The ceiling of what the verdict's detection can reach in a cell at
+    that false-alarm budget."""
+    import numpy as np
+
+    clean = replace(regime, kind="none")
+    largest = sorted(float(_mean_lateness(_work(clean, 10_000 + s)[0]).max()) for s in range(NULL_RUNS))
+    cut = largest[int(0.99 * NULL_RUNS)]
+    hits = 0
+    for seed in range(seeds):
+        work, slowed = _work(regime, seed)
+        hits += bool(np.all(_mean_lateness(work)[list(slowed)] > cut))
+    return hits / seeds
+
+
 def score(analysis, truth: Truth) -> dict:  # type: ignore[no-untyped-def]
     """A verdict against the truth: named ranks, false alarm, detection, the transient share's and the cost's
     errors."""
@@ -304,7 +346,8 @@ def measure_cells(cells: list[tuple[Regime, int]], progress: bool = True) -> lis
         for seed in range(seeds):
             tables, truth = run_of(regime, seed)
             scores.append((score(analyze(tables, regime.threshold), truth), truth))
-        rows.append(_row(regime, scores))
+        ceiling = oracle_detection(regime, seeds) if regime.kind in ORACLE_KINDS else None
+        rows.append(_row(regime, scores) | {"oracle": ceiling})
         if progress and (k % 25 == 0 or k == len(cells) - 1):
             print(f"  {k + 1}/{len(cells)} cells, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return rows
@@ -337,7 +380,9 @@ def summary(rows: list[dict]) -> dict:
     return {
         "false_alarm_max": max(r["false_alarm"] for r in clean),
         "detect_2x_3steps": min(r["detected"] for r in p2),
+        "detect_2x_3steps_oracle": min(r["oracle"] for r in p2),
         "detect_125_30steps": min(r["detected"] for r in p125),
+        "detect_125_30steps_oracle": min(r["oracle"] for r in p125),
         "share_error_p90": max(shares),
         "cost_error_p90": max(costs),
     }
@@ -375,6 +420,15 @@ def table_of(figures: dict) -> str:
             name, value = budget.path[2], summary[budget.path[2]]
             verdict = "pass" if budget.holds(value) else "FAIL"
             lines.append(f"| `verdict.{name}` | {value:.3f} | {budget.bound} {budget.limit:g} | {verdict} |")
+    lines += [
+        "",
+        "What any test can reach in the detection budgets' cells: a test that knows chance exactly (each rank's mean "
+        "lateness against the others' median, past the 99th percentile of the largest over "
+        f"{NULL_RUNS} clean runs of the same noise: 1 % false alarms) names the slowed rank in "
+        f"{_shown(summary['detect_2x_3steps_oracle'])} of runs in the 2x, 3-step cell where it does least, and "
+        f"{_shown(summary['detect_125_30steps_oracle'])} in the 1.25x, 30-step one. A budget above that figure "
+        "asks more than these runs can give.",
+    ]
     clean = [r for r in rows if r["kind"] == "none"]
     steps = sorted({r["steps"] for r in clean})
     lines += ["", "False alarms on clean runs (every noise and cv pooled; runs):", ""]

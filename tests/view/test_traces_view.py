@@ -157,6 +157,7 @@ def test_the_cost_parts_and_what_chance_allows_are_shown(lang):
     for testid, value in (
         ("trace-cost-persistent", a.cost_parts_ms.persistent),
         ("trace-cost-transient", a.cost_parts_ms.transient),
+        ("trace-cost-unnamed", a.cost_parts_ms.unnamed),
         ("trace-cost-jitter", a.cost_parts_ms.jitter),
     ):
         found = re.search(rf'data-testid="{testid}" data-value="([^"]+)"', summary)

@@ -289,9 +289,13 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.cost_persistent": {"en": "of which persistent stragglers", "fr": "dont retardataires persistants"},
     "traces.cost_transient": {"en": "of which transient stragglers", "fr": "dont retardataires passagers"},
+    "traces.cost_unnamed": {
+        "en": "of which lateness beyond chance in no rank-step named",
+        "fr": "dont retard au-delà du hasard dans aucun pas de rang nommé",
+    },
     "traces.cost_jitter": {
-        "en": "Jitter alone (not in the cost): latest on-time rank after their median",
-        "fr": "Gigue seule (hors coût) : dernier rang à l'heure après leur médiane",
+        "en": "Jitter alone (not in the cost): latest on-time rank after their median, as chance makes it",
+        "fr": "Gigue seule (hors coût) : dernier rang à l'heure après leur médiane, tel que le hasard le fait",
     },
     "traces.excess": {
         "en": "{label} · late by {ms} against the median rank",

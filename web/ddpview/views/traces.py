@@ -294,6 +294,7 @@ def summary_html(a: Analysis, lang: str) -> str:
             cost_row("traces.cost", "trace-straggler-cost", a.straggler_cost_ms, lang),
             ms_row("traces.cost_persistent", "trace-cost-persistent", a.cost_parts_ms.persistent, lang, "sub"),
             ms_row("traces.cost_transient", "trace-cost-transient", a.cost_parts_ms.transient, lang, "sub"),
+            ms_row("traces.cost_unnamed", "trace-cost-unnamed", a.cost_parts_ms.unnamed, lang, "sub"),
             ms_row("traces.cost_jitter", "trace-cost-jitter", a.cost_parts_ms.jitter, lang),
             percent_row("traces.efficiency", "trace-efficiency", a.efficiency, lang),
             percent_row("traces.gap", "trace-gap", a.median_gap, lang),
