@@ -50,7 +50,6 @@ from .chance import (
     adjusted,
     below_places,
     bulk_tail,
-    fdr_floor,
     lateness,
     lower_look,
     of_positive_work,
@@ -58,6 +57,7 @@ from .chance import (
     on_time_place,
     past,
     rank_places,
+    run_floor,
     suspect_cuts,
     suspects_of,
     usual_offsets,
@@ -557,7 +557,7 @@ def merge(
     late = _chance(shards, n, steps)
     pooled = _Pooled(shards, "deviations", late.total)
     work_tail = bulk_tail(pooled, late.suspects)
-    floor = fdr_floor(pooled, work_tail)
+    floor = run_floor(pooled, work_tail, late.suspects, steps)
     total = late.total
     lateness_of = dict(pair for s in shards for pair in s.lateness(work_tail))
     count, first_bad = 0, None
