@@ -278,6 +278,8 @@ def score(analysis, truth: Truth) -> dict:  # type: ignore[no-untyped-def]
         and (bool(named) or analysis.transient.straggler_steps > 0),
         "false_named": bool(set(named) - set(truth.persistent)),
         "detected": found,
+        "costed": analysis.straggler_cost_ms > 0,
+        "unnamed": analysis.cost_parts_ms.unnamed > 0,
         "share_error": analysis.transient.fraction - truth.share,
         "cost_error": (cost - truth.cost_ms) / truth.cost_ms if truth.cost_ms > 0 else None,
     }
@@ -362,6 +364,8 @@ def _row(regime: Regime, scores: list) -> dict:  # type: ignore[type-arg]
         "seeds": n,
         "false_alarm": sum(s["false_alarm"] for s, _ in scores) / n if regime.kind == "none" else None,
         "false_named": sum(s["false_named"] for s, _ in scores) / n,
+        "clean_costed": sum(s["costed"] for s, _ in scores) / n if regime.kind == "none" else None,
+        "clean_unnamed": sum(s["unnamed"] for s, _ in scores) / n if regime.kind == "none" else None,
         "detected": sum(s["detected"] for s, _ in scores) / n if truth.persistent else None,
         "share_error_p90": _p90(shares),
         "cost_error_p90": _p90(costs),
@@ -398,9 +402,11 @@ def _rate(rows: list[dict], key: str) -> float | None:
     return sum(v * n for v, n in weighted) / seeds if seeds else None
 
 
-def _shown(value: float | None, percent: bool = True) -> str:
+def _shown(value: float | None, percent: bool = True, scale: int = 0) -> str:
     if value is None:
         return "-"
+    if scale:
+        return f"{100 * value:.{scale}f}"
     return f"{value:.0%}" if percent else f"{value:.2f}"
 
 
@@ -431,6 +437,12 @@ def table_of(figures: dict) -> str:
     ]
     clean = [r for r in rows if r["kind"] == "none"]
     steps = sorted({r["steps"] for r in clean})
+    lines += [
+        "",
+        f"A cost on clean runs: {_shown(_rate(clean, 'clean_costed'), False, 1)} % of them report a straggler cost "
+        f"above 0, {_shown(_rate(clean, 'clean_unnamed'), False, 1)} % through lateness no rank-step showed "
+        "(`cost_parts_ms.unnamed`).",
+    ]
     lines += ["", "False alarms on clean runs (every noise and cv pooled; runs):", ""]
     lines += ["| ranks | " + " | ".join(f"{s} steps" for s in steps) + " |", "|---|" + "---|" * len(steps)]
     for ranks in sorted({r["ranks"] for r in clean}):

@@ -54,6 +54,7 @@ def test_the_table_gives_each_budget_and_is_written_between_its_marks(tmp_path):
     }
     table = table_of(figures)
     assert "`verdict.false_alarm_max`" in table and "| moving |" in table and "knows chance exactly" in table
+    assert "A cost on clean runs" in table
     doc = tmp_path / "traces.md"
     doc.write_text(f"before\n{MARKS[0]}\nold\n{MARKS[1]}\nafter\n")
     write_table(figures, doc)
