@@ -609,8 +609,6 @@ class _Padded(Sequence[float]):
         return self.kept + self.back
 
     def __getitem__(self, k):  # type: ignore[no-untyped-def]
-        if isinstance(k, slice):
-            return [self[i] for i in range(*k.indices(len(self)))]
         if k < 0:
             k += len(self)
         if not 0 <= k < len(self):

@@ -154,12 +154,7 @@ def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
     """A generated run of the regime and its truth."""
     import numpy as np
 
-    rng = np.random.default_rng([seed, regime.ranks, regime.steps, NOISES.index(regime.noise), int(regime.cv * 100)])
-    f = _noise(rng, regime)
-    delay, persistent, onset = _delays(rng, regime)
-    if regime.noise == "shared":
-        sleeping = (delay > 0).mean(axis=1, keepdims=True)
-        f = f * np.where(delay > 0, 1.0, 1.0 - 0.3 * sleeping)
+    f, delay, persistent, onset = _drawn(regime, seed)
     forward, backward = FORWARD_MS * f + delay, BACKWARD_MS * f
     ready = forward + backward
     clean = ready - delay
@@ -226,13 +221,23 @@ NULL_RUNS = 400
 """Clean runs the oracle's threshold is read from (`oracle_detection`): its 99th percentile over them."""
 
 
-def _work(regime: Regime, seed: int):  # type: ignore[no-untyped-def]
-    """A run's work (steps x ranks, ms) as `run_of` draws it, without building its tables."""
+def _drawn(regime: Regime, seed: int) -> tuple:  # type: ignore[type-arg]
+    """A run's draws: each rank-step's work factor (on-time ranks of `shared` noise faster while others sleep), its
+    injected delay (ms), the persistent ranks and an onset's step index."""
     import numpy as np
 
     rng = np.random.default_rng([seed, regime.ranks, regime.steps, NOISES.index(regime.noise), int(regime.cv * 100)])
     f = _noise(rng, regime)
-    delay, persistent, _ = _delays(rng, regime)
+    delay, persistent, onset = _delays(rng, regime)
+    if regime.noise == "shared":
+        sleeping = (delay > 0).mean(axis=1, keepdims=True)
+        f = f * np.where(delay > 0, 1.0, 1.0 - 0.3 * sleeping)
+    return f, delay, persistent, onset
+
+
+def _work(regime: Regime, seed: int):  # type: ignore[no-untyped-def]
+    """A run's work (steps x ranks, ms) as `run_of` draws it, without building its tables."""
+    f, delay, persistent, _ = _drawn(regime, seed)
     return WORK_MS * f + delay, persistent
 
 
