@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from itertools import accumulate, chain, compress, islice, repeat
-from operator import add, ge, getitem, le, lt, sub
+from operator import add, ge, getitem, le, lt, mul, sub
 from statistics import NormalDist
 
 from ..base import Fan, Transposed, in_order, median, ranges, sorted_places
@@ -86,6 +86,11 @@ __all__ = [
     "late_together",
     "lateness",
     "lateness_of",
+    "lag_one",
+    "effective_steps",
+    "serial_of",
+    "SERIAL_FROM",
+    "SERIAL_MOST",
     "level_of",
     "majority",
     "mean_needed",
@@ -1272,6 +1277,7 @@ class Lateness:
     stretch_ms: float
     usual_ms: float = 0.0
     stretch_usual_ms: float = 0.0
+    serial: float = 0.0
 
 
 def lateness_of(series: Sequence[float], drift: float) -> Lateness:
@@ -1300,7 +1306,72 @@ def lateness_of(series: Sequence[float], drift: float) -> Lateness:
         math.fsum(stretch) / (stop - first),
         _usual(series),
         _usual(stretch),
+        lag_one(series),
     )
+
+
+def lag_one(series: Sequence[float]) -> float:
+    """The lag-one autocorrelation of a rank's deviations over the steps, each taken from their mean (0 under three
+    steps, or when they do not vary): how much a step's lateness carries into the next.
+
+    >>> round(lag_one([1.0, 2.0, 3.0, 4.0, 5.0]), 2), round(lag_one([1.0, -1.0, 1.0, -1.0]), 2)
+    (0.4, -0.75)
+    >>> lag_one([2.0, 2.0, 2.0]), lag_one([1.0, 2.0])
+    (0.0, 0.0)
+    """
+    count = len(series)
+    if count < 3:
+        return 0.0
+    centred = array("d", map(sub, series, repeat(math.fsum(series) / count, count)))
+    square = math.fsum(map(mul, centred, centred))
+    if square <= 0.0:
+        return 0.0
+    return math.fsum(map(mul, islice(centred, 0, count - 1), islice(centred, 1, None))) / square
+
+
+SERIAL_FROM = 5
+"""The fewest steps a run's serial correlation is read from (`serial_of`): its small-sample correction divides by the
+steps less three, and under five steps a rank's deviations hold too few pairs to say anything."""
+
+
+def serial_of(late: Sequence[Lateness]) -> float:
+    """How much a step's lateness carries into the next, for a rank on time: the median over the ranks of their
+    lag-one autocorrelations (a straggler's, or a rank slow from some step on, left in a minority, moves it little),
+    corrected for a short run's bias (an AR(1) series' estimate lies about (1 + 3 rho) / n under rho: Marriott and
+    Pope), never below 0. Steps that carry their lateness over (a noisy neighbour's phases, a clock drifting) make a
+    rank's mean lateness wander more than as many independent steps do (`effective_steps`).
+
+    >>> serial_of([Lateness(0.0, 30, 0, 30, 0.0, serial=0.6)] * 8) > 0.7
+    True
+    >>> serial_of([Lateness(0.0, 30, 0, 30, 0.0, serial=-0.2)] * 8)
+    0.0
+    >>> serial_of([Lateness(0.0, 4, 0, 4, 0.0, serial=0.9)])
+    0.0
+    """
+    read = [r for r in late if r.steps >= SERIAL_FROM]
+    if not read:
+        return 0.0
+    steps = median([r.steps for r in read])
+    corrected = (steps * median([r.serial for r in read]) + 1.0) / (steps - 3.0)
+    return min(SERIAL_MOST, max(0.0, corrected))
+
+
+SERIAL_MOST = 0.95
+"""The most serial correlation `effective_steps` reads: past it, a run of any length is one step or two."""
+
+
+def effective_steps(count: int, serial: float) -> int:
+    """How many independent steps a mean over `count` steps is worth when each step's deviation carries `serial` of
+    itself into the next (an AR(1) series): count over 1 + 2 sum_k (1 - k / count) serial^k, the variance of such a
+    mean against that of as many independent ones; rounded, one at least.
+
+    >>> effective_steps(30, 0.0), effective_steps(30, 0.7), effective_steps(5, 0.7)
+    (30, 6, 2)
+    """
+    if serial <= 0.0 or count <= 1:
+        return count
+    inflation = 1.0 + 2.0 * math.fsum((1.0 - k / count) * serial**k for k in range(1, count))
+    return max(1, round(count / inflation))
 
 
 def _usual(values: Sequence[float]) -> float:
@@ -1501,6 +1572,7 @@ def persistence(
     spread: Atoms | None = None,
     transient: float = 0.0,
     alpha: float = ALPHA,
+    serial: float = 0.0,
 ) -> Persistence | None:
     """Whether a rank is a persistent straggler, and where: over the threshold in a strict majority of the steps
     (`over`: the indexes of the steps it is over it in) **and** later than chance by how much, not only how often,
@@ -1514,7 +1586,8 @@ def persistence(
     same test, corrected for every stretch it could have been (`stretches`), is longer than transient stragglers (a
     share `transient` of the rank-steps) make by chance (`shortest_stretch`), and the rest of the run, two steps at
     least, is on time (one step on time says no onset: the first of a profiler's window, counted from its own start,
-    cannot see time lost before it).
+    cannot see time lost before it). Where a step's lateness carries into the next (`serial`, `serial_of`), each
+    test counts the steps it reads as the independent steps they are worth (`effective_steps`).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
@@ -1526,10 +1599,12 @@ def persistence(
     """
     steps = late.steps
     level = level_of(ranks, alpha)
+    worth = effective_steps(steps, serial)
     whole = len(over) >= majority(steps) and (
-        late.usual_ms > usual_of(tail, spread, steps, level) or late.mean_ms > needed(tail, spread, steps, level)
+        late.usual_ms > usual_of(tail, spread, worth, level) or late.mean_ms > needed(tail, spread, worth, level)
     )
     length = late.stop - late.first
+    stretch_worth = effective_steps(length, serial)
     inside = sum(late.first <= j < late.stop for j in over)
     rest = steps - length
     stretch = (
@@ -1539,8 +1614,8 @@ def persistence(
         and len(over) - inside < majority(rest)
         and (late.mean_ms * steps - late.stretch_ms * length) / rest < (tail.mean + late.stretch_ms) / 2
         and (
-            late.stretch_usual_ms > usual_of(tail, spread, length, level / stretches(steps))
-            or late.stretch_ms > needed(tail, spread, length, level / stretches(steps))
+            late.stretch_usual_ms > usual_of(tail, spread, stretch_worth, level / stretches(steps))
+            or late.stretch_ms > needed(tail, spread, stretch_worth, level / stretches(steps))
         )
     )
     if stretch:
@@ -1549,10 +1624,17 @@ def persistence(
 
 
 def steps_to_decide(
-    late: Lateness, ranks: int, tail: Tail, spread: Atoms | None = None, alpha: float = ALPHA, most: int = 100_000
+    late: Lateness,
+    ranks: int,
+    tail: Tail,
+    spread: Atoms | None = None,
+    alpha: float = ALPHA,
+    most: int = 100_000,
+    serial: float = 0.0,
 ) -> int | None:
-    """How many steps in all would name a rank as late as this one on average (`persistence`'s test of the mean),
-    or None when no number of steps would (it is no later than chance's mean, or it would take more than `most`).
+    """How many steps in all would name a rank as late as this one on average (`persistence`'s test of the mean,
+    each step worth what `serial` leaves of it), or None when no number of steps would (it is no later than
+    chance's mean, or it would take more than `most`).
 
     >>> steps_to_decide(Lateness(1.0, 3, 0, 3, 1.0), 4, Tail(0.0, 1.2816, 1.2816))
     14
@@ -1561,13 +1643,14 @@ def steps_to_decide(
     if late.mean_ms <= tail.mean:
         return None
     low, high = late.steps, max(1, late.steps)
-    while late.mean_ms <= needed(tail, spread, high, level):
+    while late.mean_ms <= needed(tail, spread, effective_steps(high, serial), level):
         if high >= most:
             return None
         low, high = high, min(most, 2 * high)
     while high - low > 1:
         middle = (low + high) // 2
-        low, high = (low, middle) if late.mean_ms > needed(tail, spread, middle, level) else (middle, high)
+        passes = late.mean_ms > needed(tail, spread, effective_steps(middle, serial), level)
+        low, high = (low, middle) if passes else (middle, high)
     return high
 
 

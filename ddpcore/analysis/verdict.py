@@ -51,9 +51,11 @@ from .chance import (
     Middle,
     Persistence,
     beyond_jitter,
+    effective_steps,
     level_of,
     majority,
     persistence,
+    serial_of,
     steps_to_decide,
     transient_share,
 )
@@ -591,6 +593,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     late_of = _lateness_by_rank(measured)
     past = Counter(s.columns.ranks[i] for s in measured.steps for i in s.columns.beyond)
     total_past = sum(past.values())
+    serial = serial_of(list(late_of.values()))
     persistent = {}
     undecided = []
     for r, js in where.items():
@@ -598,18 +601,22 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         if lateness is None or len(js) < 2:
             continue
         transient = transient_share(total_past, past[r], ranks, steps)
-        found = persistence(lateness, js, ranks, chance.work, chance.spread, transient)
+        found = persistence(lateness, js, ranks, chance.work, chance.spread, transient, serial=serial)
         if found is not None:
             persistent[r] = found
         elif len(js) >= majority(steps):
-            needed = steps_to_decide(lateness, ranks, chance.work, chance.spread, most=UNDECIDED_WINDOW * steps)
+            needed = steps_to_decide(
+                lateness, ranks, chance.work, chance.spread, most=UNDECIDED_WINDOW * steps, serial=serial
+            )
             if needed is not None:
                 undecided.append(Undecided(r, len(js), lateness.mean_ms, needed - steps))
     noise = Noise(
         chance.over_threshold(threshold, [s.median_step_ms for s in measured.steps]),
         majority(steps),
         ALPHA,
-        needed_mean(chance.work, chance.spread, steps, level_of(ranks)) if chance.total else 0.0,
+        needed_mean(chance.work, chance.spread, effective_steps(steps, serial), level_of(ranks))
+        if chance.total
+        else 0.0,
     )
     told = tuple(sorted(undecided, key=lambda u: (-u.mean_ms, u.rank))[:UNDECIDED_SHOWN])
     judged = _Judged([], count, persistent, noise, {}, [], [], told, [], [])

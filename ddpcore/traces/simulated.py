@@ -25,10 +25,13 @@ def simulated_run(
     seed: int = 0,
     jitter_cv: float = 0.02,
     slowdown: float = 3.0,
+    carried: float = 0.0,
 ) -> tuple[list[RankFacts], set[tuple[int, int]]]:
     """A run of `ranks` x `steps` as the analysis reads it (as summaries would give it): lognormal jitter of
     coefficient of variation `jitter_cv` on each rank-step's forward and backward, the `persistent` ranks 2x
-    slower, a `slowdown` with probability p per rank-step; and the (step, rank) pairs slowed by chance.
+    slower, a `slowdown` with probability p per rank-step; and the (step, rank) pairs slowed by chance. With
+    `carried` above 0, each rank carries that share of a step's jitter into the next (an AR(1) series of its log,
+    of the same spread), as a noisy neighbour's phases do.
 
     Steps keep to what a barrier does: each rank starts its step after the previous release and its optimizer,
     works, is ready, and every rank is released TRANSFER_MS after the last one is ready; so a slowed rank makes
@@ -43,12 +46,12 @@ def simulated_run(
     rng = random.Random(seed)
     sigma = math.sqrt(math.log1p(jitter_cv * jitter_cv))
     slowed = {(n, r) for n in range(1, steps + 1) for r in range(ranks) if rng.random() < p}
+    draws = [[rng.lognormvariate(0.0, sigma) for _ in range(ranks)] for _ in range(steps)]
+    if carried and sigma:
+        draws = _carried_over(draws, carried, sigma)
     factors = [
-        [
-            rng.lognormvariate(0.0, sigma) * (2.0 if r in persistent else 1.0) * (slowdown if (n, r) in slowed else 1.0)
-            for r in range(ranks)
-        ]
-        for n in range(1, steps + 1)
+        [d * (2.0 if r in persistent else 1.0) * (slowdown if (n, r) in slowed else 1.0) for r, d in enumerate(row)]
+        for n, row in enumerate(draws, start=1)
     ]
     rows: list[list[StepFacts]] = [[] for _ in range(ranks)]
     release = 0.0
@@ -92,3 +95,15 @@ def simulated_run(
             )
         release = following
     return [RankFacts(r, f"rank{r}", ranks, tuple(rows[r])) for r in range(ranks)], slowed
+
+
+def _carried_over(draws: list[list[float]], carried: float, sigma: float) -> list[list[float]]:
+    """Lognormal draws (of log-spread sigma, steps x ranks) made an AR(1) series over the steps: each rank's log
+    carries `carried` of the step before, with the same spread."""
+    fresh = math.sqrt(1.0 - carried * carried)
+    logs = [math.log(d) / sigma for d in draws[0]]
+    out = [list(draws[0])]
+    for row in draws[1:]:
+        logs = [carried * before + fresh * math.log(d) / sigma for before, d in zip(logs, row)]
+        out.append([math.exp(sigma * z) for z in logs])
+    return out

@@ -14,17 +14,21 @@ are drawn here with numpy, then the verdict (`ddpcore.analysis.analyze`) is aske
 Noise is on each rank-step's work (forward and backward together), of coefficient of variation `cv`: `normal`,
 `lognormal`, `heavy` (Student's t with 4 degrees of freedom), `shared` (a lognormal whose variance is half shared by
 the step's ranks, as processes sharing a CPU are, and the ranks on time faster while others sleep), `offsets` (a
-lognormal, and each rank's mean off by up to 5 %). A delay is added to the forward, as a sleep is: a persistent
-straggler of size s sleeps (s - 1) times the nominal work in each step.
+lognormal, and each rank's mean off by up to 5 %), `carried` (a lognormal whose every rank carries CARRIED of a
+step's draw into the next, an AR(1) series over the steps, as a noisy neighbour's phases do). A delay is added to
+the forward, as a sleep is: a persistent straggler of size s sleeps (s - 1) times the nominal work in each step.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
 import sys
 import time
 from array import array
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -38,7 +42,9 @@ __all__ = ["Regime", "grid", "oracle_detection", "run_of", "score", "table_of", 
 WORK_MS = FORWARD_MS + BACKWARD_MS
 MOVING_SIZE, RANDOM_SIZE, PAIR_SIZE, NODE_SIZE = 1.0, 1.0, 0.75, 0.5
 """Delays as shares of the nominal work: a moving straggler, a random one, each of two slow ranks, a slow node's."""
-NOISES = ("normal", "lognormal", "heavy", "shared", "offsets")
+NOISES = ("normal", "lognormal", "heavy", "shared", "offsets", "carried")
+CARRIED = 0.7
+"""How much of a step's draw each rank carries into the next in `carried` noise."""
 CVS = (0.05, 0.15, 0.3, 0.5)
 RANKS = (2, 4, 8, 64, 1024, 4096)
 STEPS = (3, 5, 8, 30, 200)
@@ -100,6 +106,11 @@ def _noise(rng, regime: Regime):  # type: ignore[no-untyped-def]
     elif regime.noise == "shared":
         common = rng.standard_normal((regime.steps, 1))
         f = np.exp(sigma * (math.sqrt(0.5) * common + math.sqrt(0.5) * rng.standard_normal(shape)))
+    elif regime.noise == "carried":
+        z = rng.standard_normal(shape)
+        for t in range(1, regime.steps):
+            z[t] = CARRIED * z[t - 1] + math.sqrt(1.0 - CARRIED * CARRIED) * z[t]
+        f = np.exp(sigma * z)
     else:
         f = np.exp(sigma * rng.standard_normal(shape))
         if regime.noise == "offsets":
@@ -301,7 +312,7 @@ def grid(quick: bool = False) -> list[tuple[Regime, int]]:
             if ranks * steps > 150_000:
                 continue
             for noise in NOISES:
-                for cv in CVS:
+                for cv in CVS if noise != "carried" else (0.15, 0.3):
                     seeds = 24 if ranks * steps <= 2_000 else 8 if ranks * steps <= 20_000 else 2
                     cells.append((Regime(ranks, steps, noise, cv, "none"), seeds))
     for ranks in (2, 4, 8, 64):
@@ -343,21 +354,31 @@ def _p90(values: list[float]) -> float | None:
 
 
 def measure_cells(cells: list[tuple[Regime, int]], progress: bool = True) -> list[dict]:
-    """Each cell's verdicts scored over its seeds."""
-    from ddpcore.analysis import analyze
-
+    """Each cell's verdicts scored over its seeds, a cell at a time in each of as many forked processes as the
+    machine has cores (in the cells' order)."""
     rows = []
     started = time.perf_counter()
-    for k, (regime, seeds) in enumerate(cells):
-        scores = []
-        for seed in range(seeds):
-            tables, truth = run_of(regime, seed)
-            scores.append((score(analyze(tables, regime.threshold), truth), truth))
-        ceiling = oracle_detection(regime, seeds) if regime.kind in ORACLE_KINDS else None
-        rows.append(_row(regime, scores) | {"oracle": ceiling})
-        if progress and (k % 25 == 0 or k == len(cells) - 1):
-            print(f"  {k + 1}/{len(cells)} cells, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    workers = min(len(cells), os.cpu_count() or 1)
+    with multiprocessing.get_context("fork").Pool(workers) if workers > 1 else nullcontext() as pool:
+        answers = pool.imap(_measured_cell, cells) if pool is not None else map(_measured_cell, cells)
+        for k, row in enumerate(answers):
+            rows.append(row)
+            if progress and (k % 25 == 0 or k == len(cells) - 1):
+                print(f"  {k + 1}/{len(cells)} cells, {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return rows
+
+
+def _measured_cell(cell: tuple[Regime, int]) -> dict:  # type: ignore[type-arg]
+    """One cell's verdicts scored over its seeds, with the oracle's ceiling where it is read."""
+    from ddpcore.analysis import analyze
+
+    regime, seeds = cell
+    scores = []
+    for seed in range(seeds):
+        tables, truth = run_of(regime, seed)
+        scores.append((score(analyze(tables, regime.threshold), truth), truth))
+    ceiling = oracle_detection(regime, seeds) if regime.kind in ORACLE_KINDS else None
+    return _row(regime, scores) | {"oracle": ceiling}
 
 
 def _row(regime: Regime, scores: list) -> dict:  # type: ignore[type-arg]
