@@ -15,7 +15,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .caveats import (  # noqa: F401
         GROUPED_FROM,
         RANKS_NAMED,
+        WARMUP_STEP,
+        Caveat,
+        RunFacts,
         WarningGroup,
+        caveats_of,
         grouped,
     )
     from .chance import (  # noqa: F401
@@ -23,7 +27,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         DISCOVERY,
         FAR_Z,
         FEW_LATE,
+        IQR_SIGMAS,
         KEPT,
+        MEDIAN_ERROR,
         OFFSET_QUANTILE,
         OFFSET_Z,
         ORDER_Z,
@@ -35,6 +41,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         SCALE_BOUND,
         SERIAL_FROM,
         SERIAL_MOST,
+        SERIAL_Z,
         STRETCH_SHARE,
         SUSPECT,
         Across,
@@ -150,9 +157,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         RUN,
         STEP_COLUMNS,
         STEP_FLAGS,
-        WARMUP_STEP,
         AnalysisError,
-        Caveat,
         CostRows,
         DrawnRank,
         GpuGauges,
@@ -252,9 +257,13 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
 
 _LAZY = {
     "caveats": (
+        "Caveat",
         "GROUPED_FROM",
         "RANKS_NAMED",
+        "RunFacts",
+        "WARMUP_STEP",
         "WarningGroup",
+        "caveats_of",
         "grouped",
     ),
     "chance": (
@@ -266,8 +275,10 @@ _LAZY = {
         "DISCOVERY",
         "FAR_Z",
         "FEW_LATE",
+        "IQR_SIGMAS",
         "KEPT",
         "Lateness",
+        "MEDIAN_ERROR",
         "Middle",
         "OFFSET_QUANTILE",
         "OFFSET_Z",
@@ -283,6 +294,7 @@ _LAZY = {
         "SCALE_BOUND",
         "SERIAL_FROM",
         "SERIAL_MOST",
+        "SERIAL_Z",
         "STRETCH_SHARE",
         "SUSPECT",
         "Tail",
@@ -383,7 +395,6 @@ _LAZY = {
     ),
     "measured": (
         "AnalysisError",
-        "Caveat",
         "CostRows",
         "DRAWN_ALL",
         "DRAWN_LATEST",
@@ -402,7 +413,6 @@ _LAZY = {
         "StepMajor",
         "StepSummary",
         "StepsDone",
-        "WARMUP_STEP",
         "costs_of",
         "drawn_entries",
         "gap_of",

@@ -1,7 +1,8 @@
-"""An analysis's warnings grouped by kind, for reading: 4,000 ranks holding the same steps make 4,000 warnings of one
-kind, which a person reads as one line with a count and the first few ranks (the JSON still lists every one).
+"""An analysis's warnings: what the run's facts call for (`RunFacts`, `caveats_of`), written once for `measure`
+over the ranks of this process and for `merge` over shards, and grouped by kind for reading: 4,000 ranks holding
+the same steps make 4,000 warnings of one kind, which a person reads as one line with a count and the first few
+ranks (the JSON still lists every one).
 
->>> from ddpcore.analysis.measured import Caveat
 >>> said = [Caveat("copies", first=r, second=r + 1) for r in range(0, 40, 2)] + [Caveat("one_step")]
 >>> [g.count for g in grouped(said)]
 [20, 1]
@@ -15,9 +16,74 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..base import Message
+from ..base import Message, say
 
-__all__ = ["GROUPED_FROM", "RANKS_NAMED", "WarningGroup", "grouped"]
+__all__ = ["GROUPED_FROM", "RANKS_NAMED", "WARMUP_STEP", "Caveat", "RunFacts", "WarningGroup", "caveats_of", "grouped"]
+
+WARMUP_STEP = 0
+"""The step left out of the comparison when others remain: compilation, allocator growth and first-touch costs."""
+
+
+class Caveat(str):
+    """A warning's English text (`base.words`, `warn.<code>`), carrying its code and values so that a page can say it
+    in its language."""
+
+    code: str
+    values: dict[str, object]
+
+    def __new__(cls, code: str, **values: object) -> Caveat:
+        warning = super().__new__(cls, say(f"warn.{code}", **values))
+        warning.code, warning.values = code, values
+        return warning
+
+    def __reduce__(self) -> tuple:
+        return _warning, (self.code, self.values)
+
+
+def _warning(code: str, values: dict[str, object]) -> Caveat:
+    return Caveat(code, **values)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFacts:
+    """What a run's warnings are about, however its ranks were read: the ranks holding steps the others lack
+    (rank, source, how many), whether the warmup step was left out, the common steps and ranks counted, the largest
+    world size the files declare (0: none), how many rank-steps measured nothing and the first of them in step
+    then rank order (step, rank, ms), the pairs of ranks holding the same steps, and the steps no rank released."""
+
+    partial: Sequence[tuple[int, str, int]] = ()
+    warmup: bool = False
+    steps: int
+    ranks: int
+    world: int = 0
+    unmeasured: int = 0
+    first_unmeasured: tuple[int, int, float] | None = None
+    copies: Sequence[tuple[int, int]] = ()
+    unreleased: int = 0
+
+
+def caveats_of(facts: RunFacts) -> tuple[Caveat, ...]:
+    """The run's warnings, always in this order: partial ranks, warmup, one step, some ranks, unmeasured, copies,
+    no release.
+
+    >>> [c.code for c in caveats_of(RunFacts(warmup=True, steps=1, ranks=4, world=8, copies=[(0, 1)]))]
+    ['warmup', 'one_step', 'some_ranks', 'copies']
+    """
+    said = [Caveat("partial", rank=rank, source=source, extra=extra) for rank, source, extra in facts.partial if extra]
+    if facts.warmup:
+        said.append(Caveat("warmup", step=WARMUP_STEP))
+    if facts.steps == 1:
+        said.append(Caveat("one_step"))
+    if facts.world > facts.ranks:
+        said.append(Caveat("some_ranks", loaded=facts.ranks, world=facts.world))
+    if facts.first_unmeasured is not None:
+        step, rank, ms = facts.first_unmeasured
+        said.append(Caveat("unmeasured", count=facts.unmeasured, rank=rank, step=step, ms=round(ms, 2)))
+    said += [Caveat("copies", first=a, second=b) for a, b in facts.copies]
+    if facts.unreleased:
+        said.append(Caveat("no_release", steps=facts.unreleased))
+    return tuple(said)
+
 
 GROUPED_FROM = 4
 """Warnings of one kind said one by one up to this many less one; from this many, one line says them all."""

@@ -91,6 +91,9 @@ __all__ = [
     "serial_of",
     "SERIAL_FROM",
     "SERIAL_MOST",
+    "SERIAL_Z",
+    "MEDIAN_ERROR",
+    "IQR_SIGMAS",
     "level_of",
     "majority",
     "mean_needed",
@@ -808,11 +811,12 @@ def iqr_sigmas(n: int) -> float:
 
 @dataclass(frozen=True)
 class Place:
-    """A rank's usual place over the steps (its lower quartile of its value minus the step's median) and its spread
-    there (the interquartile range)."""
+    """A rank's usual place over the steps (its lower quartile of its value minus the step's median), its spread
+    there (the interquartile range), and how much of a step's place it carries into the next (`lag_one`)."""
 
     offset: float
     spread: float
+    serial: float = 0.0
 
 
 def rank_places(
@@ -846,8 +850,10 @@ def _places_of(by_step: Sequence[Sequence[float]], middles: Sequence[float], som
     by_rank = Transposed(centred, "d")
     out = []
     for i in range(high - low):
-        ordered = sorted(by_rank.at(i))
-        out.append(Place(quantile(ordered, OFFSET_QUANTILE), quantile(ordered, 0.75) - quantile(ordered, 0.25)))
+        series = by_rank.at(i)
+        ordered = sorted(series)
+        spread = quantile(ordered, 0.75) - quantile(ordered, 0.25)
+        out.append(Place(quantile(ordered, OFFSET_QUANTILE), spread, lag_one(series)))
     return out
 
 
@@ -858,19 +864,21 @@ def usual_offsets(places: Sequence[Place], steps: int) -> list[float]:
     with two slow of four, the median place of all lies halfway); nothing of any other rank. Two slow ranks of four
     would otherwise make the two on time look early by all their lateness (against a median of the others that holds
     them), and chance bimodal; while a rank's own noise over a few steps, taken out, would make chance narrower
-    than it is.
+    than it is. Steps that carry their places over (`serial_of`) count as the independent steps they are worth
+    (`effective_steps`): read as independent, every rank's wandering would be an offset, and chance too narrow.
 
     >>> usual_offsets([Place(0.0, 2.0), Place(0.2, 2.0), Place(9.0, 2.0), Place(-0.1, 2.0)], 8)
     [0.0, 0.0, 9.0, 0.0]
     """
     if not places or steps < 1:
         return [0.0] * len(places)
+    worth = effective_steps(steps, serial_of(places))
     slow: set[int] = set()
     for _ in range(ROUNDS):
         others = [p for i, p in enumerate(places) if i not in slow]
         base = median([p.offset for p in others])
         sigma = median([p.spread for p in others]) / iqr_sigmas(steps)
-        cut = base + OFFSET_Z * QUARTILE_ERROR * sigma / math.sqrt(steps)
+        cut = base + OFFSET_Z * QUARTILE_ERROR * sigma / math.sqrt(worth)
         found = {i for i, p in enumerate(places) if p.offset > cut}
         if found == slow:
             break
@@ -1277,7 +1285,6 @@ class Lateness:
     stretch_ms: float
     usual_ms: float = 0.0
     stretch_usual_ms: float = 0.0
-    serial: float = 0.0
 
 
 def lateness_of(series: Sequence[float], drift: float) -> Lateness:
@@ -1306,56 +1313,68 @@ def lateness_of(series: Sequence[float], drift: float) -> Lateness:
         math.fsum(stretch) / (stop - first),
         _usual(series),
         _usual(stretch),
-        lag_one(series),
     )
 
 
 def lag_one(series: Sequence[float]) -> float:
-    """The lag-one autocorrelation of a rank's deviations over the steps, each taken from their mean (0 under three
-    steps, or when they do not vary): how much a step's lateness carries into the next.
+    """How much a rank's place in a step (its value against the step's median) carries into the next: their lag-one
+    autocorrelation, read so that an AR(1) series of coefficient rho gives about rho. From SERIAL_FROM steps on,
+    each place is taken from the rank's mean (which a persistent straggler's offset then leaves alone), and the
+    estimate corrected for a short
+    series' bias ((n r + 1) / (n - 3): it lies about (1 + 3 rho) / n under rho, Marriott and Pope). Over three or four
+    steps, too few to take a mean out, the places are read about 0 (each is already against its step's median),
+    scaled by n / (n - 1) for the pair a step fewer. 0 under three steps, or when they do not vary.
 
-    >>> round(lag_one([1.0, 2.0, 3.0, 4.0, 5.0]), 2), round(lag_one([1.0, -1.0, 1.0, -1.0]), 2)
-    (0.4, -0.75)
-    >>> lag_one([2.0, 2.0, 2.0]), lag_one([1.0, 2.0])
-    (0.0, 0.0)
+    >>> round(lag_one([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]), 2), round(lag_one([1.0, -1.0, 1.0, -1.0, 1.0]), 2)
+    (1.33, -1.5)
+    >>> round(lag_one([1.0, 1.2, 0.9]), 2), lag_one([2.0, 2.0, 2.0, 2.0, 2.0]), lag_one([1.0, 2.0])
+    (1.05, 0.0, 0.0)
     """
     count = len(series)
     if count < 3:
         return 0.0
-    centred = array("d", map(sub, series, repeat(math.fsum(series) / count, count)))
+    centre = math.fsum(series) / count if count >= SERIAL_FROM else 0.0
+    centred = array("d", map(sub, series, repeat(centre, count)))
     square = math.fsum(map(mul, centred, centred))
     if square <= 0.0:
         return 0.0
-    return math.fsum(map(mul, islice(centred, 0, count - 1), islice(centred, 1, None))) / square
+    ratio = math.fsum(map(mul, islice(centred, 0, count - 1), islice(centred, 1, None))) / square
+    return (count * ratio + 1.0) / (count - 3.0) if count >= SERIAL_FROM else ratio * count / (count - 1.0)
 
 
 SERIAL_FROM = 5
-"""The fewest steps a run's serial correlation is read from (`serial_of`): its small-sample correction divides by the
-steps less three, and under five steps a rank's deviations hold too few pairs to say anything."""
+"""The fewest steps a rank's deviations are taken from their own mean for its serial correlation (`lag_one`): the
+correction of that estimate divides by the steps less three."""
+SERIAL_Z = 2.0
+"""How many standard errors the median of the ranks' serial correlations must be above 0 to be read (`serial_of`):
+below, it is what independent steps give by chance, and taken as 0."""
+MEDIAN_ERROR = math.sqrt(math.pi / 2)
+"""A median's standard error over a mean's, for normal draws (1.25)."""
 
 
-def serial_of(late: Sequence[Lateness]) -> float:
+def serial_of(places: Sequence[Place]) -> float:
     """How much a step's lateness carries into the next, for a rank on time: the median over the ranks of their
-    lag-one autocorrelations (a straggler's, or a rank slow from some step on, left in a minority, moves it little),
-    corrected for a short run's bias (an AR(1) series' estimate lies about (1 + 3 rho) / n under rho: Marriott and
-    Pope), never below 0. Steps that carry their lateness over (a noisy neighbour's phases, a clock drifting) make a
-    rank's mean lateness wander more than as many independent steps do (`effective_steps`).
+    serial correlations (`Place.serial`, `lag_one`; a straggler's, or a rank slow from some step on, left in a
+    minority, moves it little), read when it stands SERIAL_Z of its standard errors above 0 (from the ranks' spread:
+    1,024 ranks read it from three steps, four ranks from many), else 0; never above SERIAL_MOST. Steps that carry
+    their lateness over (a noisy neighbour's phases, a clock drifting) make a rank's mean lateness wander more than
+    as many independent steps do (`effective_steps`).
 
-    >>> serial_of([Lateness(0.0, 30, 0, 30, 0.0, serial=0.6)] * 8) > 0.7
-    True
-    >>> serial_of([Lateness(0.0, 30, 0, 30, 0.0, serial=-0.2)] * 8)
-    0.0
-    >>> serial_of([Lateness(0.0, 4, 0, 4, 0.0, serial=0.9)])
-    0.0
+    >>> serial_of([Place(0.0, 1.0, s) for s in (0.6, 0.7, 0.8, 0.65, 0.75)])
+    0.7
+    >>> serial_of([Place(0.0, 1.0, s) for s in (-0.5, 0.3, 0.9, 0.1)]), serial_of([Place(0.0, 1.0, 0.9)])
+    (0.0, 0.0)
     """
-    read = [r for r in late if r.steps >= SERIAL_FROM]
-    if not read:
+    read = sorted(p.serial for p in places)
+    if len(read) < 2:
         return 0.0
-    steps = median([r.steps for r in read])
-    corrected = (steps * median([r.serial for r in read]) + 1.0) / (steps - 3.0)
-    return min(SERIAL_MOST, max(0.0, corrected))
+    middle = median(read)
+    error = MEDIAN_ERROR * (quantile(read, 0.75) - quantile(read, 0.25)) / IQR_SIGMAS / math.sqrt(len(read))
+    return min(SERIAL_MOST, middle) if middle > SERIAL_Z * error else 0.0
 
 
+IQR_SIGMAS = 2 * _NORMAL.inv_cdf(0.75)
+"""A normal's interquartile range in its standard deviations (1.35)."""
 SERIAL_MOST = 0.95
 """The most serial correlation `effective_steps` reads: past it, a run of any length is one step or two."""
 
@@ -1363,15 +1382,16 @@ SERIAL_MOST = 0.95
 def effective_steps(count: int, serial: float) -> int:
     """How many independent steps a mean over `count` steps is worth when each step's deviation carries `serial` of
     itself into the next (an AR(1) series): count over 1 + 2 sum_k (1 - k / count) serial^k, the variance of such a
-    mean against that of as many independent ones; rounded, one at least.
+    mean against that of as many independent ones; rounded down (a test that counts one step too many passes
+    chance's wander more often than it says, one too few is a little slow to decide), one at least.
 
-    >>> effective_steps(30, 0.0), effective_steps(30, 0.7), effective_steps(5, 0.7)
-    (30, 6, 2)
+    >>> effective_steps(30, 0.0), effective_steps(30, 0.7), effective_steps(5, 0.7), effective_steps(3, 0.5)
+    (30, 5, 1, 1)
     """
     if serial <= 0.0 or count <= 1:
         return count
     inflation = 1.0 + 2.0 * math.fsum((1.0 - k / count) * serial**k for k in range(1, count))
-    return max(1, round(count / inflation))
+    return max(1, math.floor(count / inflation + 1e-9))
 
 
 def _usual(values: Sequence[float]) -> float:
@@ -1660,8 +1680,8 @@ class Beyond:
     it rests on, in each step the entries past the floor, whatever the threshold, each rank's `Lateness`, each
     step's `Reference`, the distribution of every rank-step's deviation, transient stragglers included
     (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), each
-    rank's usual offset taken out (`usual_offsets`), and where the ranks on time usually are, down to which it was
-    (`on_time_place`)."""
+    rank's usual offset taken out (`usual_offsets`), where the ranks on time usually are, down to which it was
+    (`on_time_place`), and how much of a step's lateness carries into the next (`serial_of`)."""
 
     tail: Tail
     floor_ms: float
@@ -1672,6 +1692,7 @@ class Beyond:
     spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
     usual: tuple[float, ...] = ()
     on_time: float = 0.0
+    serial: float = 0.0
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -1721,6 +1742,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         Atoms.of_sorted(ordered),
         tuple(usual),
         on_time,
+        serial_of(places),
     )
 
 
@@ -1879,7 +1901,8 @@ class Chance:
     beyond which a rank-step is late (`fdr_floor`), the distribution of an on-time rank-step's cost once its rank's
     usual cost is taken out (what says how often an on-time rank is over a threshold), over `total` rank-steps; and
     each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
-    rank-step's deviation, transient stragglers included."""
+    rank-step's deviation, transient stragglers included; and `serial`, how much of a step's lateness carries into
+    the next (`serial_of`)."""
 
     ranks: int
     work: Tail
@@ -1887,6 +1910,7 @@ class Chance:
     cost: Tail
     total: int
     spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
+    serial: float = 0.0
 
     def over_threshold(self, threshold: float, periods: Sequence[float]) -> float:
         """The chance that an on-time rank-step is over the threshold: its cost at least `threshold` of the step's

@@ -48,7 +48,6 @@ from ..base import (
     block_rows,
     median,
     ranges,
-    say,
 )
 from ..traces import (
     Column,
@@ -64,6 +63,7 @@ from ..traces import (
     table_of,
 )
 from ..traces import drawn as drawn_spans
+from .caveats import WARMUP_STEP, RunFacts, caveats_of
 from .chance import (
     KEPT,
     Across,
@@ -82,7 +82,6 @@ from .whatif import earliest_free, retimed_saving
 
 __all__ = [
     "AnalysisError",
-    "Caveat",
     "CostRows",
     "DRAWN_ALL",
     "DRAWN_LATEST",
@@ -101,7 +100,6 @@ __all__ = [
     "StepsDone",
     "StepColumns",
     "StepSummary",
-    "WARMUP_STEP",
     "costs_of",
     "drawn_entries",
     "gap_of",
@@ -122,31 +120,10 @@ __all__ = [
     "waits_of",
 ]
 
-WARMUP_STEP = 0
 StepsDone = Callable[[int, int], None]
 """Told the common steps measured so far and their count."""
 DRAWN_ALL = 16
 DRAWN_LATEST = 8
-
-
-class Caveat(str):
-    """A warning's English text (`base.words`, `warn.<code>`), carrying its code and values so that a page can say it
-    in its language."""
-
-    code: str
-    values: dict[str, object]
-
-    def __new__(cls, code: str, **values: object) -> Caveat:
-        warning = super().__new__(cls, say(f"warn.{code}", **values))
-        warning.code, warning.values = code, values
-        return warning
-
-    def __reduce__(self) -> tuple:
-        return _warning, (self.code, self.values)
-
-
-def _warning(code: str, values: dict[str, object]) -> Caveat:
-    return Caveat(code, **values)
 
 
 class AnalysisError(Said):
@@ -605,7 +582,7 @@ def rank_owns(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, RankOw
     >>> sorted(rank_owns(tables))
     [0, 1, 2]
     """
-    common = _common_steps(tables, [])
+    common = _common_steps(tables)[0]
 
     def owned(some: range) -> list[RankOwn]:
         return [_own(tables[k], rows_of(tables[k], common)) for k in some]
@@ -729,9 +706,10 @@ def rank_summary(
     )
 
 
-def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list[int]:
-    """The steps every rank has, warmup left out; a set of step numbers is made once for each distinct sequence of
-    them, not once a rank (100,000 ranks of 1,000 steps: 5 GB of sets and ints)."""
+def _common_steps(tables: Sequence[RankColumns]) -> tuple[list[int], list[tuple[int, str, int]], bool]:
+    """The steps every rank has, warmup left out; the ranks with steps beyond them (rank, source, how many); whether
+    the warmup step was left out. A set of step numbers is made once for each distinct sequence of them, not once a
+    rank (100,000 ranks of 1,000 steps: 5 GB of sets and ints)."""
     distinct: dict[Sequence[int], set[int]] = {}
     for t in tables:
         key = t.step if isinstance(t.step, range) else tuple(t.step)
@@ -740,16 +718,14 @@ def _common_steps(tables: Sequence[RankColumns], warnings: list[Caveat]) -> list
     common = set.intersection(*distinct.values())
     if not common:
         raise AnalysisError("run.no_common_step")
-    for t in tables:
-        extra = len(distinct[t.step if isinstance(t.step, range) else tuple(t.step)]) - len(common)
-        if extra:
-            warnings.append(Caveat("partial", rank=t.rank, source=t.source, extra=extra))
-    if WARMUP_STEP in common and len(common) > 1:
+    partial = [
+        (t.rank, t.source, len(distinct[t.step if isinstance(t.step, range) else tuple(t.step)]) - len(common))
+        for t in tables
+    ]
+    warmup = WARMUP_STEP in common and len(common) > 1
+    if warmup:
         common.discard(WARMUP_STEP)
-        warnings.append(Caveat("warmup", step=WARMUP_STEP))
-    if len(common) == 1:
-        warnings.append(Caveat("one_step"))
-    return sorted(common)
+    return sorted(common), partial, warmup
 
 
 def rank_summaries(
@@ -976,11 +952,7 @@ def measure(
     if len(ranks) < 2:
         raise AnalysisError("run.two_ranks")
     tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
-    warnings: list[Caveat] = []
-    common = _common_steps(tables, warnings)
-    worlds = {t.world_size for t in tables if t.world_size}
-    if worlds and max(worlds) > len(tables):
-        warnings.append(Caveat("some_ranks", loaded=len(tables), world=max(worlds)))
+    common, partial, warmup = _common_steps(tables)
     rows = [rows_of(t, common) for t in tables]
     order = tuple(t.rank for t in tables)
     kept = [t.parts_ms or {} for t in tables]
@@ -999,10 +971,7 @@ def measure(
         progress(0, len(common))
     count, first = unmeasured(common, order, work)
     del work
-    if first is not None:
-        step, rank, ms = first
-        warnings.append(Caveat("unmeasured", count=count, rank=rank, step=step, ms=round(ms, 2)))
-    warnings += [Caveat("copies", first=a, second=b) for a, b in copies(tables, fan)]
+    copied = copies(tables, fan)
     stepwise = by_rank | flags
     map_rows = bins_of(list(order), MAX_ROWS)
 
@@ -1039,9 +1008,19 @@ def measure(
     steps = tuple(done)
     stepwise, parts = {}, None
     del flags, major
-    unreleased = sum(not s.released for s in steps)
-    if unreleased:
-        warnings.append(Caveat("no_release", steps=unreleased))
+    warnings = caveats_of(
+        RunFacts(
+            partial=partial,
+            warmup=warmup,
+            steps=len(common),
+            ranks=len(tables),
+            world=max((t.world_size or 0 for t in tables), default=0),
+            unmeasured=count,
+            first_unmeasured=first,
+            copies=copied,
+            unreleased=sum(not s.released for s in steps),
+        )
+    )
     slowest = Counter(s.slowest_rank for s in steps)
     summaries = tuple(
         replace(r, lateness=late)
@@ -1054,7 +1033,7 @@ def measure(
     return Measured(
         steps,
         summaries,
-        tuple(warnings),
+        warnings,
         map_of(common, map_rows, cells),
         Chance(
             len(tables),
@@ -1063,6 +1042,7 @@ def measure(
             cost_tail(CostRows(waits, places), beyond, [r.median_cost_ms for r in summaries], fan),
             beyond.total,
             beyond.spread,
+            beyond.serial,
         ),
         statistics.fmean(periods),
         statistics.median(periods),

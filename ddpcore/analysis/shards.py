@@ -38,6 +38,7 @@ from itertools import chain, compress
 
 from ..base import CAUSES, LOAD, THRESHOLD, Positions, Sample, Transposed, bracket, inside, sample_of
 from ..traces import FileError, RankColumns, RankFacts, RankTrace, table_of
+from .caveats import WARMUP_STEP, RunFacts, caveats_of
 from .chance import (
     KEPT,
     Atoms,
@@ -58,14 +59,13 @@ from .chance import (
     past,
     rank_places,
     run_floor,
+    serial_of,
     suspect_cuts,
     suspects_of,
     usual_offsets,
 )
 from .measured import (
-    WARMUP_STEP,
     AnalysisError,
-    Caveat,
     Measured,
     StepColumns,
     StepSummary,
@@ -89,7 +89,7 @@ __all__ = ["Shard", "merge", "order_stats", "shards_of"]
 class Shard:
     """Some of a run's ranks (their tables, `traces.table_of`), measured where they are read: what a merge asks of
     them, in the order it asks (`merge`). Every answer is plain data, so that it can cross a process or a network
-    (`ddpcore.cli.shards`)."""
+    (`ddpcore.cli.onray`: each on a node of a Ray cluster)."""
 
     def __init__(self, ranks: Sequence[RankTrace | RankFacts | RankColumns], errors: Sequence[FileError] = ()) -> None:
         self.tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
@@ -455,12 +455,12 @@ def _median_places(n: int) -> Positions:
 
 @dataclass(frozen=True)
 class _Run:
-    """What the shards say first: every rank in order, the common steps, the parts kept, and the warnings so far."""
+    """What the shards say first: every rank in order, the common steps, the parts kept, whether a load part is
+    marked, the ranks holding the same steps, and the world sizes the files declare."""
 
     ranks: tuple[int, ...]
     common: list[int]
     parts: list[str] | None
-    warnings: list[Caveat]
     load_marked: bool
     copies: list[tuple[int, int]]
     worlds: list[int]
@@ -509,7 +509,6 @@ def _run_of(hellos: Sequence[dict]) -> _Run:
         tuple(ranks),
         sorted(common),
         [p for p in CAUSES if p in kept] if parted else None,
-        [],
         any(h["load_marked"] for h in hellos),
         copies,
         [w for h in hellos for w in h["worlds"]],
@@ -526,23 +525,11 @@ def merge(
     told("steps")
     run = _run_of([s.hello() for s in shards])
     common = run.common
-    warnings: list[Caveat] = []
-    if WARMUP_STEP in common and len(common) > 1:
-        common = [n for n in common if n != WARMUP_STEP]
-        warmup = True
-    else:
-        warmup = False
-    began = [s.begin(common, run.common, run.parts) for s in shards]
-    for rank, source, extra in sorted(e for b in began for e in b["extra"]):
-        if extra:
-            warnings.append(Caveat("partial", rank=rank, source=source, extra=extra))
+    warmup = WARMUP_STEP in common and len(common) > 1
     if warmup:
-        warnings.append(Caveat("warmup", step=WARMUP_STEP))
-    if len(common) == 1:
-        warnings.append(Caveat("one_step"))
+        common = [n for n in common if n != WARMUP_STEP]
+    began = [s.begin(common, run.common, run.parts) for s in shards]
     n, steps = len(run.ranks), len(common)
-    if run.worlds and max(run.worlds) > n:
-        warnings.append(Caveat("some_ranks", loaded=n, world=max(run.worlds)))
 
     told("chance")
     work_medians = [_median(v, n) for v in order_stats(shards, "work", [_median_places(n)] * steps)]
@@ -568,11 +555,6 @@ def merge(
             first_bad is None or (common.index(f[0]), f[1]) < (common.index(first_bad[0]), first_bad[1])
         ):
             first_bad = f
-    if first_bad is not None:
-        warnings.append(
-            Caveat("unmeasured", count=count, rank=first_bad[1], step=first_bad[0], ms=round(first_bad[2], 2))
-        )
-    warnings += [Caveat("copies", first=a, second=b) for a, b in run.copies]
 
     told("waits")
     released = [all(b["released"][j] for b in began) for j in range(steps)]
@@ -630,16 +612,26 @@ def merge(
                 released[j],
             )
         )
-    unreleased = sum(not r for r in released)
-    if unreleased:
-        warnings.append(Caveat("no_release", steps=unreleased))
+    warnings = caveats_of(
+        RunFacts(
+            partial=sorted(e for b in began for e in b["extra"]),
+            warmup=warmup,
+            steps=steps,
+            ranks=n,
+            world=max(run.worlds, default=0),
+            unmeasured=count,
+            first_unmeasured=first_bad,
+            copies=run.copies,
+            unreleased=sum(not r for r in released),
+        )
+    )
     periods = [s.median_step_ms for s in summarised]
     measured = Measured(
         tuple(summarised),
         tuple(summaries),
-        tuple(warnings),
+        warnings,
         RankStepMap((), (), (), (), ()),
-        Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled)),
+        Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled), serial_of(places)),
         statistics.fmean(periods),
         statistics.median(periods),
         statistics.median(s.gap for s in summarised),

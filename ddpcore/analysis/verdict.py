@@ -55,7 +55,6 @@ from .chance import (
     level_of,
     majority,
     persistence,
-    serial_of,
     steps_to_decide,
     transient_share,
 )
@@ -593,7 +592,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     late_of = _lateness_by_rank(measured)
     past = Counter(s.columns.ranks[i] for s in measured.steps for i in s.columns.beyond)
     total_past = sum(past.values())
-    serial = serial_of(list(late_of.values()))
+    serial = chance.serial
     persistent = {}
     undecided = []
     for r, js in where.items():

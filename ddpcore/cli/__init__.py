@@ -28,23 +28,22 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .fork import (  # noqa: F401
         forked,
     )
+    from .onray import (  # noqa: F401
+        ANSWER_S,
+        ASKED,
+        LOCAL,
+        NodeReader,
+        NodeShard,
+        RayError,
+        node_shards,
+        ray_module,
+    )
     from .reports import (  # noqa: F401
         cluster_table,
         ring_payload,
         ring_text,
         step_payload,
         step_text,
-    )
-    from .shards import (  # noqa: F401
-        ASKED,
-        KEY_VARIABLE,
-        Remote,
-        ShardError,
-        address_of,
-        key,
-        progress,
-        remotes,
-        serve,
     )
     from .verdicts import (  # noqa: F401
         analysis_payload,
@@ -72,23 +71,22 @@ _LAZY = {
         "main",
     ),
     "fork": ("forked",),
+    "onray": (
+        "ANSWER_S",
+        "ASKED",
+        "LOCAL",
+        "NodeReader",
+        "NodeShard",
+        "RayError",
+        "node_shards",
+        "ray_module",
+    ),
     "reports": (
         "cluster_table",
         "ring_payload",
         "ring_text",
         "step_payload",
         "step_text",
-    ),
-    "shards": (
-        "ASKED",
-        "KEY_VARIABLE",
-        "Remote",
-        "ShardError",
-        "address_of",
-        "key",
-        "progress",
-        "remotes",
-        "serve",
     ),
     "verdicts": (
         "analysis_payload",

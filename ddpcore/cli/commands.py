@@ -287,6 +287,13 @@ def _add_analyze(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="one trace file per rank, or a folder of them")
     _add_reading_args(p)
     p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="read on every node of a Ray cluster (auto: the one this machine is in; HOST:PORT; local: a Ray of "
+        "this machine alone): one actor per node reads FILE there, $VARIABLES expanded on the node, and the verdict "
+        "is merged here (needs ddpcore[ray]; docs/summaries.md)",
+    )
+    p.add_argument(
         "--fit",
         action="store_true",
         help="also fit the cluster model's straggler parameters to the run, with what the run would cost without "
@@ -440,10 +447,16 @@ def _run_analyze(args: argparse.Namespace) -> int:
     from ..analysis import FitError, judge, outlook_or_why
     from .verdicts import analysis_payload, analysis_text, fit_payload, fit_text
 
-    _, measured, errors = _read(args.files, args, "analyze", None if args.fit or args.perfetto else args.threshold)
-    if measured is None:
-        return 1
-    analysis = judge(measured, args.threshold)
+    if args.ray is not None:
+        on_ray = _on_ray(args)
+        if on_ray is None:
+            return 1
+        analysis, errors = on_ray
+    else:
+        _, measured, errors = _read(args.files, args, "analyze", None if args.fit or args.perfetto else args.threshold)
+        if measured is None:
+            return 1
+        analysis = judge(measured, args.threshold)
     payload = analysis_payload(analysis, errors)
     text = analysis_text
     failed = False
@@ -475,6 +488,32 @@ def _run_analyze(args: argparse.Namespace) -> int:
         text = lambda p: plain(p) + "".join(f"\nwrote {w}" for w in p["written"])  # noqa: E731
     _emit(payload, args.json, text)
     return 1 if errors or failed else 0
+
+
+def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | None:
+    """The verdict merged from every node of a Ray cluster (`cli.onray`), and the files the nodes left out; None
+    (after one line) when the cluster, a node or the run fails: never a partial verdict."""
+    from ..analysis import AnalysisError, merge
+    from .onray import RayError, as_shards, connect, node_shards, progress
+
+    THRESHOLD.check(args.threshold)
+    _check_jobs(args.jobs)
+    if len(args.files) != 1 or args.fit:
+        _say("analyze", "error: --ray reads one PATH on every node (a folder or a file), and gives no --fit")
+        return None
+    try:
+        ray = connect(args.ray)
+    except RayError as exc:
+        _say("analyze", f"error: {exc}")
+        return None
+    try:
+        shards, unread = node_shards(ray, args.files[0], args.jobs or 1, lambda line: _say("analyze", line))
+        return merge(as_shards(shards), args.threshold, progress), _told("analyze", unread)
+    except (RayError, AnalysisError) as exc:
+        _say("analyze", f"error: {exc}")
+        return None
+    finally:
+        ray.shutdown()
 
 
 def _add_summarize(p: argparse.ArgumentParser) -> None:
@@ -524,91 +563,6 @@ def _run_summarize(args: argparse.Namespace) -> int:
         _say("summarize", f"error: {folder}: {exc.strerror}")
         return 1
     return 1 if loaded.errors else 0
-
-
-def _add_shard(p: argparse.ArgumentParser) -> None:
-    """hold some ranks' summaries for a merge on another machine (docs/summaries.md)
-
-    Read the files of this machine's ranks, then answer one merge's questions over TCP and exit when it is done.
-    The merge and every shard share a key in DDPCORE_SHARD_KEY (at least 16 characters).
-    """
-    p.add_argument("files", nargs="+", metavar="FILE", help="summaries or traces of this shard's ranks, or folders")
-    p.add_argument(
-        "--listen",
-        required=True,
-        metavar="HOST:PORT",
-        help="where the merge connects (0.0.0.0:7070 for any interface; port 0: any free one, printed)",
-    )
-    _add_jobs(p)
-    p.set_defaults(run=_run_shard)
-
-
-def _run_shard(args: argparse.Namespace) -> int:
-    from multiprocessing.connection import Listener
-
-    from ..analysis import AnalysisError, Shard, one_run
-    from ..traces import files_in, read_paths
-    from .shards import ShardError, address_of, key, serve
-
-    _check_jobs(args.jobs)
-    try:
-        secret, address = key(), address_of(args.listen)
-        files = files_in(args.files)
-        loaded = read_paths(files, jobs_for(len(files), args.jobs))
-        tables, errors = one_run(loaded)
-    except (ShardError, AnalysisError) as exc:
-        _say("shard", f"error: {exc}")
-        return 1
-    _told("shard", errors)
-    if not tables:
-        _say("shard", "error: no readable rank")
-        return 1
-    try:
-        listener = Listener(address, authkey=secret)
-    except OSError as exc:
-        _say("shard", f"error: cannot listen on {args.listen} ({exc.strerror or exc})")
-        return 1
-    with listener:
-        host, port = listener.address
-        _say("shard", f"{len(tables)} rank(s), {tables[0].rank} to {tables[-1].rank}: listening on {host}:{port}")
-        serve(Shard(tables, errors), listener, lambda line: _say("shard", line))
-    return 1 if errors else 0
-
-
-def _add_merge(p: argparse.ArgumentParser) -> None:
-    """one verdict over shards of a run's ranks, as analyze gives it (docs/summaries.md)
-
-    Connect to every shard (python -m ddpcore shard ... --listen HOST:PORT, on the machines that hold the
-    summaries) and ask them in rounds: what crosses grows with the steps and shards, not the ranks. Prints what
-    analyze prints (but the fit). The merge and every shard share a key in DDPCORE_SHARD_KEY.
-    """
-    p.add_argument("shards", nargs="+", metavar="HOST:PORT", help="every shard's address, one per shard")
-    _add_threshold(p)
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(run=_run_merge)
-
-
-def _run_merge(args: argparse.Namespace) -> int:
-    from ..analysis import AnalysisError, merge
-    from .shards import ShardError, progress, remotes
-    from .verdicts import analysis_payload, analysis_text
-
-    try:
-        shards = remotes(args.shards)
-    except ShardError as exc:
-        _say("merge", f"error: {exc}")
-        return 1
-    try:
-        analysis = merge(shards, args.threshold, progress)
-        unread = [e for s in shards for e in s.unread()]
-    except (ShardError, AnalysisError) as exc:
-        _say("merge", f"error: {exc}")
-        return 1
-    finally:
-        for s in shards:
-            s.close()  # type: ignore[attr-defined]
-    _emit(analysis_payload(analysis, _told("merge", unread)), args.json, analysis_text)
-    return 1 if unread else 0
 
 
 def _add_compare(p: argparse.ArgumentParser) -> None:
@@ -705,8 +659,6 @@ COMMANDS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "summarize": _add_summarize,
     "compare": _add_compare,
     "replay": _add_replay,
-    "shard": _add_shard,
-    "merge": _add_merge,
 }
 """Each command's name and what adds its arguments; that function's docstring is the command's help (first line)
 and description (the rest)."""

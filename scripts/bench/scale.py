@@ -23,7 +23,7 @@ from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, SUFFIX, TRANSF
 from ddpcore.traces.columnar import COLUMNAR_COLUMNS
 from scripts.bench.report import merge_into
 
-__all__ = ["SIZES", "analyze_figures", "scale_figures", "write_run"]
+__all__ = ["RAY_SIZES", "SIZES", "analyze_figures", "ray_figures", "scale_figures", "write_run"]
 
 SIZES = {"1e6": (1_000, 1_000), "1e7": (10_000, 1_000), "1e8": (100_000, 1_000)}
 """Each size measured: ranks x steps."""
@@ -171,6 +171,26 @@ def analyze_figures(folder: Path, ranks: int, steps: int) -> dict:
     }
 
 
+RAY_SIZES = ("1e6", "1e7")
+"""The sizes `analyze --ray` is measured at, over two Ray nodes on this machine (`ray_figures`); `scale.ray` holds
+the largest's figures, and each size's under `sizes`."""
+
+
+def ray_figures(folder: Path, alone: dict) -> dict:
+    """The run's summaries split between two Ray nodes started here and merged as `analyze --ray` merges them
+    (`scripts.bench.onray`, in a process of its own): seconds, the largest process's peak memory, the bytes that
+    crossed, the time against `analyze` alone over the same files (`alone`), and whether the verdicts agree. The
+    folder's files end up in two subfolders."""
+    want = folder.with_suffix(".json")
+    done = subprocess.run(
+        [sys.executable, "-m", "scripts.bench.onray", str(folder), str(want)], capture_output=True, text=True
+    )
+    if done.returncode != 0 or not done.stdout.strip():
+        return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures | {"against_analyze": figures["analyze_s"] / alone["analyze_s"]}
+
+
 def page_figures(dist: Path, folder: Path) -> dict:
     """The run of 10,000 ranks x 1,000 steps picked in Your traces: the seconds until the page answers, the
     renderer's peak memory over idle, main-thread long tasks, and what it answered (it cannot hold it: it says so
@@ -249,6 +269,11 @@ def scale_figures(dist: Path | None = None, quick: bool = False) -> dict:
             if ranks == PAGE_RANKS and dist is not None:
                 figures[f"page_{ranks}"] = page_figures(dist, folder)
                 print(f"scale page: {json.dumps(figures[f'page_{ranks}'])}", flush=True)
+            if name in RAY_SIZES:
+                on_ray = ray_figures(folder, result)
+                sizes = figures.get("ray", {}).get("sizes", {}) | {name: on_ray}
+                figures["ray"] = on_ray | {"rank_steps": name, "sizes": sizes}
+                print(f"scale ray {name}: {json.dumps(on_ray)}", flush=True)
             shutil.rmtree(folder)
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -38,8 +38,41 @@ def test_the_wheel_holds_every_module_and_installs(tmp_path):
     python = env / ("Scripts" if sys.platform == "win32" else "bin") / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
     traces = sorted(str(p) for p in (FIXTURES / "ddp4").glob("*.jsonl.gz"))
-    done = subprocess.run(
-        [str(python), "-m", "ddpcore", "analyze", *traces], cwd=tmp_path, capture_output=True, text=True
-    )
+
+    def ran(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(python), *args], cwd=tmp_path, capture_output=True, text=True)
+
+    done = ran("-m", "ddpcore", "analyze", *traces)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("persistent straggler(s): rank 2")
+    script = env / ("Scripts/ddpcore.exe" if sys.platform == "win32" else "bin/ddpcore")
+    helped = subprocess.run([str(script), "--help"], cwd=tmp_path, capture_output=True, text=True)
+    assert helped.returncode == 0 and "analyze" in helped.stdout, helped.stderr
+    imported = ran("-c", "from ddpcore.ops import Recorder; print(Recorder.__name__)")
+    assert imported.stdout.strip() == "Recorder", imported.stderr
+    assert "prometheus_client" in ran("-c", "import ddpcore.ops.exporter").stderr
+    subprocess.run([str(python), "-m", "pip", "install", "-q", f"{wheel}[prometheus]"], check=True)
+    extra = ran("-c", "from ddpcore.ops.exporter import Exporter; Exporter(0); print('ok')")
+    assert extra.stdout.strip() == "ok", extra.stderr
+
+
+def test_the_source_archive_holds_the_package_and_none_of_the_site_tests_or_scripts(tmp_path):
+    """Built from a copy of the checkout by `python -m build --sdist`: web/, tests/ and scripts/ sit next
+    to the package and must stay out of what installs it."""
+    import tarfile
+
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(".git", ".venv", "node_modules", "dist", "__pycache__"))
+    subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", "out", str(tree)],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    (archive,) = (tmp_path / "out").glob("ddpcore-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        names = [n.split("/", 1)[1] for n in tar.getnames() if "/" in n]
+    python = {n for n in names if n.endswith(".py")}
+    source = {p.relative_to(ROOT).as_posix() for p in (ROOT / "ddpcore").rglob("*.py")}
+    assert source <= python
+    assert not [n for n in names if n.split("/")[0] in ("web", "tests", "scripts", "bench")]

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import re
 
+import duckdb
+import pyarrow.parquet as pq
 import pytest
 from paths import FIXTURES, ROOT
 
 from ddpcore.cli import main
 from ddpcore.traces import COLUMNS
-
-pq = pytest.importorskip("pyarrow.parquet", reason="the test extra installs pyarrow")
-duckdb = pytest.importorskip("duckdb", reason="the test extra installs duckdb")
 
 QUERY = re.search(r"```sql\n(.*?)```", (ROOT / "docs" / "summaries.md").read_text(), re.S)
 

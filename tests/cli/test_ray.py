@@ -1,0 +1,244 @@
+"""`analyze --ray`: one actor per node of a Ray cluster reads that node's ranks; the verdict merged on the driver is
+`analyze`'s over every file, a node that dies ends the run in one line, and Ray never loads without `--ray`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import ray
+from paths import FIXTURES
+from ray.cluster_utils import Cluster
+
+from ddpcore.traces import SUFFIX, simulated_run, summary_bytes
+
+NODE_DIR = "DDPCORE_NODE_DIR"
+NODES = ("head", "second", "third")
+SPLIT = (5, 16)
+"""Ranks below 5 on the head node, below 16 on the second, the rest on the third."""
+
+
+def run(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ddpcore", *argv], capture_output=True, text=True, timeout=timeout)
+
+
+def folders_of(root: Path) -> list[Path]:
+    return [root / name for name in NODES]
+
+
+def start_cluster(root: Path) -> Cluster:
+    """Three Ray nodes on this machine, each told its own folder in NODE_DIR (as each node of a cluster has its own
+    disk)."""
+    folders = folders_of(root)
+    for f in folders:
+        f.mkdir(parents=True, exist_ok=True)
+    cluster = Cluster(
+        initialize_head=True,
+        connect=False,
+        head_node_args={"num_cpus": 1, "env_vars": {NODE_DIR: str(folders[0])}, "include_dashboard": False},
+    )
+    for f in folders[1:]:
+        cluster.add_node(num_cpus=1, env_vars={NODE_DIR: str(f)})
+    cluster.wait_for_nodes()
+    return cluster
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    root = tmp_path_factory.mktemp("nodes")
+    started = start_cluster(root)
+    yield started, root
+    started.shutdown()
+
+
+def spread(ranks, root: Path, where=lambda rank: 0 if rank < SPLIT[0] else 1 if rank < SPLIT[1] else 2) -> Path:
+    """Each rank's summary in its node's folder (emptied first), and every one in `root/all` for `analyze`."""
+    folders = folders_of(root)
+    whole = root / "all"
+    for f in [*folders, whole]:
+        shutil.rmtree(f, ignore_errors=True)
+        f.mkdir()
+    for r in ranks:
+        blob = summary_bytes(r)
+        for k in where(r.rank) if isinstance(where(r.rank), tuple) else (where(r.rank),):
+            (folders[k] / f"rank{r.rank}{SUFFIX}").write_bytes(blob)
+        (whole / f"rank{r.rank}{SUFFIX}").write_bytes(blob)
+    return whole
+
+
+def same_but_source(got: dict, want: dict) -> None:
+    for r in got["ranks"] + want["ranks"]:
+        r["source"] = Path(r["source"]).name
+    assert got == want
+
+
+def test_three_nodes_each_reading_its_own_folder_give_analyze_s_verdict(cluster):
+    started, root = cluster
+    ranks, _ = simulated_run(24, 50, persistent=(17,), p=0.02, seed=5)
+    whole = spread(ranks, root)
+    merged = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json")
+    assert merged.returncode == 0, merged.stderr
+    got, want = json.loads(merged.stdout), json.loads(run("analyze", str(whole), "--json").stdout)
+    same_but_source(got, want)
+    assert got["straggler_rank"] == 17
+    for low, high in ((0, 4), (5, 15), (16, 23)):
+        assert f"rank(s), {low} to {high}, at {root}" in merged.stderr
+
+
+def test_a_real_run_split_over_the_nodes_is_the_same_byte_for_byte(cluster):
+    """The real 8-rank run with a 2x straggler, its traces on three nodes: analyze's JSON, but for the paths."""
+    started, root = cluster
+    real = sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))
+    assert len(real) == 8
+    folders = folders_of(root)
+    for f in folders:
+        shutil.rmtree(f, ignore_errors=True)
+        f.mkdir()
+    for k, path in enumerate(real):
+        shutil.copy(path, folders[0 if k < 2 else 1 if k < 5 else 2])
+    merged = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json")
+    whole = run("analyze", *map(str, real), "--json")
+    assert merged.returncode == whole.returncode == 0, merged.stderr
+    same_but_source(json.loads(merged.stdout), json.loads(whole.stdout))
+
+
+def real_sets() -> list[list[Path]]:
+    """Every real run the repository keeps, in each recording it has (two ranks at least)."""
+    sets = []
+    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz")}):
+        some = [sorted(folder.glob(p)) for p in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz")]
+        some = [found for found in some if len(found) >= 2] or [sorted(folder.glob("*.json.gz"))]
+        sets += [found for found in some if len(found) >= 2]
+    return sets
+
+
+def test_every_real_set_split_over_the_nodes_is_analyze_s_verdict(cluster, capsys):
+    """Each real run's files dealt round the three nodes: `analyze --ray`'s JSON is `analyze`'s, but for the
+    paths, on every one (in this process: one driver, connected again for each run)."""
+    from ddpcore.cli import main
+
+    started, root = cluster
+    sets = real_sets()
+    assert len(sets) >= 20
+    for found in sets:
+        folders = folders_of(root)
+        for f in folders:
+            shutil.rmtree(f, ignore_errors=True)
+            f.mkdir()
+        for k, path in enumerate(found):
+            shutil.copy(path, folders[k % 3])
+        code = main(["analyze", *map(str, found), "--json"])
+        want = capsys.readouterr().out
+        assert main(["analyze", "--ray", started.address, f"${NODE_DIR}", "--json"]) == code, found[0].parent
+        got = capsys.readouterr().out
+        same_but_source(json.loads(got), json.loads(want))
+
+
+def test_one_folder_every_node_sees_is_read_once(cluster):
+    started, root = cluster
+    ranks, _ = simulated_run(6, 20, persistent=(4,), p=0.0, seed=3)
+    whole = spread(ranks, root)
+    merged = run("analyze", "--ray", started.address, str(whole), "--json")
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stderr.count("hold the same 6 rank(s) (a shared folder?): read once") == 1
+    same_but_source(json.loads(merged.stdout), json.loads(run("analyze", str(whole), "--json").stdout))
+
+
+def test_ranks_partly_held_by_two_nodes_are_refused_in_one_line(cluster):
+    started, root = cluster
+    ranks, _ = simulated_run(8, 10, seed=2)
+    spread(ranks, root, lambda rank: (0, 1) if rank == 3 else 0 if rank < 3 else 1 if rank < 6 else 2)
+    merged = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json")
+    assert merged.returncode == 1 and merged.stdout == ""
+    errors = [line for line in merged.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and "rank 3 is held by node" in errors[0], merged.stderr
+
+
+def test_a_node_whose_folder_is_missing_is_named(cluster):
+    started, root = cluster
+    merged = run("analyze", "--ray", started.address, str(root / "nowhere" / f"${NODE_DIR}"))
+    assert merged.returncode == 1 and merged.stdout == ""
+    assert "no such file or folder" in merged.stderr and "error: node " in merged.stderr
+
+
+def test_files_a_node_left_out_are_listed_as_analyze_lists_them(cluster):
+    started, root = cluster
+    ranks, _ = simulated_run(6, 20, persistent=(4,), p=0.02, seed=3)
+    spread(ranks, root)
+    (folders_of(root)[1] / "rank99.jsonl").write_text("not a trace\n")
+    merged = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json")
+    assert merged.returncode == 1, merged.stderr
+    got = json.loads(merged.stdout)
+    assert [Path(e["source"]).name for e in got["errors"]] == ["rank99.jsonl"]
+    assert got["straggler_rank"] == 4 and len(got["ranks"]) == 6
+
+
+def test_a_node_killed_mid_merge_ends_the_run_naming_it(tmp_path, capsys, monkeypatch):
+    """A node removed while the merge asks its rounds: one line naming a node, exit 1, no verdict printed."""
+    from ddpcore.cli import main, onray
+
+    started = start_cluster(tmp_path)
+    try:
+        ranks, _ = simulated_run(24, 30, persistent=(17,), seed=4)
+        spread(ranks, tmp_path)
+        victim = started.list_all_nodes()[-1]
+        asked = onray.progress
+
+        def kill_at_chance(round_name: str) -> None:
+            asked(round_name)
+            if round_name == "chance":
+                started.remove_node(victim, allow_graceful=False)
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and any(
+                    n["NodeID"] == victim.node_id and n["Alive"] for n in ray.nodes()
+                ):
+                    time.sleep(0.2)
+
+        monkeypatch.setattr(onray, "progress", kill_at_chance)
+        monkeypatch.setattr(onray, "ANSWER_S", 60.0)
+        assert main(["analyze", "--ray", started.address, f"${NODE_DIR}", "--json"]) == 1
+        out, err = capsys.readouterr()
+        assert "straggler_rank" not in out, "no verdict, not even part of one"
+        errors = [line for line in err.splitlines() if "error:" in line]
+        assert len(errors) == 1 and "stopped answering" in errors[0] and "no verdict" in errors[0], err
+    finally:
+        started.shutdown()
+
+
+def test_a_local_ray_gives_analyze_s_verdict(tmp_path):
+    ranks, _ = simulated_run(8, 20, persistent=(2,), seed=1)
+    for r in ranks:
+        (tmp_path / f"rank{r.rank}{SUFFIX}").write_bytes(summary_bytes(r))
+    merged = run("analyze", "--ray", "local", str(tmp_path), "--json")
+    assert merged.returncode == 0, merged.stderr
+    same_but_source(json.loads(merged.stdout), json.loads(run("analyze", str(tmp_path), "--json").stdout))
+
+
+def test_without_ray_installed_the_option_says_how_to_get_it(tmp_path):
+    """Ray hidden from the interpreter: one line naming the extra, no traceback."""
+    code = (
+        "import sys; sys.modules['ray'] = None\n"
+        "from ddpcore.cli import main\n"
+        f"sys.exit(main(['analyze', '--ray', 'auto', {str(tmp_path)!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "pip install 'ddpcore[ray]'" in done.stderr
+
+
+def test_analyze_without_the_option_never_loads_ray():
+    files = [str(p) for p in sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))]
+    code = (
+        "import sys, io, contextlib\n"
+        "from ddpcore.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['analyze', *{files!r}]) == 0\n"
+        "print('ray' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "False", done.stderr
