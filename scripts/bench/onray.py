@@ -4,8 +4,9 @@ as `analyze --ray` merges them, against `analyze` alone over the same files.
 
 Run as `python -m scripts.bench.onray FOLDER WANT.json`: FOLDER holds the run's summaries (moved into two halves,
 one per node); WANT.json is `analyze --json`'s answer over them. Prints one JSON line: the merge's seconds, the
-peak resident memory of the driver and of each node's actor, the bytes that crossed between them (each question's
-arguments and its answer, pickled), and whether the verdict is `analyze`'s but for each rank's `source`.
+peak resident memory and CPU seconds of the driver and of each node's actor, the bytes that crossed between them
+(each question's arguments and its answer, pickled), and whether the verdict is `analyze`'s but for each rank's
+`source`.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ __all__ = ["NODE_DIR", "actor_peaks", "main"]
 NODE_DIR = "DDPCORE_NODE_DIR"
 
 
-def actor_peaks(found: dict[int, int], stop: threading.Event) -> None:
-    """Until `stop`, each node actor's peak resident memory (KiB) by process id, sampled every half second."""
+def actor_peaks(found: dict[int, int], busy: dict[int, float], stop: threading.Event) -> None:
+    """Until `stop`, each node actor's peak resident memory (KiB) and CPU seconds so far, by process id, sampled
+    every half second."""
+    tick = os.sysconf("SC_CLK_TCK")
     while not stop.wait(0.5):
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
@@ -36,9 +39,12 @@ def actor_peaks(found: dict[int, int], stop: threading.Event) -> None:
                         continue
                 with open(f"/proc/{pid}/status") as f:
                     rss = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
-            except (OSError, StopIteration, ValueError):
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, StopIteration, ValueError, IndexError):
                 continue
             found[int(pid)] = max(found.get(int(pid), 0), rss)
+            busy[int(pid)] = (int(fields[11]) + int(fields[12])) / tick
 
 
 def main(folder: Path, want_path: Path) -> int:
@@ -76,16 +82,17 @@ def main(folder: Path, want_path: Path) -> int:
 
     onray.NodeShard.__getattr__ = counted  # type: ignore[method-assign]
     peaks: dict[int, int] = {}
+    busy: dict[int, float] = {}
     stop = threading.Event()
-    sampler = threading.Thread(target=actor_peaks, args=(peaks, stop), daemon=True)
+    sampler = threading.Thread(target=actor_peaks, args=(peaks, busy, stop), daemon=True)
     ray = None
     try:
         ray = onray.connect(cluster.address)
         sampler.start()
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         shards, unread = onray.node_shards(ray, f"${NODE_DIR}", 1, lambda line: None)
         analysis = merge(onray.as_shards(shards), 0.1)
-        seconds = time.perf_counter() - start
+        seconds, driver_s = time.perf_counter() - start, time.process_time() - used
         got = json.loads(json.dumps(analysis_payload(analysis, []), allow_nan=False))
     finally:
         stop.set()
@@ -104,6 +111,8 @@ def main(folder: Path, want_path: Path) -> int:
                 "driver_mb": driver_mb,
                 "actor_mb": actors_mb,
                 "peak_mb": max([driver_mb, *actors_mb]),
+                "driver_cpu_s": driver_s,
+                "actor_cpu_s": sorted(busy.values()),
                 "bytes_between": crossed[0],
                 "nodes": len(shards),
                 "unread": len(unread),

@@ -144,4 +144,37 @@ def scale_lines(scale: dict | None) -> list[str]:
             f"({'refused, naming the command to run' if page['refused'] else 'drawn'}; {page['long_tasks']} long "
             f"tasks): {page['answer']}",
         ]
+    return lines + ray_lines(scale.get("ray"))
+
+
+def ray_lines(ray: dict | None) -> list[str]:
+    """`analyze --ray` over two Ray nodes on this machine, a row a size: seconds against `analyze` alone, each
+    process's peak memory, the bytes between them, and whether the verdict is `analyze`'s; a size not run says why.
+
+    >>> ray_lines({"sizes": {"1e8": {"skipped": "too large"}}})[-1]
+    '| 1e8 | skipped: too large | | | | | |'
+    """
+    if not ray:
+        return []
+    lines = [
+        "",
+        "`analyze --ray` over two Ray nodes started on this machine (`ray.cluster_utils.Cluster`; they share its two "
+        "cores), each node given half the files:",
+        "",
+        "| rank-steps | merge (s) | against `analyze` alone | driver's peak (MB) | each node's peak (MB) "
+        "| bytes between | same verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, run in ray.get("sizes", {}).items():
+        if "skipped" in run or "error" in run:
+            lines.append(
+                f"| {name} | {'skipped: ' + run['skipped'] if 'skipped' in run else 'failed: ' + run['error']} "
+                "| | | | | |"
+            )
+            continue
+        nodes = ", ".join(f"{mb:.0f}" for mb in run["actor_mb"])
+        lines.append(
+            f"| {name} | {run['analyze_s']:.1f} | {run['against_analyze']:.2f}x | {run['driver_mb']:.0f} | {nodes} | "
+            f"{run['bytes_between'] / 1e6:.0f} MB | {run['same_as_analyze']} |"
+        )
     return lines

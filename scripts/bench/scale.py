@@ -23,7 +23,15 @@ from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, SUFFIX, TRANSF
 from ddpcore.traces.columnar import COLUMNAR_COLUMNS
 from scripts.bench.report import merge_into
 
-__all__ = ["RAY_SIZES", "SIZES", "analyze_figures", "ray_figures", "scale_figures", "write_run"]
+__all__ = [
+    "RAY_SIZES",
+    "SIZES",
+    "analyze_figures",
+    "ray_beyond",
+    "ray_figures",
+    "scale_figures",
+    "write_run",
+]
 
 SIZES = {"1e6": (1_000, 1_000), "1e7": (10_000, 1_000), "1e8": (100_000, 1_000)}
 """Each size measured: ranks x steps."""
@@ -176,6 +184,32 @@ RAY_SIZES = ("1e6", "1e7")
 the largest's figures, and each size's under `sizes`."""
 
 
+def ray_beyond(sizes: dict[str, dict], room: float) -> dict[str, dict]:
+    """The sizes past RAY_SIZES up to 10^8 that two nodes on this machine cannot hold, each with why, from the
+    largest measured size's memory a rank-step (the driver's and both actors' peaks over its rank-steps): a number
+    in a sentence, not a guess at a run.
+
+    >>> ray_beyond({"1e7": {"driver_mb": 700.0, "actor_mb": [2600.0, 2600.0]}}, 20e9)["1e8"]["needs_gb"]
+    61.9
+    """
+    measured = [(float(name), name) for name, f in sizes.items() if "actor_mb" in f]
+    if not measured:
+        return {}
+    rank_steps, largest = max(measured)
+    figures = sizes[largest]
+    per = (figures["driver_mb"] + sum(figures["actor_mb"])) * 2**20 / rank_steps
+    beyond = {}
+    for name in SIZES:
+        needs = float(name) * per
+        if float(name) > rank_steps and needs > room:
+            beyond[name] = {
+                "skipped": f"{per:.0f} bytes a rank-step over the driver and two nodes (measured at {largest}): {name} "
+                f"would need {needs / 1e9:.0f} GB, over the {room / 1e9:.0f} GB this machine can give",
+                "needs_gb": round(needs / 1e9, 1),
+            }
+    return beyond
+
+
 def ray_figures(folder: Path, alone: dict) -> dict:
     """The run's summaries split between two Ray nodes started here and merged as `analyze --ray` merges them
     (`scripts.bench.onray`, in a process of its own): seconds, the largest process's peak memory, the bytes that
@@ -275,6 +309,8 @@ def scale_figures(dist: Path | None = None, quick: bool = False) -> dict:
                 figures["ray"] = on_ray | {"rank_steps": name, "sizes": sizes}
                 print(f"scale ray {name}: {json.dumps(on_ray)}", flush=True)
             shutil.rmtree(folder)
+        if "ray" in figures:
+            figures["ray"]["sizes"] |= ray_beyond(figures["ray"]["sizes"], memory_for_1e8())
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return figures

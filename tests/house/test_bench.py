@@ -70,3 +70,22 @@ def test_the_scale_table_shows_each_run_and_what_was_skipped():
     assert any("1,000 ranks x 1,000 steps | 10.0 | — | — | 350 | 16.5 | 10.00 | True" in line for line in lines)
     assert any("10,000 ranks x 1,000 steps | 60.0 | 1.50x | 40.0 | 900 | 15.8 | 6.00 | True" in line for line in lines)
     assert any("skipped: too large" in line for line in lines)
+
+
+def test_the_scale_table_shows_each_ray_size_and_why_one_was_not_run():
+    ray = {
+        "sizes": {
+            "1e6": {
+                "analyze_s": 10.9,
+                "against_analyze": 1.66,
+                "driver_mb": 194.0,
+                "actor_mb": [384.7, 385.7],
+                "bytes_between": 49_756_621,
+                "same_as_analyze": True,
+            },
+            "1e8": {"skipped": "61 GB over 20"},
+        }
+    }
+    lines = report.scale_lines({"ray": ray, "cpu_factor": 1.0})
+    assert "| 1e6 | 10.9 | 1.66x | 194 | 385, 386 | 50 MB | True |" in lines
+    assert "| 1e8 | skipped: 61 GB over 20 | | | | | |" in lines
