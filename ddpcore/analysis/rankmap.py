@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .measured import StepSummary
+    from .results import StepSummary
 
 __all__ = ["Cells", "MAX_ROWS", "RankStepMap", "bins_of", "cells_of", "map_of", "rank_step_map"]
 

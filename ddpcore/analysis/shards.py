@@ -64,22 +64,11 @@ from .chance import (
     suspects_of,
     usual_offsets,
 )
-from .measured import (
-    AnalysisError,
-    Measured,
-    StepColumns,
-    StepSummary,
-    costs_of,
-    gaps_of,
-    rank_summaries,
-    read_entries,
-    rows_of,
-    step_major,
-    unmeasured,
-    waits_of,
-)
 from .rankmap import RankStepMap
+from .rankwise import rank_summaries
+from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .runs import Releases, bound_of, drift, fingerprint, references
+from .stepwise import costs_of, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
 from .verdict import Analysis, judge
 from .whatif import retimed_saving
 

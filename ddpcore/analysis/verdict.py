@@ -59,8 +59,9 @@ from .chance import (
     transient_share,
 )
 from .chance import needed as needed_mean
-from .measured import GpuGauges, Measured, RankSummary, StepColumns, StepSummary, measure
+from .measured import measure
 from .rankmap import RankStepMap
+from .results import GpuGauges, Measured, RankSummary, StepColumns, StepSummary
 from .whatif import retimed_saving
 
 __all__ = [

@@ -188,7 +188,7 @@ def test_the_threshold_pass_compares_a_bounded_count_of_gaps_between_yields(meas
     """Which ranks are over the threshold is one C pass over a step's gaps: 512 steps of 4,096 ranks between two
     yields had held the page 340 ms at CPU rate 2."""
     from ddpcore.analysis import judging
-    from ddpcore.analysis.measured import StepColumns
+    from ddpcore.analysis import StepColumns
     from ddpcore.analysis.verdict import RANK_STEPS_A_STEP
 
     compared = [0]
