@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         ray_module,
     )
     from .reports import (  # noqa: F401
+        Report,
+        Section,
         cluster_table,
         ring_payload,
         ring_text,
@@ -82,6 +84,8 @@ _LAZY = {
         "ray_module",
     ),
     "reports": (
+        "Report",
+        "Section",
         "cluster_table",
         "ring_payload",
         "ring_text",

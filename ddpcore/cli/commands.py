@@ -35,7 +35,7 @@ from ..base import (
 )
 from ..model import ClusterConfig, Link, Phases, StepConfig, cluster_step, cluster_sweep, default_straggler
 from ..ops import DEFAULT_JOB
-from .reports import cluster_table, ring_payload, ring_text, step_payload, step_text
+from .reports import Report, cluster_table, ring_payload, ring_text, step_payload, step_text
 
 if TYPE_CHECKING:  # the traces path loads only for the commands that read traces: `ring` needs none of it
     from ..analysis import Analysis, Measured, Outlook
@@ -80,8 +80,8 @@ def _flag(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def _emit(payload: dict, as_json: bool, text: Callable[[dict], str]) -> None:
-    print(json.dumps(payload, indent=2, allow_nan=False) if as_json else text(payload))
+def _emit(report: Report, as_json: bool) -> None:
+    print(report.said(as_json))
 
 
 RING_GPUS = replace(GPUS, high=256)
@@ -148,7 +148,7 @@ def _run_step(args: argparse.Namespace) -> None:
         prefetch_residual_ms=args.prefetch_residual_ms,
         tensor_activity=args.tensor_activity,
     )
-    _emit(step_payload(config), args.json, step_text)
+    _emit(Report(step_payload(config), (step_text,)), args.json)
 
 
 def _add_ring(p: argparse.ArgumentParser) -> None:
@@ -163,7 +163,7 @@ def _add_ring(p: argparse.ArgumentParser) -> None:
 
 def _run_ring(args: argparse.Namespace) -> None:
     RING_GPUS.check(args.gpus)
-    _emit(ring_payload(args.gpus), args.json, ring_text)
+    _emit(Report(ring_payload(args.gpus), (ring_text,)), args.json)
 
 
 def _add_param(p: argparse.ArgumentParser, param: Param, derived: bool = False) -> None:
@@ -218,7 +218,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         rows = [asdict(r) for r in cluster_sweep(config)]
         print(json.dumps(rows, indent=2, allow_nan=False) if args.json else cluster_table(rows))
     else:
-        _emit(asdict(cluster_step(config)), args.json, lambda r: cluster_table([r]))
+        _emit(Report(asdict(cluster_step(config)), (_cluster_row,)), args.json)
     return 0
 
 
@@ -443,9 +443,27 @@ def _write_rules(folder: Path, threshold: float, job: str) -> list[str] | None:
     return [str(folder / RULES_FILE), str(folder / DASHBOARD_FILE)]
 
 
+def _cluster_row(payload: dict) -> str:
+    return cluster_table([payload])
+
+
+def _no_fit(payload: dict) -> str:
+    return f"\n\nno fit: {payload['fit_error']}"
+
+
+def _fit_section(payload: dict) -> str:
+    from .verdicts import fit_text
+
+    return "\n\n" + fit_text(payload)
+
+
+def _written(payload: dict) -> str:
+    return "".join(f"\nwrote {w}" for w in payload["written"])
+
+
 def _run_analyze(args: argparse.Namespace) -> int:
     from ..analysis import FitError, judge, outlook_or_why
-    from .verdicts import analysis_payload, analysis_text, fit_payload, fit_text
+    from .verdicts import analysis_payload, analysis_text, fit_payload
 
     if args.ray is not None:
         on_ray = _on_ray(args)
@@ -457,19 +475,16 @@ def _run_analyze(args: argparse.Namespace) -> int:
         if measured is None:
             return 1
         analysis = judge(measured, args.threshold)
-    payload = analysis_payload(analysis, errors)
-    text = analysis_text
+    report = Report(analysis_payload(analysis, errors), (analysis_text,))
     failed = False
     if args.fit:
         seen = outlook_or_why(analysis)
         if isinstance(seen, FitError):
             _say("analyze", f"error: {seen}")
             failed = True
-            payload["fit_error"] = str(seen)
-            text = lambda p: analysis_text(p) + f"\n\nno fit: {p['fit_error']}"  # noqa: E731
+            report = report.plus({"fit_error": str(seen)}, _no_fit)
         else:
-            payload.update(fit_payload(seen))
-            text = lambda p: analysis_text(p) + "\n\n" + fit_text(p)  # noqa: E731
+            report = report.plus(fit_payload(seen), _fit_section)
     if args.perfetto:
         from ..ops import trace_events
 
@@ -478,15 +493,13 @@ def _run_analyze(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             _say("analyze", f"error: {args.perfetto}: {getattr(exc, 'strerror', None) or exc}")
             return 1
-        payload["perfetto"] = args.perfetto
+        report = report.plus({"perfetto": args.perfetto})
     if args.rules:
         written = _write_rules(Path(args.rules), args.threshold, args.job)
         if written is None:
             return 1
-        payload["written"] = written
-        plain = text
-        text = lambda p: plain(p) + "".join(f"\nwrote {w}" for w in p["written"])  # noqa: E731
-    _emit(payload, args.json, text)
+        report = report.plus({"written": written}, _written)
+    _emit(report, args.json)
     return 1 if errors or failed else 0
 
 
@@ -592,7 +605,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             return 1
         errors += [{**e, "run": name} for e in bad]
         runs.append(judge(measured, args.threshold))
-    _emit(compare_payload(compare(runs[0], runs[1]), errors), args.json, compare_text)
+    _emit(Report(compare_payload(compare(runs[0], runs[1]), errors), (compare_text,)), args.json)
     return 1 if errors else 0
 
 

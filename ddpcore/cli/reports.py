@@ -2,17 +2,46 @@
 same as text.
 
 The command line (commands.py) only parses arguments and wires the model to these; a payload is built from the
-model's dataclasses, and each text is read from its payload, so the two never disagree.
+model's dataclasses, and each text is read from its payload, so the two never disagree. Every command answers
+through one `Report`: a payload, and its text as sections read from it, which options add to.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 
 from ..base import MB
 from ..model import StepConfig, build_schedule, exchanges, step_metrics, traffic_factor
 
-__all__ = ["cluster_table", "ring_payload", "ring_text", "step_payload", "step_text"]
+__all__ = ["Report", "Section", "cluster_table", "ring_payload", "ring_text", "step_payload", "step_text"]
+
+Section = Callable[[dict], str]
+"""A part of a report's text, read from its payload (with its own leading line breaks)."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a command answers: its JSON payload, and its text as sections each read from that payload.
+
+    >>> r = Report({"gpus": 8}, (lambda p: f"{p['gpus']} GPUs",)).plus({"fit": 2}, lambda p: f"; fit {p['fit']}")
+    >>> r.said(as_json=False), r.said(as_json=True).replace("\\n", "")
+    ('8 GPUs; fit 2', '{  "gpus": 8,  "fit": 2}')
+    """
+
+    payload: dict
+    sections: tuple[Section, ...]
+
+    def plus(self, values: dict, section: Section | None = None) -> Report:
+        """This report with more of the payload (new keys after the others) and, when given, one more section."""
+        return Report(self.payload | values, self.sections + ((section,) if section is not None else ()))
+
+    def said(self, as_json: bool) -> str:
+        """The payload as JSON (docs/contracts.md; never NaN), or the sections' text in order."""
+        if as_json:
+            return json.dumps(self.payload, indent=2, allow_nan=False)
+        return "".join(section(self.payload) for section in self.sections)
 
 
 def step_payload(config: StepConfig) -> dict:
