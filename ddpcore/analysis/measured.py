@@ -177,11 +177,11 @@ def measure(
     )
     periods = [s.median_step_ms for s in steps]
     return Measured(
-        steps,
-        summaries,
-        warnings,
-        map_of(common, map_rows, cells),
-        Chance(
+        steps=steps,
+        ranks=summaries,
+        warnings=warnings,
+        rank_map=map_of(common, map_rows, cells),
+        chance=Chance(
             len(tables),
             beyond.tail,
             beyond.floor_ms,
@@ -190,12 +190,12 @@ def measure(
             beyond.spread,
             beyond.serial,
         ),
-        statistics.fmean(periods),
-        statistics.median(periods),
-        statistics.median(s.gap for s in steps),
-        statistics.fmean(math.fsum(w) for w in waits),
-        any(LOAD in (t.parts_ms or {}) for t in tables),
-        at,
+        step_ms=statistics.fmean(periods),
+        median_step_ms=statistics.median(periods),
+        median_gap=statistics.median(s.gap for s in steps),
+        wait_ms_total=statistics.fmean(math.fsum(w) for w in waits),
+        load_marked=any(LOAD in (t.parts_ms or {}) for t in tables),
+        threshold=at,
     )
 
 

@@ -39,7 +39,7 @@ class AnalysisError(Said):
     """Traces that load but cannot be compared (fewer than two ranks, no common step, runs of the same size)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DrawnRank:
     """One rank in one analysed step, as its lane draws it; `spans`, `device_spans`, `start_ms` and `end_ms` are on
     the step's common clock (ranks aligned on the release), `ready_ms` is its readiness from its own step start,
@@ -61,7 +61,7 @@ class DrawnRank:
     followed: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StepColumns:
     """Every rank in one step, column by column (entry i is rank `ranks[i]`, ranks in order): what the verdict, the
     map and the fit read, without an object per rank (a job has thousands). `work_ms` is each
@@ -97,7 +97,7 @@ class StepColumns:
         return list(compress(range(len(self.gap)), map(float(threshold).__le__, self.gap)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StepSummary:
     """One step across ranks: the latest rank (the one that waited least), its cost and gap, and whether that makes
     a straggler step (`late_ranks` is left empty by `measure`, filled by `judge`, with `saved_ms`: what the step
@@ -123,7 +123,7 @@ class StepSummary:
         return bool(self.late_ranks)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GpuGauges:
     """Over a rank's analysed steps: what nvidia-smi would show, what compute kernels filled, and communication."""
 
@@ -133,7 +133,7 @@ class GpuGauges:
     exposed_comm_ms: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RankSummary:
     """One rank over the analysed steps (`late_steps`, the steps in which it was late, is counted by `judge`), and
     how late it is over them (`lateness`, `chance.Lateness`: what `judge` weighs for a persistent straggler)."""
@@ -156,7 +156,7 @@ class RankSummary:
 NO_CHANCE = Chance(0, Tail(0.0, 0.0, 0.0), 0.0, Tail(0.0, 0.0, 0.0), 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Measured:
     """An analysis before its verdict: steps without their late ranks, ranks without their count of late steps.
     `chance`: how late ranks are by chance alone, measured on the ranks on time. Over the steps, whatever the

@@ -589,16 +589,16 @@ def merge(
         solo = columns.solo_entry
         summarised.append(
             StepSummary(
-                number,
-                slowest[j],
-                period_medians[j],
-                longest[j],
-                columns.gap[solo],
-                columns.cost_ms[solo],
-                (),
-                columns,
-                (),
-                released[j],
+                step=number,
+                slowest_rank=slowest[j],
+                median_step_ms=period_medians[j],
+                max_step_ms=longest[j],
+                gap=columns.gap[solo],
+                extra_ms=columns.cost_ms[solo],
+                late_ranks=(),
+                columns=columns,
+                drawn=(),
+                released=released[j],
             )
         )
     warnings = caveats_of(
@@ -616,16 +616,16 @@ def merge(
     )
     periods = [s.median_step_ms for s in summarised]
     measured = Measured(
-        tuple(summarised),
-        tuple(summaries),
-        warnings,
-        RankStepMap((), (), (), (), ()),
-        Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled), serial_of(places)),
-        statistics.fmean(periods),
-        statistics.median(periods),
-        statistics.median(s.gap for s in summarised),
-        statistics.fmean(wait_sums),
-        run.load_marked,
+        steps=tuple(summarised),
+        ranks=tuple(summaries),
+        warnings=warnings,
+        rank_map=RankStepMap((), (), (), (), ()),
+        chance=Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled), serial_of(places)),
+        step_ms=statistics.fmean(periods),
+        median_step_ms=statistics.median(periods),
+        median_gap=statistics.median(s.gap for s in summarised),
+        wait_ms_total=statistics.fmean(wait_sums),
+        load_marked=run.load_marked,
     )
     told("verdict")
     return judge(measured, threshold)
@@ -677,23 +677,23 @@ def _columns(
                 every.extend(p["parts_ms"][name])
             part_columns[name] = array("f", map(every.__getitem__, order))
     return StepColumns(
-        in_order_ranks,
-        joined("period_ms", "d"),
-        joined("compute_ms", "d"),
-        cost,
-        joined("gap", "d"),
-        wait,
-        joined("work_ms", "f"),
-        part_columns,
-        from_release,
-        first,
-        free,
-        solo,
-        retimed_saving(wait, first, free, {solo: cost[solo]}),
-        tuple(k for k, i in enumerate(order) if beyond_all[i]),
-        waits,
-        middles,
-        tuple(sorted(range(len(wait)), key=wait.__getitem__)),
+        ranks=in_order_ranks,
+        period_ms=joined("period_ms", "d"),
+        compute_ms=joined("compute_ms", "d"),
+        cost_ms=cost,
+        gap=joined("gap", "d"),
+        wait_ms=wait,
+        work_ms=joined("work_ms", "f"),
+        parts_ms=part_columns,
+        from_release=from_release,
+        first_ms=first,
+        free_ms=free,
+        solo_entry=solo,
+        solo_saved_ms=retimed_saving(wait, first, free, {solo: cost[solo]}),
+        beyond=tuple(k for k, i in enumerate(order) if beyond_all[i]),
+        waits=waits,
+        parts=middles,
+        lowest=tuple(sorted(range(len(wait)), key=wait.__getitem__)),
     )
 
 

@@ -224,23 +224,23 @@ def _summarise_step(
     if over is not None and len(over) > KEPT:
         middle = Middle.of(wait, len(over))
     columns = StepColumns(
-        ranks,
-        period,
-        by_column["compute_ms"],
-        cost,
-        gap,
-        wait,
-        by_column["work_ms"] if isinstance(by_column["work_ms"], Micros) else array("f", by_column["work_ms"]),
-        parts,
-        released and all(by_column["from_release"]),
-        first,
-        free,
-        slowest,
-        retimed_saving(wait, first, free, {slowest: cost[slowest]}),
-        beyond,
-        middle,
-        {p: Middle.of(v, middle.kept) for p, v in parts.items()} if parts is not None else None,
-        _lowest(wait, ranked) if over is None else (),
+        ranks=ranks,
+        period_ms=period,
+        compute_ms=by_column["compute_ms"],
+        cost_ms=cost,
+        gap=gap,
+        wait_ms=wait,
+        work_ms=by_column["work_ms"] if isinstance(by_column["work_ms"], Micros) else array("f", by_column["work_ms"]),
+        parts_ms=parts,
+        from_release=released and all(by_column["from_release"]),
+        first_ms=first,
+        free_ms=free,
+        solo_entry=slowest,
+        solo_saved_ms=retimed_saving(wait, first, free, {slowest: cost[slowest]}),
+        beyond=beyond,
+        waits=middle,
+        parts={p: Middle.of(v, middle.kept) for p, v in parts.items()} if parts is not None else None,
+        lowest=_lowest(wait, ranked) if over is None else (),
     )
     if over is not None:
         least = heapq.nsmallest(min(len(wait), len(over) + KEPT + 1), wait)
@@ -251,16 +251,16 @@ def _summarise_step(
         for i in (drawn_entries(cost, costs_of(ranked, ranked)[::-1] if at is None else None) if drawing else ())
     )
     summary = StepSummary(
-        number,
-        ranks[slowest],
-        median(period),
-        max(period),
-        gap[slowest],
-        cost[slowest],
-        (),
-        columns,
-        drawn,
-        released,
+        step=number,
+        slowest_rank=ranks[slowest],
+        median_step_ms=median(period),
+        max_step_ms=max(period),
+        gap=gap[slowest],
+        extra_ms=cost[slowest],
+        late_ranks=(),
+        columns=columns,
+        drawn=drawn,
+        released=released,
     )
     return summary, wait, places, cells_of(gap, cost, map_rows)
 
@@ -296,23 +296,23 @@ def _kept_to(c: StepColumns, picked: list[int]) -> StepColumns:
     wait = kept(c.wait_ms, "d")
     beyond = set(c.beyond)
     return StepColumns(
-        tuple(map(c.ranks.__getitem__, picked)),
-        kept(c.period_ms, "d"),
-        kept(c.compute_ms, "d"),
-        kept(c.cost_ms, "d"),
-        kept(c.gap, "d"),
-        wait,
-        kept(c.work_ms, "f"),
-        None if c.parts_ms is None else {p: kept(v, "f") for p, v in c.parts_ms.items()},
-        c.from_release,
-        kept(c.first_ms, "f"),
-        c.free_ms,
-        picked.index(c.solo_entry),
-        c.solo_saved_ms,
-        tuple(k for k, i in enumerate(picked) if i in beyond),
-        c.waits,
-        c.parts,
-        tuple(sorted(range(len(picked)), key=wait.__getitem__)),
+        ranks=tuple(map(c.ranks.__getitem__, picked)),
+        period_ms=kept(c.period_ms, "d"),
+        compute_ms=kept(c.compute_ms, "d"),
+        cost_ms=kept(c.cost_ms, "d"),
+        gap=kept(c.gap, "d"),
+        wait_ms=wait,
+        work_ms=kept(c.work_ms, "f"),
+        parts_ms=None if c.parts_ms is None else {p: kept(v, "f") for p, v in c.parts_ms.items()},
+        from_release=c.from_release,
+        first_ms=kept(c.first_ms, "f"),
+        free_ms=c.free_ms,
+        solo_entry=picked.index(c.solo_entry),
+        solo_saved_ms=c.solo_saved_ms,
+        beyond=tuple(k for k, i in enumerate(picked) if i in beyond),
+        waits=c.waits,
+        parts=c.parts,
+        lowest=tuple(sorted(range(len(picked)), key=wait.__getitem__)),
     )
 
 

@@ -658,17 +658,17 @@ def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
     if not late and not s.late_ranks and not saved and not s.saved_ms:
         return s
     return StepSummary(
-        s.step,
-        s.slowest_rank,
-        s.median_step_ms,
-        s.max_step_ms,
-        s.gap,
-        s.extra_ms,
-        late,
-        s.columns,
-        s.drawn,
-        s.released,
-        saved,
+        step=s.step,
+        slowest_rank=s.slowest_rank,
+        median_step_ms=s.median_step_ms,
+        max_step_ms=s.max_step_ms,
+        gap=s.gap,
+        extra_ms=s.extra_ms,
+        late_ranks=late,
+        columns=s.columns,
+        drawn=s.drawn,
+        released=s.released,
+        saved_ms=saved,
     )
 
 
