@@ -49,7 +49,7 @@ from .chance import (
     cost_tail,
 )
 from .rankmap import MAX_ROWS, Cells, bins_of, map_of
-from .rankwise import RankOwn, rank_owns, rank_summaries, slim
+from .rankwise import OwnMedians, kept_for_verdict, own_medians_of, rank_summaries
 from .results import AnalysisError, Measured, StepSummary
 from .runs import copies, runs_of
 from .stepwise import CostRows, _at, _common_steps, _parts_at, _summarise_step, rows_of, step_major, unmeasured
@@ -71,7 +71,7 @@ def measure(
     progress: StepsDone | None = None,
     fan: Fan = map,
     at: float | None = None,
-    owns: Mapping[int, RankOwn] | None = None,
+    medians: Mapping[int, OwnMedians] | None = None,
 ) -> Measured:
     """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans, and how
     late ranks are by chance. `progress` hears how many of the common steps are measured, after each (0 first, once
@@ -86,8 +86,8 @@ def measure(
     With a threshold `at` (the command line's one), each step keeps only the entries a verdict at it reads, as a
     merge of shards does, and `judge` refuses any other threshold: at 10^8 rank-steps the steps' columns then hold
     tens of MB, not 6 GB.
-    `owns`: the ranks' own medians, by rank, when their tables were slimmed first (`rank_owns`, `slim`: then no
-    lanes are drawn).
+    `medians`: the ranks' own medians, by rank, when their tables were slimmed first (`own_medians_of`,
+    `kept_for_verdict`: then no lanes are drawn).
 
     >>> from ddpcore.traces import simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -134,7 +134,7 @@ def measure(
                 beyond.entries[j],
                 map_rows,
                 at,
-                owns is None,
+                medians is None,
             )
             for j in steps
         ]
@@ -171,7 +171,7 @@ def measure(
     summaries = tuple(
         replace(r, lateness=late)
         for r, late in zip(
-            rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, owns, Across.of(len(tables), places)),
+            rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, medians, Across.of(len(tables), places)),
             beyond.ranks,
         )
     )
@@ -212,8 +212,9 @@ def measure_loaded(
 ) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
     RUN): the command line and the page both read a run this way (`one_run`). With a threshold `at`, the measure
-    is kept to it (`measure`) and each rank's table slimmed once its own medians are taken (`rank_owns`, `slim`);
-    `loaded` is then best a function that reads the files, so that no caller holds their whole tables.
+    is kept to it (`measure`) and each rank's table slimmed once its own medians are taken (`own_medians_of`,
+    `kept_for_verdict`); `loaded` is then best a function that reads the files, so that no caller holds their whole
+    tables.
 
     >>> from ddpcore.traces import Loaded, simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -228,9 +229,9 @@ def measure_loaded(
         del read  # the tables are slimmed below: nothing here may hold them whole
         if at is None or len(tables) < 2:
             return measure(tables, progress, fan, at), errors
-        owns = rank_owns(tables, fan)
-        tables = [slim(t) for t in tables]
-        return measure(tables, progress, fan, at, owns), errors
+        medians = own_medians_of(tables, fan)
+        tables = [kept_for_verdict(t) for t in tables]
+        return measure(tables, progress, fan, at, medians), errors
     except AnalysisError as exc:
         return None, (*unread, FileError(RUN, exc.message))
 

@@ -1,6 +1,6 @@
-"""Each rank over the run's common steps: its own medians (`RankOwn`, taken once), its summary (`rank_summary`), a
-range of ranks at a time; and its table kept to what a verdict at the command line's threshold reads (`slim`)
-once those medians are taken: at 10^8 rank-steps, the columns it drops are gigabytes."""
+"""Each rank over the run's common steps: its own medians (`OwnMedians`, taken once), its summary (`rank_summary`),
+a range of ranks at a time; and its table kept to what a verdict at the command line's threshold reads
+(`kept_for_verdict`) once those medians are taken: at 10^8 rank-steps, the columns it drops are gigabytes."""
 
 from __future__ import annotations
 
@@ -35,7 +35,16 @@ from .chance import (
 from .results import AnalysisError, GpuGauges, RankSummary
 from .stepwise import RANK_COLUMNS, _common_steps, _picked, gaps_of, rows_of
 
-__all__ = ["rank_own", "rank_owns", "rank_summaries", "rank_summary", "RankOwn", "slim", "SlimColumns", "slimmed"]
+__all__ = [
+    "own_medians",
+    "own_medians_of",
+    "rank_summaries",
+    "rank_summary",
+    "OwnMedians",
+    "kept_for_verdict",
+    "KeptColumns",
+    "kept_where_read",
+]
 
 
 def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
@@ -62,9 +71,9 @@ def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
 
 
 @dataclass(frozen=True)
-class RankOwn:
-    """What a rank's summary reads of its own columns over the common steps (`rank_own`): known before any step
-    is measured, so that a measure kept to one threshold can drop those columns first (`slim`)."""
+class OwnMedians:
+    """What a rank's summary reads of its own columns over the common steps (`own_medians`): known before any step
+    is measured, so that a measure kept to one threshold can drop those columns first (`kept_for_verdict`)."""
 
     median_step_ms: float
     mean_step_ms: float
@@ -73,52 +82,52 @@ class RankOwn:
     gpu: GpuGauges | None
 
 
-def rank_own(table: RankColumns, rows: Sequence[int]) -> RankOwn:
+def own_medians(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
     """A rank's own medians over the common steps (`rows`: their rows in its table) and its GPU's gauges.
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
-    >>> own = rank_own(table, range(3))
+    >>> own = own_medians(table, range(3))
     >>> own.median_step_ms == statistics.median(table.period_ms), sorted(own.median_phases_ms)[:2]
     (True, ['allreduce', 'backward'])
     """
 
-    def mine(column: Column) -> Sequence[float]:
+    def at_rows(column: Column) -> Sequence[float]:
         return _picked(column, rows)
 
-    period = mine(table.period_ms)
-    return RankOwn(
+    period = at_rows(table.period_ms)
+    return OwnMedians(
         median(period),
         statistics.fmean(period),
-        {p: median(mine(table.phases_ms[p])) for p in SUMMED},
-        median(mine(table.arrival_ms)),
+        {p: median(at_rows(table.phases_ms[p])) for p in SUMMED},
+        median(at_rows(table.arrival_ms)),
         _rank_gauges(table, rows),
     )
 
 
-def rank_owns(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, RankOwn]:
-    """Every rank's own medians over the ranks' common steps (`rank_own`), by rank, the ranks a range at a time
-    through `fan`: taken where the rank was read when it was slimmed there (`SlimColumns`), else from its table, or
+def own_medians_of(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, OwnMedians]:
+    """Every rank's own medians over the ranks' common steps (`own_medians`), by rank, the ranks a range at a time
+    through `fan`: taken where the rank was read when it was slimmed there (`KeptColumns`), else from its table, or
     from its file read again when its table was slimmed for other rows than these.
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> tables = [table_of(r) for r in simulated_run(3, 4, seed=1)[0]]
-    >>> sorted(rank_owns(tables))
+    >>> sorted(own_medians_of(tables))
     [0, 1, 2]
     """
     common = _common_steps(tables)[0]
 
-    def owned(some: range) -> list[RankOwn]:
+    def owned(some: range) -> list[OwnMedians]:
         return [_own(tables[k], rows_of(tables[k], common)) for k in some]
 
     return dict(zip((t.rank for t in tables), chain.from_iterable(fan(owned, ranges(len(tables), len(common))))))
 
 
-def _own(table: RankColumns, rows: Sequence[int]) -> RankOwn:
-    if not isinstance(table, SlimColumns):
-        return rank_own(table, rows)
+def _own(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
+    if not isinstance(table, KeptColumns):
+        return own_medians(table, rows)
     if isinstance(rows, range) and rows.step == 1:
-        for kept, own in table.owns:
+        for kept, own in table.medians:
             if kept == (rows.start, rows.stop):
                 return own
     again = read_path(table.source)
@@ -127,19 +136,19 @@ def _own(table: RankColumns, rows: Sequence[int]) -> RankOwn:
     full = table_of(again)
     if list(full.step) != list(table.step):
         raise AnalysisError("run.changed", source=table.source)
-    return rank_own(full, rows)
+    return own_medians(full, rows)
 
 
 def rank_summary(
     table: RankColumns,
     rows: Sequence[int],
-    mine: dict[str, Sequence[float]],
+    at_rows: dict[str, Sequence[float]],
     slowest: int,
-    own: RankOwn | None = None,
+    own: OwnMedians | None = None,
 ) -> RankSummary:
     """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost and wait in each,
     and its gap, else found from its cost and period), told how often it was the slowest; `own`: its own medians
-    when they were taken before (`rank_owns`).
+    when they were taken before (`own_medians_of`).
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
@@ -148,8 +157,8 @@ def rank_summary(
     >>> s.rank, s.median_cost_ms, s.slowest_count
     (0, 2.0, 2)
     """
-    o = own or rank_own(table, rows)
-    gap = mine["gap"] if "gap" in mine else gaps_of(mine["cost_ms"], _picked(table.period_ms, rows))
+    o = own or own_medians(table, rows)
+    gap = at_rows["gap"] if "gap" in at_rows else gaps_of(at_rows["cost_ms"], _picked(table.period_ms, rows))
     return RankSummary(
         rank=table.rank,
         source=table.source,
@@ -157,9 +166,9 @@ def rank_summary(
         mean_step_ms=o.mean_step_ms,
         median_phases_ms=o.median_phases_ms,
         median_arrival_ms=o.median_arrival_ms,
-        median_wait_ms=median(mine["wait_ms"]),
+        median_wait_ms=median(at_rows["wait_ms"]),
         median_gap=median(gap),
-        median_cost_ms=median(mine["cost_ms"]),
+        median_cost_ms=median(at_rows["cost_ms"]),
         late_steps=0,
         slowest_count=slowest,
         gpu=o.gpu,
@@ -172,13 +181,13 @@ def rank_summaries(
     by_step: Mapping[str, Sequence[Sequence[float]]],
     slowest: Mapping[int, int],
     fan: Fan = map,
-    owns: Mapping[int, RankOwn] | None = None,
+    medians: Mapping[int, OwnMedians] | None = None,
     across: Across | None = None,
 ) -> list[RankSummary]:
     """Every rank over the common steps (`rank_summary`): `by_step` holds each step's `RANK_COLUMNS` (the gap may
     be left out), entry i rank i, read a rank at a time (`base.Transposed`), the ranks a range at a time through
-    `fan`; `slowest` counts the steps each rank was the slowest of; `owns`: the ranks' own medians, by rank, when
-    taken before (`rank_owns`); `across`: each step's middle places of the waits, when `by_step` holds no costs
+    `fan`; `slowest` counts the steps each rank was the slowest of; `medians`: the ranks' own medians, by rank, when
+    taken before (`own_medians_of`); `across`: each step's middle places of the waits, when `by_step` holds no costs
     (a rank's are then found from its waits: `chance.Across`).
 
     >>> from ddpcore.traces import simulated_run, table_of
@@ -191,7 +200,7 @@ def rank_summaries(
     block = block_rows(steps)
     by_rank = {name: Transposed(by_step[name], "d", block) for name in RANK_COLUMNS if name in by_step}
 
-    def mine(k: int) -> dict[str, Sequence[float]]:
+    def at_rows(k: int) -> dict[str, Sequence[float]]:
         found = {name: v.at(k) for name, v in by_rank.items()}
         if "cost_ms" not in found and across is not None:
             wait = found["wait_ms"]
@@ -203,9 +212,9 @@ def rank_summaries(
             rank_summary(
                 tables[k],
                 rows[k],
-                mine(k),
+                at_rows(k),
                 slowest.get(tables[k].rank, 0),
-                owns[tables[k].rank] if owns is not None else None,
+                medians[tables[k].rank] if medians is not None else None,
             )
             for k in some
         ]
@@ -214,28 +223,28 @@ def rank_summaries(
 
 
 _UNREAD: dict = {"length_ms": (), "phases_ms": {}, "device": None, "detail": ()}
-
-"""A table's columns that a measure kept to one threshold never reads, emptied (`slimmed`, `slim`)."""
+"""A table's columns that a measure kept to one threshold never reads, emptied (`kept_where_read`,
+`kept_for_verdict`)."""
 
 
 @dataclass(frozen=True)
-class SlimColumns(RankColumns):
-    """A rank's table slimmed where it was read (`slimmed`): what a measure kept to one threshold reads, and its
-    steps' starts (the runs' releases), with its own medians (`rank_own`) over the rows a measure takes when every
-    rank has the same steps: all of them, or all but the warm-up step (`owns`: (first row, row past the last), and
+class KeptColumns(RankColumns):
+    """A rank's table slimmed where it was read (`kept_where_read`): what a measure kept to one threshold reads, and its
+    steps' starts (the runs' releases), with its own medians (`own_medians`) over the rows a measure takes when every
+    rank has the same steps: all of them, or all but the warm-up step (`medians`: (first row, row past the last), and
     the medians)."""
 
-    owns: tuple[tuple[tuple[int, int], RankOwn], ...] = ()
+    medians: tuple[tuple[tuple[int, int], OwnMedians], ...] = ()
 
 
-def slimmed(read: ReadRank | FileError) -> ReadRank | FileError:
-    """A file read, slimmed where it was read (`SlimColumns`): what crosses back to the measuring process, and what
+def kept_where_read(read: ReadRank | FileError) -> ReadRank | FileError:
+    """A file read, slimmed where it was read (`KeptColumns`): what crosses back to the measuring process, and what
     it holds, is the columns the steps read, about 44 bytes a rank-step of a version 3 summary where the whole table
     takes 72 (its steps' starts as 32-bit offsets). A file that could not be read is passed on.
 
     >>> from ddpcore.traces import simulated_run
-    >>> thin = slimmed(simulated_run(2, 3, seed=1)[0][0])
-    >>> thin.phases_ms, [span for span, _ in thin.owns]
+    >>> thin = kept_where_read(simulated_run(2, 3, seed=1)[0][0])
+    >>> thin.phases_ms, [span for span, _ in thin.medians]
     ({}, [(0, 3)])
     """
     if isinstance(read, FileError):
@@ -243,9 +252,9 @@ def slimmed(read: ReadRank | FileError) -> ReadRank | FileError:
     table = table_of(read)
     n = len(table.step)
     spans = [(0, n)] + ([(1, n)] if n > 1 and table.step[0] == WARMUP_STEP else [])
-    owns = tuple((span, rank_own(table, range(*span))) for span in spans)
+    medians = tuple((span, own_medians(table, range(*span))) for span in spans)
     kept = {f.name: getattr(table, f.name) for f in fields(RankColumns)}
-    return SlimColumns(**(kept | _UNREAD | {"start_ms": _offsets(table.start_ms)}), owns=owns)
+    return KeptColumns(**(kept | _UNREAD | {"start_ms": _offsets(table.start_ms)}), medians=medians)
 
 
 def _offsets(start: Column) -> Column:
@@ -263,15 +272,15 @@ def _offsets(start: Column) -> Column:
     return Micros(array("i", [v - low for v in start.us]), start.typecode, low)
 
 
-def slim(table: RankColumns) -> RankColumns:
+def kept_for_verdict(table: RankColumns) -> RankColumns:
     """A rank's table without the columns only its own medians, the lanes and the runs' releases read (start,
     length, phases, GPU time, spans): what a measure kept to one threshold holds once the runs are told apart and
-    `rank_owns` has read them (a table slimmed where it was read keeps only its starts until then). The columns kept
-    are the same objects, not copies.
+    `own_medians_of` has read them (a table slimmed where it was read keeps only its starts until then). The columns
+    kept are the same objects, not copies.
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
-    >>> thin = slim(table)
+    >>> thin = kept_for_verdict(table)
     >>> thin.phases_ms, thin.work_ms is table.work_ms
     ({}, True)
     """

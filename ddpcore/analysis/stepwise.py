@@ -207,7 +207,7 @@ def _summarise_step(
     never leaves a smaller median of the others, so the costs of the sorted waits, reversed, are the costs in order
     (`tests/analysis/test_measured_columns.py`). With a threshold `at`, the step's columns keep only the entries a
     verdict at it reads (`read_entries`), and its middles are as wide as its entries over it; `drawing` False
-    leaves the lanes out (tables without spans: `slim`)."""
+    leaves the lanes out (tables without spans: `kept_for_verdict`)."""
     period, anchor = by_column["period_ms"], by_column["anchor_ms"]
     released = all(by_column["released"])
     wait, first, free = waits_of(by_column, released, max(by_column["arrival_ms"]))

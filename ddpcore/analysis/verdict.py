@@ -84,7 +84,7 @@ __all__ = [
     "cause_text",
     "gap_message",
     "judge",
-    "judging",
+    "judge_in_steps",
     "loading_unmarked",
     "named_cause",
     "on_time",
@@ -489,7 +489,7 @@ def _entry(step: StepSummary, rank: int) -> int:
     return bisect_left(step.columns.ranks, rank)
 
 
-def _transient(steps: Sequence[StepSummary], judged: _Judged) -> Generator[None, None, Transient]:
+def _transient(steps: Sequence[StepSummary], judged: _LateSteps) -> Generator[None, None, Transient]:
     hit: list[tuple[StepSummary, float]] = []
     late: list[tuple[StepSummary, int]] = []
     ranks: set[int] = set()
@@ -534,21 +534,21 @@ T = TypeVar("T")
 
 
 JUDGED_A_STEP = 512
-"""Steps (or late rank-steps) a pass of `judging` goes through between two yields: the pass that checks all 11,700
-steps of a long run against the threshold took the page 60-90 ms at once on a slow machine, the prefetch what-if
+"""Steps (or late rank-steps) a pass of `judge_in_steps` goes through between two yields: the pass that checks all
+11,700 steps of a long run against the threshold took the page 60-90 ms at once on a slow machine, the prefetch what-if
 up to 230 ms."""
 RANK_STEPS_A_STEP = 1 << 16
-"""Rank-steps whose gaps a pass of `judging` compares with the threshold between two yields (one C pass over a step's
-gaps: 512 steps of 4,096 ranks at once took 80 ms natively)."""
+"""Rank-steps whose gaps a pass of `judge_in_steps` compares with the threshold between two yields (one C pass over
+a step's gaps: 512 steps of 4,096 ranks at once took 80 ms natively)."""
 
 
 def _chunks(items: Sequence[T], size: int = JUDGED_A_STEP) -> Iterator[Sequence[T]]:
-    """`items` JUDGED_A_STEP (or `size`) at a time: a pass of `judging` yields after each."""
+    """`items` JUDGED_A_STEP (or `size`) at a time: a pass of `judge_in_steps` yields after each."""
     return (items[k : k + size] for k in range(0, len(items), size))
 
 
 @dataclass(frozen=True)
-class _Judged:
+class _LateSteps:
     """A judgement's passes over the steps: each step with its late ranks and saving, how many steps each rank was
     over the threshold in, the persistent stragglers, what chance allows, the ranks on time in each step with late
     ranks (by step number), and per step what the persistent stragglers alone cost and what jitter did."""
@@ -570,7 +570,7 @@ class _Judged:
         return found is not None and found.first <= j < found.stop
 
 
-def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _Judged]:
+def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _LateSteps]:
     """Each step with its late ranks and its what-if saving; how many steps each rank is over the threshold in; and
     the persistent stragglers, each with where it is one (`chance.persistence`: over the threshold in a strict
     majority of the steps, and later than chance by its mean lateness, over the run or a stretch of it). A rank-step
@@ -619,7 +619,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         else 0.0,
     )
     told = tuple(sorted(undecided, key=lambda u: (-u.mean_ms, u.rank))[:UNDECIDED_SHOWN])
-    judged = _Judged([], count, persistent, noise, {}, [], [], told, [], [])
+    judged = _LateSteps([], count, persistent, noise, {}, [], [], told, [], [])
     for j, (s, entries) in enumerate(zip(measured.steps, over)):
         c = s.columns
         beyond = set(c.beyond)
@@ -635,7 +635,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
             judged.on_time_count.append(len(c.ranks) - len(late))
         if late:
             judged.typical[s.step] = typical
-        judged.steps.append(_judged(s, tuple(c.ranks[i] for i in late), saved))
+        judged.steps.append(_with_late(s, tuple(c.ranks[i] for i in late), saved))
         yield
     return judged
 
@@ -652,7 +652,7 @@ def _lateness_by_rank(measured: Measured) -> dict[int, Lateness]:
     return {r.rank: r.lateness for r in measured.ranks if r.lateness is not None}
 
 
-def _judged(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
+def _with_late(s: StepSummary, late: tuple[int, ...], saved: float) -> StepSummary:
     """The step with its late ranks and saving (`dataclasses.replace` inspects the fields at every call: 11,700
     steps made it a third of a judgement)."""
     if not late and not s.late_ranks and not saved and not s.saved_ms:
@@ -683,10 +683,10 @@ def judge(measured: Measured, threshold: float = THRESHOLD.default) -> Analysis:
     >>> [s.rank for s in a.stragglers], a.transient.step_numbers, sorted({n for n, r in slowed if r != 3})
     ([3], (2, 16, 19), [2, 16, 19])
     """
-    return finished(judging(measured, threshold))
+    return finished(judge_in_steps(measured, threshold))
 
 
-def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging:
+def judge_in_steps(measured: Measured, threshold: float = THRESHOLD.default) -> Judging:
     """`judge` in steps (`Judging`); the threshold is checked at once, before the first step, and so is that the
     steps were measured for it when they were measured for one alone (`measure`'s `at`).
 
@@ -694,7 +694,7 @@ def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
     >>> from ddpcore.analysis import measure
     >>> from ddpcore.base import finished
-    >>> a = finished(judging(measure(ranks)))
+    >>> a = finished(judge_in_steps(measure(ranks)))
     >>> [s.rank for s in a.stragglers]
     [3]
     """
@@ -704,10 +704,10 @@ def judging(measured: Measured, threshold: float = THRESHOLD.default) -> Judging
             f"these steps were measured for a threshold of {measured.threshold} alone: judge them at it, or measure"
             " again without one"
         )
-    return _judging(measured, threshold)
+    return _judge_steps(measured, threshold)
 
 
-def _judging(measured: Measured, threshold: float) -> Judging:
+def _judge_steps(measured: Measured, threshold: float) -> Judging:
     judged = yield from _late_steps(measured, threshold)
     steps = judged.steps
     late_count = Counter(r for s in steps for r in s.late_ranks)

@@ -11,14 +11,14 @@ import pytest
 
 from ddpcore.analysis import (
     AnalysisError,
-    SlimColumns,
+    KeptColumns,
     judge,
+    kept_for_verdict,
+    kept_where_read,
     measure,
     measure_loaded,
-    rank_owns,
+    own_medians_of,
     rank_step_map,
-    slim,
-    slimmed,
 )
 from ddpcore.cli.verdicts import analysis_payload
 from ddpcore.traces import SUFFIX, Loaded, read_paths, simulated_run, summary_bytes, table_of
@@ -30,8 +30,8 @@ def verdicts(ranks, threshold: float) -> tuple[dict, dict]:
     """The payload of the whole measure and of the one kept to the threshold (tables slimmed first)."""
     whole = analysis_payload(judge(measure(ranks), threshold), [])
     tables = [table_of(r) for r in ranks]
-    owns = rank_owns(tables)
-    kept = measure([slim(t) for t in tables], at=threshold, owns=owns)
+    medians = own_medians_of(tables)
+    kept = measure([kept_for_verdict(t) for t in tables], at=threshold, medians=medians)
     return whole, analysis_payload(judge(kept, threshold), [])
 
 
@@ -99,7 +99,7 @@ def test_kept_verdict_on_real_runs(folder, threshold):
         if len(files) < 2:
             continue
         whole, errors = measure_loaded(read_paths(files, 1))
-        kept, kept_errors = measure_loaded(lambda: read_paths(files, 1, then=slimmed), at=threshold)  # noqa: B023
+        kept, kept_errors = measure_loaded(lambda: read_paths(files, 1, then=kept_where_read), at=threshold)  # noqa: B023
         assert kept_errors == errors
         if whole is None:
             assert kept is None
@@ -120,10 +120,10 @@ def test_a_rank_with_more_steps_is_read_again(tmp_path):
     run = [replace(r, steps=r.steps[:20]) if r.rank else r for r in run]
     files = written(tmp_path, run)
     whole, errors = measure_loaded(read_paths(files, 1))
-    kept, kept_errors = measure_loaded(lambda: read_paths(files, 2, then=slimmed), at=0.1)
+    kept, kept_errors = measure_loaded(lambda: read_paths(files, 2, then=kept_where_read), at=0.1)
     assert kept_errors == errors == ()
-    thin = read_paths(files, 1, then=slimmed).traces
-    assert all(isinstance(t, SlimColumns) and not t.phases_ms for t in thin)
+    thin = read_paths(files, 1, then=kept_where_read).traces
+    assert all(isinstance(t, KeptColumns) and not t.phases_ms for t in thin)
     assert list(kept.warnings) == list(whole.warnings)
     assert any(c.code == "partial" for c in kept.warnings)
     assert analysis_payload(judge(kept, 0.1), []) == analysis_payload(judge(whole, 0.1), [])
@@ -133,7 +133,7 @@ def test_a_file_changed_before_it_is_read_again_is_one_error(tmp_path):
     run, _ = simulated_run(4, 12, seed=7)
     run = [replace(r, steps=r.steps[:10]) if r.rank else r for r in run]
     files = written(tmp_path, run)
-    loaded = read_paths(files, 1, then=slimmed)
+    loaded = read_paths(files, 1, then=kept_where_read)
     (tmp_path / f"rank0{SUFFIX}").write_bytes(b"not a summary")
     measured, errors = measure_loaded(loaded, at=0.1)
     assert measured is None

@@ -152,11 +152,11 @@ def test_many_stragglers_are_listed_up_to_a_few_and_counted_past_them():
 def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleave(measured_big, big):
     from ddpview import app
 
-    from ddpcore.analysis import JUDGED_A_STEP, judging
+    from ddpcore.analysis import JUDGED_A_STEP, judge_in_steps
     from ddpcore.base import finished
 
     measured = measured_big[0]
-    steps = judging(measured)
+    steps = judge_in_steps(measured)
     yields = 0
     while True:
         try:
@@ -168,7 +168,7 @@ def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleav
     n = len(measured.steps)
     assert n < yields <= n + 8 * (1 + n * len(measured.ranks) // JUDGED_A_STEP), "a step at a time, passes in chunks"
     with pytest.raises(ValueError):
-        judging(measured, -1.0)
+        judge_in_steps(measured, -1.0)
 
     model = app.initial("view=traces", "en", False)
     in_steps = app.measured_in_steps(model, measured, ())
@@ -187,8 +187,7 @@ def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleav
 def test_the_threshold_pass_compares_a_bounded_count_of_gaps_between_yields(measured_big, monkeypatch):
     """Which ranks are over the threshold is one C pass over a step's gaps: 512 steps of 4,096 ranks between two
     yields had held the page 340 ms at CPU rate 2."""
-    from ddpcore.analysis import judging
-    from ddpcore.analysis import StepColumns
+    from ddpcore.analysis import StepColumns, judge_in_steps
     from ddpcore.analysis.verdict import RANK_STEPS_A_STEP
 
     compared = [0]
@@ -200,6 +199,6 @@ def test_the_threshold_pass_compares_a_bounded_count_of_gaps_between_yields(meas
 
     monkeypatch.setattr(StepColumns, "late", counted)
     most = 0
-    for _ in judging(measured_big[0]):
+    for _ in judge_in_steps(measured_big[0]):
         most, compared[0] = max(most, compared[0]), 0
     assert 0 < most <= RANK_STEPS_A_STEP

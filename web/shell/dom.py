@@ -66,8 +66,9 @@ large read's regions in one frame took 85 ms on a machine half as fast as this o
 
 async def stepped(steps):
     """Work in steps (a generator that yields None, or NEXT_FRAME, and returns its result, e.g.
-    ddpcore.analysis.verdict.judging) run to its end, the page's thread given back every SLICE_S, and for FRAME_S after
-    a NEXT_FRAME while the page is seen (a hidden page lays nothing out, and its timers are slowed to one a second)."""
+    ddpcore.analysis.verdict.judge_in_steps) run to its end, the page's thread given back every SLICE_S, and for
+    FRAME_S after a NEXT_FRAME while the page is seen (a hidden page lays nothing out, and its timers are slowed to
+    one a second)."""
     start = now_s()
     while True:
         try:

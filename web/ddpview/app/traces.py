@@ -57,8 +57,8 @@ def with_measured(model: Model, measured: Measured | None, errors: tuple[FileErr
 def measured_in_steps(
     model: Model, measured: Measured | None, errors: tuple[FileError, ...]
 ) -> Generator[None, None, Model]:
-    """`with_measured` in steps (ddpcore.analysis.verdict.judging): thousands of ranks take the page tens of ms to
-    judge, and the shell gives its thread back between steps."""
+    """`with_measured` in steps (ddpcore.analysis.verdict.judge_in_steps): thousands of ranks take the page tens of
+    ms to judge, and the shell gives its thread back between steps."""
     loaded = replace(
         model.traces,
         measured=measured,
@@ -232,8 +232,8 @@ def _given(text: str) -> str:
 
 
 def threshold_in_steps(model: Model, text: str) -> Generator[None, None, Model]:
-    """`with_threshold` in steps (ddpcore.analysis.verdict.judging): 8 ranks x 11,700 steps take the page 100-170 ms to
-    judge, and the key released after the commit waited behind them."""
+    """`with_threshold` in steps (ddpcore.analysis.verdict.judge_in_steps): 8 ranks x 11,700 steps take the page
+    100-170 ms to judge, and the key released after the commit waited behind them."""
     reading = read_threshold(text)
     traces = replace(model.traces, threshold_hint=(reading.hint, _given(text)))
     if reading.value is None or reading.value == model.traces.threshold:
@@ -262,19 +262,19 @@ def threshold_note(model: Model) -> str:
 
 
 def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
-    from ddpcore.analysis import judging
+    from ddpcore.analysis import judge_in_steps
 
-    analysis = (yield from judging(traces.measured, traces.threshold)) if traces.measured is not None else None
+    analysis = (yield from judge_in_steps(traces.measured, traces.threshold)) if traces.measured is not None else None
     return (yield from _compared(replace(traces, analysis=analysis, outlook=None, fit_error=None)))
 
 
 def _compared(traces: TracesModel) -> Generator[None, None, TracesModel]:
     """The run after, when there is one, judged at the run shown's threshold and compared with it."""
-    from ddpcore.analysis import comparing, judging
+    from ddpcore.analysis import comparing, judge_in_steps
 
     if traces.after is None or traces.analysis is None:
         return replace(traces, comparison=None)
-    after = yield from judging(traces.after, traces.threshold)
+    after = yield from judge_in_steps(traces.after, traces.threshold)
     return replace(traces, comparison=(yield from comparing(traces.analysis, after)))
 
 
