@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..base import Message, say
 
-__all__ = ["GROUPED_FROM", "RANKS_NAMED", "WARMUP_STEP", "Caveat", "RunFacts", "WarningGroup", "caveats_of", "grouped"]
+__all__ = ["WARMUP_STEP", "Caveat", "RunFacts", "caveats_of", "grouped"]
 
 WARMUP_STEP = 0
 """The step left out of the comparison when others remain: compilation, allocator growth and first-touch costs."""

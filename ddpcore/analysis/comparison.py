@@ -21,19 +21,7 @@ from dataclasses import dataclass
 from ..base import CAUSES, Message, Ms, Share, finished
 from .verdict import Analysis, Cause
 
-__all__ = [
-    "BOOTSTRAP_DRAWS",
-    "Change",
-    "Comparison",
-    "RankChange",
-    "StragglerChange",
-    "WhatIfCheck",
-    "bootstrap_ci",
-    "compare",
-    "comparing",
-    "late_excess_ms",
-    "named_ranks",
-]
+__all__ = ["Change", "Comparison", "compare", "comparing", "named_ranks"]
 
 BOOTSTRAP_DRAWS = 2000
 """Resamples of each run's steps for the 95 % interval of a change (seeded: the same runs give the same interval)."""

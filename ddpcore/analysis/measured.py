@@ -54,7 +54,7 @@ from .results import AnalysisError, Measured, StepSummary
 from .runs import copies, runs_of
 from .stepwise import CostRows, _at, _common_steps, _parts_at, _summarise_step, rows_of, step_major, unmeasured
 
-__all__ = ["measure", "measure_loaded", "one_run", "RUN", "StepsDone"]
+__all__ = ["measure", "measure_loaded", "one_run", "RUN"]
 
 StepsDone = Callable[[int, int], None]
 

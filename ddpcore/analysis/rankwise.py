@@ -35,16 +35,7 @@ from .chance import (
 from .results import AnalysisError, GpuGauges, RankSummary
 from .stepwise import RANK_COLUMNS, _common_steps, _picked, gaps_of, rows_of
 
-__all__ = [
-    "own_medians",
-    "own_medians_of",
-    "rank_summaries",
-    "rank_summary",
-    "OwnMedians",
-    "kept_for_verdict",
-    "KeptColumns",
-    "kept_where_read",
-]
+__all__ = ["own_medians_of", "rank_summaries", "OwnMedians", "kept_for_verdict", "KeptColumns", "kept_where_read"]
 
 
 def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:

@@ -23,16 +23,7 @@ from .chance import (
 )
 from .rankmap import RankStepMap
 
-__all__ = [
-    "AnalysisError",
-    "DrawnRank",
-    "GpuGauges",
-    "Measured",
-    "NO_CHANCE",
-    "RankSummary",
-    "StepColumns",
-    "StepSummary",
-]
+__all__ = ["AnalysisError", "DrawnRank", "GpuGauges", "Measured", "RankSummary", "StepColumns", "StepSummary"]
 
 
 class AnalysisError(Said):

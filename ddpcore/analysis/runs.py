@@ -36,20 +36,7 @@ from .chance import quantile
 
 T = TypeVar("T")
 
-__all__ = [
-    "DRIFT_OF_A_RUN",
-    "NOISE_TIMES",
-    "REFERENCES",
-    "Releases",
-    "Runs",
-    "bound_of",
-    "copies",
-    "drift",
-    "fingerprint",
-    "groups_of",
-    "references",
-    "runs_of",
-]
+__all__ = ["Releases", "Runs", "bound_of", "copies", "drift", "fingerprint", "references", "runs_of"]
 
 DRIFT_OF_A_RUN = 0.05
 """A drift no run's ranks are ever told apart by: releases seen within a twentieth of a step."""

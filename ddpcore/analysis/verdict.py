@@ -66,18 +66,12 @@ from .whatif import retimed_saving
 
 __all__ = [
     "Analysis",
-    "CAUSE_LEAD",
-    "CAUSE_SHARE",
     "Cause",
     "CostParts",
     "JUDGED_A_STEP",
-    "Judging",
     "Noise",
-    "OnTime",
     "Straggler",
     "Transient",
-    "UNDECIDED_SHOWN",
-    "UNDECIDED_WINDOW",
     "Undecided",
     "analyze",
     "cause_message",

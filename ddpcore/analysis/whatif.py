@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-__all__ = ["earliest_free", "largest_but", "retimed_saving", "smallest_but"]
+__all__ = ["earliest_free", "retimed_saving"]
 
 
 def earliest_free(free_ms: Iterable[float]) -> float:

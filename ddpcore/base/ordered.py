@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from itertools import chain
 
 __all__ = [
-    "SAMPLE",
     "SELECTED_FROM",
     "Positions",
     "SortedRuns",

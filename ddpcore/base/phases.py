@@ -19,7 +19,6 @@ __all__ = [
     "GPU_COMM",
     "GPU_COMPUTE",
     "HOST",
-    "HOST_CAUSES",
     "HOST_LAUNCH",
     "IDLE",
     "LOAD",
@@ -33,7 +32,6 @@ __all__ = [
     "STEP",
     "SUMMED",
     "TRACE_LEGEND",
-    "WAIT",
 ]
 
 LOAD, FORWARD, BACKWARD, WAIT, ALLREDUCE, OPTIMIZER = "load", "forward", "backward", "wait", "allreduce", "optimizer"

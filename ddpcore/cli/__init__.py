@@ -11,18 +11,9 @@ from ..base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .commands import (  # noqa: F401
-        AUTO_FILES,
-        COMMANDS,
-        DASHBOARD_FILE,
-        MAX_JOBS,
         PROGRESS_AFTER_S,
-        RING_GPUS,
-        RULES_FILE,
-        Parser,
         ProgressLine,
-        UsageError,
         build_parser,
-        jobs_for,
         main,
     )
     from .fork import (  # noqa: F401
@@ -30,8 +21,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .onray import (  # noqa: F401
         ANSWER_S,
-        ASKED,
-        LOCAL,
         NodeReader,
         NodeShard,
         RayError,
@@ -40,7 +29,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .reports import (  # noqa: F401
         Report,
-        Section,
         cluster_table,
         ring_payload,
         ring_text,
@@ -58,25 +46,14 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
 
 _LAZY = {
     "commands": (
-        "AUTO_FILES",
-        "COMMANDS",
-        "DASHBOARD_FILE",
-        "MAX_JOBS",
         "PROGRESS_AFTER_S",
-        "Parser",
         "ProgressLine",
-        "RING_GPUS",
-        "RULES_FILE",
-        "UsageError",
         "build_parser",
-        "jobs_for",
         "main",
     ),
     "fork": ("forked",),
     "onray": (
         "ANSWER_S",
-        "ASKED",
-        "LOCAL",
         "NodeReader",
         "NodeShard",
         "RayError",
@@ -85,7 +62,6 @@ _LAZY = {
     ),
     "reports": (
         "Report",
-        "Section",
         "cluster_table",
         "ring_payload",
         "ring_text",

@@ -41,21 +41,7 @@ if TYPE_CHECKING:  # the traces path loads only for the commands that read trace
     from ..analysis import Analysis, Measured, Outlook
     from ..traces import FileError, Loaded
 
-__all__ = [
-    "AUTO_FILES",
-    "COMMANDS",
-    "DASHBOARD_FILE",
-    "MAX_JOBS",
-    "PROGRESS_AFTER_S",
-    "ProgressLine",
-    "Parser",
-    "RING_GPUS",
-    "RULES_FILE",
-    "UsageError",
-    "build_parser",
-    "jobs_for",
-    "main",
-]
+__all__ = ["PROGRESS_AFTER_S", "ProgressLine", "build_parser", "main"]
 
 MAX_JOBS = 256
 AUTO_FILES = 64

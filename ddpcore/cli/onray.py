@@ -23,7 +23,7 @@ from typing import Any, cast
 from ..analysis import AnalysisError, Shard, one_run
 from ..traces import FileError, files_in, read_paths
 
-__all__ = ["ANSWER_S", "ASKED", "LOCAL", "NodeReader", "NodeShard", "RayError", "node_shards", "ray_module"]
+__all__ = ["ANSWER_S", "NodeReader", "NodeShard", "RayError", "node_shards", "ray_module"]
 
 ASKED = (
     "hello",

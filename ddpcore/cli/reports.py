@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from ..base import MB
 from ..model import StepConfig, build_schedule, exchanges, step_metrics, traffic_factor
 
-__all__ = ["Report", "Section", "cluster_table", "ring_payload", "ring_text", "step_payload", "step_text"]
+__all__ = ["Report", "cluster_table", "ring_payload", "ring_text", "step_payload", "step_text"]
 
 Section = Callable[[dict], str]
 """A part of a report's text, read from its payload (with its own leading line breaks)."""

@@ -28,27 +28,17 @@ from .comm import Link, ring_time_ms, tree_time_ms
 from .config import Phases
 
 __all__ = [
-    "ALGORITHMS",
-    "COARSE_POINTS",
     "ClusterConfig",
     "ClusterResult",
-    "ComputeStats",
-    "GRID_STEP",
     "HOURS_PER_DAY",
-    "MAX_CLUSTER_GPUS",
     "MeasuredTiming",
-    "SIGMA_FLOOR",
     "SWEEP_MAX",
     "SWEEP_MIN",
-    "SWEEP_POINTS",
-    "SlowestRank",
-    "Z_SPAN",
     "cluster_allreduce_ms",
     "any_straggles",
     "cluster_step",
     "cluster_sweep",
     "cluster_sweeps",
-    "compute_stats",
     "slowest_rank",
     "sweep_sizes",
 ]

@@ -9,11 +9,8 @@ from typing import TypeVar
 from ..base import GPUS, check_int
 
 __all__ = [
-    "ALL_GATHER",
     "ChunkState",
     "Exchange",
-    "MAX_RING_GPUS",
-    "REDUCE_SCATTER",
     "Transfer",
     "allreduce",
     "chunk_bounds",
@@ -21,7 +18,6 @@ __all__ = [
     "exchange_count",
     "exchanges",
     "ring_state",
-    "run_ring",
     "sent_fraction",
     "traffic_factor",
 ]

@@ -13,15 +13,11 @@ from .ring import exchange_count
 
 __all__ = [
     "Bucket",
-    "MAX_BUCKETS",
     "PHASES",
-    "RankSchedule",
     "Schedule",
     "allreduce_ms",
     "bucket_sizes",
-    "build_overlap",
     "build_schedule",
-    "build_sequential",
     "exchange_end_ms",
     "exchanges_done_at",
 ]

@@ -19,7 +19,7 @@ from ..base import RECORDED
 from .alerts import DEFAULT_JOB, PHASE_METRIC, STEP_METRIC, STEPS_METRIC, WAIT_HELP, WAIT_METRIC
 from .instrument import StepTimes
 
-__all__ = ["Exporter", "LABELS", "serve_metrics", "served"]
+__all__ = ["Exporter", "serve_metrics", "served"]
 
 LABELS = ("job", "rank")
 

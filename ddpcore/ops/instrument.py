@@ -35,7 +35,7 @@ from typing import IO, Any
 
 from ..base import RECORDED as PHASES
 
-__all__ = ["Recorder", "StepTimes", "summary_of_rows"]
+__all__ = ["Recorder", "StepTimes"]
 
 
 def summary_of_rows(rows: list[dict[str, Any]], source: str) -> bytes:

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 __all__ = [
     "GRADIENT_KINDS",
-    "HOST_PREFIXES",
-    "KERNEL_PREFIXES",
     "KINDS",
     "RECORD_PARAM_COMMS",
     "UNKNOWN_KIND",

@@ -49,18 +49,7 @@ from .summary import (
     named_columns,
 )
 
-__all__ = [
-    "COLUMNAR",
-    "COLUMNAR_COLUMNS",
-    "HEADER_LIMIT",
-    "MAGIC",
-    "MAX_ROWS",
-    "TYPES",
-    "encode_columns",
-    "read_columnar",
-    "summary_bytes",
-    "units_of",
-]
+__all__ = ["COLUMNAR_COLUMNS", "MAGIC", "MAX_ROWS", "encode_columns", "read_columnar", "summary_bytes"]
 
 COLUMNAR = VERSION
 """The version number of the columnar summary: the newest."""

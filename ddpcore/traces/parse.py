@@ -39,28 +39,17 @@ from .summary import FLAGS, MEASURES, is_summary, read_summary
 
 __all__ = [
     "JsonlRows",
-    "AUTOGRAD",
     "COMPUTE_KERNEL",
-    "DEVICE_CATEGORIES",
     "FileError",
     "Loaded",
     "MAX_FILE_BYTES",
-    "MAX_TIME_S",
-    "MAX_TIME_US",
-    "PARQUET_MAGIC",
     "MEMORY_KERNEL",
-    "RUNTIME_CATEGORIES",
     "RankTrace",
     "ReadRank",
-    "SKIPPED_OPS",
-    "STEP_NAME",
     "TraceError",
     "TraceStep",
-    "USER_ANNOTATION",
-    "USER_PHASES",
     "chunked",
     "collect",
-    "host_phase",
     "load",
     "load_streams",
     "parse_file",
@@ -69,7 +58,6 @@ __all__ = [
     "inflated",
     "read_trace",
     "steps_in",
-    "stream_of",
 ]
 
 MAX_FILE_BYTES = 200 * MIB

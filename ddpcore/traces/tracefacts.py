@@ -50,17 +50,7 @@ from .collectives import GRADIENT_KINDS
 from .parse import COMPUTE_KERNEL, MEMORY_KERNEL, RankTrace, TraceStep
 from .stepfacts import DeviceTime, RankColumns, RankFacts, StepFacts, columns_of
 
-__all__ = [
-    "GPU_ORDER",
-    "HOST_ORDER",
-    "arrival_ms",
-    "comm_free_of",
-    "facts_of",
-    "readiness_of",
-    "release_of",
-    "table_of",
-    "work_parts",
-]
+__all__ = ["arrival_ms", "facts_of", "table_of", "work_parts"]
 
 HOST_ORDER = (FORWARD, BACKWARD, OPTIMIZER, LOAD)
 """Host phases overlap (a DataLoader thread, an async collective): each instant of the work goes to the first."""
