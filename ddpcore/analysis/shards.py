@@ -65,7 +65,7 @@ from .chance import (
     usual_offsets,
 )
 from .rankmap import RankStepMap
-from .rankwise import rank_summaries
+from .rankwise import kept_for_verdict, own_medians, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .runs import Releases, bound_of, drift, fingerprint, references
 from .stepwise import costs_of, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
@@ -120,10 +120,14 @@ class Shard:
 
     def begin(self, common: Sequence[int], shared: Sequence[int], parts: Sequence[str] | None) -> dict:
         """Hold the common steps (`shared`, every rank's steps, but a warm-up step) a step at a time across the
-        shard's ranks; per step, what merges by a flag or an extreme, and per rank its steps not shared."""
+        shard's ranks; per step, what merges by a flag or an extreme, and per rank its steps not shared. Each rank's
+        own medians are taken here, and its table is then kept to what the rounds still read (`kept_for_verdict`),
+        as `analyze` keeps it."""
         self.common = list(common)
         self.rows = [rows_of(t, self.common) for t in self.tables]
         major = step_major(self.tables, self.rows, parts)
+        self.medians = {t.rank: own_medians(t, rows) for t, rows in zip(self.tables, self.rows)}
+        self.tables = [kept_for_verdict(t) for t in self.tables]
 
         def by_step(columns: dict[str, Transposed]) -> dict[str, list]:
             return {name: [c.at(j) for j in range(len(self.common))] for name, c in columns.items()}
@@ -248,7 +252,7 @@ class Shard:
             self.gap_rows.append(gap)
             slowest.append((cost[i], self.ranks[i]))
         by_step = {"cost_ms": self.cost_rows, "gap": self.gap_rows, "wait_ms": self.wait_rows}
-        summaries = rank_summaries(self.tables, self.rows, by_step, {})
+        summaries = rank_summaries(self.tables, self.rows, by_step, {}, medians=self.medians)
         usual = [s.median_cost_ms for s in summaries]
         self.beyond_rows = [past(row, floor) for row in self.deviation_rows]
         pooled = on_time_costs(self.cost_rows, self.beyond_rows, usual)
