@@ -109,7 +109,7 @@ class NodeReader:
             return False, str(exc)
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeShard:
     """A node's actor, asked as if it were a `Shard` (each answer waited for at most ANSWER_S)."""
 
@@ -123,7 +123,7 @@ class NodeShard:
             raise AttributeError(name)
 
         def asked(*args: object) -> object:
-            ok, value = _answer(self, self.actor.ask.remote(name, args))
+            ok, value = _answer(self.where, self.actor.ask.remote(name, args))
             if not ok:
                 raise RayError(f"node {self.where}: {value}")
             return value
@@ -132,21 +132,26 @@ class NodeShard:
 
     @property
     def where(self) -> str:
-        """The node as a line names it: its host and the start of its Ray node id."""
-        return f"{self.host} ({self.node[:8]})"
+        """The node as a line names it (`_where`)."""
+        return _where(self.host, self.node)
 
 
-def _answer(shard: NodeShard, ref: Any) -> Any:
-    """A node's answer, or a RayError naming the node when it died or did not answer in ANSWER_S."""
+def _where(host: str, node: str) -> str:
+    """A node as a line names it: its host and the start of its Ray node id."""
+    return f"{host} ({node[:8]})"
+
+
+def _answer(where: str, ref: Any) -> Any:
+    """A node's answer, or a RayError naming the node (`where`) when it died or did not answer in ANSWER_S."""
     ray = ray_module()
     from ray import exceptions
 
     try:
         return ray.get(ref, timeout=ANSWER_S)
     except exceptions.GetTimeoutError:
-        raise RayError(f"node {shard.where} did not answer in {ANSWER_S:.0f} s: no verdict") from None
+        raise RayError(f"node {where} did not answer in {ANSWER_S:.0f} s: no verdict") from None
     except (exceptions.RayActorError, exceptions.ActorUnavailableError, exceptions.NodeDiedError) as exc:
-        raise RayError(f"node {shard.where} stopped answering ({type(exc).__name__}): no verdict") from None
+        raise RayError(f"node {where} stopped answering ({type(exc).__name__}): no verdict") from None
 
 
 def connect(address: str) -> Any:
@@ -186,14 +191,12 @@ def node_shards(ray: Any, path: str, jobs: int, say: Callable[[str], None]) -> t
     ]
     shards = []
     for node, actor in zip(nodes, actors):
-        pending = NodeShard(actor, node, "?", ())
-        about = _answer(pending, actor.about.remote())
-        pending.host = about["host"]
+        about = _answer(_where("?", node), actor.about.remote())
+        shard = NodeShard(actor, node, about["host"], tuple(about["ranks"]))
         if about["error"]:
-            raise RayError(f"node {pending.where}: {about['error']}")
-        pending.ranks = tuple(about["ranks"])
-        say(_progress(pending, about["path"]))
-        shards.append((pending, list(about["unread"])))
+            raise RayError(f"node {shard.where}: {about['error']}")
+        say(_progress(shard, about["path"]))
+        shards.append((shard, list(about["unread"])))
     kept = _once(shards, say)
     if not kept:
         raise RayError(f"no node holds a readable rank at {path}")
