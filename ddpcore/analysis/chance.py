@@ -83,6 +83,7 @@ __all__ = [
     "middle_places",
     "of_positive_work",
     "on_time_costs",
+    "others_spread",
     "others_at",
     "others_of",
     "past",
@@ -847,7 +848,7 @@ def usual_offsets(places: Sequence[Place], steps: int) -> list[float]:
     """
     if not places or steps < 1:
         return [0.0] * len(places)
-    worth = effective_steps(steps, serial_of(places))
+    worth = effective_steps(steps, serial_of(places, steps))
     slow: set[int] = set()
     for _ in range(ROUNDS):
         others = [p for i, p in enumerate(places) if i not in slow]
@@ -1327,24 +1328,46 @@ MEDIAN_ERROR = math.sqrt(math.pi / 2)
 """A median's standard error over a mean's, for normal draws (1.25)."""
 
 
-def serial_of(places: Sequence[Place]) -> float:
-    """How much a step's lateness carries into the next, for a rank on time: the median over the ranks of their
-    serial correlations (`Place.serial`, `lag_one`; a straggler's, or a rank slow from some step on, left in a
-    minority, moves it little), read when it stands SERIAL_Z of its standard errors above 0 (from the ranks' spread:
-    1,024 ranks read it from three steps, four ranks from many), else 0; never above SERIAL_MOST. Steps that carry
-    their lateness over (a noisy neighbour's phases, a clock drifting) make a rank's mean lateness wander more than
-    as many independent steps do (`effective_steps`).
+def lag_one_spread(steps: int) -> float:
+    """The standard deviation of `lag_one` over `steps` independent normal draws: the raw lag-one autocorrelation's
+    (n - 2)^2 / (n^2 (n - 1)) variance scaled by its bias correction from SERIAL_FROM steps, and below, about 0,
+    (n - 1) / (n (n + 2)) scaled by n / (n - 1). What a serial correlation read is weighed against, however alike
+    a few ranks' readings happen to be.
 
-    >>> serial_of([Place(0.0, 1.0, s) for s in (0.6, 0.7, 0.8, 0.65, 0.75)])
+    >>> [round(lag_one_spread(n), 2) for n in (3, 4, 5, 8, 30, 200)]
+    [0.55, 0.47, 0.75, 0.45, 0.19, 0.07]
+    """
+    if steps < 3:
+        return math.inf
+    n = float(steps)
+    if steps < SERIAL_FROM:
+        return math.sqrt(n / ((n - 1.0) * (n + 2.0)))
+    return (n - 2.0) / ((n - 3.0) * math.sqrt(n - 1.0))
+
+
+def serial_of(places: Sequence[Place], steps: int) -> float:
+    """How much a step's lateness carries into the next, for a rank on time: the median over the ranks of their
+    serial correlations over `steps` (`Place.serial`, `lag_one`; a straggler's, or a rank slow from some step on,
+    left in a minority, moves it little), read when it stands SERIAL_Z of its standard errors above 0, else 0; never
+    above SERIAL_MOST. Its standard error is the larger of what the ranks' own spread says and what independent
+    steps give (`lag_one_spread`): four ranks whose readings over three steps happen to agree say nothing of the
+    steps; 1,024 ranks read it from three steps, four ranks from many. Steps that carry their lateness over (a noisy
+    neighbour's phases, a clock drifting) make a rank's mean lateness wander more than as many independent steps do
+    (`effective_steps`).
+
+    >>> serial_of([Place(0.0, 1.0, s) for s in (0.6, 0.7, 0.8, 0.65, 0.75)], 200)
     0.7
-    >>> serial_of([Place(0.0, 1.0, s) for s in (-0.5, 0.3, 0.9, 0.1)]), serial_of([Place(0.0, 1.0, 0.9)])
+    >>> serial_of([Place(0.0, 1.0, s) for s in (0.5, 0.6, 0.7, 0.55, 0.65)], 3)
+    0.0
+    >>> serial_of([Place(0.0, 1.0, s) for s in (-0.5, 0.3, 0.9, 0.1)], 200), serial_of([Place(0.0, 1.0, 0.9)], 200)
     (0.0, 0.0)
     """
     read = sorted(p.serial for p in places)
     if len(read) < 2:
         return 0.0
     middle = median(read)
-    error = MEDIAN_ERROR * (quantile(read, 0.75) - quantile(read, 0.25)) / IQR_SIGMAS / math.sqrt(len(read))
+    seen = (quantile(read, 0.75) - quantile(read, 0.25)) / IQR_SIGMAS
+    error = MEDIAN_ERROR * max(seen, lag_one_spread(steps)) / math.sqrt(len(read))
     return min(SERIAL_MOST, middle) if middle > SERIAL_Z * error else 0.0
 
 
@@ -1539,6 +1562,31 @@ def transient_share(late: int, own: int, ranks: int, steps: int) -> float:
     return (late - own) / max(1, (ranks - 1) * steps)
 
 
+@lru_cache(maxsize=256)
+def others_spread(spread: Atoms, floor: float, own: int, total: int) -> Atoms:
+    """The distribution of every rank-step's deviation (`spread`, of `total` rank-steps) but a rank's `own` past
+    the floor: what its majority is weighed against (`persistence`). In the whole spread, a rank slow from mid-run
+    makes up the run's late rank-steps itself, four of 32 at four ranks, and three of four draws of the spread that
+    late are then chance's: it was never named from its onset. Its own are taken from the atoms past the floor in
+    proportion to their mass (the late rank-steps are told apart by count, not by value), and what is left is the
+    other ranks' transient stragglers, as `transient_share` counts them.
+
+    >>> spread = Atoms.of_sorted([0.0] * 28 + [10.0] * 4)
+    >>> round(spread.above(0.1), 1), round(others_spread(spread, 5.0, 4, 32).above(0.1), 1)
+    (10.0, 0.1)
+    """
+    if own <= 0 or total <= own:
+        return spread
+    middles = [spread.low + (m + 0.5) * spread.step for m in range(len(spread.mass))]
+    late = spread.far + math.fsum(p for x, p in zip(middles, spread.mass) if x > floor)
+    gone = min(own / total, late)
+    if not late > 0.0 or not gone < 1.0:
+        return spread
+    kept = 1.0 - gone / late
+    mass = tuple((p * kept if x > floor else p) / (1.0 - gone) for x, p in zip(middles, spread.mass))
+    return Atoms(spread.low, spread.step, mass, spread.far * kept / (1.0 - gone))
+
+
 def level_of(ranks: int, alpha: float = ALPHA) -> float:
     """The level each of `persistence`'s two tests is run at: alpha over the ranks, halved between the tests.
 
@@ -1568,21 +1616,24 @@ def persistence(
     transient: float = 0.0,
     alpha: float = ALPHA,
     serial: float = 0.0,
+    others: Atoms | None = None,
 ) -> Persistence | None:
     """Whether a rank is a persistent straggler, and where: over the threshold in a strict majority of the steps
-    (`over`: the indexes of the steps it is over it in) **and** later than chance by how much, not only how often,
-    by either of two tests at alpha / (2 ranks): what it is at least as late as in a strict majority of its steps
-    passes what as many deviations are in a strict majority of them (`usual_of`); or the mean of its deviations
-    passes what the mean of as many passes (`needed`); each drawn from chance on time (`tail`) and from every
-    rank-step of the run (`spread`: with transient stragglers, every rank is late now and then, and a persistent one
-    is later than that). The first holds against transients however large; the second reads a short window best.
-    So a rank twice as slow is named in a 3-step window, and a rank a little slow needs many steps. A rank slow in a
-    stretch of the run only (from some step on, or up to one) is named for that stretch when the stretch passes the
-    same test, corrected for every stretch it could have been (`stretches`), is longer than transient stragglers (a
-    share `transient` of the rank-steps) make by chance (`shortest_stretch`), and the rest of the run, two steps at
-    least, is on time (one step on time says no onset: the first of a profiler's window, counted from its own start,
-    cannot see time lost before it). Where a step's lateness carries into the next (`serial`, `serial_of`), each
-    test counts the steps it reads as the independent steps they are worth (`effective_steps`).
+    (`over`: the indexes of the steps it is over it in) **and** later than chance by how much, not only how often, by
+    either of two tests at alpha / (2 ranks): what it is at least as late as in a strict majority of its steps passes
+    what as many deviations are in a strict majority of them (`usual_of`); or the mean of its deviations passes what the
+    mean of as many passes (`needed`); each drawn from chance on time (`tail`) and from the run's rank-steps (with
+    transient stragglers, every rank is late now and then, and a persistent one is later than that): for the first, the
+    other ranks' (`others`, `others_spread`: its own late steps would make the majority it must show chance's), for the
+    second, every one (`spread`: a mean carried by a few long pauses of its own is what its own rank-steps give by
+    chance). The first holds against transients however large; the second reads a short window best. So a rank twice as
+    slow is named in a 3-step window, and a rank a little slow needs many steps. A rank slow in a stretch of the run
+    only (from some step on, or up to one) is named for that stretch when the stretch passes the same test, corrected
+    for every stretch it could have been (`stretches`), is longer than transient stragglers (a share `transient` of the
+    rank-steps) make by chance (`shortest_stretch`), and the rest of the run, two steps at least, is on time (one step
+    on time says no onset: the first of a profiler's window, counted from its own start, cannot see time lost before
+    it). Where a step's lateness carries into the next (`serial`, `serial_of`), each test counts the steps it reads as
+    the independent steps they are worth (`effective_steps`).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
@@ -1595,8 +1646,9 @@ def persistence(
     steps = late.steps
     level = level_of(ranks, alpha)
     worth = effective_steps(steps, serial)
+    usual_spread = spread if others is None else others
     whole = len(over) >= majority(steps) and (
-        late.usual_ms > usual_of(tail, spread, worth, level) or late.mean_ms > needed(tail, spread, worth, level)
+        late.usual_ms > usual_of(tail, usual_spread, worth, level) or late.mean_ms > needed(tail, spread, worth, level)
     )
     length = late.stop - late.first
     stretch_worth = effective_steps(length, serial)
@@ -1609,7 +1661,7 @@ def persistence(
         and len(over) - inside < majority(rest)
         and (late.mean_ms * steps - late.stretch_ms * length) / rest < (tail.mean + late.stretch_ms) / 2
         and (
-            late.stretch_usual_ms > usual_of(tail, spread, stretch_worth, level / stretches(steps))
+            late.stretch_usual_ms > usual_of(tail, usual_spread, stretch_worth, level / stretches(steps))
             or late.stretch_ms > needed(tail, spread, stretch_worth, level / stretches(steps))
         )
     )
@@ -1717,7 +1769,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         Atoms.of_sorted(ordered),
         tuple(usual),
         on_time,
-        serial_of(places),
+        serial_of(places, len(raw)),
     )
 
 

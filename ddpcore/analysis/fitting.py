@@ -43,7 +43,7 @@ from itertools import chain
 
 from ..base import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, Message, Said, placeholders
 from ..model import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
-from .chance import beyond_chance, medians_of_others, persistence, quantile, transient_share
+from .chance import beyond_chance, medians_of_others, others_spread, persistence, quantile, transient_share
 from .verdict import Analysis
 
 __all__ = [
@@ -193,6 +193,7 @@ class RunTimes:
                     beyond.tail,
                     beyond.spread,
                     transient_share(total_past, past[j], ranks, steps),
+                    others=others_spread(beyond.spread, beyond.floor_ms, past[j], beyond.total),
                 )
             )
             is not None

@@ -624,7 +624,7 @@ def merge(
         ranks=tuple(summaries),
         warnings=warnings,
         rank_map=RankStepMap((), (), (), (), ()),
-        chance=Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled), serial_of(places)),
+        chance=Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled), serial_of(places, steps)),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),
         median_gap=statistics.median(s.gap for s in summarised),

@@ -54,6 +54,7 @@ from .chance import (
     effective_steps,
     level_of,
     majority,
+    others_spread,
     persistence,
     steps_to_decide,
     transient_share,
@@ -595,7 +596,8 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         if lateness is None or len(js) < 2:
             continue
         transient = transient_share(total_past, past[r], ranks, steps)
-        found = persistence(lateness, js, ranks, chance.work, chance.spread, transient, serial=serial)
+        others = others_spread(chance.spread, chance.floor_ms, past[r], chance.total)
+        found = persistence(lateness, js, ranks, chance.work, chance.spread, transient, serial=serial, others=others)
         if found is not None:
             persistent[r] = found
         elif len(js) >= majority(steps):

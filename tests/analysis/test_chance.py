@@ -259,6 +259,23 @@ def test_independent_steps_read_no_serial_correlation():
         assert measure(runs).chance.serial <= 0.25
 
 
+def test_a_few_ranks_alike_by_chance_read_no_serial_correlation_from_a_short_window():
+    """A serial correlation read from a few ranks over a few steps is weighed against what independent steps give
+    (`lag_one_spread`, checked here against draws), not only against how alike the ranks' readings happen to be:
+    four ranks reading 0.5-0.7 over three steps (a spread that alone puts their median a dozen standard errors
+    above 0) read none, while the same readings from 1,024 ranks, or from 4 ranks over 200 steps, still count."""
+    from ddpcore.analysis.chance import Place, lag_one, lag_one_spread, serial_of
+
+    rng = random.Random(5)
+    for steps in (3, 4, 5, 8, 30):
+        read = [lag_one([rng.gauss(0.0, 1.0) for _ in range(steps)]) for _ in range(4000)]
+        assert statistics.pstdev(read) == pytest.approx(lag_one_spread(steps), rel=0.06)
+    alike = [Place(0.0, 1.0, s) for s in (0.5, 0.57, 0.63, 0.7)]
+    assert serial_of(alike, 3) == 0.0
+    assert serial_of(alike * 256, 3) == pytest.approx(0.6, abs=0.01)
+    assert serial_of(alike, 200) == pytest.approx(0.6, abs=0.01)
+
+
 @pytest.mark.parametrize("count", [5, 8, 30, 200])
 @pytest.mark.parametrize("serial", [0.0, 0.3, 0.7, 0.9])
 def test_a_mean_of_carried_steps_is_worth_what_numpy_draws_show(count, serial):
@@ -351,6 +368,28 @@ def test_a_rank_slow_from_a_step_on_is_named_for_that_stretch():
     assert (late.first, late.stop) == (30, 50)
     where = persistence(late, list(range(30, 50)), 8, Tail(0.0, 1.2816, 1.2816))
     assert where is not None and (where.first, where.stop) == (30, 50)
+
+
+def test_a_rank_slow_in_the_last_half_of_a_short_run_is_weighed_against_the_others():
+    """Four ranks, eight steps, rank 2 twice as slow in the last four, jitter of 5 %: its four late rank-steps are
+    the run's only ones. Weighed against a spread that holds them, three of four draws are that late by chance,
+    and it was never named; against the other ranks' rank-steps (`others_spread`) it is, from its onset."""
+    from ddpcore.analysis.chance import beyond_chance, others_spread
+
+    for seed in range(5):
+        rng = random.Random(seed)
+        work = [
+            [20.0 * rng.lognormvariate(0.0, 0.05) * (2.0 if r == 2 and j >= 4 else 1.0) for r in range(4)]
+            for j in range(8)
+        ]
+        beyond = beyond_chance(work)
+        own = sum(2 in e for e in beyond.entries)
+        assert own == 4 and sum(map(len, beyond.entries)) == own
+        others = others_spread(beyond.spread, beyond.floor_ms, own, beyond.total)
+        late = beyond.ranks[2]
+        found = persistence(late, [4, 5, 6, 7], 4, beyond.tail, beyond.spread, 0.0, others=others)
+        assert found is not None and (found.first, found.stop) == (4, 8)
+        assert persistence(late, [4, 5, 6, 7], 4, beyond.tail, beyond.spread, 0.0) is None
 
 
 @settings(max_examples=80, deadline=None)
