@@ -13,13 +13,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORE_LAYERS = {
     "base": (),
+    "storage": (),
     "model": ("base",),
-    "traces": ("base",),
-    "analysis": ("base", "model", "traces"),
-    "ops": ("base", "model", "traces", "analysis"),
-    "cli": ("base", "model", "traces", "analysis", "ops"),
+    "traces": ("base", "storage"),
+    "analysis": ("base", "storage", "model", "traces"),
+    "ops": ("base", "storage", "model", "traces", "analysis"),
+    "cli": ("base", "storage", "model", "traces", "analysis", "ops"),
 }
-"""Each ddpcore package and those it may import (base <- model; base <- traces <- analysis <- ops <- cli)."""
+"""Each ddpcore package and those it may import (base <- model; base, storage <- traces <- analysis <- ops <- cli)."""
 VIEW_ROOMS = ("markup", "i18n", "state", "views", "reading", "app", "warmup")
 """The ddpview rooms, each importing only those before it (markup <- i18n <- state <- views <- reading <- app <-
 warmup) and the ddpcore front doors."""

@@ -43,7 +43,22 @@ from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, ge, getitem, le, lt, mul, sub
 from statistics import NormalDist
 
-from ..base import Fan, Transposed, in_order, median, ranges, sorted_places
+from ..storage import (
+    Fan,
+    Transposed,
+    above_or_not,
+    affine,
+    below_at_above,
+    gathered,
+    in_order,
+    median,
+    picked_where_above,
+    ranges,
+    scaled,
+    sorted_places,
+    where_above,
+    where_at_least,
+)
 
 __all__ = [
     "ALPHA",
@@ -431,7 +446,7 @@ class Atoms:
         width = len(b.mass)
         for i, p in enumerate(a.mass):
             if p > _SKIPPED:
-                summed[i : i + width] = map(add, summed[i : i + width], map(p.__mul__, b.mass))
+                summed[i : i + width] = map(add, summed[i : i + width], scaled(b.mass, p))
         first, last, below = 0, len(summed) - 1, summed[0]
         while below < _NEGLIGIBLE and first < last:
             first += 1
@@ -800,7 +815,7 @@ def rank_places(
 ) -> list[Place]:
     """Each rank's usual place (entry i of each step is rank i; `medians`: each step's, when its ranks are not all
     here, as in a shard). The medians are taken a range of steps at a time, the quartiles a range of ranks at a
-    time, through `fan` (`base.Fan`).
+    time, through `fan` (`storage.Fan`).
 
     >>> [p.offset for p in rank_places([[10.0, 20.0, 12.0], [11.0, 21.0, 11.0], [9.0, 19.0, 13.0], [10.0, 20.0, 12.0]])]
     [-2.5, 7.5, 0.0]
@@ -939,8 +954,8 @@ def others_of(values: Iterable[float], n: int, ranked: Sequence[float] | Mapping
         return repeat(math.nan, len(values) if isinstance(values, Sequence) else 0)
     middle, answers = _choices(n, ranked)
     if n % 2 == 0:
-        return map(answers.__getitem__, map(middle.__ge__, values))
-    return map(answers.__getitem__, map(add, map(middle.__lt__, values), map(middle.__le__, values)))
+        return above_or_not(values, middle, answers[0], answers[1])
+    return below_at_above(values, middle, *answers)
 
 
 def _choices(n: int, ranked: Sequence[float] | Mapping[int, float]) -> tuple[float, tuple[float, ...]]:
@@ -1052,10 +1067,11 @@ class Reference:
         (0 for the one rank on time of a step whose others are all late: it has nobody to be late against)."""
         others = self.count - 1
         if others < 1:
-            out = array("d", bytes(8 * len(done)))
-        else:
-            scale, shift = self.count / others, self.total / others
-            out = array("d", map(sub, map(scale.__mul__, done), repeat(shift, len(done))))
+            return self._suspects_against_mean(array("d", bytes(8 * len(done))), done, start)
+        return self._suspects_against_mean(affine(done, self.count / others, self.total / others), done, start)
+
+    def _suspects_against_mean(self, out: array[float], done: Sequence[float], start: int) -> array[float]:
+        """The deviations with each suspect's set to its work minus the mean of the ranks on time."""
         if self.suspects:
             mean = self.mean
             for i in self.suspects:
@@ -1103,8 +1119,8 @@ class Top:
         if len(row) <= most:
             return Top(-math.inf, array("i", range(len(row))), array("d", row))
         cutoff = heapq.nlargest(most, row)[-1] if ordered is None else ordered[-most]
-        entries = array("i", compress(range(len(row)), map(cutoff.__le__, row)))
-        return Top(cutoff, entries, array("d", map(row.__getitem__, entries)))
+        entries = array("i", where_at_least(row, cutoff))
+        return Top(cutoff, entries, gathered(row, entries, "d"))
 
     def past(self, floor: float) -> tuple[int, ...] | None:
         """The entries past the floor (`past`), or None when some may lie below the cutoff.
@@ -1220,7 +1236,7 @@ def suspects_of(done: Sequence[float], cut: float) -> tuple[int, ...]:
     >>> suspects_of([20.0, 31.0, 19.5, 40.0], 25.0)
     (1, 3)
     """
-    return tuple(compress(range(len(done)), map(cut.__lt__, done)))
+    return tuple(where_above(done, cut))
 
 
 def _deviated(
@@ -1730,7 +1746,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     rank-steps past its SUSPECT quantile; the steps that have some are measured again against their ranks on time
     (`Reference`), and chance is fitted on that. A work that is not a positive number (a rank ready before the
     previous release: a clock that jumped) is no measure of chance, and is left out of it. `fan` maps over ranges
-    of steps (`base.Fan`).
+    of steps (`storage.Fan`).
 
     >>> import random
     >>> rng = random.Random(3)
@@ -1775,7 +1791,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
 
 def _positive(row: Sequence[float], done: Sequence[float]) -> Sequence[float]:
     """A step's deviations of positive work: the row itself when every work is."""
-    return row if min(done, default=1.0) > 0 else array("d", compress(row, map((0.0).__lt__, done)))
+    return row if min(done, default=1.0) > 0 else array("d", picked_where_above(row, done, 0.0))
 
 
 def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> array[float]:
@@ -1796,7 +1812,7 @@ def past(row: Sequence[float], floor: float) -> tuple[int, ...]:
     >>> past([0.5, 3.0, -1.0, 4.5], 2.0)
     (1, 3)
     """
-    return tuple(compress(range(len(row)), map(floor.__lt__, row))) if max(row, default=floor) > floor else ()
+    return tuple(where_above(row, floor)) if max(row, default=floor) > floor else ()
 
 
 def cost_tail(
@@ -1804,7 +1820,7 @@ def cost_tail(
 ) -> Tail:
     """The chance distribution of an on-time rank-step's cost (each step's costs, entry i is rank i), its rank's
     usual cost (`usual`) taken out: what the threshold is weighed with. Each step's are sorted a range of steps at
-    a time through `fan` (`base.Fan`).
+    a time through `fan` (`storage.Fan`).
 
     >>> import random
     >>> rng = random.Random(3)
@@ -1870,7 +1886,7 @@ class Middle:
 
     @staticmethod
     def of(column: Sequence[float], kept: int = KEPT) -> Middle:
-        """The middle of a column: up to `kept` + 1 values each side of its median (`base.sorted_places`: the
+        """The middle of a column: up to `kept` + 1 values each side of its median (`storage.sorted_places`: the
         column is not sorted whole)."""
         below, end = Middle.window(len(column), kept)
         return Middle(tuple(sorted_places(column, below, end)), below, len(column), kept)

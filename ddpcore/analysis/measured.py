@@ -25,14 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
 
-from ..base import (
-    CAUSES,
-    LOAD,
-    Fan,
-    Message,
-    block_rows,
-    ranges,
-)
+from ..base import CAUSES, LOAD, Message
+from ..storage import Fan, block_rows, ranges
 from ..traces import (
     FileError,
     Loaded,
@@ -80,7 +74,7 @@ def measure(
 
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
-    columns: a step's ranks are arrays, and only the ranks drawn get an object. `fan` (`base.Fan`) runs the steps,
+    columns: a step's ranks are arrays, and only the ranks drawn get an object. `fan` (`storage.Fan`) runs the steps,
     then the ranks, a range at a time, and so does what chance and the copies read.
 
     With a threshold `at` (the command line's one), each step keeps only the entries a verdict at it reads, as a

@@ -11,15 +11,8 @@ from dataclasses import dataclass, fields, replace
 from itertools import chain
 from operator import sub
 
-from ..base import (
-    SUMMED,
-    Fan,
-    Micros,
-    Transposed,
-    block_rows,
-    median,
-    ranges,
-)
+from ..base import SUMMED
+from ..storage import Fan, Micros, Transposed, block_rows, median, ranges
 from ..traces import (
     Column,
     FileError,
@@ -176,7 +169,7 @@ def rank_summaries(
     across: Across | None = None,
 ) -> list[RankSummary]:
     """Every rank over the common steps (`rank_summary`): `by_step` holds each step's `RANK_COLUMNS` (the gap may
-    be left out), entry i rank i, read a rank at a time (`base.Transposed`), the ranks a range at a time through
+    be left out), entry i rank i, read a rank at a time (`storage.Transposed`), the ranks a range at a time through
     `fan`; `slowest` counts the steps each rank was the slowest of; `medians`: the ranks' own medians, by rank, when
     taken before (`own_medians_of`); `across`: each step's middle places of the waits, when `by_step` holds no costs
     (a rank's are then found from its waits: `chance.Across`).
@@ -249,7 +242,7 @@ def kept_where_read(read: ReadRank | FileError) -> ReadRank | FileError:
 
 
 def _offsets(start: Column) -> Column:
-    """Steps' starts in 64-bit microseconds as 32-bit offsets from the earliest (`base.Micros`): the same ms in half
+    """Steps' starts in 64-bit microseconds as 32-bit offsets from the earliest (`storage.Micros`): the same ms in half
     the room, when they span less than 2^31 µs (35 minutes); else as they are.
 
     >>> _offsets(Micros(array("q", [1_764_460_000_000_000, 1_764_460_000_250_000]))).us

@@ -4,13 +4,13 @@ a rank's summary over the run, the whole `Measured`, and the error of a run that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import compress
 
 from ..base import (
     Interval,
     Said,
     Spans,
 )
+from ..storage import where_at_least
 from ..traces import (
     Column,
     DeviceTime,
@@ -85,7 +85,7 @@ class StepColumns:
     def late(self, threshold: float) -> list[int]:
         """Entries whose gap reaches the threshold, in rank order: one C pass over the gaps (a sort of them, kept
         for bisections, cost more than every threshold a page is given)."""
-        return list(compress(range(len(self.gap)), map(float(threshold).__le__, self.gap)))
+        return where_at_least(self.gap, threshold)
 
 
 @dataclass(frozen=True, kw_only=True)

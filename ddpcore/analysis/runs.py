@@ -30,7 +30,7 @@ from itertools import chain
 from operator import add, sub
 from typing import TypeVar
 
-from ..base import Fan, Micros, median, ranges
+from ..storage import Fan, Micros, median, ranges
 from ..traces import RankColumns
 from .chance import quantile
 
@@ -162,7 +162,7 @@ class Runs:
 
 
 def _each(task: Callable[[RankColumns], T], tables: Sequence[RankColumns], fan: Fan) -> list[T]:
-    """`task` of every table, the tables a range at a time through `fan` (`base.Fan`)."""
+    """`task` of every table, the tables a range at a time through `fan` (`storage.Fan`)."""
     return _each_index(lambda i: task(tables[i]), range(len(tables)), len(tables[0].step) if tables else 0, fan)
 
 
@@ -250,7 +250,7 @@ def fingerprint(t: RankColumns) -> bytes:
 
 
 def _ms(column: Sequence[float]) -> array[float]:
-    """A column as doubles, converted in C loops (`base.Micros`) or as it is when it already is."""
+    """A column as doubles, converted in C loops (`storage.Micros`) or as it is when it already is."""
     if isinstance(column, Micros):
         return column.ms()
     return column if isinstance(column, array) and column.typecode == "d" else array("d", column)

@@ -34,9 +34,23 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from itertools import chain, compress
+from itertools import chain
 
-from ..base import CAUSES, LOAD, THRESHOLD, Positions, Sample, Transposed, bracket, inside, sample_of
+from ..base import CAUSES, LOAD, THRESHOLD
+from ..storage import (
+    Positions,
+    Sample,
+    Transposed,
+    bracket,
+    count_at_most,
+    gathered,
+    inside,
+    order_of,
+    sample_of,
+    values_above,
+    values_at_most,
+    where_at_least,
+)
 from ..traces import FileError, RankColumns, RankFacts, RankTrace, table_of
 from .caveats import WARMUP_STEP, RunFacts, caveats_of
 from .chance import (
@@ -169,7 +183,7 @@ class Shard:
 
     def count_upto(self, key: str, x: float) -> int:
         """How many values of a pooled vector are at most x."""
-        return sum(map(x.__ge__, self.pooled[key]))
+        return count_at_most(self.pooled[key], x)
 
     def counts_upto(self, key: str, edges: Sequence[float]) -> list[int]:
         """How many values of a pooled vector are at most each edge (sorted once)."""
@@ -178,7 +192,7 @@ class Shard:
 
     def above(self, key: str, x: float) -> list[float]:
         """The values of a pooled vector above x, in order."""
-        return sorted(compress(self.pooled[key], map(x.__lt__, self.pooled[key])))
+        return sorted(values_above(self.pooled[key], x))
 
     def places(self, work_medians: Sequence[float]) -> list[Place]:
         """Each of the shard's ranks' usual place (`chance.rank_places`) against every rank's median work."""
@@ -194,7 +208,7 @@ class Shard:
         the step kept for its reference (`kept`); how many per step."""
         self.suspect_rows = [suspects_of(row, cut) for row, cut in zip(self.vectors["adjusted"], cuts)]
         self.vectors["kept"] = [
-            array("d", compress(row, map(cut.__ge__, row))) for row, cut in zip(self.vectors["adjusted"], cuts)
+            array("d", values_at_most(row, cut)) for row, cut in zip(self.vectors["adjusted"], cuts)
         ]
         return [len(gone) for gone in self.suspect_rows]
 
@@ -262,7 +276,7 @@ class Shard:
     def over(self, threshold: float) -> list[int]:
         """Per step, how many of the shard's ranks are over the threshold."""
         self.threshold = float(threshold)
-        self.over_rows = [list(compress(range(len(g)), map(self.threshold.__le__, g))) for g in self.gap_rows]
+        self.over_rows = [where_at_least(g, self.threshold) for g in self.gap_rows]
         return [len(o) for o in self.over_rows]
 
     def entries(self, parts: Sequence[Sequence[str] | None], slowest: Sequence[int]) -> list[dict]:
@@ -281,16 +295,16 @@ class Shard:
             row = {
                 "ranks": [self.ranks[i] for i in picked],
                 "beyond": [i in beyond for i in picked],
-                "period_ms": array("d", map(self.columns["period_ms"][j].__getitem__, picked)),
-                "compute_ms": array("d", map(self.columns["compute_ms"][j].__getitem__, picked)),
-                "cost_ms": array("d", map(self.cost_rows[j].__getitem__, picked)),
-                "gap": array("d", map(self.gap_rows[j].__getitem__, picked)),
-                "wait_ms": array("d", map(wait.__getitem__, picked)),
-                "work_ms": array("f", map(self.columns["work_ms"][j].__getitem__, picked)),
-                "first_ms": array("f", map(first.__getitem__, picked)),
+                "period_ms": gathered(self.columns["period_ms"][j], picked, "d"),
+                "compute_ms": gathered(self.columns["compute_ms"][j], picked, "d"),
+                "cost_ms": gathered(self.cost_rows[j], picked, "d"),
+                "gap": gathered(self.gap_rows[j], picked, "d"),
+                "wait_ms": gathered(wait, picked, "d"),
+                "work_ms": gathered(self.columns["work_ms"][j], picked, "f"),
+                "first_ms": gathered(first, picked, "f"),
             }
             if self.parts is not None and parts[j] is not None:
-                row["parts_ms"] = {p: array("f", map(self.parts[p][j].__getitem__, picked)) for p in parts[j] or ()}
+                row["parts_ms"] = {p: gathered(self.parts[p][j], picked, "f") for p in parts[j] or ()}
             out.append(row)
         return out
 
@@ -660,13 +674,13 @@ def _columns(
 ) -> StepColumns:
     """A step's columns over the entries its shards sent, in rank order, with the step's own middles."""
     ranks = [r for p in pieces for r in p["ranks"]]
-    order = sorted(range(len(ranks)), key=ranks.__getitem__)
+    order = order_of(ranks)
 
     def joined(name: str, typecode: str) -> array:
         every = array(typecode)
         for p in pieces:
             every.extend(p[name])
-        return array(typecode, map(every.__getitem__, order))
+        return gathered(every, order, typecode)
 
     wait, first, cost = joined("wait_ms", "d"), joined("first_ms", "f"), joined("cost_ms", "d")
     beyond_all = [b for p in pieces for b in p["beyond"]]
@@ -679,7 +693,7 @@ def _columns(
             every = array("f")
             for p in pieces:
                 every.extend(p["parts_ms"][name])
-            part_columns[name] = array("f", map(every.__getitem__, order))
+            part_columns[name] = gathered(every, order, "f")
     return StepColumns(
         ranks=in_order_ranks,
         period_ms=joined("period_ms", "d"),
@@ -697,7 +711,7 @@ def _columns(
         beyond=tuple(k for k, i in enumerate(order) if beyond_all[i]),
         waits=waits,
         parts=middles,
-        lowest=tuple(sorted(range(len(wait)), key=wait.__getitem__)),
+        lowest=tuple(order_of(wait)),
     )
 
 

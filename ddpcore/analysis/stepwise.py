@@ -19,15 +19,21 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, islice, repeat
+from itertools import repeat
 from operator import le, sub, truediv
 
-from ..base import (
-    Interval,
+from ..base import Interval
+from ..storage import (
     Micros,
     Transposed,
     block_rows,
+    gathered,
     median,
+    order_of,
+    where_above,
+    where_at_least,
+    where_at_most,
+    where_equal,
 )
 from ..traces import (
     Column,
@@ -104,12 +110,12 @@ def drawn_entries(cost_ms: Sequence[float], ordered: Sequence[float] | None = No
     if ordered is None:
         ordered = sorted(cost_ms)
     edge = ordered[-DRAWN_LATEST]
-    latest = list(compress(range(n), map(edge.__lt__, cost_ms)))
-    tied = list(compress(range(n), map(edge.__eq__, cost_ms)))
+    latest = where_above(cost_ms, edge)
+    tied = where_equal(cost_ms, edge)
     latest += tied[len(tied) - (DRAWN_LATEST - len(latest)) :]
     middle = ordered[n // 2]
     place = n // 2 - bisect_left(ordered, middle)
-    median = next(islice(compress(range(n), map(middle.__eq__, cost_ms)), place, None))
+    median = where_equal(cost_ms, middle)[place]
     return sorted({*latest, median})
 
 
@@ -179,8 +185,7 @@ def _lowest(wait: Sequence[float], ranked: Sequence[float]) -> tuple[int, ...]:
     (1, 3, 2, 0)
     """
     cutoff = ranked[min(KEPT, len(ranked) - 1)]
-    near = compress(range(len(wait)), map(cutoff.__ge__, wait))
-    return tuple(sorted(near, key=wait.__getitem__)[: KEPT + 1])
+    return tuple(order_of(wait, where_at_most(wait, cutoff))[: KEPT + 1])
 
 
 def _summarise_step(
@@ -216,7 +221,7 @@ def _summarise_step(
     cost = costs_of(wait, places, len(wait))
     gap = gaps_of(cost, period)
     slowest = cost.index(max(cost))
-    over = None if at is None else list(compress(range(len(gap)), map(float(at).__le__, gap)))
+    over = None if at is None else where_at_least(gap, at)
     if over is not None and len(over) > KEPT:
         middle = Middle.of(wait, len(over))
     columns = StepColumns(
@@ -276,9 +281,9 @@ def read_entries(
     few = min(len(wait), len(over) + KEPT + 1)
     least = ranked[few - 1]
     chosen = set(over)
-    chosen.update(compress(range(len(wait)), map(least.__ge__, wait)))
+    chosen.update(where_at_most(wait, least))
     latest = heapq.nlargest(len(over) + 1, first)[-1]
-    chosen.update(compress(range(len(first)), map(latest.__le__, first)))
+    chosen.update(where_at_least(first, latest))
     return chosen
 
 
@@ -287,12 +292,12 @@ def _kept_to(c: StepColumns, picked: list[int]) -> StepColumns:
     as the whole step gave them: what a merge of shards builds (`shards`), and judges as `analyze` does."""
 
     def kept(column: Sequence[float], typecode: str) -> array:
-        return array(typecode, map(column.__getitem__, picked))
+        return gathered(column, picked, typecode)
 
     wait = kept(c.wait_ms, "d")
     beyond = set(c.beyond)
     return StepColumns(
-        ranks=tuple(map(c.ranks.__getitem__, picked)),
+        ranks=tuple(c.ranks[i] for i in picked),
         period_ms=kept(c.period_ms, "d"),
         compute_ms=kept(c.compute_ms, "d"),
         cost_ms=kept(c.cost_ms, "d"),
@@ -308,7 +313,7 @@ def _kept_to(c: StepColumns, picked: list[int]) -> StepColumns:
         beyond=tuple(k for k, i in enumerate(picked) if i in beyond),
         waits=c.waits,
         parts=c.parts,
-        lowest=tuple(sorted(range(len(picked)), key=wait.__getitem__)),
+        lowest=tuple(order_of(wait)),
     )
 
 
@@ -406,8 +411,8 @@ class StepMajor:
 
 def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], parts: Sequence[str] | None) -> StepMajor:
     """The ranks' columns over their common steps (`rows`: each rank's rows of them, `rows_of`), laid side by side a
-    block of about `base.BLOCK_VALUES` values at a time (`base.Transposed`, `base.block_rows`), not copied whole;
-    `parts`: the parts kept, a rank without one reading zeros (None: none).
+    block of about `storage.BLOCK_VALUES` values at a time (`storage.Transposed`, `storage.block_rows`), not copied
+    whole; `parts`: the parts kept, a rank without one reading zeros (None: none).
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> tables = [table_of(r) for r in simulated_run(3, 4, seed=1)[0]]

@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, Message, Ms, Share, finished
+from ..storage import least_at
 from ..traces import Column, RankColumns, RankFacts, RankTrace
 from .chance import (
     ALPHA,
@@ -393,7 +394,7 @@ def on_time(columns: StepColumns, late: Sequence[int]) -> OnTime:
     gone = set(late)
     least = next((i for i in columns.lowest if i not in gone), None)
     if least is None:
-        least = min((i for i in range(len(columns.wait_ms)) if i not in gone), key=columns.wait_ms.__getitem__)
+        least = least_at(columns.wait_ms, (i for i in range(len(columns.wait_ms)) if i not in gone))
 
     def median(middle: Middle, column: Column) -> float:
         found = middle.median_without([column[i] for i in late])

@@ -10,14 +10,6 @@ from typing import TYPE_CHECKING
 from .front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
-    from .fan import (  # noqa: F401
-        BLOCK_ROWS,
-        BLOCK_VALUES,
-        TASK_VALUES,
-        Fan,
-        block_rows,
-        ranges,
-    )
     from .intervals import (  # noqa: F401
         Interval,
         Spans,
@@ -26,24 +18,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         merge,
         partition,
         union_ms,
-    )
-    from .micros import (  # noqa: F401
-        US_DIGITS,
-        US_PER_MS,
-        Micros,
-        as_ms,
-        median,
-    )
-    from .ordered import (  # noqa: F401
-        SELECTED_FROM,
-        Positions,
-        Sample,
-        SortedRuns,
-        bracket,
-        in_order,
-        inside,
-        sample_of,
-        sorted_places,
     )
     from .params import (  # noqa: F401
         ALGORITHM,
@@ -106,9 +80,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .steps import (  # noqa: F401
         finished,
     )
-    from .transposed import (  # noqa: F401
-        Transposed,
-    )
     from .words import (  # noqa: F401
         LANGS,
         NBSP,
@@ -122,14 +93,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
 
 _LAZY = {
-    "fan": (
-        "BLOCK_ROWS",
-        "BLOCK_VALUES",
-        "Fan",
-        "TASK_VALUES",
-        "block_rows",
-        "ranges",
-    ),
     "front": ("front_door",),
     "intervals": (
         "Interval",
@@ -139,24 +102,6 @@ _LAZY = {
         "merge",
         "partition",
         "union_ms",
-    ),
-    "micros": (
-        "Micros",
-        "US_DIGITS",
-        "US_PER_MS",
-        "as_ms",
-        "median",
-    ),
-    "ordered": (
-        "Positions",
-        "SELECTED_FROM",
-        "Sample",
-        "SortedRuns",
-        "bracket",
-        "in_order",
-        "inside",
-        "sample_of",
-        "sorted_places",
     ),
     "params": (
         "ALGORITHM",
@@ -217,7 +162,6 @@ _LAZY = {
         "TRACE_LEGEND",
     ),
     "steps": ("finished",),
-    "transposed": ("Transposed",),
     "words": (
         "LANGS",
         "Message",

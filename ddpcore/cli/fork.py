@@ -1,4 +1,4 @@
-"""Work fanned out over this process and forked ones (`base.Fan`): a measure's steps, then its ranks, a range at a
+"""Work fanned out over this process and forked ones (`storage.Fan`): a measure's steps, then its ranks, a range at a
 time.
 
 A forked process starts with the parent's memory, so a task reads the ranks' columns where they already are (shared
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing import get_context
 
-from ..base import Fan
+from ..storage import Fan
 
 __all__ = ["forked"]
 

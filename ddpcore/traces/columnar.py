@@ -33,7 +33,8 @@ from functools import lru_cache
 from itertools import accumulate
 from operator import sub
 
-from ..base import CAUSES, SUMMED, US_DIGITS, US_PER_MS, Message, Micros
+from ..base import CAUSES, SUMMED, Message
+from ..storage import US_DIGITS, US_PER_MS, Micros
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import RankColumns, RankFacts, columns_of
 from .summary import (
@@ -287,7 +288,7 @@ def _steps(values: array) -> Sequence[int]:
 
 
 def _ms(column: _Column, name: str, typecode: str = "d") -> Micros:
-    """A column of microseconds read as ms (`base.Micros`: kept as read, converted when used; `typecode` "f" reads
+    """A column of microseconds read as ms (`storage.Micros`: kept as read, converted when used; `typecode` "f" reads
     single precision), after the same bounds as version 2's: within ±MAX_MS, and not negative where a duration. A
     32-bit column is within ±MAX_MS by its width. The parts of the work are converted at once (`Micros.ms`): single
     precision takes no more room than the microseconds, and a step reads them across every rank."""

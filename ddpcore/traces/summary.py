@@ -28,19 +28,8 @@ import math
 from array import array
 from collections.abc import Sequence
 
-from ..base import (
-    ALLREDUCE,
-    BACKWARD,
-    CAUSES,
-    FORWARD,
-    LOAD,
-    OPTIMIZER,
-    OTHER_COMM,
-    SUMMED,
-    US_DIGITS,
-    Interval,
-    Message,
-)
+from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED, Interval, Message
+from ..storage import US_DIGITS
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of, kept_parts
 

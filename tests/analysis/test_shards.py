@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddpcore.analysis import AnalysisError, Shard, analyze, judge, measure, merge, one_run, order_stats, shards_of
-from ddpcore.base import bracket, sample_of
 from ddpcore.cli.verdicts import analysis_payload
+from ddpcore.storage import bracket, sample_of
 from ddpcore.traces import read_paths, simulated_run
 
 FIXTURES = "tests/fixtures"
@@ -111,7 +111,7 @@ class Held:
         return [sample_of(sorted(v)) for v in self.vectors]
 
     def between(self, key, brackets):
-        from ddpcore.base import inside
+        from ddpcore.storage import inside
 
         return [inside(sorted(v), *b) if b else (0, []) for v, b in zip(self.vectors, brackets)]
 

@@ -6,9 +6,9 @@ import os
 import sys
 
 from ddpcore.analysis import judge, measure
-from ddpcore.base import TASK_VALUES, ranges
 from ddpcore.cli.fork import forked
 from ddpcore.cli.verdicts import analysis_payload
+from ddpcore.storage import TASK_VALUES, ranges
 from ddpcore.traces import simulated_run
 
 FORKS = sys.platform == "linux"

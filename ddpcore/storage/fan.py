@@ -10,7 +10,7 @@ __all__ = ["BLOCK_ROWS", "BLOCK_VALUES", "Fan", "TASK_VALUES", "block_rows", "ra
 Fan = Callable[[Callable[[range], list], Sequence[range]], Iterable[list]]
 """Maps a task over ranges, the answers in order."""
 BLOCK_VALUES = 1 << 20
-"""About how many values of each column are laid side by side at a time to be read across (`base.Transposed`)."""
+"""About how many values of each column are laid side by side at a time to be read across (`storage.Transposed`)."""
 TASK_VALUES = BLOCK_VALUES // 8
 """About how many values of each column a task reads: 13 steps of 10^4 ranks, a few hundred ms (progress after
 each). What a forked process holds at once is its task's answer, pickled once more: a small task keeps it small,
@@ -25,7 +25,7 @@ a sixth of a step's time at 10^5 ranks."""
 
 
 def block_rows(width: int) -> int:
-    """Rows of `width` values that make a block of about BLOCK_VALUES values (`base.Transposed`), and of BLOCK_ROWS
+    """Rows of `width` values that make a block of about BLOCK_VALUES values (`storage.Transposed`), and of BLOCK_ROWS
     at least while they hold no more than 4 x BLOCK_VALUES.
 
     >>> block_rows(1_000), block_rows(100_000), block_rows(10**7)

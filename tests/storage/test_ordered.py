@@ -1,4 +1,4 @@
-"""Values read in order by position (`base.ordered`) give exactly what a sort gives, however they are laid out;
+"""Values read in order by position (`storage.ordered`) give exactly what a sort gives, however they are laid out;
 so do a few sorted places of many values found without a sort of them all (`sorted_places`)."""
 
 import random
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddpcore.analysis.chance import Middle, middle_places
-from ddpcore.base import SELECTED_FROM, SortedRuns, bracket, in_order, median, ordered, sample_of, sorted_places
-from ddpcore.base.ordered import SORT_UP_TO
+from ddpcore.storage import SELECTED_FROM, SortedRuns, bracket, in_order, median, ordered, sample_of, sorted_places
+from ddpcore.storage.ordered import SORT_UP_TO
 
 values = st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.0, 1.0]), min_size=0, max_size=60)
 rows = st.lists(values, min_size=1, max_size=12).filter(lambda r: sum(map(len, r)) > 0)

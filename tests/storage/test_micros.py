@@ -1,4 +1,4 @@
-"""Times kept in microseconds (`base.Micros`) read exactly as the doubles a version 2 summary gives."""
+"""Times kept in microseconds (`storage.Micros`) read exactly as the doubles a version 2 summary gives."""
 
 import pickle
 import statistics
@@ -7,7 +7,7 @@ from array import array
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddpcore.base import Micros, Transposed, as_ms, median
+from ddpcore.storage import Micros, Transposed, as_ms, median
 
 micros = st.lists(st.integers(-(2**31) + 1, 2**31 - 1) | st.sampled_from([0, 1, 999, 1000, 1001]), min_size=1)
 
