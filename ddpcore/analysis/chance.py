@@ -1268,7 +1268,8 @@ class Lateness:
     least as late as in a strict majority of them (`usual_ms`: a rank late in a few steps only, however late, is no
     later there); its stretch: the steps `first` up to `stop` (indexes) over which it was the furthest beyond one
     spread of chance, with their mean (`stretch_ms`) and majority's (`stretch_usual_ms`): where a rank that became
-    slow mid-run was slow."""
+    slow mid-run was slow; and the means of its deviations before the stretch and after it (`before_ms`,
+    `after_ms`: 0 where there are none), which say whether it was on time there."""
 
     mean_ms: float
     steps: int
@@ -1277,6 +1278,8 @@ class Lateness:
     stretch_ms: float
     usual_ms: float = 0.0
     stretch_usual_ms: float = 0.0
+    before_ms: float = 0.0
+    after_ms: float = 0.0
 
 
 def lateness_of(series: Sequence[float], drift: float) -> Lateness:
@@ -1287,6 +1290,8 @@ def lateness_of(series: Sequence[float], drift: float) -> Lateness:
     >>> late = lateness_of([0.0, 0.1, -0.2, 5.0, 4.8, 5.1, 0.0], drift=1.0)
     >>> round(late.mean_ms, 2), (late.first, late.stop), round(late.stretch_ms, 2), late.usual_ms, late.stretch_usual_ms
     (2.11, (3, 6), 4.97, 0.1, 5.0)
+    >>> round(late.before_ms, 2), late.after_ms
+    (-0.03, 0.0)
     """
     count = len(series)
     if not count:
@@ -1297,6 +1302,7 @@ def lateness_of(series: Sequence[float], drift: float) -> Lateness:
     stop = gains.index(max(gains)) + 1
     first = stop - 1 - sums[stop - 1 :: -1].index(lows[stop - 1])
     stretch = list(islice(series, first, stop))
+    after = count - stop
     return Lateness(
         math.fsum(series) / count,
         count,
@@ -1305,6 +1311,8 @@ def lateness_of(series: Sequence[float], drift: float) -> Lateness:
         math.fsum(stretch) / (stop - first),
         _usual(series),
         _usual(stretch),
+        math.fsum(islice(series, 0, first)) / first if first else 0.0,
+        math.fsum(islice(series, stop, None)) / after if after else 0.0,
     )
 
 
@@ -1648,8 +1656,10 @@ def persistence(
     for every stretch it could have been (`stretches`), is longer than transient stragglers (a share `transient` of the
     rank-steps) make by chance (`shortest_stretch`), and the rest of the run, two steps at least, is on time (one step
     on time says no onset: the first of a profiler's window, counted from its own start, cannot see time lost before
-    it). Where a step's lateness carries into the next (`serial`, `serial_of`), each test counts the steps it reads as
-    the independent steps they are worth (`effective_steps`).
+    it). It is said to begin or end there only where two steps at least before or after it are on time on their own: a
+    rank slow to the run's end whose last step was a little less late is slow to the end, not on time again. Where a
+    step's lateness carries into the next (`serial`, `serial_of`), each test counts the steps it reads as the
+    independent steps they are worth (`effective_steps`).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
@@ -1682,7 +1692,10 @@ def persistence(
         )
     )
     if stretch:
-        return Persistence(late.first, late.stop)
+        on_time = (tail.mean + late.stretch_ms) / 2
+        first = late.first if late.first >= 2 and late.before_ms < on_time else 0
+        stop = late.stop if steps - late.stop >= 2 and late.after_ms < on_time else steps
+        return Persistence(first, stop)
     return Persistence(0, steps) if whole else None
 
 

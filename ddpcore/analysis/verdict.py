@@ -163,21 +163,34 @@ def undecided_message(undecided: Undecided, steps: int) -> Message:
 
 
 def gap_message(
-    median_gap: float, threshold: float, efficiency: float, undecided: bool, ranks: int, steps: int, chance: float
+    median_gap: float,
+    threshold: float,
+    efficiency: float,
+    undecided: bool,
+    ranks: int,
+    steps: int,
+    chance: float,
+    named: int = 0,
 ) -> Message | None:
     """Why the latest rank's gap is large where the verdict names little of it: each step's latest rank is behind by
     `median_gap` of the step (median), at or over the threshold, while what the stragglers named cost is under half
     of that (1 - `efficiency`). Either the window is too short to tell a rank this late from chance (`undecided`), or
     chance alone puts some rank of `ranks` that far back (an on-time rank is over the threshold in `chance` of the
-    steps). None when the figures agree.
+    steps); with `named` persistent stragglers, what they cost is said beside it, and nothing claims that no rank is
+    later than chance. None when the figures agree.
 
     >>> gap_message(0.51, 0.1, 1.0, True, 4, 3, 0.02).text()
     "no rank is named late, yet each step's latest rank ... 3 steps are too few to tell a rank this late from chance"
     >>> gap_message(0.3, 0.1, 0.75, False, 4, 30, 0.2) is None
     True
+    >>> gap_message(0.3, 0.1, 0.95, False, 4, 54, 0.2, named=2).text()
+    "each step's latest rank is 30...the stragglers named cost 5...of a step: with 4 ranks, chance alone puts ..."
     """
     if median_gap < threshold or 1.0 - efficiency >= median_gap / 2:
         return None
+    if named:
+        cost = Share(1.0 - efficiency)
+        return Message.of("verdict.gap_named", gap=Share(median_gap), cost=cost, ranks=ranks, chance=Share(chance))
     if undecided:
         return Message.of("verdict.gap_few", gap=Share(median_gap), steps=steps)
     return Message.of("verdict.gap_chance", gap=Share(median_gap), ranks=ranks, chance=Share(chance))

@@ -386,6 +386,14 @@ WORDS: dict[str, dict[str, str]] = {
         "pourtant peu en est désigné : avec {ranks} rangs, le hasard seul met un rang aussi loin (un rang à l'heure "
         "dépasse le seuil sur {chance} des pas), et aucun rang n'est plus tard que le hasard sur la plupart des pas",
     },
+    "verdict.gap_named": {
+        "en": "each step's latest rank is {gap} of the step behind the median rank (median over steps), and the "
+        "stragglers named cost {cost} of a step: with {ranks} ranks, chance alone puts some rank that far back in "
+        "the other steps (a rank on time is over the threshold in {chance} of steps)",
+        "fr": "le dernier rang de chaque pas a {gap} du pas de retard sur le rang médian (médiane des pas), et les "
+        "retardataires désignés coûtent {cost} d'un pas : avec {ranks} rangs, le hasard seul met un rang aussi loin "
+        "sur les autres pas (un rang à l'heure dépasse le seuil sur {chance} des pas)",
+    },
     # --- why a rank is late, and what prefetching would do -----------------------------------------------------------
     "cause.load": {"en": "{ms} a step loading its input", "fr": "{ms} par pas à charger ses données"},
     "cause.forward": {"en": "{ms} a step longer in its forward", "fr": "{ms} par pas de plus dans son forward"},

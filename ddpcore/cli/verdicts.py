@@ -191,6 +191,7 @@ def analysis_text(p: dict) -> str:
         len(p["ranks"]),
         steps,
         noise["chance_over_threshold"],
+        len(p["stragglers"]),
     )
     if gap is not None:
         lines.append(gap.text())

@@ -370,6 +370,20 @@ def test_a_rank_slow_from_a_step_on_is_named_for_that_stretch():
     assert where is not None and (where.first, where.stop) == (30, 50)
 
 
+def test_a_stretch_is_said_to_begin_or_end_only_where_two_steps_beside_it_are_on_time():
+    """Held out: a rank that slept to the run's last step, whose last step all ranks were slow in, read "on time
+    again from step 61". One step on time after a stretch (or before it) says no recovery (or onset); two do."""
+    tail = Tail(0.0, 1.2816, 1.2816)
+    slow = [6.0, 5.5, 6.4, 5.9] * 5
+    for before, after, where in [(1, 1, (0, 22)), (1, 2, (0, 21)), (2, 1, (2, 23)), (20, 2, (20, 40))]:
+        series = [0.1, -0.3, 0.4, 0.0] * 5
+        series = series[:before] + slow + [0.2, -0.1][:after]
+        late = lateness_of(series, 1.0)
+        assert (late.first, late.stop) == (before, before + 20)
+        found = persistence(late, list(range(before, before + 20)), 8, tail)
+        assert found is not None and (found.first, found.stop) == where, (before, after)
+
+
 def test_a_rank_slow_in_the_last_half_of_a_short_run_is_weighed_against_the_others():
     """Four ranks, eight steps, rank 2 twice as slow in the last four, jitter of 5 %: its four late rank-steps are
     the run's only ones. Weighed against a spread that holds them, three of four draws are that late by chance,

@@ -310,6 +310,7 @@ def summary_html(a: Analysis, lang: str) -> str:
         len(a.ranks),
         len(a.steps),
         a.noise.chance_over_threshold,
+        len(a.stragglers),
     )
     if gap is not None:
         metrics += text("p", {"class": "help", "data-testid": "trace-gap-note"}, sentence(gap.text(lang)))
