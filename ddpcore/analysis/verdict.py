@@ -173,18 +173,19 @@ def gap_message(
     named: int = 0,
 ) -> Message | None:
     """Why the latest rank's gap is large where the verdict names little of it: each step's latest rank is behind by
-    `median_gap` of the step (median), at or over the threshold, while what the stragglers named cost is under half
-    of that (1 - `efficiency`). Either the window is too short to tell a rank this late from chance (`undecided`), or
-    chance alone puts some rank of `ranks` that far back (an on-time rank is over the threshold in `chance` of the
-    steps); with `named` persistent stragglers, what they cost is said beside it, and nothing claims that no rank is
-    later than chance. None when the figures agree.
+    `median_gap` of the step (median), at or over the threshold, while what the stragglers named cost is under half of
+    that (1 - `efficiency`). Either the window is too short to tell a rank this late from chance (`undecided`), or the
+    jitter the run shows puts some rank of `ranks` that far back (an on-time rank is over the threshold in `chance` of
+    the steps: a straggler that moves every step, or ranks sharing cores, widen that jitter itself, and the note says so
+    rather than call it chance's); with `named` persistent stragglers, what they cost is said beside it, and nothing
+    claims that no rank is later than chance. None when the figures agree.
 
     >>> gap_message(0.51, 0.1, 1.0, True, 4, 3, 0.02).text()
     "no rank is named late, yet each step's latest rank ... 3 steps are too few to tell a rank this late from chance"
     >>> gap_message(0.3, 0.1, 0.75, False, 4, 30, 0.2) is None
     True
     >>> gap_message(0.3, 0.1, 0.95, False, 4, 54, 0.2, named=2).text()
-    "each step's latest rank is 30...the stragglers named cost 5...of a step: with 4 ranks, chance alone puts ..."
+    "each step's latest rank is 30...the stragglers named cost 5...of a step: with 4 ranks, the jitter this run ..."
     """
     if median_gap < threshold or 1.0 - efficiency >= median_gap / 2:
         return None
