@@ -32,6 +32,7 @@ from contextlib import nullcontext
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from ddpcore.analysis.chance import ALPHA
 from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS, RankColumns
 from ddpcore.traces.stepfacts import CAUSES
 from scripts.bench.budgets import BUDGETS
@@ -228,8 +229,12 @@ def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
 
 ORACLE_KINDS = ("p1.1", "p1.25", "p1.5", "p2")
 """The kinds whose detection is also measured against an oracle's (`oracle_detection`)."""
-NULL_RUNS = 400
-"""Clean runs the oracle's threshold is read from (`oracle_detection`): its 99th percentile over them."""
+NULL_RUNS = 2000
+"""Clean runs the oracle's thresholds are read from (`oracle_detection`): the percentiles of ORACLE_LEVELS over
+them (at 0.1 %, the second largest of 2,000)."""
+ORACLE_LEVELS = (0.01, ALPHA)
+"""The false-alarm rates the oracle is read at: the budget's 1 % of runs, and the verdict's own α, the rate its
+persistence test is held to so that no cell passes 1 % over a few dozen seeds."""
 
 
 def _drawn(regime: Regime, seed: int) -> tuple:  # type: ignore[type-arg]
@@ -261,21 +266,23 @@ def _mean_lateness(work):  # type: ignore[no-untyped-def]
     return (work - others).mean(axis=0)
 
 
-def oracle_detection(regime: Regime, seeds: int) -> float:
-    """How often a test that knows chance exactly names every slowed rank: each rank's mean lateness against the
-    others' median, named past the 99th percentile of the largest such mean over NULL_RUNS clean runs of the same
-    noise (false alarms 1 % by construction). The ceiling of what the verdict's detection can reach in a cell at
-    that false-alarm budget."""
+def oracle_detection(regime: Regime, seeds: int, levels: tuple[float, ...] = ORACLE_LEVELS) -> list[float]:
+    """How often a test that knows chance exactly names every slowed rank, at each false-alarm rate of `levels`: each
+    rank's mean lateness against the others' median, named past the 1 - level quantile of the largest such mean over
+    NULL_RUNS clean runs of the same noise (false alarms at that level by construction). The ceiling of what the
+    verdict's detection can reach in a cell at that false-alarm rate."""
     import numpy as np
 
     clean = replace(regime, kind="none")
     largest = sorted(float(_mean_lateness(_work(clean, 10_000 + s)[0]).max()) for s in range(NULL_RUNS))
-    cut = largest[int(0.99 * NULL_RUNS)]
-    hits = 0
+    cuts = [largest[min(NULL_RUNS - 1, int((1.0 - level) * NULL_RUNS))] for level in levels]
+    hits = [0] * len(levels)
     for seed in range(seeds):
         work, slowed = _work(regime, seed)
-        hits += bool(np.all(_mean_lateness(work)[list(slowed)] > cut))
-    return hits / seeds
+        late = _mean_lateness(work)[list(slowed)]
+        for k, cut in enumerate(cuts):
+            hits[k] += bool(np.all(late > cut))
+    return [h / seeds for h in hits]
 
 
 def score(analysis, truth: Truth) -> dict:  # type: ignore[no-untyped-def]
@@ -377,8 +384,8 @@ def _measured_cell(cell: tuple[Regime, int]) -> dict:  # type: ignore[type-arg]
     for seed in range(seeds):
         tables, truth = run_of(regime, seed)
         scores.append((score(analyze(tables, regime.threshold), truth), truth))
-    ceiling = oracle_detection(regime, seeds) if regime.kind in ORACLE_KINDS else None
-    return _row(regime, scores) | {"oracle": ceiling}
+    ceilings = oracle_detection(regime, seeds) if regime.kind in ORACLE_KINDS else [None, None]
+    return _row(regime, scores) | {"oracle": ceilings[0], "oracle_alpha": ceilings[1]}
 
 
 def _row(regime: Regime, scores: list) -> dict:  # type: ignore[type-arg]
@@ -411,8 +418,10 @@ def summary(rows: list[dict]) -> dict:
         "false_alarm_max": max(r["false_alarm"] for r in clean),
         "detect_2x_3steps": min(r["detected"] for r in p2),
         "detect_2x_3steps_oracle": min(r["oracle"] for r in p2),
+        "detect_2x_3steps_oracle_alpha": min(r["oracle_alpha"] for r in p2),
         "detect_125_30steps": min(r["detected"] for r in p125),
         "detect_125_30steps_oracle": min(r["oracle"] for r in p125),
+        "detect_125_30steps_oracle_alpha": min(r["oracle_alpha"] for r in p125),
         "share_error_p90": max(shares),
         "cost_error_p90": max(costs),
     }
@@ -458,7 +467,9 @@ def table_of(figures: dict) -> str:
         "lateness against the others' median, past the 99th percentile of the largest over "
         f"{NULL_RUNS} clean runs of the same noise: 1 % false alarms) names the slowed rank in "
         f"{_shown(summary['detect_2x_3steps_oracle'])} of runs in the 2x, 3-step cell where it does least, and "
-        f"{_shown(summary['detect_125_30steps_oracle'])} in the 1.25x, 30-step one. A budget above that figure "
+        f"{_shown(summary['detect_125_30steps_oracle'])} in the 1.25x, 30-step one; held to the verdict's own "
+        f"{ALPHA:.1%} of runs, {_shown(summary['detect_2x_3steps_oracle_alpha'])} and "
+        f"{_shown(summary['detect_125_30steps_oracle_alpha'])}. A budget above that figure "
         "asks more than these runs can give.",
     ]
     clean = [r for r in rows if r["kind"] == "none"]

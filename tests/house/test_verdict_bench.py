@@ -47,8 +47,10 @@ def test_the_table_gives_each_budget_and_is_written_between_its_marks(tmp_path):
         "false_alarm_max",
         "detect_2x_3steps",
         "detect_2x_3steps_oracle",
+        "detect_2x_3steps_oracle_alpha",
         "detect_125_30steps",
         "detect_125_30steps_oracle",
+        "detect_125_30steps_oracle_alpha",
         "share_error_p90",
         "cost_error_p90",
     }
@@ -66,7 +68,8 @@ def test_the_table_gives_each_budget_and_is_written_between_its_marks(tmp_path):
 def test_the_oracle_names_what_the_runs_hold_and_no_more():
     """A test that knows chance exactly names a 2x rank in 3 steps of 64 ranks in normal noise of cv 0.3 nearly
     always, and in lognormal noise of the same cv (a longer upper tail) far less often: the ceiling the budget
-    `detect_2x_3steps` is read against."""
+    `detect_2x_3steps` is read against. Held to the verdict's own 0.1 % of false alarms, it names fewer, never more."""
     normal = oracle_detection(Regime(64, 3, "normal", 0.3, "p2"), 40)
     skewed = oracle_detection(Regime(64, 3, "lognormal", 0.3, "p2"), 40)
-    assert normal >= 0.9 and skewed <= 0.8
+    assert normal[0] >= 0.9 and skewed[0] <= 0.8
+    assert normal[1] <= normal[0] and skewed[1] < skewed[0]
