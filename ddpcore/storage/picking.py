@@ -12,7 +12,7 @@ A column is any sequence of numbers (a list, an `array`, a `Transposed` row).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import add, sub
 
@@ -35,13 +35,18 @@ __all__ = [
 ]
 
 
+def _places(column: Sequence[float], test: Callable[[float], bool]) -> list[int]:
+    """The places whose value passes the test (a bound's comparison method), in order, in one C pass."""
+    return list(compress(range(len(column)), map(test, column)))
+
+
 def where_above(column: Sequence[float], bound: float) -> list[int]:
     """The places whose value is above the bound, in order.
 
     >>> where_above([0.5, 3.0, -1.0, 4.5], 2.0)
     [1, 3]
     """
-    return list(compress(range(len(column)), map(float(bound).__lt__, column)))
+    return _places(column, float(bound).__lt__)
 
 
 def where_at_least(column: Sequence[float], bound: float) -> list[int]:
@@ -50,7 +55,7 @@ def where_at_least(column: Sequence[float], bound: float) -> list[int]:
     >>> where_at_least([0.5, 3.0, -1.0, 4.5], 3)
     [1, 3]
     """
-    return list(compress(range(len(column)), map(float(bound).__le__, column)))
+    return _places(column, float(bound).__le__)
 
 
 def where_at_most(column: Sequence[float], bound: float) -> list[int]:
@@ -59,7 +64,7 @@ def where_at_most(column: Sequence[float], bound: float) -> list[int]:
     >>> where_at_most([0.5, 3.0, -1.0, 4.5], 0.5)
     [0, 2]
     """
-    return list(compress(range(len(column)), map(float(bound).__ge__, column)))
+    return _places(column, float(bound).__ge__)
 
 
 def where_equal(column: Sequence[float], value: float) -> list[int]:
@@ -68,7 +73,7 @@ def where_equal(column: Sequence[float], value: float) -> list[int]:
     >>> where_equal([3.0, 1.0, 3.0], 3.0)
     [0, 2]
     """
-    return list(compress(range(len(column)), map(float(value).__eq__, column)))
+    return _places(column, float(value).__eq__)
 
 
 def values_above(column: Iterable[float], bound: float) -> Iterator[float]:
