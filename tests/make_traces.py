@@ -29,8 +29,9 @@ input prefetched, a fix that does nothing, a straggler that moved):
 
 The verdict set (`tests/fixtures/verdict`, one sitting): what a verdict must get right besides the cause: a profiler
 window of only 3 steps (clean, one slow rank, a moving straggler), a competing CPU-bound process that runs through the
-whole run (clean and with one slow rank; `busy_clean` is `busy_slow`'s reference), and a straggler with an onset (rank
-1 slow from step 35 on only, after the profiler window):
+whole run (clean and with one slow rank; `busy_clean` is `busy_slow`'s reference), a straggler with an onset (rank
+1 slow from step 35 on only, after the profiler window), and a moving straggler in steps long enough that 4 ranks
+sharing 2 cores jitter by as much as its sleep (`heavy_clean` is `heavy_moving`'s reference):
 
     /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/verdict --verdict
 
@@ -82,6 +83,9 @@ class Scenario:
     from_step: int = FROM_STEP
     busy: bool = False
     """A separate process spins a pure-Python loop from before the ranks start until they end (`spin`)."""
+    batch: int = BATCH
+    """Samples a step: a larger batch makes each rank's work long enough that the ranks sharing the 2 cores
+    jitter by as much as a sleep (`heavy_*`)."""
 
     @property
     def rank(self) -> int | None:
@@ -151,6 +155,7 @@ sleeps 20 ms a batch) then the same input loaded two batches ahead by a thread; 
 nothing); rank 1 slow in its forward, then rank 3 (a fix that moves the straggler)."""
 
 VERDICT_WINDOW = 3
+HEAVY_BATCH = 512
 VERDICT = {
     "window3_clean": Scenario((), "", 0.0, profiled=VERDICT_WINDOW),
     "window3_slow": Scenario((2,), "forward", 20.0, profiled=VERDICT_WINDOW),
@@ -158,11 +163,15 @@ VERDICT = {
     "busy_clean": Scenario((), "", 0.0, busy=True),
     "busy_slow": Scenario((1,), "forward", 20.0, busy=True),
     "onset": Scenario((1,), "forward", 20.0, from_step=35),
+    "heavy_clean": Scenario((), "", 0.0, batch=HEAVY_BATCH),
+    "heavy_moving": Scenario((), "forward", 18.0, moving=True, batch=HEAVY_BATCH),
 }
 """The scenarios of `tests/fixtures/verdict`: a 3-step profiler window (steps 22-24) clean, with rank 2 slow (20 ms in
 its forward) and with a moving straggler (rank step % 4, 20 ms); a competing busy process through the whole run, clean
 and with rank 1 slow (20 ms in its forward); rank 1 slow (20 ms in its forward) from step 35 on only (its profiler
-window, steps 22-33, is before the onset)."""
+window, steps 22-33, is before the onset); and a step of HEAVY_BATCH samples, clean and with a moving straggler
+(rank step % 4, 18 ms in its forward), where 4 ranks sharing 2 cores jitter by about as much as the sleep: a sleeping
+rank frees a core, and the others speed up."""
 SETS = {"causes": SCENARIOS, "noise": NOISE, "pairs": PAIRS, "verdict": VERDICT}
 
 
@@ -205,7 +214,8 @@ class Batches:
         if self.scenario.cause == "load" and self.scenario.slows(i, self.rank):
             time.sleep(self.scenario.sleep_ms / 1000)
         g = torch.Generator().manual_seed(i)
-        return torch.randn(BATCH, WIDTH, generator=g), torch.randint(0, 10, (BATCH,), generator=g)
+        batch = self.scenario.batch
+        return torch.randn(batch, WIDTH, generator=g), torch.randint(0, 10, (batch,), generator=g)
 
 
 def spin() -> None:

@@ -35,7 +35,8 @@ from __future__ import annotations
 import heapq
 import math
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -118,6 +119,16 @@ __all__ = [
     "top_kept",
     "transient_share",
     "usual_offsets",
+    "Lead",
+    "crowded",
+    "crowded_count",
+    "expected_lead",
+    "late_at_top",
+    "lead_beyond_chance",
+    "leads_of",
+    "recentred",
+    "sum_parts",
+    "without_top",
 ]
 
 ALPHA = 0.001
@@ -172,11 +183,15 @@ class Tail:
     heavy: float = 0.0
 
     @staticmethod
-    def of(ordered: Sequence[float], skewed: bool = True, heavy: bool = True) -> Tail:
+    def of(ordered: Sequence[float], skewed: bool = True, heavy: bool = True, split: bool = False) -> Tail:
         """Fitted to sorted values through their median, 10 % and 90 % quantiles, and, from HEAVY_FROM values, how
         heavy the tails are: the heaviest reading of the lower quantiles of HEAVY_AT with HEAVY_BEYOND values beyond
         them (the lower side's: stragglers make the upper side heavy); `skewed` False keeps the normal of the lower
-        side, `heavy` False a light tail.
+        side, `heavy` False a light tail. An upper side narrower than the lower one is taken as wide as the lower
+        one (a heavy upper tail is read nowhere, and the lower side's spread covers it), unless `split`: the values
+        are known to hold no straggler (`late_at_top` took each step's latest out), and, from HEAVY_FROM of them,
+        their upper side is a normal of its own spread (ranks sharing cores: a rank given a core of its own runs
+        far faster, never as much slower).
 
         >>> Tail.of([float(v) for v in range(101)])
         Tail(median=50.0, low=40.0, high=40.0, heavy=0.0)
@@ -185,7 +200,8 @@ class Tail:
             return Tail(0.0, 0.0, 0.0)
         middle = quantile(ordered, 0.5)
         low = middle - quantile(ordered, Q_LOW)
-        tail = Tail(middle, low, quantile(ordered, Q_HIGH) - middle if skewed else low)
+        high = quantile(ordered, Q_HIGH) - middle if skewed else low
+        tail = Tail(middle, low, high if split and len(ordered) >= HEAVY_FROM else max(high, low))
         if len(ordered) < HEAVY_FROM or not skewed or not heavy:
             return tail
         count = len(ordered)
@@ -239,9 +255,15 @@ class Tail:
         return self.at(-_NORMAL.inv_cdf(p))
 
     def at(self, z: float) -> float:
-        """Where the quantile of a standard normal's z lies (`quantile` beyond what a float's 1 - p can hold)."""
+        """Where the quantile of a standard normal's z lies (`quantile` beyond what a float's 1 - p can hold); an
+        upper side narrower than the lower one (`of`'s `split`) is a normal of its own spread."""
         s = self.shape
-        spread = self.sigma * z if s == 0.0 else self.high / math.expm1(s * Z) * math.expm1(min(300.0, s * z))
+        if z > 0.0 and 0.0 < self.high < self.low:
+            spread = self.high * z / Z
+        elif s == 0.0:
+            spread = self.sigma * z
+        else:
+            spread = self.high / math.expm1(s * Z) * math.expm1(min(300.0, s * z))
         if self.heavy:
             spread *= math.exp(min(300.0, self.heavy * (z * z - Z * Z) / 2))
         return self.median + spread
@@ -251,7 +273,7 @@ class Tail:
         s = self.shape
         if not self.heavy:
             if s == 0.0:
-                sigma = self.sigma
+                sigma = self.high / Z if x > self.median and 0.0 < self.high < self.low else self.sigma
                 if sigma == 0.0:
                     return math.inf if x > self.median else -math.inf
                 return (x - self.median) / sigma
@@ -290,7 +312,7 @@ class Tail:
 
     def _moments(self) -> tuple[float, float]:
         s = self.shape
-        if not self.heavy and s < 5.0:
+        if not self.heavy and s < 5.0 and self.high >= self.low:
             if s == 0.0:
                 return self.median, self.sigma
             a = self.high / math.expm1(s * Z)
@@ -543,7 +565,7 @@ FEW_LATE = 3
 light tail fitted on a few dozen values passes that many on-time ones now and then."""
 
 
-def bulk_tail(ordered: Sequence[float], late: int = 0) -> Tail:
+def bulk_tail(ordered: Sequence[float], late: int = 0, split: bool = False) -> Tail:
     """The chance distribution of the deviations (`ordered`: every rank-step's, sorted), fitted on the rank-steps on
     time (`Tail.of`), so that a straggler in every step, however it moves between ranks, never widens its own
     chance; its spreads are widened by SCALE_BOUND standard errors of theirs. Left out: the `late` largest (the
@@ -563,7 +585,7 @@ def bulk_tail(ordered: Sequence[float], late: int = 0) -> Tail:
     first = Tail.of(ordered[: total - min(most, late)], skewed=False, heavy=False)
     beyond = total - _count_upto(ordered, fdr_floor(ordered, first, share=ALPHA))
     kept = total - min(most, max(late, beyond if beyond >= FEW_LATE else 0))
-    fitted = _truncated_fit(ordered, kept)
+    fitted = _truncated_fit(ordered, kept, split)
     wider = scale_bound(kept)
     return replace(fitted, low=fitted.low * wider, high=fitted.high * wider)
 
@@ -572,7 +594,7 @@ TRUNCATION_ROUNDS = 4
 """How many times `_truncated_fit` reads back how many of the values left out were chance's."""
 
 
-def _truncated_fit(ordered: Sequence[float], kept: int) -> Tail:
+def _truncated_fit(ordered: Sequence[float], kept: int, split: bool = False) -> Tail:
     """`Tail.of` the `kept` least of sorted values, the values left out above them being late, less those the fit
     itself puts above the largest kept by chance: each round, that many of the values left out are given back at
     the largest kept (the quantiles read below it are then the whole on-time distribution's), at most as many as
@@ -586,14 +608,14 @@ def _truncated_fit(ordered: Sequence[float], kept: int) -> Tail:
     >>> abs(cut.high / whole.high - 1) < 0.03, Tail.of(skewed[:3880]).high / whole.high < 0.95
     (True, True)
     """
-    fitted = Tail.of(ordered[:kept])
+    fitted = Tail.of(ordered[:kept], split=split)
     if kept >= len(ordered) or kept < 1:
         return fitted
     cut = ordered[kept - 1]
     for _ in range(TRUNCATION_ROUNDS):
         above = fitted.survival(cut)
         back = min(len(ordered) - kept, round(kept * above / max(1e-12, 1.0 - above)))
-        fitted = Tail.of(_Padded(ordered, kept, back))
+        fitted = Tail.of(_Padded(ordered, kept, back), split=split)
     return fitted
 
 
@@ -669,12 +691,15 @@ def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, al
     )
 
 
-def fdr_floor(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, share: float = DISCOVERY) -> float:
+def fdr_floor(
+    ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, share: float = DISCOVERY, together: bool = False
+) -> float:
     """The deviation beyond which rank-steps are late beyond chance, for a whole run at once (`ordered`: every
     rank-step's, sorted). Rank-steps late one by one: the step-up rule of Benjamini and Hochberg at level `alpha`
     (with nothing late, noise alone passes it in one run in 1/alpha, at the tail's 1 - alpha / count quantile).
     Rank-steps late together (`late_together`, at level `alpha`, the ones late alone left out): the same rule at
-    the false discovery rate `share`, so that a share `share` at most of the rank-steps counted late are chance's.
+    the false discovery rate `share`, so that a share `share` at most of the rank-steps counted late are chance's;
+    `together` when that is already known (`late_at_top`: each step's latest rank leads beyond chance).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> round(fdr_floor([0.0] * 1000, tail), 2), round(fdr_floor([0.0] * 900 + [4.0] * 100, tail), 2)
@@ -688,7 +713,7 @@ def fdr_floor(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, share:
         return 0.0
     late = _stepped_up(ordered, tail, alpha)
     alone = tail.above(alpha * max(1, late) / total)
-    if share <= alpha or not late_together(ordered, tail, alpha, late):
+    if share <= alpha or not (together or late_together(ordered, tail, alpha, late)):
         return alone
     return min(alone, tail.above(share * max(1, _stepped_up(ordered, tail, share)) / total))
 
@@ -756,9 +781,10 @@ def predictive(tail: Tail, dof: int, p: float) -> Tail:
     return replace(tail, low=tail.low * wider, high=tail.high * wider)
 
 
-def run_floor(ordered: Sequence[float], tail: Tail, late: int, steps: int) -> float:
-    """The run's floor (`fdr_floor`) against chance's tail widened for the values it was read on (`predictive`:
-    the rank-steps less the `late` ones taken from the top and one a step, which its reference takes).
+def run_floor(ordered: Sequence[float], tail: Tail, late: int, steps: int, together: bool = False) -> float:
+    """The run's floor (`fdr_floor`, `together` as there) against chance's tail widened for the values it was read
+    on (`predictive`: the rank-steps less the `late` ones taken from the top and one a step, which its reference
+    takes).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> few, many = [0.0] * 12, [0.0] * 9000
@@ -766,7 +792,7 @@ def run_floor(ordered: Sequence[float], tail: Tail, late: int, steps: int) -> fl
     (True, True)
     """
     total = len(ordered)
-    return fdr_floor(ordered, predictive(tail, total - late - steps, ALPHA / max(1, total)))
+    return fdr_floor(ordered, predictive(tail, total - late - steps, ALPHA / max(1, total)), together=together)
 
 
 OFFSET_QUANTILE = 0.25
@@ -1175,6 +1201,242 @@ def _below(work: Sequence[Sequence[float]], steps: range) -> list[tuple[float, f
         ranked = sorted(work[j])
         out.append(lower_look(len(ranked), ranked))  # type: ignore[arg-type]
     return out
+
+
+LEAD_NEGLIGIBLE = 1e-18
+"""A pooled value's weight in `expected_lead` (against the largest's) below which it and those under it are left
+out: where n values put their second largest that low by a chance this small, it moves no lead."""
+
+
+def expected_lead(pooled: Sequence[float], n: int) -> float:
+    """How far the largest of n of the sorted values `pooled` lies ahead of the second largest, on average over every
+    set of n of them (a U-statistic: over the m values drawn from one distribution, the unbiased estimate of its n
+    draws' lead). The second largest at the k-th value (from 0) leaves C(k, n - 2) sets below it and the largest any
+    of the values above, so the sum runs down the values once, with sums of those above.
+
+    >>> expected_lead([0.0, 1.0, 3.0], 2), expected_lead([0.0, 1.0, 3.0], 3), expected_lead([1.0, 2.0], 3)
+    (2.0, 2.0, 0.0)
+    """
+    m = len(pooled)
+    if m < n or n < 2:
+        return 0.0
+    shift = pooled[m - 1]
+    above = 0.0
+    weights, leads = [], []
+    w = 1.0
+    for k in range(m - 1, n - 3, -1):
+        g = pooled[k] - shift
+        count = m - 1 - k
+        weights.append(w * count)
+        leads.append(w * (above - g * count))
+        above += g
+        if k == 0:
+            break
+        w *= (k - (n - 2)) / k
+        if w < LEAD_NEGLIGIBLE:
+            break
+    norm = math.fsum(weights)
+    return math.fsum(leads) / norm if norm > 0.0 else 0.0
+
+
+def sum_parts(values: Sequence[float]) -> tuple[float, float, float]:
+    """A sum as three doubles whose own sum is exact but for a part in 2^-150 (`math.fsum` rounds once): sums of
+    parts of the values so added give `math.fsum` of every value, but in a near tie (a merge of shards adds its
+    shards' this way).
+
+    >>> sum_parts([1e16, 1.0, -1e16, 1e-16])
+    (1.0, 1e-16, 0.0)
+    """
+    first = math.fsum(values)
+    second = math.fsum([*values, -first])
+    return first, second, math.fsum([*values, -first, -second])
+
+
+@dataclass(frozen=True)
+class Lead:
+    """A step's latest work (`first`, of entry `entry`) and the next (`second`) among its ranks not left out, each
+    rank's usual offset taken out, with their sum (exact parts, `sum_parts`) and count (`leads_of`): what
+    `late_at_top` tests. A merge of shards joins its shards' (`joined`)."""
+
+    first: float
+    second: float
+    entry: int
+    total: tuple[float, ...]
+    count: int
+
+    def joined(self, other: Lead) -> Lead:
+        """The two latest of two disjoint sets of ranks (entries already the run's ranks), and their sum.
+
+        >>> Lead(9.0, 5.0, 2, (14.0,), 2).joined(Lead(7.0, 1.0, 6, (8.0,), 2))
+        Lead(first=9.0, second=7.0, entry=2, total=(14.0, 8.0), count=4)
+        """
+        high, low = (self, other) if self.first >= other.first else (other, self)
+        return Lead(
+            high.first, max(high.second, low.first), high.entry, self.total + other.total, self.count + other.count
+        )
+
+    @property
+    def mean(self) -> float:
+        """The mean work of the ranks not left out, offsets taken out."""
+        return math.fsum(self.total) / self.count if self.count else 0.0
+
+
+def _kept(row: Sequence[float], offsets: Sequence[float], gone: frozenset[int]) -> array[float]:
+    """A step's works, each rank's usual offset taken out, but the entries left out."""
+    out = array("d", map(sub, row, offsets))
+    return array("d", (v for i, v in enumerate(out) if i not in gone)) if gone else out
+
+
+def leads_of(
+    work: Sequence[Sequence[float]], offsets: Sequence[float], gone: frozenset[int], steps: range
+) -> list[Lead]:
+    """Some steps' `Lead` among the entries not `gone` (entries are places in the row: a shard's rows hold its own
+    ranks).
+
+    >>> leads_of([[10.0, 14.0, 11.0, 30.0]], [0.0, 1.0, 0.0, 0.0], frozenset({3}), range(1))
+    [Lead(first=13.0, second=11.0, entry=1, total=(34.0, 0.0, 0.0), count=3)]
+    """
+    out = []
+    for j in steps:
+        kept = _kept(work[j], offsets, gone)
+        places = [i for i in range(len(work[j])) if i not in gone]
+        found = heapq.nlargest(2, zip(kept, places))
+        first, entry = found[0] if found else (-math.inf, -1)
+        second = found[1][0] if len(found) > 1 else -math.inf
+        out.append(Lead(first, second, entry, sum_parts(kept), len(kept)))
+    return out
+
+
+def recentred(
+    work: Sequence[Sequence[float]], offsets: Sequence[float], gone: frozenset[int], leads: Sequence[Lead], steps: range
+) -> list[float]:
+    """Some steps' works not `gone`, each rank's usual offset taken out, against their mean over the step (`leads`,
+    every rank's), scaled by sqrt(n / (n - 1)) back to the spread of one draw (a mean of n holds one n-th of each):
+    the values `expected_lead` draws from.
+
+    >>> work, none = [[9.0, 10.0, 11.0, 10.0]], frozenset()
+    >>> [round(v, 3) for v in recentred(work, [0.0] * 4, none, leads_of(work, [0.0] * 4, none, range(1)), range(1))]
+    [-1.155, 0.0, 1.155, 0.0]
+    """
+    out: list[float] = []
+    for j in steps:
+        n = leads[j].count
+        if n < 2:
+            continue
+        wider = math.sqrt(n / (n - 1))
+        out += affine(_kept(work[j], offsets, gone), wider, wider * leads[j].mean)
+    return out
+
+
+def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
+    """Whether the steps' latest ranks lead the next ones by more than chance makes the latest of as many lead
+    (`late_at_top`): their mean lead against `expected_lead` over the values pooled (`recentred`, sorted), a
+    Student's t on the leads' own spread at ALPHA. Steps of fewer than three ranks are left out.
+
+    >>> pooled = [float(v) for v in range(-20, 21)]
+    >>> even = [Lead(20.0 + k % 3, 19.0 + k % 3, 0, (0.0,), 4) for k in range(30)]
+    >>> far = [Lead(40.0 + k % 3, 10.0, 0, (0.0,), 4) for k in range(30)]
+    >>> lead_beyond_chance(even, pooled), lead_beyond_chance(far, pooled)
+    (False, True)
+    """
+    some = [lead for lead in leads if lead.count >= 3]
+    if len(some) < 3:
+        return False
+    expected = {n: expected_lead(pooled, n) for n in {lead.count for lead in some}}
+    seen = [lead.first - lead.second - expected[lead.count] for lead in some]
+    mean = math.fsum(seen) / len(seen)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in seen) / (len(seen) - 1))
+    if spread <= 0.0 or mean <= 0.0:
+        return False
+    return student_upper(mean / (spread / math.sqrt(len(seen))), len(seen) - 1) <= ALPHA
+
+
+def crowded_count(suspects: int, ranks: int) -> int:
+    """How many of `suspects` rank-steps one rank of `ranks` must hold to hold more than chance gives it, if each
+    were any rank's alike: the binomial's upper tail at ALPHA / ranks (every rank tested).
+
+    >>> crowded_count(40, 4), crowded_count(0, 4)
+    (21, 1)
+    """
+    if suspects < 1 or ranks < 2:
+        return suspects + 1
+    p, level = 1.0 / ranks, ALPHA / ranks
+    log_p, log_q = math.log(p), math.log1p(-p)
+    tail = 0.0
+    for c in range(suspects, -1, -1):
+        term = math.exp(
+            math.lgamma(suspects + 1)
+            - math.lgamma(c + 1)
+            - math.lgamma(suspects - c + 1)
+            + c * log_p
+            + (suspects - c) * log_q
+        )
+        if tail + term > level:
+            return c + 1
+        tail += term
+    return 0
+
+
+def crowded(counts: Mapping[int, int], ranks: int) -> frozenset[int]:
+    """The ranks (of `counts`: how many of a first look's suspects each holds) that hold more than chance gives one
+    rank of `ranks` (`crowded_count`): a rank slow from some step on, not one that moves.
+
+    >>> sorted(crowded({0: 30, 1: 3, 2: 4}, 4))
+    [0]
+    """
+    cut = crowded_count(sum(counts.values()), ranks)
+    return frozenset(r for r, c in counts.items() if c >= cut)
+
+
+def late_at_top(
+    work: Sequence[Sequence[float]], places: Sequence[Place], suspects: Sequence[Sequence[int]], fan: Fan = map
+) -> tuple[int, ...] | None:
+    """Each step's latest rank, when the latest ranks lead the next ones by more than chance makes the latest of as
+    many lead (None otherwise): a straggler that moves to another rank in every step, too small for most of its
+    rank-steps to stand out alone and in so many of them that they make chance's own tail. Whatever chance's shape,
+    a step's ranks on time are as many draws of it, so the lead of the largest over the second largest has the mean
+    `expected_lead` gives over the rank-steps pooled (each against its step's mean, each rank's usual place taken
+    out); a rank late in each step, one at a time, leads by more (`lead_beyond_chance`). A moving straggler widens
+    the pooled values too, which only makes the test harder to pass. A rank that holds more of the first look's
+    suspects than chance gives one rank (`crowded`: one slow from some step on, which would lead in every step of
+    its stretch) is left out of the test, and is no step's latest here (-1 when nobody is left).
+
+    >>> import random
+    >>> rng = random.Random(2)
+    >>> clean = [[rng.gauss(40.0, 2.0) for _ in range(4)] for _ in range(40)]
+    >>> moving = [[w + 8.0 * (i == j % 4) for i, w in enumerate(row)] for j, row in enumerate(clean)]
+    >>> still, none = [Place(0.0, 2.7)] * 4, [()] * 40
+    >>> late_at_top(clean, still, none), late_at_top(moving, still, none)[:6]
+    (None, (0, 1, 2, 3, 0, 1))
+    """
+    width = len(work[0]) if work else 0
+    if width < 3 or len(work) < 3:
+        return None
+    offsets = [p.offset for p in places] if len(places) == width else [0.0] * width
+    gone = crowded(Counter(i for found in suspects for i in found), width)
+    by_steps = ranges(len(work), width)
+    leads = list(chain.from_iterable(fan(partial(leads_of, work, offsets, gone), by_steps)))
+    pooled = sorted(chain.from_iterable(fan(partial(recentred, work, offsets, gone, leads), by_steps)))
+    if not lead_beyond_chance(leads, pooled):
+        return None
+    return tuple(lead.entry for lead in leads)
+
+
+def without_top(
+    ordered: array[float], reference: Reference, done: Sequence[float], raw: Sequence[float], top: int
+) -> array[float]:
+    """A step's deviations of positive work in order (`ordered`) but its latest rank's (`top`, a suspect of its
+    reference): what chance is fitted on when a straggler late at the top of each step is found (`late_at_top`).
+
+    >>> done = [10.0, 11.0, 12.0, 30.0]
+    >>> reference = Reference.of(done, (3,))
+    >>> without_top(array("d", [-1.0, 0.0, 1.0, 19.0]), reference, done, done, 3).tolist()
+    [-1.0, 0.0, 1.0]
+    """
+    if top < 0 or raw[top] <= 0:
+        return ordered
+    at = bisect_left(ordered, done[top] - reference.mean)
+    return ordered[:at] + ordered[at + 1 :]
 
 
 def first_look(work: Sequence[Sequence[float]], fan: Fan = map) -> list[tuple[int, ...]]:
@@ -1737,7 +1999,8 @@ class Beyond:
     step's `Reference`, the distribution of every rank-step's deviation, transient stragglers included
     (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), each
     rank's usual offset taken out (`usual_offsets`), where the ranks on time usually are, down to which it was
-    (`on_time_place`), and how much of a step's lateness carries into the next (`serial_of`)."""
+    (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
+    latest rank leads the next by more than chance (`late_at_top`: a straggler that moves)."""
 
     tail: Tail
     floor_ms: float
@@ -1749,6 +2012,7 @@ class Beyond:
     usual: tuple[float, ...] = ()
     on_time: float = 0.0
     serial: float = 0.0
+    leads: bool = False
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -1776,6 +2040,9 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     on_time = on_time_place(places, usual)
     work = adjusted(raw, usual, middles, on_time)
     suspects = first_look(work, fan)
+    tops_late = late_at_top(work, places, suspects, fan)
+    if tops_late is not None:
+        suspects = [tuple(sorted({*found, top} - {-1})) for found, top in zip(suspects, tops_late)]
     tops: list[Top] = []
     rows: list[array[float]] = []
     references: list[Reference] = []
@@ -1785,8 +2052,15 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
             rows.append(ordered)
             references.append(reference)
     ordered = in_order(rows, presorted=True)
-    tail = bulk_tail(ordered, sum(map(len, suspects)))
-    floor = run_floor(ordered, tail, sum(map(len, suspects)), len(work))
+    late = sum(map(len, suspects))
+    if tops_late is None:
+        tail = bulk_tail(ordered, late)
+    else:
+        kept = [
+            without_top(row, ref, work[j], raw[j], tops_late[j]) for j, (row, ref) in enumerate(zip(rows, references))
+        ]
+        tail = bulk_tail(in_order(kept, presorted=True), late - sum(top >= 0 for top in tops_late), split=True)
+    floor = run_floor(ordered, tail, late, len(work), together=tops_late is not None)
     entries = [top.past(floor) for top in tops]
     return Beyond(
         tail,
@@ -1799,6 +2073,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         tuple(usual),
         on_time,
         serial_of(places, len(raw)),
+        tops_late is not None,
     )
 
 
@@ -1957,8 +2232,9 @@ class Chance:
     beyond which a rank-step is late (`fdr_floor`), the distribution of an on-time rank-step's cost once its rank's
     usual cost is taken out (what says how often an on-time rank is over a threshold), over `total` rank-steps; and
     each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
-    rank-step's deviation, transient stragglers included; and `serial`, how much of a step's lateness carries into
-    the next (`serial_of`)."""
+    rank-step's deviation, transient stragglers included; `serial`, how much of a step's lateness carries into
+    the next (`serial_of`); and `leads`, whether each step's latest rank leads the next by more than chance
+    (`late_at_top`)."""
 
     ranks: int
     work: Tail
@@ -1967,6 +2243,7 @@ class Chance:
     total: int
     spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
     serial: float = 0.0
+    leads: bool = False
 
     def over_threshold(self, threshold: float, periods: Sequence[float]) -> float:
         """The chance that an on-time rank-step is over the threshold: its cost at least `threshold` of the step's

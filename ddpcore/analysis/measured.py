@@ -183,6 +183,7 @@ def measure(
             beyond.total,
             beyond.spread,
             beyond.serial,
+            beyond.leads,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

@@ -8,7 +8,7 @@ crosses between them grows with the steps and the shards, not with the ranks:
   sends an evenly spaced sample of its values in order; the samples bound how many values lie below any value, so
   they give a bracket sure to hold the places asked for; each shard then sends how many of its values lie below
   the bracket and those inside it (`order_stats`). Exact: the bracket is a bound, not a guess;
-- **maxima, minima, flags and sums**: a value a shard a step (sums as exact as `math.fsum`'s, `_sum_parts`);
+- **maxima, minima, flags and sums**: a value a shard a step (sums as exact as `math.fsum`'s, `sum_parts`);
 - **the entries a verdict reads**: in each step the ranks over the threshold, the ranks of least wait and of
   latest first launch (the what-if's maxima), the slowest rank.
 
@@ -34,7 +34,9 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial, reduce
 from itertools import chain
+from typing import TypeVar
 
 from ..base import CAUSES, LOAD, THRESHOLD
 from ..storage import (
@@ -58,6 +60,7 @@ from .chance import (
     Atoms,
     Chance,
     Lateness,
+    Lead,
     Middle,
     Place,
     Reference,
@@ -65,15 +68,20 @@ from .chance import (
     adjusted,
     below_places,
     bulk_tail,
+    crowded,
     lateness,
+    lead_beyond_chance,
+    leads_of,
     lower_look,
     of_positive_work,
     on_time_costs,
     on_time_place,
     past,
     rank_places,
+    recentred,
     run_floor,
     serial_of,
+    sum_parts,
     suspect_cuts,
     suspects_of,
     usual_offsets,
@@ -87,6 +95,8 @@ from .verdict import Analysis, judge
 from .whatif import retimed_saving
 
 __all__ = ["Shard", "merge", "order_stats", "shards_of"]
+
+T = TypeVar("T")
 
 
 class Shard:
@@ -196,7 +206,9 @@ class Shard:
 
     def places(self, work_medians: Sequence[float]) -> list[Place]:
         """Each of the shard's ranks' usual place (`chance.rank_places`) against every rank's median work."""
-        return rank_places(self.vectors["work"], work_medians)
+        found = rank_places(self.vectors["work"], work_medians)
+        self.offsets = [p.offset for p in found]
+        return found
 
     def adjust(self, usual: Sequence[float], work_medians: Sequence[float], base: float) -> None:
         """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`), against every
@@ -212,25 +224,59 @@ class Shard:
         ]
         return [len(gone) for gone in self.suspect_rows]
 
+    def suspects_held(self) -> dict[int, int]:
+        """How many of the first look's suspects each of the shard's ranks holds (`chance.crowded`), by rank."""
+        return dict(Counter(self.ranks[i] for found in self.suspect_rows for i in found))
+
+    def leads(self, crowded: frozenset[int]) -> list[Lead]:
+        """Per step, the latest two of the shard's ranks not `crowded` (`chance.leads_of`), entries as ranks."""
+        self.gone = frozenset(i for i, r in enumerate(self.ranks) if r in crowded)
+        found = leads_of(self.vectors["adjusted"], self.offsets, self.gone, range(len(self.common)))
+        return [replace(lead, entry=self.ranks[lead.entry]) if lead.entry >= 0 else lead for lead in found]
+
+    def recentre(self, leads: Sequence[Lead]) -> int:
+        """The shard's works not crowded against every rank's step mean (`chance.recentred`), pooled; their count."""
+        rows = self.vectors["adjusted"]
+        self.pooled["recentred"] = array("d", recentred(rows, self.offsets, self.gone, leads, range(len(rows))))
+        return len(self.pooled["recentred"])
+
+    def top_suspects(self, tops: Sequence[int]) -> list[int]:
+        """Add each step's latest rank (`chance.late_at_top`: a rank, -1 for none) to its suspects when it is one of
+        the shard's; how many suspects per step."""
+        where = {r: i for i, r in enumerate(self.ranks)}
+        self.tops = [where.get(top, -1) for top in tops]
+        for j, i in enumerate(self.tops):
+            if i >= 0:
+                self.suspect_rows[j] = tuple(sorted({*self.suspect_rows[j], i}))
+                row = self.vectors["adjusted"][j]
+                self.vectors["kept"][j] = array("d", (v for k, v in enumerate(row) if k not in self.suspect_rows[j]))
+        return [len(gone) for gone in self.suspect_rows]
+
     def sums(self, leave: Sequence[bool]) -> list[tuple[float, float, float]]:
         """Per step, the sum of the shard's work on time (without its suspects where `leave` says so), as exact
-        parts (`_sum_parts`)."""
+        parts (`sum_parts`)."""
         return [
-            _sum_parts(kept if out else row)
+            sum_parts(kept if out else row)
             for kept, row, out in zip(self.vectors["kept"], self.vectors["adjusted"], leave)
         ]
 
-    def deviations(self, references: Sequence[tuple[int, float, bool]]) -> int:
+    def deviations(self, references: Sequence[tuple[int, float, bool]]) -> tuple[int, int]:
         """Each rank-step's deviation (`chance.Reference`) against every rank's reference in its step (its count
         and sum, and whether the suspects are left out of it), and the deviations of positive work pooled (what
-        chance is fitted on); their count."""
+        chance is fitted on), and without each step's latest rank where `top_suspects` named them
+        (`chance.without_top`); their counts."""
         self.references = [
             Reference(count, total, frozenset(gone) if leave else frozenset())
             for (count, total, leave), gone in zip(references, self.suspect_rows)
         ]
         self.deviation_rows = [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
         self.pooled["deviations"] = of_positive_work(self.deviation_rows, self.vectors["work"])
-        return len(self.pooled["deviations"])
+        tops = getattr(self, "tops", None)
+        if tops is not None:
+            self.pooled["on_time"] = of_positive_work(
+                _without(self.deviation_rows, tops), _without(self.vectors["work"], tops)
+            )
+        return len(self.pooled["deviations"]), len(self.pooled.get("on_time", ()))
 
     def lateness(self, tail: Tail) -> list[tuple[int, Lateness]]:
         """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank."""
@@ -248,7 +294,7 @@ class Shard:
             wait, first, free = waits_of({name: c[j] for name, c in self.columns.items()}, everyone, latest[j])
             self.wait_rows.append(wait)
             self.first_rows.append(first)
-            out.append((free, _sum_parts(wait)))
+            out.append((free, sum_parts(wait)))
         self.vectors["wait"] = list(self.wait_rows)
         return out
 
@@ -307,18 +353,6 @@ class Shard:
                 row["parts_ms"] = {p: gathered(self.parts[p][j], picked, "f") for p in parts[j] or ()}
             out.append(row)
         return out
-
-
-def _sum_parts(values: Sequence[float]) -> tuple[float, float, float]:
-    """A sum as three doubles whose own sum is exact but for a part in 2^-150 (`math.fsum` rounds once): sums of
-    shards so added give `math.fsum` of every value, but in a near tie.
-
-    >>> _sum_parts([1e16, 1.0, -1e16, 1e-16])
-    (1.0, 1e-16, 0.0)
-    """
-    first = math.fsum(values)
-    second = math.fsum([*values, -first])
-    return first, second, math.fsum([*values, -first, -second])
 
 
 def order_stats(shards: Sequence[Shard], key: str, wanted: Sequence[Positions | None]) -> list[list[float]]:
@@ -402,28 +436,50 @@ class _Pooled(Sequence[float]):
         return [min(self.length, sum(column)) for column in zip(*answers)]
 
 
-def _pooled_tail(shards: Sequence[Shard], key: str, length: int, fit: Callable[[Sequence[float]], Tail]) -> Tail:
-    """`fit` (a `Tail` fitted on sorted values) on the first `length` sorted values of a pooled vector."""
+def _pooled_read(shards: Sequence[Shard], key: str, length: int, read: Callable[[Sequence[float]], T]) -> T:
+    """`read` (of sorted values, by place) on the first `length` sorted values of a pooled vector: a first pass finds
+    the places it reads, a round of `order_stats` brings them."""
     probe = _Known(length)
-    fit(probe)
+    read(probe)
     places = sorted(probe.wanted)
     if not places:
-        return fit(probe)
+        return read(probe)
     values = order_stats(shards, key, [(places[0], places[-1])])[0]
-    return fit(_Known(length, {k: values[k - places[0]] for k in places}))
+    return read(_Known(length, {k: values[k - places[0]] for k in places}))
 
 
 @dataclass(frozen=True)
 class _Counts:
-    """How many deviations of positive work the run has, and how many rank-steps a first look found suspect."""
+    """How many deviations of positive work the run has, how many rank-steps a first look (and `late_at_top`) found
+    suspect; and with a straggler late at the top of each step, how many steps' latest ranks are suspects for it and
+    how many deviations chance is then fitted on (`chance.without_top`)."""
 
     total: int
     suspects: int
+    tops: int | None = None
+    on_time: int = 0
+
+
+def _late_at_top(shards: Sequence[Shard], n: int, steps: int) -> list[int] | None:
+    """`chance.late_at_top` over the shards: each step's latest two ranks not suspect joined, the works pooled
+    against their steps' means, and the places of them that `chance.expected_lead` reads, in rounds."""
+    if n < 3 or steps < 3:
+        return None
+    held: Counter[int] = Counter()
+    for s in shards:
+        held.update(s.suspects_held())
+    gone = crowded(held, n)
+    leads = [reduce(Lead.joined, per_step) for per_step in zip(*(s.leads(gone) for s in shards))]
+    length = sum(s.recentre(leads) for s in shards)
+    if not _pooled_read(shards, "recentred", length, partial(lead_beyond_chance, leads)):
+        return None
+    return [lead.entry for lead in leads]
 
 
 def _chance(shards: Sequence[Shard], n: int, steps: int) -> _Counts:
     """The shards' deviations against their steps' ranks on time (`chance.beyond_chance`: a first look finds the
-    suspects, each step's reference leaves them out), in rounds."""
+    suspects, and `late_at_top` each step's latest rank when they lead beyond chance; each step's reference leaves
+    them out), in rounds."""
     if n >= 3:
         wanted = [(min(below_places(n)), max(below_places(n)))] * steps
         looked = [
@@ -434,13 +490,22 @@ def _chance(shards: Sequence[Shard], n: int, steps: int) -> _Counts:
     else:
         cuts = [math.inf] * steps
     counts = [sum(c) for c in zip(*(s.suspects(cuts) for s in shards))]
+    tops = _late_at_top(shards, n, steps)
+    if tops is not None:
+        counts = [sum(c) for c in zip(*(s.top_suspects(tops) for s in shards))]
     leave = [0 < c < n for c in counts]
     parts = [s.sums(leave) for s in shards]
     references = [
         (n - c if out else n, math.fsum(p for shard in parts for p in shard[j]), out)
         for j, (c, out) in enumerate(zip(counts, leave))
     ]
-    return _Counts(sum(s.deviations(references) for s in shards), sum(counts))
+    answers = [s.deviations(references) for s in shards]
+    return _Counts(
+        sum(total for total, _ in answers),
+        sum(counts),
+        None if tops is None else sum(top >= 0 for top in tops),
+        sum(kept for _, kept in answers),
+    )
 
 
 def _middles(shards: Sequence[Shard], key: str, n: int, steps: int) -> list[tuple[int, dict[int, float]]]:
@@ -550,8 +615,11 @@ def merge(
         start += len(h)
     late = _chance(shards, n, steps)
     pooled = _Pooled(shards, "deviations", late.total)
-    work_tail = bulk_tail(pooled, late.suspects)
-    floor = run_floor(pooled, work_tail, late.suspects, steps)
+    if late.tops is None:
+        work_tail = bulk_tail(pooled, late.suspects)
+    else:
+        work_tail = bulk_tail(_Pooled(shards, "on_time", late.on_time), late.suspects - late.tops, split=True)
+    floor = run_floor(pooled, work_tail, late.suspects, steps, together=late.tops is not None)
     total = late.total
     lateness_of = dict(pair for s in shards for pair in s.lateness(work_tail))
     count, first_bad = 0, None
@@ -574,7 +642,7 @@ def merge(
     ranks_counted = Counter(slowest)
     summaries = sorted((r for c in costed for r in c["summaries"]), key=lambda r: r.rank)
     summaries = [replace(r, slowest_count=ranks_counted[r.rank], lateness=lateness_of[r.rank]) for r in summaries]
-    cost_tail = _pooled_tail(shards, "costs", sum(c["costs"] for c in costed), Tail.of)
+    cost_tail = _pooled_read(shards, "costs", sum(c["costs"] for c in costed), Tail.of)
 
     told("middles")
     over = [sum(o) for o in zip(*(s.over(threshold) for s in shards))]
@@ -638,7 +706,16 @@ def merge(
         ranks=tuple(summaries),
         warnings=warnings,
         rank_map=RankStepMap((), (), (), (), ()),
-        chance=Chance(n, work_tail, floor, cost_tail, total, Atoms.of_sorted(pooled), serial_of(places, steps)),
+        chance=Chance(
+            n,
+            work_tail,
+            floor,
+            cost_tail,
+            total,
+            Atoms.of_sorted(pooled),
+            serial_of(places, steps),
+            late.tops is not None,
+        ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),
         median_gap=statistics.median(s.gap for s in summarised),
@@ -713,6 +790,11 @@ def _columns(
         parts=middles,
         lowest=tuple(order_of(wait)),
     )
+
+
+def _without(rows: Sequence[Sequence[float]], tops: Sequence[int]) -> list[Sequence[float]]:
+    """Each step's row without its entry `tops[j]` (-1: the whole row)."""
+    return [row if i < 0 else array("d", (v for k, v in enumerate(row) if k != i)) for row, i in zip(rows, tops)]
 
 
 def shards_of(ranks: Sequence[RankTrace | RankFacts | RankColumns], count: int) -> list[Shard]:

@@ -171,6 +171,7 @@ def gap_message(
     steps: int,
     chance: float,
     named: int = 0,
+    leads: bool = False,
 ) -> Message | None:
     """Why the latest rank's gap is large where the verdict names little of it: each step's latest rank is behind by
     `median_gap` of the step (median), at or over the threshold, while what the stragglers named cost is under half of
@@ -178,7 +179,8 @@ def gap_message(
     jitter the run shows puts some rank of `ranks` that far back (an on-time rank is over the threshold in `chance` of
     the steps: a straggler that moves every step, or ranks sharing cores, widen that jitter itself, and the note says so
     rather than call it chance's); with `named` persistent stragglers, what they cost is said beside it, and nothing
-    claims that no rank is later than chance. None when the figures agree.
+    claims that no rank is later than chance; where each step's latest rank `leads` the next by more than chance, the
+    note says a straggler moves between ranks, and what it costs. None when the figures agree.
 
     >>> gap_message(0.51, 0.1, 1.0, True, 4, 3, 0.02).text()
     "no rank is named late, yet each step's latest rank ... 3 steps are too few to tell a rank this late from chance"
@@ -186,9 +188,17 @@ def gap_message(
     True
     >>> gap_message(0.3, 0.1, 0.95, False, 4, 54, 0.2, named=2).text()
     "each step's latest rank is 30...the stragglers named cost 5...of a step: with 4 ranks, the jitter this run ..."
+    >>> gap_message(0.3, 0.1, 0.91, False, 4, 59, 0.3, leads=True).text()
+    "each step's latest rank is 30...leads the next one by more than chance...moves from rank to rank...costs 9..."
+    >>> gap_message(0.3, 0.1, 1.0, False, 4, 59, 0.3, leads=True).text()
+    "each step's latest rank is 30...moves from rank to rank...what it costs cannot be told apart from the jitter..."
     """
     if median_gap < threshold or 1.0 - efficiency >= median_gap / 2:
         return None
+    if leads and efficiency < 1.0:
+        return Message.of("verdict.gap_moving", gap=Share(median_gap), cost=Share(1.0 - efficiency), ranks=ranks)
+    if leads:
+        return Message.of("verdict.gap_moving_uncosted", gap=Share(median_gap), ranks=ranks)
     if named:
         cost = Share(1.0 - efficiency)
         return Message.of("verdict.gap_named", gap=Share(median_gap), cost=cost, ranks=ranks, chance=Share(chance))
@@ -339,12 +349,15 @@ class Noise:
     """What chance allows at this threshold: the share of on-time rank-steps over it (`chance_over_threshold`), the
     steps a persistent straggler is over it in (`persistent_needed`: a strict majority), the mean lateness over the
     run's steps that it must pass (`mean_needed_ms`: work beyond the other ranks' median, which the mean of as many
-    on-time rank-steps passes with probability alpha / ranks), and the tests' level `alpha`."""
+    on-time rank-steps passes with probability alpha / ranks), the tests' level `alpha`, and whether each step's
+    latest rank leads the next by more than chance makes the latest of as many lead (`leads_beyond_chance`,
+    `chance.late_at_top`: a straggler that moves from rank to rank, whether or not its steps stand out alone)."""
 
     chance_over_threshold: float
     persistent_needed: int
     alpha: float = ALPHA
     mean_needed_ms: float = 0.0
+    leads_beyond_chance: bool = False
 
 
 @dataclass(frozen=True)
@@ -628,6 +641,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         needed_mean(chance.work, chance.spread, effective_steps(steps, serial), level_of(ranks))
         if chance.total
         else 0.0,
+        chance.leads,
     )
     told = tuple(sorted(undecided, key=lambda u: (-u.mean_ms, u.rank))[:UNDECIDED_SHOWN])
     judged = _LateSteps([], count, persistent, noise, {}, [], [], told, [], [])

@@ -389,6 +389,25 @@ WORDS: dict[str, dict[str, str]] = {
         "plupart des pas. Un retardataire qui change de rang à chaque pas, ou des rangs qui se partagent des cœurs "
         "de CPU, se lisent comme cette gigue",
     },
+    "verdict.gap_moving": {
+        "en": "each step's latest rank is {gap} of the step behind the median rank (median over steps), and it leads "
+        "the next one by more than chance makes the latest of {ranks} ranks lead: a straggler that moves from rank to "
+        "rank, too little late for most of its steps to stand out alone; it costs {cost} of a step",
+        "fr": "le dernier rang de chaque pas a {gap} du pas de retard sur le rang médian (médiane des pas), et il "
+        "devance le suivant de plus que le hasard ne fait devancer le dernier de {ranks} rangs : un retardataire qui "
+        "change de rang d'un pas à l'autre, trop peu en retard pour que la plupart de ses pas se distinguent seuls ; "
+        "il coûte {cost} d'un pas",
+    },
+    "verdict.gap_moving_uncosted": {
+        "en": "each step's latest rank is {gap} of the step behind the median rank (median over steps), and it leads "
+        "the next one by more than chance makes the latest of {ranks} ranks lead: a straggler that moves from rank to "
+        "rank, too little late for its steps to stand out alone; what it costs cannot be told apart from the jitter "
+        "this run shows",
+        "fr": "le dernier rang de chaque pas a {gap} du pas de retard sur le rang médian (médiane des pas), et il "
+        "devance le suivant de plus que le hasard ne fait devancer le dernier de {ranks} rangs : un retardataire qui "
+        "change de rang d'un pas à l'autre, trop peu en retard pour que ses pas se distinguent seuls ; ce qu'il "
+        "coûte ne se distingue pas de la gigue que montre ce run",
+    },
     "verdict.gap_named": {
         "en": "each step's latest rank is {gap} of the step behind the median rank (median over steps), and the "
         "stragglers named cost {cost} of a step: with {ranks} ranks, the jitter this run shows puts some rank that "

@@ -192,6 +192,7 @@ def analysis_text(p: dict) -> str:
         steps,
         noise["chance_over_threshold"],
         len(p["stragglers"]),
+        noise["leads_beyond_chance"],
     )
     if gap is not None:
         lines.append(gap.text())

@@ -26,12 +26,14 @@ def simulated_run(
     jitter_cv: float = 0.02,
     slowdown: float = 3.0,
     carried: float = 0.0,
+    moving: float = 0.0,
 ) -> tuple[list[RankFacts], set[tuple[int, int]]]:
     """A run of `ranks` x `steps` as the analysis reads it (as summaries would give it): lognormal jitter of
     coefficient of variation `jitter_cv` on each rank-step's forward and backward, the `persistent` ranks 2x
     slower, a `slowdown` with probability p per rank-step; and the (step, rank) pairs slowed by chance. With
     `carried` above 0, each rank carries that share of a step's jitter into the next (an AR(1) series of its log,
-    of the same spread), as a noisy neighbour's phases do.
+    of the same spread), as a noisy neighbour's phases do. With `moving` above 0, one rank a step, the next one
+    each step, works that share more (a straggler that moves); its rank-steps are among those slowed.
 
     Steps keep to what a barrier does: each rank starts its step after the previous release and its optimizer,
     works, is ready, and every rank is released TRANSFER_MS after the last one is ready; so a slowed rank makes
@@ -46,11 +48,18 @@ def simulated_run(
     rng = random.Random(seed)
     sigma = math.sqrt(math.log1p(jitter_cv * jitter_cv))
     slowed = {(n, r) for n in range(1, steps + 1) for r in range(ranks) if rng.random() < p}
+    moved = {(n, (n - 1) % ranks) for n in range(1, steps + 1)} if moving else set()
     draws = [[rng.lognormvariate(0.0, sigma) for _ in range(ranks)] for _ in range(steps)]
     if carried and sigma:
         draws = _carried_over(draws, carried, sigma)
     factors = [
-        [d * (2.0 if r in persistent else 1.0) * (slowdown if (n, r) in slowed else 1.0) for r, d in enumerate(row)]
+        [
+            d
+            * (2.0 if r in persistent else 1.0)
+            * (slowdown if (n, r) in slowed else 1.0)
+            * (1.0 + moving if (n, r) in moved else 1.0)
+            for r, d in enumerate(row)
+        ]
         for n, row in enumerate(draws, start=1)
     ]
     rows: list[list[StepFacts]] = [[] for _ in range(ranks)]
@@ -94,7 +103,7 @@ def simulated_run(
                 )
             )
         release = following
-    return [RankFacts(r, f"rank{r}", ranks, tuple(rows[r])) for r in range(ranks)], slowed
+    return [RankFacts(r, f"rank{r}", ranks, tuple(rows[r])) for r in range(ranks)], slowed | moved
 
 
 def _carried_over(draws: list[list[float]], carried: float, sigma: float) -> list[list[float]]:

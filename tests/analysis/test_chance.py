@@ -17,6 +17,7 @@ from runs import FORMATS, RunSet
 
 from ddpcore.analysis import (
     ALPHA,
+    DISCOVERY,
     Lateness,
     Middle,
     RunTimes,
@@ -84,7 +85,9 @@ def test_a_straggler_that_moves_is_counted_and_costed(pattern):
     # the issue's aim is within 0.05; on this busy run the floor, widened for what 236 (or 32) rank-steps can say of
     # chance, leaves out slowed rank-steps whose delay the others' jitter nearly matched (issue 49's note)
     short = "trace" in pattern
-    assert len(late & slowed) >= (0.7 if short else 0.85) * len(slowed) and len(late - slowed) <= 1
+    assert len(late & slowed) >= (0.7 if short else 0.85) * len(slowed)
+    chance_s = DISCOVERY * len(late)
+    assert len(late - slowed) <= max(1.0, chance_s + math.sqrt(chance_s)), "the FDR's share of chance's, give or take"
     assert a.transient.fraction >= share - (0.3 if short else 0.15) and a.transient.cause is not None
     assert a.transient.cause.kind == "forward"
     growth = statistics.fmean(walls("moving", steps)) - statistics.fmean(walls("clean", steps))
@@ -459,7 +462,7 @@ def test_a_tail_quantile_and_survival_agree(median, low, high, p):
     tail = Tail(median, low, high)
     assert tail.survival(tail.quantile(p)) == pytest.approx(1 - p, abs=1e-9)
     assert tail.quantile(0.1) == pytest.approx(median - low) and tail.quantile(0.5) == pytest.approx(median)
-    assert tail.quantile(0.9) == pytest.approx(median + max(high, low) if high > low else median + low)
+    assert tail.quantile(0.9) == pytest.approx(median + high), "an upper side narrower than the lower is split off"
 
 
 def test_the_floor_of_a_run_holds_a_lognormal_sample_far_out_and_comes_down_where_many_are_late():

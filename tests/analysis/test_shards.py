@@ -139,3 +139,12 @@ def test_the_bracket_is_narrow():
     lo, hi = bracket([sample_of(s) for s in shards], (19_990, 20_010))
     inside_count = sum(lo <= v <= hi for s in shards for v in s)
     assert 21 <= inside_count <= 40_000 * 4 / 64
+
+
+def test_a_node_answers_every_question_a_shard_does():
+    """A Ray node answers the questions named in `onray.ASKED`: every public method of `Shard`, none missing (a
+    question added to the merge and not to the nodes failed only on a cluster)."""
+    from ddpcore.cli.onray import ASKED
+
+    public = {name for name in vars(Shard) if not name.startswith("_") and callable(vars(Shard)[name])}
+    assert set(ASKED) == public

@@ -62,6 +62,31 @@ def test_a_persistent_straggler_is_named_from_the_step_it_was_slowed_at(name):
     assert a.straggler_cost_ms == pytest.approx(measured, rel=0.2)
 
 
+@pytest.mark.parametrize("pattern", FORMATS)
+def test_a_heavy_clean_run_on_shared_cores_names_nobody_and_nothing_leads(pattern):
+    """Steps long enough that 4 ranks on 2 cores jitter by as much as a sleep: nobody named, no transient step, and
+    no step's latest rank leads beyond chance."""
+    a = analysed("heavy_clean", pattern)
+    assert a.stragglers == () and a.transient.straggler_steps == 0 and a.straggler_cost_ms == 0
+    assert not a.noise.leads_beyond_chance
+
+
+def test_a_moving_straggler_in_shared_core_jitter_is_no_jitter():
+    """Rank `step % 4` sleeps 18 ms in steps whose on-time ranks jitter by as much: its rank-steps made chance's own
+    tail (the floor was 47 ms). The run's latest ranks lead the next by more than chance, chance is then fitted on
+    the ranks on time, most steps are transient, the cost is the measured growth, and no note says that jitter puts
+    a rank that far back."""
+    a = analysed("heavy_moving", "*.jsonl.gz")
+    assert a.stragglers == () and a.noise.leads_beyond_chance
+    text = analysis_text(analysis_payload(a, []))
+    assert "read as that jitter" not in text
+    steps = [s.step for s in a.steps]
+    slowed = [s for s in steps if s >= truth("heavy_moving")["from_step"]]
+    assert a.transient.fraction >= 0.6
+    measured = growth("heavy_moving", "heavy_clean", slowed) * len(slowed) / len(steps)
+    assert a.straggler_cost_ms == pytest.approx(measured, rel=0.25)
+
+
 def test_a_moving_straggler_s_share_is_the_truth_s():
     a = analysed("window3_moving", "*.jsonl.gz")
     steps = [s.step for s in a.steps]
@@ -110,5 +135,7 @@ def test_a_cause_names_the_part_that_dominates_with_its_share():
 def test_the_json_gives_the_new_keys_beside_the_old():
     payload = analysis_payload(analysed("onset", "*.jsonl.gz"), [])
     assert {"undecided", "noise", "stragglers", "transient", "cost_parts_ms"} <= set(payload)
-    assert {"chance_over_threshold", "persistent_needed", "alpha", "mean_needed_ms"} == set(payload["noise"])
+    assert {"chance_over_threshold", "persistent_needed", "alpha", "mean_needed_ms", "leads_beyond_chance"} == set(
+        payload["noise"]
+    )
     assert {"from_step", "to_step"} <= set(payload["stragglers"][0])

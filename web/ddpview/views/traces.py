@@ -311,6 +311,7 @@ def summary_html(a: Analysis, lang: str) -> str:
         len(a.steps),
         a.noise.chance_over_threshold,
         len(a.stragglers),
+        a.noise.leads_beyond_chance,
     )
     if gap is not None:
         metrics += text("p", {"class": "help", "data-testid": "trace-gap-note"}, sentence(gap.text(lang)))
