@@ -128,6 +128,28 @@ def test_a_large_gap_beside_a_full_efficiency_says_why_in_words(lang, pattern):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("efficiency", [0.95, 1.0])
+def test_a_moving_straggler_s_note_says_it_moves(lang, efficiency):
+    """Where each step's latest rank leads the next beyond chance, the gap note says a straggler moves from rank to
+    rank, with its cost, or that its cost cannot be told from the jitter; never that jitter alone puts a rank that
+    far back."""
+    from dataclasses import replace
+
+    from ddpview.views.traces import summary_html
+
+    a = analysed(FIXTURES / "verdict" / "heavy_moving", "*.jsonl.gz")
+    assert a.noise.leads_beyond_chance
+    note = GAP_NOTE.search(summary_html(replace(a, efficiency=efficiency), lang)).group(1)
+    moves = "moves from rank to rank" if lang == "en" else "change de rang"
+    costed = (
+        ("it costs 5" if lang == "en" else "il coûte 5")
+        if efficiency < 1.0
+        else ("cannot be told" if lang == "en" else "ne se distingue pas")
+    )
+    assert moves in note and costed in note, note
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_a_transient_cause_is_said_of_many_ranks_and_of_each_late_step(lang):
     from ddpview.views.traces import summary_html
 
