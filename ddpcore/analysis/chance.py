@@ -126,6 +126,8 @@ __all__ = [
     "late_at_top",
     "lead_beyond_chance",
     "leads_of",
+    "LEAD_POOLED",
+    "pool_stride",
     "recentred",
     "sum_parts",
     "without_top",
@@ -1298,30 +1300,52 @@ def leads_of(
     """
     out = []
     for j in steps:
-        kept = _kept(work[j], offsets, gone)
-        places = [i for i in range(len(work[j])) if i not in gone]
-        found = heapq.nlargest(2, zip(kept, places))
-        first, entry = found[0] if found else (-math.inf, -1)
-        second = found[1][0] if len(found) > 1 else -math.inf
+        row = array("d", map(sub, work[j], offsets))
+        kept = _kept(work[j], offsets, gone) if gone else row
+        if gone:
+            for i in gone:
+                row[i] = -math.inf
+        first = max(row, default=-math.inf)
+        entry = row.index(first) if kept else -1
+        second = max(max(row[:entry], default=-math.inf), max(row[entry + 1 :], default=-math.inf))
         out.append(Lead(first, second, entry, sum_parts(kept), len(kept)))
     return out
 
 
+LEAD_POOLED = 250_000
+"""The most rank-steps `expected_lead` is read on: past it, those of every k-th step only (`pool_stride`), an unbiased
+sample of them, 8 MB at most (10^8 rank-steps pooled as floats would take gigabytes)."""
+
+
+def pool_stride(rank_steps: int) -> int:
+    """Every how many steps `recentred` pools a step's works, for at most about LEAD_POOLED of them.
+
+    >>> pool_stride(4 * 60), pool_stride(10**8)
+    (1, 400)
+    """
+    return max(1, -(-rank_steps // LEAD_POOLED))
+
+
 def recentred(
-    work: Sequence[Sequence[float]], offsets: Sequence[float], gone: frozenset[int], leads: Sequence[Lead], steps: range
+    work: Sequence[Sequence[float]],
+    offsets: Sequence[float],
+    gone: frozenset[int],
+    leads: Sequence[Lead],
+    stride: int,
+    steps: range,
 ) -> list[float]:
     """Some steps' works not `gone`, each rank's usual offset taken out, against their mean over the step (`leads`,
     every rank's), scaled by sqrt(n / (n - 1)) back to the spread of one draw (a mean of n holds one n-th of each):
-    the values `expected_lead` draws from.
+    the values `expected_lead` draws from; of every `stride`-th step only (`pool_stride`).
 
     >>> work, none = [[9.0, 10.0, 11.0, 10.0]], frozenset()
-    >>> [round(v, 3) for v in recentred(work, [0.0] * 4, none, leads_of(work, [0.0] * 4, none, range(1)), range(1))]
+    >>> [round(v, 3) for v in recentred(work, [0.0] * 4, none, leads_of(work, [0.0] * 4, none, range(1)), 1, range(1))]
     [-1.155, 0.0, 1.155, 0.0]
     """
     out: list[float] = []
     for j in steps:
         n = leads[j].count
-        if n < 2:
+        if n < 2 or j % stride:
             continue
         wider = math.sqrt(n / (n - 1))
         out += affine(_kept(work[j], offsets, gone), wider, wider * leads[j].mean)
@@ -1416,7 +1440,8 @@ def late_at_top(
     gone = crowded(Counter(i for found in suspects for i in found), width)
     by_steps = ranges(len(work), width)
     leads = list(chain.from_iterable(fan(partial(leads_of, work, offsets, gone), by_steps)))
-    pooled = sorted(chain.from_iterable(fan(partial(recentred, work, offsets, gone, leads), by_steps)))
+    stride = pool_stride(len(work) * width)
+    pooled = sorted(chain.from_iterable(fan(partial(recentred, work, offsets, gone, leads, stride), by_steps)))
     if not lead_beyond_chance(leads, pooled):
         return None
     return tuple(lead.entry for lead in leads)

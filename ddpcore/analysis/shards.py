@@ -77,6 +77,7 @@ from .chance import (
     on_time_costs,
     on_time_place,
     past,
+    pool_stride,
     rank_places,
     recentred,
     run_floor,
@@ -234,10 +235,11 @@ class Shard:
         found = leads_of(self.vectors["adjusted"], self.offsets, self.gone, range(len(self.common)))
         return [replace(lead, entry=self.ranks[lead.entry]) if lead.entry >= 0 else lead for lead in found]
 
-    def recentre(self, leads: Sequence[Lead]) -> int:
-        """The shard's works not crowded against every rank's step mean (`chance.recentred`), pooled; their count."""
+    def recentre(self, leads: Sequence[Lead], stride: int) -> int:
+        """The shard's works not crowded against every rank's step mean (`chance.recentred`, of every `stride`-th
+        step), pooled; their count."""
         rows = self.vectors["adjusted"]
-        self.pooled["recentred"] = array("d", recentred(rows, self.offsets, self.gone, leads, range(len(rows))))
+        self.pooled["recentred"] = array("d", recentred(rows, self.offsets, self.gone, leads, stride, range(len(rows))))
         return len(self.pooled["recentred"])
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
@@ -470,7 +472,7 @@ def _late_at_top(shards: Sequence[Shard], n: int, steps: int) -> list[int] | Non
         held.update(s.suspects_held())
     gone = crowded(held, n)
     leads = [reduce(Lead.joined, per_step) for per_step in zip(*(s.leads(gone) for s in shards))]
-    length = sum(s.recentre(leads) for s in shards)
+    length = sum(s.recentre(leads, pool_stride(n * steps)) for s in shards)
     if not _pooled_read(shards, "recentred", length, partial(lead_beyond_chance, leads)):
         return None
     return [lead.entry for lead in leads]
