@@ -220,6 +220,7 @@ class Shard:
         """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut), the rest of
         the step kept for its reference (`kept`); how many per step."""
         self.suspect_rows = [suspects_of(row, cut) for row, cut in zip(self.vectors["adjusted"], cuts)]
+        self.tops: list[int] | None = None
         self.vectors["kept"] = [
             array("d", values_at_most(row, cut)) for row, cut in zip(self.vectors["adjusted"], cuts)
         ]
@@ -273,11 +274,12 @@ class Shard:
         ]
         self.deviation_rows = [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
         self.pooled["deviations"] = of_positive_work(self.deviation_rows, self.vectors["work"])
-        tops = getattr(self, "tops", None)
-        if tops is not None:
+        if self.tops is not None:
             self.pooled["on_time"] = of_positive_work(
-                _without(self.deviation_rows, tops), _without(self.vectors["work"], tops)
+                _without(self.deviation_rows, self.tops), _without(self.vectors["work"], self.tops)
             )
+        else:
+            self.pooled.pop("on_time", None)
         return len(self.pooled["deviations"]), len(self.pooled.get("on_time", ()))
 
     def lateness(self, tail: Tail) -> list[tuple[int, Lateness]]:
