@@ -1283,10 +1283,14 @@ class Lead:
         return math.fsum(self.total) / self.count if self.count else 0.0
 
 
-def _kept(row: Sequence[float], offsets: Sequence[float], gone: frozenset[int]) -> array[float]:
-    """A step's works, each rank's usual offset taken out, but the entries left out."""
-    out = array("d", map(sub, row, offsets))
-    return array("d", (v for i, v in enumerate(out) if i not in gone)) if gone else out
+def _placed(row: Sequence[float], offsets: Sequence[float]) -> array[float]:
+    """A step's works, each rank's usual offset taken out."""
+    return array("d", map(sub, row, offsets))
+
+
+def _kept(row: array[float], gone: frozenset[int]) -> array[float]:
+    """A row but the entries left out (the row itself when none is)."""
+    return array("d", (v for i, v in enumerate(row) if i not in gone)) if gone else row
 
 
 def leads_of(
@@ -1300,9 +1304,10 @@ def leads_of(
     """
     out = []
     for j in steps:
-        row = array("d", map(sub, work[j], offsets))
-        kept = _kept(work[j], offsets, gone) if gone else row
+        row = _placed(work[j], offsets)
+        kept = _kept(row, gone)
         if gone:
+            row = array("d", row)
             for i in gone:
                 row[i] = -math.inf
         first = max(row, default=-math.inf)
@@ -1348,7 +1353,7 @@ def recentred(
         if n < 2 or j % stride:
             continue
         wider = math.sqrt(n / (n - 1))
-        out += affine(_kept(work[j], offsets, gone), wider, wider * leads[j].mean)
+        out += affine(_kept(_placed(work[j], offsets), gone), wider, wider * leads[j].mean)
     return out
 
 

@@ -38,7 +38,17 @@ from ddpcore.traces.stepfacts import CAUSES
 from scripts.bench.budgets import BUDGETS
 from scripts.bench.report import merge_into
 
-__all__ = ["Regime", "grid", "oracle_detection", "run_of", "score", "table_of", "verdict_figures", "write_table"]
+__all__ = [
+    "Regime",
+    "grid",
+    "oracle_detection",
+    "run_of",
+    "score",
+    "table_of",
+    "verdict_figures",
+    "work_of",
+    "write_table",
+]
 
 WORK_MS = FORWARD_MS + BACKWARD_MS
 MOVING_SIZE, RANDOM_SIZE, PAIR_SIZE, NODE_SIZE = 1.0, 1.0, 0.75, 0.5
@@ -251,7 +261,7 @@ def _drawn(regime: Regime, seed: int) -> tuple:  # type: ignore[type-arg]
     return f, delay, persistent, onset
 
 
-def _work(regime: Regime, seed: int):  # type: ignore[no-untyped-def]
+def work_of(regime: Regime, seed: int):  # type: ignore[no-untyped-def]
     """A run's work (steps x ranks, ms) as `run_of` draws it, without building its tables."""
     f, delay, persistent, _ = _drawn(regime, seed)
     return WORK_MS * f + delay, persistent
@@ -274,11 +284,11 @@ def oracle_detection(regime: Regime, seeds: int, levels: tuple[float, ...] = ORA
     import numpy as np
 
     clean = replace(regime, kind="none")
-    largest = sorted(float(_mean_lateness(_work(clean, 10_000 + s)[0]).max()) for s in range(NULL_RUNS))
+    largest = sorted(float(_mean_lateness(work_of(clean, 10_000 + s)[0]).max()) for s in range(NULL_RUNS))
     cuts = [largest[min(NULL_RUNS - 1, int((1.0 - level) * NULL_RUNS))] for level in levels]
     hits = [0] * len(levels)
     for seed in range(seeds):
-        work, slowed = _work(regime, seed)
+        work, slowed = work_of(regime, seed)
         late = _mean_lateness(work)[list(slowed)]
         for k, cut in enumerate(cuts):
             hits[k] += bool(np.all(late > cut))

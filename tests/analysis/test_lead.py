@@ -1,7 +1,7 @@
 """A straggler that moves from rank to rank, too little late for its rank-steps to stand out alone
 (`chance.late_at_top`): each step's latest rank leads the next by more than chance makes the latest of as many lead.
-Its false alarms over clean runs of many shapes and noises, its power, its expected lead against a numpy oracle, and
-the shard merge against `analyze`."""
+Its false alarms over clean runs of many shapes and noises (the verdict bench's generator, `work_of`), its power,
+its expected lead against a numpy oracle, and the shard merge against `analyze`."""
 
 from __future__ import annotations
 
@@ -23,29 +23,7 @@ from ddpcore.analysis.chance import (
 )
 from ddpcore.cli.verdicts import analysis_payload
 from ddpcore.traces import simulated_run
-
-
-def noise(rng: np.random.Generator, kind: str, steps: int, ranks: int, cv: float) -> np.ndarray:
-    """Each rank-step's work (ms) of a clean run: normal, lognormal, Student's t of 4 degrees (heavy), a share of
-    each step's spread common to its ranks (shared), per-rank offsets, or AR(1) over the steps (carried)."""
-    shape = (steps, ranks)
-    sigma = np.sqrt(np.log1p(cv * cv))
-    if kind == "normal":
-        f = 1.0 + cv * rng.standard_normal(shape)
-    elif kind == "heavy":
-        f = 1.0 + cv * rng.standard_t(4, shape) / np.sqrt(2.0)
-    elif kind == "shared":
-        f = np.exp(sigma * (np.sqrt(0.5) * rng.standard_normal((steps, 1)) + np.sqrt(0.5) * rng.standard_normal(shape)))
-    elif kind == "carried":
-        z = rng.standard_normal(shape)
-        for t in range(1, steps):
-            z[t] = 0.7 * z[t - 1] + np.sqrt(1 - 0.49) * z[t]
-        f = np.exp(sigma * z)
-    else:
-        f = np.exp(sigma * rng.standard_normal(shape))
-        if kind == "offsets":
-            f = f * (1.0 + rng.uniform(-0.05, 0.05, (1, ranks)))
-    return 20.0 * np.maximum(f, 0.05)
+from scripts.bench.verdict import NOISES, Regime, work_of
 
 
 def fires(work: np.ndarray) -> bool:
@@ -53,7 +31,6 @@ def fires(work: np.ndarray) -> bool:
     return late_at_top(rows, rank_places(rows), first_look(rows)) is not None
 
 
-KINDS = ("normal", "lognormal", "heavy", "shared", "offsets", "carried")
 SHAPES = ((3, 5), (4, 3), (4, 8), (4, 60), (6, 30), (8, 200), (64, 5), (64, 30))
 
 
@@ -61,24 +38,22 @@ def test_clean_runs_of_every_noise_and_shape_rarely_lead():
     """Over 1,920 clean runs (6 noises x 4 spreads x 8 shapes x 10 seeds), the test is held to ALPHA (0.1 %): two
     at most (expected 1.9)."""
     alarms = []
-    for k, kind in enumerate(KINDS):
+    for kind in NOISES:
         for cv in (0.05, 0.15, 0.3, 0.5):
             for ranks, steps in SHAPES:
                 for seed in range(10):
-                    rng = np.random.default_rng([seed, k, ranks, steps, int(cv * 100)])
-                    if fires(noise(rng, kind, steps, ranks, cv)):
+                    if fires(work_of(Regime(ranks, steps, kind, cv, "none"), seed)[0]):
                         alarms.append((kind, cv, ranks, steps, seed))
     assert len(alarms) <= 2, alarms
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", NOISES)
 def test_a_straggler_moving_four_spreads_late_leads(kind):
     """A rank a step, the next each step, four times the noise's spread late: found in 4 ranks over 40 steps in at
     least 18 of 20 runs, under every noise (three spreads late takes about 100 steps)."""
     found = 0
     for seed in range(20):
-        rng = np.random.default_rng([seed, 99])
-        work = noise(rng, kind, 40, 4, 0.1)
+        work = work_of(Regime(4, 40, kind, 0.1, "none"), seed)[0]
         work[np.arange(40), np.arange(40) % 4] += 4 * 0.1 * 20.0
         found += fires(work)
     assert found >= 18
@@ -88,10 +63,7 @@ def test_a_rank_slow_from_mid_run_is_no_moving_straggler():
     """A rank slow from mid-run leads in every step after its onset; it holds most of the first look's suspects
     (`crowded`), so it is left out of the test and the other ranks' steps do not lead."""
     for seed in range(10):
-        rng = np.random.default_rng([seed, 7])
-        work = noise(rng, "lognormal", 200, 4, 0.15)
-        work[100:, 2] += 20.0
-        assert not fires(work)
+        assert not fires(work_of(Regime(4, 200, "lognormal", 0.15, "onset"), seed)[0])
 
 
 @settings(max_examples=40, deadline=None)
