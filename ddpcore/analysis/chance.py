@@ -59,6 +59,7 @@ from ..storage import (
     sorted_places,
     where_above,
     where_at_least,
+    without_places,
 )
 
 __all__ = [
@@ -172,16 +173,6 @@ def _upper(z: float) -> float:
     return _NORMAL.cdf(-z)
 
 
-def heavy_error(z: float, count: int) -> float:
-    """The standard error of a heaviness (h) read at the quantile of a normal's z over `count` values: that
-    quantile's own (sqrt(p (1 - p) / count) over the density there), relative to how far out it lies, carried into h
-    (0 without values)."""
-    if not count:
-        return 0.0
-    p = _upper(abs(z))
-    return 2.0 * math.sqrt(p * (1 - p) / count) / _NORMAL.pdf(z) / abs(z) / (z * z - Z * Z)
-
-
 def _quantiles_covariance(p: float, r: float) -> float:
     """Count times the covariance of the sample's p- and r-quantiles, for normal draws of unit spread."""
     p, r = min(p, r), max(p, r)
@@ -261,7 +252,9 @@ class Tail:
         seen = value - self.median
         if not light * seen > 0 or not abs(seen) > abs(light):
             return 0.0
-        return max(0.0, 2.0 * math.log(seen / light) / (z * z - Z * Z) - heavy_error(z, count))
+        p = _upper(abs(z))
+        wander = math.sqrt(p * (1 - p) / count) / _NORMAL.pdf(z) / abs(z) if count else 0.0
+        return max(0.0, 2.0 * (math.log(seen / light) - wander) / (z * z - Z * Z))
 
     @property
     def shape(self) -> float:
@@ -824,10 +817,11 @@ def predictive(tail: Tail, dof: int, p: float) -> Tail:
 def as_far_as_read(tail: Tail, count: int) -> Tail:
     """Chance's tail as far out as what was read of it on `count` values may put it: its skew one standard error up
     (SKEW_ERROR). A floor thousands of rank-steps out extrapolates the three quantiles the skew is read from: taken
-    as it comes, the skew is read short half the time, and the floor with it (a clean run of Student's t noise at 4
-    ranks x 200 steps counted a transient straggler one time in eight). From HEAVY_FROM values, as the heaviness: on
-    fewer, a skew's standard error is no longer small, and one carried a floor thousands of spreads out (a dozen
-    values put it at three steps' length), where `predictive` already widens it for the values it was read on.
+    as it comes, the skew is read short half the time, and the floor with it (a clean run of a shared CPU's noise at
+    cv 0.5, 4 ranks x 200 steps, counted a transient straggler one time in eight). From HEAVY_FROM values, as the
+    heaviness: on fewer, a skew's standard error is no longer small, and one carried a floor thousands of spreads
+    out (a dozen values put it at three steps' length), where `predictive` already widens it for the values it was
+    read on.
 
     >>> round(as_far_as_read(Tail(0.0, 1.0, 1.0), 400).high, 3), as_far_as_read(Tail(0.0, 1.0, 1.0), 99).high
     (1.109, 1.0)
@@ -840,8 +834,8 @@ def as_far_as_read(tail: Tail, count: int) -> Tail:
 def run_floor(ordered: Sequence[float], tail: Tail, late: int, steps: int, together: bool = False) -> float:
     """The run's floor (`fdr_floor`, `together` as there) against chance's tail as far as it may reach
     (`as_far_as_read`; centred for the share of late rank-steps once some are) and widened for the values it was
-    read on (`predictive`: the rank-steps less the `late` ones
-    taken from the top and one a step, which its reference takes).
+    read on (`predictive`: the rank-steps less the `late` ones taken from the top and one a step, which its
+    reference takes).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> few, many = [0.0] * 12, [0.0] * 9000
@@ -852,7 +846,7 @@ def run_floor(ordered: Sequence[float], tail: Tail, late: int, steps: int, toget
     dof, p = total - late - steps, ALPHA / max(1, total)
     return fdr_floor(
         ordered,
-        predictive(as_far_as_read(tail, max(1, dof)), dof, p),
+        predictive(as_far_as_read(tail, dof), dof, p),
         together=together,
         centred=predictive(tail, dof, p),
     )
@@ -1351,7 +1345,7 @@ def _placed(row: Sequence[float], offsets: Sequence[float]) -> array[float]:
 
 def _kept(row: array[float], gone: frozenset[int]) -> array[float]:
     """A row but the entries left out (the row itself when none is)."""
-    return array("d", (v for i, v in enumerate(row) if i not in gone)) if gone else row
+    return without_places(row, gone) if gone else row
 
 
 def leads_of(
@@ -1443,28 +1437,22 @@ def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
 
 def crowded_count(suspects: int, ranks: int) -> int:
     """How many of `suspects` rank-steps one rank of `ranks` must hold to hold more than chance gives it, if each
-    were any rank's alike: the binomial's upper tail at ALPHA / ranks (every rank tested).
+    were any rank's alike: the least count whose binomial upper tail (`_binomial_above`) is at most ALPHA / ranks
+    (every rank tested), found by halving.
 
     >>> crowded_count(40, 4), crowded_count(0, 4)
     (21, 1)
     """
     if suspects < 1 or ranks < 2:
         return suspects + 1
-    p, level = 1.0 / ranks, ALPHA / ranks
-    log_p, log_q = math.log(p), math.log1p(-p)
-    tail = 0.0
-    for c in range(suspects, -1, -1):
-        term = math.exp(
-            math.lgamma(suspects + 1)
-            - math.lgamma(c + 1)
-            - math.lgamma(suspects - c + 1)
-            + c * log_p
-            + (suspects - c) * log_q
-        )
-        if tail + term > level:
-            return c + 1
-        tail += term
-    return 0
+    low, high = 1, suspects + 1
+    while low < high:
+        middle = (low + high) // 2
+        if _binomial_above(suspects, middle, 1.0 / ranks) <= ALPHA / ranks:
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 def crowded(counts: Mapping[int, int], ranks: int) -> frozenset[int]:

@@ -52,6 +52,7 @@ from ..storage import (
     values_above,
     values_at_most,
     where_at_least,
+    without_places,
 )
 from ..traces import FileError, RankColumns, RankFacts, RankTrace, table_of
 from .caveats import WARMUP_STEP, RunFacts, caveats_of
@@ -251,8 +252,7 @@ class Shard:
         for j, i in enumerate(self.tops):
             if i >= 0:
                 self.suspect_rows[j] = tuple(sorted({*self.suspect_rows[j], i}))
-                row = self.vectors["adjusted"][j]
-                self.vectors["kept"][j] = array("d", (v for k, v in enumerate(row) if k not in self.suspect_rows[j]))
+                self.vectors["kept"][j] = without_places(self.vectors["adjusted"][j], self.suspect_rows[j])
         return [len(gone) for gone in self.suspect_rows]
 
     def sums(self, leave: Sequence[bool]) -> list[tuple[float, float, float]]:
@@ -798,7 +798,7 @@ def _columns(
 
 def _without(rows: Sequence[Sequence[float]], tops: Sequence[int]) -> list[Sequence[float]]:
     """Each step's row without its entry `tops[j]` (-1: the whole row)."""
-    return [row if i < 0 else array("d", (v for k, v in enumerate(row) if k != i)) for row, i in zip(rows, tops)]
+    return [row if i < 0 else without_places(row, (i,)) for row, i in zip(rows, tops)]
 
 
 def shards_of(ranks: Sequence[RankTrace | RankFacts | RankColumns], count: int) -> list[Shard]:

@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         where_at_least,
         where_at_most,
         where_equal,
+        without_places,
     )
     from .transposed import (  # noqa: F401
         Transposed,
@@ -103,6 +104,7 @@ _LAZY = {
         "where_at_least",
         "where_at_most",
         "where_equal",
+        "without_places",
     ),
     "transposed": ("Transposed",),
 }

@@ -32,6 +32,7 @@ __all__ = [
     "where_at_least",
     "where_at_most",
     "where_equal",
+    "without_places",
 ]
 
 
@@ -120,6 +121,16 @@ def gathered(column: Sequence[float], places: Iterable[int], typecode: str) -> a
     [-1.0, 0.5]
     """
     return array(typecode, map(column.__getitem__, places))
+
+
+def without_places(column: Sequence[float], places: Iterable[int]) -> array[float]:
+    """The column's values but those at the places, in order, as an array of doubles.
+
+    >>> without_places([0.5, 3.0, -1.0, 4.5], {1, 3}).tolist(), without_places([0.5, 3.0], ()).tolist()
+    ([0.5, -1.0], [0.5, 3.0])
+    """
+    dropped = set(places)
+    return array("d", compress(column, (i not in dropped for i in range(len(column)))))
 
 
 def order_of(column: Sequence[float], places: Iterable[int] | None = None) -> list[int]:
