@@ -416,8 +416,37 @@ def _row(regime: Regime, scores: list) -> dict:  # type: ignore[type-arg]
     }
 
 
+FALSE_ALARM_BUDGET = 0.01
+"""The false alarms a clean cell may show (`verdict.false_alarm_max`'s limit), as a rate."""
+BEYOND_DOUBT = 0.05
+"""The chance, over all the clean cells at once (Bonferroni), that `beyond_budget` calls a cell over the budget
+when none is."""
+
+
+def _binomial_tail(n: int, k: int, p: float) -> float:
+    """The chance of k or more of n draws that each happen with chance p."""
+    return math.fsum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1))
+
+
+def beyond_budget(clean: list[dict]) -> list[dict]:
+    """The clean cells whose false alarms are above FALSE_ALARM_BUDGET beyond doubt: so many of their seeds that a
+    verdict wrong in exactly that share of runs shows as many with a chance under BEYOND_DOUBT over the cells. The
+    worst cell's rate alone cannot pass with a few dozen seeds: one false alarm in 24 runs is 4 %, and a verdict
+    at exactly 1 % shows one in a fifth of such cells.
+
+    >>> cells = [{"seeds": 24, "false_alarm": k / 24} for k in (5, 1)]
+    >>> [r["false_alarm"] for r in beyond_budget(cells)] == [5 / 24]
+    True
+    """
+    level = BEYOND_DOUBT / max(1, len(clean))
+    return [
+        r for r in clean if _binomial_tail(r["seeds"], round(r["false_alarm"] * r["seeds"]), FALSE_ALARM_BUDGET) < level
+    ]
+
+
 def summary(rows: list[dict]) -> dict:
-    """The budgets' figures over the grid's rows."""
+    """The budgets' figures over the grid's rows, and how the false alarms read with their seeds
+    (`beyond_budget`, and pooled over every clean run)."""
     clean = [r for r in rows if r["kind"] == "none"]
     p2 = [r for r in rows if r["kind"] == "p2" and r["steps"] == 3 and r["ranks"] <= 64 and r["cv"] <= 0.3]
     p125 = [r for r in rows if r["kind"] == "p1.25" and r["steps"] == 30]
@@ -426,6 +455,8 @@ def summary(rows: list[dict]) -> dict:
     costs = [r["cost_error_p90"] for r in big if r["cost_error_p90"] is not None]
     return {
         "false_alarm_max": max(r["false_alarm"] for r in clean),
+        "false_alarm_pooled": _rate(clean, "false_alarm"),
+        "false_alarm_cells_beyond": len(beyond_budget(clean)),
         "detect_2x_3steps": min(r["detected"] for r in p2),
         "detect_2x_3steps_oracle": min(r["oracle"] for r in p2),
         "detect_2x_3steps_oracle_alpha": min(r["oracle_alpha"] for r in p2),
@@ -484,6 +515,15 @@ def table_of(figures: dict) -> str:
     ]
     clean = [r for r in rows if r["kind"] == "none"]
     steps = sorted({r["steps"] for r in clean})
+    few = min(r["seeds"] for r in clean)
+    lines += [
+        "",
+        f"The false alarms read with their seeds: {_shown(summary['false_alarm_pooled'], False, 1)} % of all "
+        f"{sum(r['seeds'] for r in clean):,} clean runs; {summary['false_alarm_cells_beyond']} of {len(clean)} "
+        f"clean cells are over {100 * FALSE_ALARM_BUDGET:g} % beyond doubt (`beyond_budget`: a one-sided binomial "
+        f"test, {100 * BEYOND_DOUBT:g} % over all the cells). The worst cell's rate alone cannot pass: one false "
+        f"alarm in 24 runs is 4 %, and a cell of {few} runs shows {100 / few:g} % with one.",
+    ]
     lines += [
         "",
         f"A cost on clean runs: {_shown(_rate(clean, 'clean_costed'), False, 1)} % of them report a straggler cost "

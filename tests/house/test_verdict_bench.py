@@ -9,6 +9,7 @@ from scripts.bench.verdict import (
     DOCS,
     MARKS,
     Regime,
+    beyond_budget,
     measure_cells,
     oracle_detection,
     run_of,
@@ -45,6 +46,8 @@ def test_the_table_gives_each_budget_and_is_written_between_its_marks(tmp_path):
     figures = {"rows": rows, "summary": summary(rows), "seconds": 1.0}
     assert set(figures["summary"]) == {
         "false_alarm_max",
+        "false_alarm_pooled",
+        "false_alarm_cells_beyond",
         "detect_2x_3steps",
         "detect_2x_3steps_oracle",
         "detect_2x_3steps_oracle_alpha",
@@ -56,7 +59,7 @@ def test_the_table_gives_each_budget_and_is_written_between_its_marks(tmp_path):
     }
     table = table_of(figures)
     assert "`verdict.false_alarm_max`" in table and "| moving |" in table and "knows chance exactly" in table
-    assert "A cost on clean runs" in table
+    assert "A cost on clean runs" in table and "beyond doubt" in table
     doc = tmp_path / "traces.md"
     doc.write_text(f"before\n{MARKS[0]}\nold\n{MARKS[1]}\nafter\n")
     write_table(figures, doc)
@@ -73,3 +76,12 @@ def test_the_oracle_names_what_the_runs_hold_and_no_more():
     skewed = oracle_detection(Regime(64, 3, "lognormal", 0.3, "p2"), 40)
     assert normal[0] >= 0.9 and skewed[0] <= 0.8
     assert normal[1] <= normal[0] and skewed[1] < skewed[0]
+
+
+def test_a_cell_is_over_the_false_alarm_budget_only_beyond_doubt():
+    """A verdict wrong in exactly 1 % of runs shows a false alarm in a fifth of cells of 24 runs: one is no proof. Five
+    of 24 are (a 1 % rate gives that many once in 280,000 cells), and no count of 2 runs can be."""
+    cells = [{"seeds": 24, "false_alarm": k / 24} for k in (0, 1, 2, 5)] + [{"seeds": 2, "false_alarm": 0.5}]
+    assert [round(r["false_alarm"] * r["seeds"]) for r in beyond_budget(cells)] == [5]
+    many = [{"seeds": 24, "false_alarm": 0.0}] * 600 + [{"seeds": 24, "false_alarm": 4 / 24}]
+    assert beyond_budget(many) == []
