@@ -1,7 +1,7 @@
 """From the traces of a run to its verdict: which files are one run (`runs`), how late ranks are by chance
-(`chance`), the measurement no threshold changes (`measured`, `rankmap`, `whatif`), the verdict at a threshold
-(`verdict`), the same verdict merged from shards of the ranks (`shards`) and the cluster model fitted to the run
-(`fitting`).
+(`chance`) and the questions it is measured by, in this process or over shards (`rounds`), the measurement no
+threshold changes (`measured`, `rankmap`, `whatif`), the verdict at a threshold (`verdict`), the same verdict merged
+from shards of the ranks (`shards`) and the cluster model fitted to the run (`fitting`).
 
 The front door: code outside this package imports only what `__all__` names here, each loaded on first use."""
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         LEAD_POOLED,
         Across,
         Atoms,
-        Beyond,
         Chance,
         Lateness,
         Lead,
@@ -39,19 +38,16 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         adjusted,
         below_places,
         below_sigmas,
-        beyond_chance,
         beyond_jitter,
         bulk_tail,
         cost_tail,
         crowded,
         crowded_count,
-        deviations,
         effective_steps,
         expected_lead,
         fdr_floor,
         first_look,
         lag_one,
-        late_at_top,
         late_together,
         lateness,
         lateness_of,
@@ -150,6 +146,16 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         StepColumns,
         StepSummary,
     )
+    from .rounds import (  # noqa: F401
+        Beyond,
+        Found,
+        InProcess,
+        Rounds,
+        beyond_chance,
+        chance_in_rounds,
+        deviations,
+        late_at_top,
+    )
     from .runs import (  # noqa: F401
         Releases,
         Runs,
@@ -162,6 +168,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .shards import (  # noqa: F401
         Shard,
+        ShardRounds,
         merge,
         order_stats,
         shards_of,
@@ -222,7 +229,6 @@ _LAZY = {
         "ALPHA",
         "Across",
         "Atoms",
-        "Beyond",
         "Chance",
         "DISCOVERY",
         "KEPT",
@@ -238,19 +244,16 @@ _LAZY = {
         "adjusted",
         "below_places",
         "below_sigmas",
-        "beyond_chance",
         "beyond_jitter",
         "bulk_tail",
         "cost_tail",
         "crowded",
         "crowded_count",
-        "deviations",
         "effective_steps",
         "expected_lead",
         "fdr_floor",
         "first_look",
         "lag_one",
-        "late_at_top",
         "late_together",
         "lateness",
         "lateness_of",
@@ -349,6 +352,16 @@ _LAZY = {
         "StepColumns",
         "StepSummary",
     ),
+    "rounds": (
+        "Beyond",
+        "Found",
+        "InProcess",
+        "Rounds",
+        "beyond_chance",
+        "chance_in_rounds",
+        "deviations",
+        "late_at_top",
+    ),
     "runs": (
         "Releases",
         "Runs",
@@ -361,6 +374,7 @@ _LAZY = {
     ),
     "shards": (
         "Shard",
+        "ShardRounds",
         "merge",
         "order_stats",
         "shards_of",

@@ -36,7 +36,6 @@ import heapq
 import math
 from array import array
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
@@ -69,7 +68,6 @@ __all__ = [
     "Atoms",
     "adjusted",
     "on_time_place",
-    "Beyond",
     "Chance",
     "KEPT",
     "latest_spread",
@@ -80,11 +78,9 @@ __all__ = [
     "Reference",
     "Tail",
     "Top",
-    "beyond_chance",
     "beyond_jitter",
     "bulk_tail",
     "cost_tail",
-    "deviations",
     "fdr_floor",
     "late_together",
     "lateness",
@@ -124,7 +120,6 @@ __all__ = [
     "crowded",
     "crowded_count",
     "expected_lead",
-    "late_at_top",
     "lead_beyond_chance",
     "leads_of",
     "LEAD_POOLED",
@@ -213,7 +208,7 @@ class Tail:
         them (the lower side's: stragglers make the upper side heavy); `skewed` False keeps the normal of the lower
         side, `heavy` False a light tail. An upper side narrower than the lower one is taken as wide as the lower
         one (a heavy upper tail is read nowhere, and the lower side's spread covers it), unless `split`: the values
-        are known to hold no straggler (`late_at_top` took each step's latest out), and, from HEAVY_FROM of them,
+        are known to hold no straggler (`rounds.tops_late` took each step's latest out), and, from HEAVY_FROM of them,
         their upper side is a normal of its own spread (ranks sharing cores: a rank given a core of its own runs
         far faster, never as much slower).
 
@@ -728,7 +723,7 @@ def fdr_floor(
     (with nothing late, noise alone passes it in one run in 1/alpha, at the tail's 1 - alpha / count quantile).
     Rank-steps late together (`late_together`, at level `alpha`, the ones late alone left out): the same rule at
     the false discovery rate `share`, so that a share `share` at most of the rank-steps counted late are chance's;
-    `together` when that is already known (`late_at_top`: each step's latest rank leads beyond chance). `centred`:
+    `together` when that is already known (`rounds.tops_late`: each step's latest rank leads beyond chance). `centred`:
     the tail the second rule reads, when `tail` is one as far out as chance may reach (`as_far_as_read`): the
     first rule and the test hold a run's false alarms to `alpha`, the second counts a share of rank-steps, whose
     false discoveries an estimate centred on chance holds to `share` as well as any.
@@ -1163,22 +1158,6 @@ class Reference:
         return out
 
 
-def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
-    """Each step's deviations (entry i is rank i), as `beyond_chance` measures them: a rank's work, a persistently
-    slow rank's usual offset taken out (`usual_offsets`), minus the mean of the other ranks' work on time
-    (`Reference`). A rank's own offset is kept: a rank slow in every step is late in
-    every step, and `bulk_tail` fits chance on the rank-steps on time whatever share is late.
-
-    Rank 3 late by 20 ms in one step of four:
-
-    >>> [list(d) for d in deviations([[10.0] * 4, [10.0] * 4, [10.0] * 4, [10.0, 10.0, 10.0, 30.0]])][3]
-    [0.0, 0.0, 0.0, 20.0]
-    """
-    beyond = beyond_chance(work)
-    taken = adjusted(work, beyond.usual, base=beyond.on_time)
-    return [ref.deviations(done) for done, ref in zip(taken, beyond.references)]
-
-
 @dataclass(frozen=True)
 class Top:
     """A step's largest deviations: every entry at or above `cutoff` (-inf: every entry), in order, with its
@@ -1217,7 +1196,7 @@ class Top:
 
 
 def top_kept(ranks: int) -> int:
-    """How many of a step's largest deviations `beyond_chance` keeps while the floor is not known: a step with
+    """How many of a step's largest deviations `rounds.beyond_chance` keeps while the floor is not known: a step with
     more entries past it is measured again, so this bounds memory, not the answer.
 
     >>> top_kept(8), top_kept(100_000)
@@ -1313,7 +1292,7 @@ def sum_parts(values: Sequence[float]) -> tuple[float, float, float]:
 class Lead:
     """A step's latest work (`first`, of entry `entry`) and the next (`second`) among its ranks not left out, each
     rank's usual offset taken out, with their sum (exact parts, `sum_parts`) and count (`leads_of`): what
-    `late_at_top` tests. A merge of shards joins its shards' (`joined`)."""
+    `rounds.tops_late` tests. A merge of shards joins its shards' (`joined`)."""
 
     first: float
     second: float
@@ -1414,7 +1393,7 @@ def recentred(
 
 def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
     """Whether the steps' latest ranks lead the next ones by more than chance makes the latest of as many lead
-    (`late_at_top`): their mean lead against `expected_lead` over the values pooled (`recentred`, sorted), a
+    (`rounds.tops_late`): their mean lead against `expected_lead` over the values pooled (`recentred`, sorted), a
     Student's t on the leads' own spread at ALPHA. Steps of fewer than three ranks are left out.
 
     >>> pooled = [float(v) for v in range(-20, 21)]
@@ -1466,46 +1445,11 @@ def crowded(counts: Mapping[int, int], ranks: int) -> frozenset[int]:
     return frozenset(r for r, c in counts.items() if c >= cut)
 
 
-def late_at_top(
-    work: Sequence[Sequence[float]], places: Sequence[Place], suspects: Sequence[Sequence[int]], fan: Fan = map
-) -> tuple[int, ...] | None:
-    """Each step's latest rank, when the latest ranks lead the next ones by more than chance makes the latest of as
-    many lead (None otherwise): a straggler that moves to another rank in every step, too small for most of its
-    rank-steps to stand out alone and in so many of them that they make chance's own tail. Whatever chance's shape,
-    a step's ranks on time are as many draws of it, so the lead of the largest over the second largest has the mean
-    `expected_lead` gives over the rank-steps pooled (each against its step's mean, each rank's usual place taken
-    out); a rank late in each step, one at a time, leads by more (`lead_beyond_chance`). A moving straggler widens
-    the pooled values too, which only makes the test harder to pass. A rank that holds more of the first look's
-    suspects than chance gives one rank (`crowded`: one slow from some step on, which would lead in every step of
-    its stretch) is left out of the test, and is no step's latest here (-1 when nobody is left).
-
-    >>> import random
-    >>> rng = random.Random(2)
-    >>> clean = [[rng.gauss(40.0, 2.0) for _ in range(4)] for _ in range(40)]
-    >>> moving = [[w + 8.0 * (i == j % 4) for i, w in enumerate(row)] for j, row in enumerate(clean)]
-    >>> still, none = [Place(0.0, 2.7)] * 4, [()] * 40
-    >>> late_at_top(clean, still, none), late_at_top(moving, still, none)[:6]
-    (None, (0, 1, 2, 3, 0, 1))
-    """
-    width = len(work[0]) if work else 0
-    if width < 3 or len(work) < 3:
-        return None
-    offsets = [p.offset for p in places] if len(places) == width else [0.0] * width
-    gone = crowded(Counter(i for found in suspects for i in found), width)
-    by_steps = ranges(len(work), width)
-    leads = list(chain.from_iterable(fan(partial(leads_of, work, offsets, gone), by_steps)))
-    stride = pool_stride(len(work) * width)
-    pooled = sorted(chain.from_iterable(fan(partial(recentred, work, offsets, gone, leads, stride), by_steps)))
-    if not lead_beyond_chance(leads, pooled):
-        return None
-    return tuple(lead.entry for lead in leads)
-
-
 def without_top(
     ordered: array[float], reference: Reference, done: Sequence[float], raw: Sequence[float], top: int
 ) -> array[float]:
     """A step's deviations of positive work in order (`ordered`) but its latest rank's (`top`, a suspect of its
-    reference): what chance is fitted on when a straggler late at the top of each step is found (`late_at_top`).
+    reference): what chance is fitted on when a straggler late at the top of each step is found (`rounds.tops_late`).
 
     >>> done = [10.0, 11.0, 12.0, 30.0]
     >>> reference = Reference.of(done, (3,))
@@ -2071,98 +2015,13 @@ def steps_to_decide(
     return high
 
 
-@dataclass(frozen=True)
-class Beyond:
-    """A run's work measured against chance: the deviations' distribution (`tail`) and floor, how many rank-steps
-    it rests on, in each step the entries past the floor, whatever the threshold, each rank's `Lateness`, each
-    step's `Reference`, the distribution of every rank-step's deviation, transient stragglers included
-    (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), each
-    rank's usual offset taken out (`usual_offsets`), where the ranks on time usually are, down to which it was
-    (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
-    latest rank leads the next by more than chance (`late_at_top`: a straggler that moves)."""
-
-    tail: Tail
-    floor_ms: float
-    total: int
-    entries: tuple[tuple[int, ...], ...]
-    ranks: tuple[Lateness, ...] = ()
-    references: tuple[Reference, ...] = ()
-    spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
-    usual: tuple[float, ...] = ()
-    on_time: float = 0.0
-    serial: float = 0.0
-    leads: bool = False
-
-
-def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
-    """Which rank-steps did more work than chance allows (module docstring), from each step's work (entry i of a
-    step is rank i). The work of a rank persistently slower than chance allows is first taken to its usual place
-    (`usual_offsets`: its `Lateness` is still read on its own work). A first look against every other rank's
-    median, with light tails, finds the suspects: the
-    rank-steps past its SUSPECT quantile; the steps that have some are measured again against their ranks on time
-    (`Reference`), and chance is fitted on that. A work that is not a positive number (a rank ready before the
-    previous release: a clock that jumped) is no measure of chance, and is left out of it. `fan` maps over ranges
-    of steps (`storage.Fan`).
-
-    >>> import random
-    >>> rng = random.Random(3)
-    >>> work = [[rng.gauss(20.0, 0.3) for _ in range(4)] for _ in range(40)] + [[20.0, 20.4, 19.8, 45.0]]
-    >>> beyond = beyond_chance(work)
-    >>> [(n, late) for n, late in enumerate(beyond.entries) if late]
-    [(40, (3,))]
-    """
-    raw = work
-    width = len(raw[0]) if raw else 0
-    middles = list(chain.from_iterable(fan(partial(_medians_of, raw), ranges(len(raw), width))))
-    places = rank_places(raw, middles, fan)
-    usual = usual_offsets(places, len(raw))
-    on_time = on_time_place(places, usual)
-    work = adjusted(raw, usual, middles, on_time)
-    suspects = first_look(work, fan)
-    tops_late = late_at_top(work, places, suspects, fan)
-    if tops_late is not None:
-        suspects = [tuple(sorted({*found, top} - {-1})) for found, top in zip(suspects, tops_late)]
-    tops: list[Top] = []
-    rows: list[array[float]] = []
-    references: list[Reference] = []
-    for some in fan(partial(_deviated, work, raw, suspects), ranges(len(work), len(work[0]) if work else 0)):
-        for top, ordered, reference in some:
-            tops.append(top)
-            rows.append(ordered)
-            references.append(reference)
-    ordered = in_order(rows, presorted=True)
-    late = sum(map(len, suspects))
-    if tops_late is None:
-        tail = bulk_tail(ordered, late)
-    else:
-        kept = [
-            without_top(row, ref, work[j], raw[j], tops_late[j]) for j, (row, ref) in enumerate(zip(rows, references))
-        ]
-        tail = bulk_tail(in_order(kept, presorted=True), late - sum(top >= 0 for top in tops_late), split=True)
-    floor = run_floor(ordered, tail, late, len(work), together=tops_late is not None)
-    entries = [top.past(floor) for top in tops]
-    return Beyond(
-        tail,
-        floor,
-        sum(map(len, rows)),
-        tuple(e if e is not None else past(references[j].deviations(work[j]), floor) for j, e in enumerate(entries)),
-        tuple(lateness(work, references, tail, raw, fan)),
-        tuple(references),
-        Atoms.of_sorted(ordered),
-        tuple(usual),
-        on_time,
-        serial_of(places, len(raw)),
-        tops_late is not None,
-    )
-
-
 def _positive(row: Sequence[float], done: Sequence[float]) -> Sequence[float]:
     """A step's deviations of positive work: the row itself when every work is."""
     return row if min(done, default=1.0) > 0 else array("d", picked_where_above(row, done, 0.0))
 
 
 def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> array[float]:
-    """Every step's deviations pooled, but those of a work that is not a positive number (`beyond_chance`).
+    """Every step's deviations pooled, but those of a work that is not a positive number (`rounds.beyond_chance`).
 
     >>> list(of_positive_work([[1.0, 2.0], [3.0, 4.0]], [[5.0, 0.0], [5.0, 6.0]]))
     [1.0, 3.0, 4.0]
@@ -2183,23 +2042,26 @@ def past(row: Sequence[float], floor: float) -> tuple[int, ...]:
 
 
 def cost_tail(
-    cost: Sequence[Sequence[float]] | Iterable[Sequence[float]], beyond: Beyond, usual: Sequence[float], fan: Fan = map
+    cost: Sequence[Sequence[float]] | Iterable[Sequence[float]],
+    late: Sequence[Sequence[int]],
+    usual: Sequence[float],
+    fan: Fan = map,
 ) -> Tail:
     """The chance distribution of an on-time rank-step's cost (each step's costs, entry i is rank i), its rank's
-    usual cost (`usual`) taken out: what the threshold is weighed with. Each step's are sorted a range of steps at
-    a time through `fan` (`storage.Fan`).
+    usual cost (`usual`) taken out, but each step's entries late beyond chance (`late`): what the threshold is
+    weighed with. Each step's are sorted a range of steps at a time through `fan` (`storage.Fan`).
 
     >>> import random
     >>> rng = random.Random(3)
     >>> work = [[rng.gauss(20.0, 0.3) for _ in range(4)] for _ in range(40)] + [[20.0, 20.4, 19.8, 45.0]]
-    >>> beyond = beyond_chance(work)
-    >>> tail = cost_tail([[max(w) - v for v in w] for w in work], beyond, [0.0] * 4)
+    >>> late = [()] * 40 + [(3,)]
+    >>> tail = cost_tail([[max(w) - v for v in w] for w in work], late, [0.0] * 4)
     >>> round(tail.quantile(0.5), 2)
     0.25
     """
     rows = cost if isinstance(cost, Sequence) else list(cost)
     width = len(rows[0]) if rows else 0
-    task = partial(_on_time_sorted, rows, beyond.entries, usual)
+    task = partial(_on_time_sorted, rows, late, usual)
     return Tail.of(in_order(list(chain.from_iterable(fan(task, ranges(len(rows), width)))), presorted=True))
 
 
@@ -2313,7 +2175,7 @@ class Chance:
     each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
     rank-step's deviation, transient stragglers included; `serial`, how much of a step's lateness carries into
     the next (`serial_of`); and `leads`, whether each step's latest rank leads the next by more than chance
-    (`late_at_top`)."""
+    (`rounds.tops_late`)."""
 
     ranks: int
     work: Tail

@@ -43,7 +43,8 @@ from itertools import chain
 
 from ..base import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, Message, Said, placeholders
 from ..model import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
-from .chance import beyond_chance, medians_of_others, others_spread, persistence, quantile, transient_share
+from .chance import medians_of_others, others_spread, persistence, quantile, transient_share
+from .rounds import beyond_chance
 from .verdict import Analysis
 
 __all__ = [

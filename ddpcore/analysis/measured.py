@@ -36,15 +36,11 @@ from ..traces import (
     table_of,
 )
 from .caveats import RunFacts, caveats_of
-from .chance import (
-    Across,
-    Chance,
-    beyond_chance,
-    cost_tail,
-)
+from .chance import Across, Chance, cost_tail
 from .rankmap import MAX_ROWS, Cells, bins_of, map_of
 from .rankwise import OwnMedians, kept_for_verdict, own_medians_of, rank_summaries
 from .results import AnalysisError, Measured, StepSummary
+from .rounds import beyond_chance
 from .runs import copies, runs_of
 from .stepwise import CostRows, _at, _common_steps, _parts_at, _summarise_step, rows_of, step_major, unmeasured
 
@@ -179,7 +175,7 @@ def measure(
             len(tables),
             beyond.tail,
             beyond.floor_ms,
-            cost_tail(CostRows(waits, places), beyond, [r.median_cost_ms for r in summaries], fan),
+            cost_tail(CostRows(waits, places), beyond.entries, [r.median_cost_ms for r in summaries], fan),
             beyond.total,
             beyond.spread,
             beyond.serial,

@@ -34,7 +34,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial, reduce
+from functools import reduce
 from itertools import chain
 from typing import TypeVar
 
@@ -68,35 +68,28 @@ from .chance import (
     Tail,
     adjusted,
     below_places,
-    bulk_tail,
-    crowded,
     lateness,
-    lead_beyond_chance,
     leads_of,
     lower_look,
     of_positive_work,
     on_time_costs,
-    on_time_place,
     past,
-    pool_stride,
     rank_places,
     recentred,
-    run_floor,
     serial_of,
     sum_parts,
-    suspect_cuts,
     suspects_of,
-    usual_offsets,
 )
 from .rankmap import RankStepMap
 from .rankwise import kept_for_verdict, own_medians, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
+from .rounds import chance_in_rounds
 from .runs import Releases, bound_of, drift, fingerprint, references
 from .stepwise import costs_of, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
 from .verdict import Analysis, judge
 from .whatif import retimed_saving
 
-__all__ = ["Shard", "merge", "order_stats", "shards_of"]
+__all__ = ["Shard", "ShardRounds", "merge", "order_stats", "shards_of"]
 
 T = TypeVar("T")
 
@@ -245,7 +238,7 @@ class Shard:
         return len(self.pooled["recentred"])
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
-        """Add each step's latest rank (`chance.late_at_top`: a rank, -1 for none) to its suspects when it is one of
+        """Add each step's latest rank (`rounds.tops_late`: a rank, -1 for none) to its suspects when it is one of
         the shard's; how many suspects per step."""
         where = {r: i for i, r in enumerate(self.ranks)}
         self.tops = [where.get(top, -1) for top in tops]
@@ -452,64 +445,83 @@ def _pooled_read(shards: Sequence[Shard], key: str, length: int, read: Callable[
     return read(_Known(length, {k: values[k - places[0]] for k in places}))
 
 
-@dataclass(frozen=True)
-class _Counts:
-    """How many deviations of positive work the run has, how many rank-steps a first look (and `late_at_top`) found
-    suspect; and with a straggler late at the top of each step, how many steps' latest ranks are suspects for it and
-    how many deviations chance is then fitted on (`chance.without_top`)."""
+class ShardRounds:
+    """`rounds.Rounds` answered over shards of a run's ranks: each question asked of every shard (`Shard`), their
+    answers merged exactly (order statistics in rounds, `order_stats`; pooled values read place by place,
+    `_Pooled`). Entries are ranks."""
 
-    total: int
-    suspects: int
-    tops: int | None = None
-    on_time: int = 0
+    def __init__(self, shards: Sequence[Shard], ranks: int, steps: int) -> None:
+        self.shards, self.n, self.steps = shards, ranks, steps
+        self.held_places: list[list[Place]] = []
+        self.counts: list[int] = []
+        self.tops: list[int] | None = None
 
+    def medians(self) -> list[float]:
+        """Each step's median work (over every shard)."""
+        return [_median(v, self.n) for v in order_stats(self.shards, "work", [_median_places(self.n)] * self.steps)]
 
-def _late_at_top(shards: Sequence[Shard], n: int, steps: int) -> list[int] | None:
-    """`chance.late_at_top` over the shards: each step's latest two ranks not suspect joined, the works pooled
-    against their steps' means, and the places of them that `chance.expected_lead` reads, in rounds."""
-    if n < 3 or steps < 3:
-        return None
-    held: Counter[int] = Counter()
-    for s in shards:
-        held.update(s.suspects_held())
-    gone = crowded(held, n)
-    leads = [reduce(Lead.joined, per_step) for per_step in zip(*(s.leads(gone) for s in shards))]
-    length = sum(s.recentre(leads, pool_stride(n * steps)) for s in shards)
-    if not _pooled_read(shards, "recentred", length, partial(lead_beyond_chance, leads)):
-        return None
-    return [lead.entry for lead in leads]
+    def places(self, medians: Sequence[float]) -> list[Place]:
+        """Every rank's usual place (over every shard)."""
+        self.held_places = [s.places(medians) for s in self.shards]
+        return [p for held in self.held_places for p in held]
 
+    def adjust(self, usual: Sequence[float], medians: Sequence[float], base: float) -> None:
+        """Each rank's usual offset taken out of its work (over every shard)."""
+        start = 0
+        for s, held in zip(self.shards, self.held_places):
+            s.adjust(usual[start : start + len(held)], medians, base)
+            start += len(held)
 
-def _chance(shards: Sequence[Shard], n: int, steps: int) -> _Counts:
-    """The shards' deviations against their steps' ranks on time (`chance.beyond_chance`: a first look finds the
-    suspects, and `late_at_top` each step's latest rank when they lead beyond chance; each step's reference leaves
-    them out), in rounds."""
-    if n >= 3:
-        wanted = [(min(below_places(n)), max(below_places(n)))] * steps
-        looked = [
-            lower_look(n, dict(zip(range(lo, hi + 1), got)))
-            for (lo, hi), got in zip(wanted, order_stats(shards, "adjusted", wanted))
+    def lower_looks(self) -> list[tuple[float, float]]:
+        """Each step's lower look (over every shard)."""
+        places = below_places(self.n)
+        wanted = [(min(places), max(places))] * self.steps
+        return [
+            lower_look(self.n, dict(zip(range(low, high + 1), got)))
+            for (low, high), got in zip(wanted, order_stats(self.shards, "adjusted", wanted))
         ]
-        cuts = suspect_cuts(looked, n)
-    else:
-        cuts = [math.inf] * steps
-    counts = [sum(c) for c in zip(*(s.suspects(cuts) for s in shards))]
-    tops = _late_at_top(shards, n, steps)
-    if tops is not None:
-        counts = [sum(c) for c in zip(*(s.top_suspects(tops) for s in shards))]
-    leave = [0 < c < n for c in counts]
-    parts = [s.sums(leave) for s in shards]
-    references = [
-        (n - c if out else n, math.fsum(p for shard in parts for p in shard[j]), out)
-        for j, (c, out) in enumerate(zip(counts, leave))
-    ]
-    answers = [s.deviations(references) for s in shards]
-    return _Counts(
-        sum(total for total, _ in answers),
-        sum(counts),
-        None if tops is None else sum(top >= 0 for top in tops),
-        sum(kept for _, kept in answers),
-    )
+
+    def suspects(self, cuts: Sequence[float]) -> list[int]:
+        """Each step's suspects held (over every shard); how many a step."""
+        self.counts = [sum(c) for c in zip(*(s.suspects(cuts) for s in self.shards))]
+        return self.counts
+
+    def held(self) -> Counter[int]:
+        """How many suspects each rank holds (over every shard)."""
+        held: Counter[int] = Counter()
+        for s in self.shards:
+            held.update(s.suspects_held())
+        return held
+
+    def leads(self, crowded: frozenset[int]) -> list[Lead]:
+        """Each step's latest two ranks not crowded (over every shard)."""
+        return [reduce(Lead.joined, per_step) for per_step in zip(*(s.leads(crowded) for s in self.shards))]
+
+    def read_recentred(self, leads: Sequence[Lead], stride: int, read: Callable[[Sequence[float]], T]) -> T:
+        """`read` of the works pooled against their steps' means (over every shard)."""
+        length = sum(s.recentre(leads, stride) for s in self.shards)
+        return _pooled_read(self.shards, "recentred", length, read)
+
+    def top_suspects(self, tops: Sequence[int]) -> list[int]:
+        """Each step's latest rank added to its suspects (over every shard); how many a step."""
+        self.tops = list(tops)
+        self.counts = [sum(c) for c in zip(*(s.top_suspects(tops) for s in self.shards))]
+        return self.counts
+
+    def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
+        """Each step's reference is the sum of its ranks on time over every shard (exact parts, `sum_parts`), the
+        suspects left out unless none would be left."""
+        leave = [0 < c < self.n for c in self.counts]
+        parts = [s.sums(leave) for s in self.shards]
+        references = [
+            (self.n - c if out else self.n, math.fsum(p for shard in parts for p in shard[j]), out)
+            for j, (c, out) in enumerate(zip(self.counts, leave))
+        ]
+        answers = [s.deviations(references) for s in self.shards]
+        pooled = _Pooled(self.shards, "deviations", sum(total for total, _ in answers))
+        if self.tops is None:
+            return pooled, None
+        return pooled, _Pooled(self.shards, "on_time", sum(kept for _, kept in answers))
 
 
 def _middles(shards: Sequence[Shard], key: str, n: int, steps: int) -> list[tuple[int, dict[int, float]]]:
@@ -608,23 +620,8 @@ def merge(
     n, steps = len(run.ranks), len(common)
 
     told("chance")
-    work_medians = [_median(v, n) for v in order_stats(shards, "work", [_median_places(n)] * steps)]
-    held = [s.places(work_medians) for s in shards]
-    places = [p for h in held for p in h]
-    usual = usual_offsets(places, steps)
-    base = on_time_place(places, usual)
-    start = 0
-    for s, h in zip(shards, held):
-        s.adjust(usual[start : start + len(h)], work_medians, base)
-        start += len(h)
-    late = _chance(shards, n, steps)
-    pooled = _Pooled(shards, "deviations", late.total)
-    if late.tops is None:
-        work_tail = bulk_tail(pooled, late.suspects)
-    else:
-        work_tail = bulk_tail(_Pooled(shards, "on_time", late.on_time), late.suspects - late.tops, split=True)
-    floor = run_floor(pooled, work_tail, late.suspects, steps, together=late.tops is not None)
-    total = late.total
+    found = chance_in_rounds(ShardRounds(shards, n, steps), n, steps)
+    work_tail, floor, total = found.tail, found.floor_ms, found.total
     lateness_of = dict(pair for s in shards for pair in s.lateness(work_tail))
     count, first_bad = 0, None
     for b in began:
@@ -716,9 +713,9 @@ def merge(
             floor,
             cost_tail,
             total,
-            Atoms.of_sorted(pooled),
-            serial_of(places, steps),
-            late.tops is not None,
+            Atoms.of_sorted(found.pooled),
+            serial_of(found.places, steps),
+            found.tops is not None,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

@@ -351,7 +351,7 @@ class Noise:
     run's steps that it must pass (`mean_needed_ms`: work beyond the other ranks' median, which the mean of as many
     on-time rank-steps passes with probability alpha / ranks), the tests' level `alpha`, and whether each step's
     latest rank leads the next by more than chance makes the latest of as many lead (`leads_beyond_chance`,
-    `chance.late_at_top`: a straggler that moves from rank to rank, whether or not its steps stand out alone)."""
+    `rounds.tops_late`: a straggler that moves from rank to rank, whether or not its steps stand out alone)."""
 
     chance_over_threshold: float
     persistent_needed: int

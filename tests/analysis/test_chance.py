@@ -391,7 +391,8 @@ def test_a_rank_slow_in_the_last_half_of_a_short_run_is_weighed_against_the_othe
     """Four ranks, eight steps, rank 2 twice as slow in the last four, jitter of 5 %: its four late rank-steps are
     the run's only ones. Weighed against a spread that holds them, three of four draws are that late by chance,
     and it was never named; against the other ranks' rank-steps (`others_spread`) it is, from its onset."""
-    from ddpcore.analysis.chance import beyond_chance, others_spread
+    from ddpcore.analysis.chance import others_spread
+    from ddpcore.analysis.rounds import beyond_chance
 
     for seed in range(5):
         rng = random.Random(seed)

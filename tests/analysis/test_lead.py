@@ -1,7 +1,7 @@
 """A straggler that moves from rank to rank, too little late for its rank-steps to stand out alone
-(`chance.late_at_top`): each step's latest rank leads the next by more than chance makes the latest of as many lead.
-Its false alarms over clean runs of many shapes and noises (the verdict bench's generator, `work_of`), its power,
-its expected lead against a numpy oracle, and the shard merge against `analyze`."""
+(`rounds.tops_late`, `rounds.late_at_top`): each step's latest rank leads the next by more than chance makes the
+latest of as many lead. Its false alarms over clean runs of many shapes and noises (the verdict bench's generator,
+`work_of`), its power, its expected lead against a numpy oracle, and the shard merge against `analyze`."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from ddpcore.analysis.chance import (
     crowded_count,
     expected_lead,
     first_look,
-    late_at_top,
     rank_places,
 )
+from ddpcore.analysis.rounds import late_at_top
 from ddpcore.cli.verdicts import analysis_payload
 from ddpcore.traces import simulated_run
 from scripts.bench.verdict import NOISES, Regime, work_of

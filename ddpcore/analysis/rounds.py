@@ -1,0 +1,371 @@
+"""How late ranks are by chance, measured in rounds of questions over a run's ranks, wherever they are held.
+
+Chance (`chance`) is read on every rank-step at once: a step's median, a rank's usual place, a quantile of every
+deviation. So it is measured by questions asked of the ranks in a fixed order (`Rounds`), each answered over all of
+them, and `chance_in_rounds` is the one place that says which questions, in which order, and which statistic
+decides on each answer. Two kinds of answerers:
+
+- `InProcess`: every rank's work in this process, a range of steps or of ranks at a time through a `storage.Fan`
+  (`analyze`, alone or over forked processes: `beyond_chance`);
+- `shards.ShardRounds`: shards of the ranks, each where its files are read, their answers merged exactly (a Ray
+  cluster's nodes, `shards.merge`).
+
+A change to how chance is measured is made once, here, and both give the same answer (tests/analysis/test_shards.py).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import chain
+from typing import Protocol, TypeVar
+
+from ..storage import Fan, in_order, ranges
+from .chance import (
+    Atoms,
+    Lateness,
+    Lead,
+    Place,
+    Reference,
+    Tail,
+    Top,
+    _below,
+    _deviated,
+    _medians_of,
+    adjusted,
+    bulk_tail,
+    crowded,
+    lateness,
+    lead_beyond_chance,
+    leads_of,
+    on_time_place,
+    past,
+    pool_stride,
+    rank_places,
+    recentred,
+    run_floor,
+    serial_of,
+    suspect_cuts,
+    suspects_of,
+    usual_offsets,
+    without_top,
+)
+
+__all__ = [
+    "Beyond",
+    "Found",
+    "InProcess",
+    "Rounds",
+    "beyond_chance",
+    "chance_in_rounds",
+    "deviations",
+    "late_at_top",
+]
+
+T = TypeVar("T")
+
+
+class Rounds(Protocol):
+    """The questions chance is measured by, in the order `chance_in_rounds` asks them, each answered over every rank.
+    An answerer keeps what it found between questions (the work with offsets taken out, the suspects, the
+    references). Entries (`held`, `Lead.entry`, `top_suspects`) are the answerer's own names for its ranks."""
+
+    def medians(self) -> list[float]:
+        """Each step's median work."""
+        ...
+
+    def places(self, medians: Sequence[float]) -> list[Place]:
+        """Every rank's usual place (`chance.rank_places`), in rank order."""
+        ...
+
+    def adjust(self, usual: Sequence[float], medians: Sequence[float], base: float) -> None:
+        """Take each rank's usual offset out of its work (`chance.adjusted`)."""
+        ...
+
+    def lower_looks(self) -> list[tuple[float, float]]:
+        """Each step's `chance.lower_look` of the adjusted work."""
+        ...
+
+    def suspects(self, cuts: Sequence[float]) -> list[int]:
+        """Hold each step's suspects (its entries above its cut); how many a step."""
+        ...
+
+    def held(self) -> Counter[int]:
+        """How many suspects each rank holds."""
+        ...
+
+    def leads(self, crowded: frozenset[int]) -> list[Lead]:
+        """Each step's `Lead` among the ranks not `crowded`."""
+        ...
+
+    def read_recentred(self, leads: Sequence[Lead], stride: int, read: Callable[[Sequence[float]], T]) -> T:
+        """`read` of the works pooled against their steps' means (`chance.recentred`, sorted)."""
+        ...
+
+    def top_suspects(self, tops: Sequence[int]) -> list[int]:
+        """Add each step's latest rank (-1: none) to its suspects; how many a step."""
+        ...
+
+    def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
+        """Every rank-step's deviation against its step's reference (the suspects left out), of positive work,
+        sorted; and, when `top_suspects` was asked, the same without each step's latest rank (what chance is then
+        fitted on)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the rounds found: every rank's usual place and offset, where the ranks on time usually are, each step's
+    latest rank when a straggler moves among them (None otherwise), how many rank-steps were suspects, chance's
+    tail, the run's floor, and every deviation of positive work (sorted: `total` of them)."""
+
+    places: list[Place]
+    usual: list[float]
+    on_time: float
+    tops: list[int] | None
+    suspects: int
+    tail: Tail
+    floor_ms: float
+    pooled: Sequence[float]
+
+    @property
+    def total(self) -> int:
+        """How many rank-steps chance was measured on."""
+        return len(self.pooled)
+
+
+def tops_late(asked: Rounds, ranks: int, steps: int) -> list[int] | None:
+    """Each step's latest rank, when the latest ranks lead the next ones by more than chance makes the latest of as
+    many lead (`chance.lead_beyond_chance`; None otherwise): a straggler that moves to another rank in every step.
+    The ranks holding more of the first look's suspects than chance gives one rank (`chance.crowded`: one slow from
+    some step on) are left out. Steps of fewer than three ranks, or runs of fewer than three steps, have none."""
+    if ranks < 3 or steps < 3:
+        return None
+    gone = crowded(asked.held(), ranks)
+    leads = asked.leads(gone)
+    if not asked.read_recentred(leads, pool_stride(ranks * steps), partial(lead_beyond_chance, leads)):
+        return None
+    return [lead.entry for lead in leads]
+
+
+def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
+    """How late ranks are by chance in a run of `ranks` ranks and `steps` steps (the `chance` module's docstring),
+    from the answers of `asked`: each rank's usual offset taken out (`usual_offsets`), a first look for suspects
+    (`suspect_cuts`), a straggler late at the top of each step (`tops_late`), chance fitted on the rank-steps on time
+    (`bulk_tail`) and the run's floor (`run_floor`).
+
+    A straggler that moves to another of 4 ranks in each of 40 steps: each step's latest rank is a suspect.
+
+    >>> import random
+    >>> rng = random.Random(2)
+    >>> work = [[rng.gauss(40.0, 2.0) + 8.0 * (i == j % 4) for i in range(4)] for j in range(40)]
+    >>> found = chance_in_rounds(InProcess(work), 4, 40)
+    >>> found.tops[:6], found.suspects, found.total, round(found.floor_ms, 2)
+    ([0, 1, 2, 3, 0, 1], 40, 160, 7.51)
+    """
+    medians = asked.medians()
+    places = asked.places(medians)
+    usual = usual_offsets(places, steps)
+    base = on_time_place(places, usual)
+    asked.adjust(usual, medians, base)
+    cuts = suspect_cuts(asked.lower_looks(), ranks) if ranks >= 3 else [math.inf] * steps
+    counts = asked.suspects(cuts)
+    tops = tops_late(asked, ranks, steps)
+    if tops is not None:
+        counts = asked.top_suspects(tops)
+    late = sum(counts)
+    pooled, on_time = asked.deviations()
+    if tops is None or on_time is None:
+        tail = bulk_tail(pooled, late)
+    else:
+        tail = bulk_tail(on_time, late - sum(top >= 0 for top in tops), split=True)
+    floor = run_floor(pooled, tail, late, steps, together=tops is not None)
+    return Found(places, usual, base, tops, late, tail, floor, pooled)
+
+
+class InProcess:
+    """`Rounds` answered over every rank's work in this process (`work[j][i]`: step j, entry i), a range of steps or
+    of ranks at a time through `fan` (`storage.Fan`). A work that is not a positive number (a rank ready before the
+    previous release: a clock that jumped) is no measure of chance, and is left out of it."""
+
+    def __init__(self, work: Sequence[Sequence[float]], fan: Fan = map) -> None:
+        self.raw = work
+        self.work = work
+        self.fan = fan
+        self.width = len(work[0]) if work else 0
+        self.offsets: list[float] = [0.0] * self.width
+        self.gone: frozenset[int] = frozenset()
+        self.rows: list[Sequence[int]] = [()] * len(work)
+        self.tops: list[int] | None = None
+        self.found: list[tuple[Top, array[float], Reference]] = []
+
+    def _by_steps(self) -> list[range]:
+        return ranges(len(self.work), self.width)
+
+    def medians(self) -> list[float]:
+        """Each step's median work (a range of steps at a time through the fan)."""
+        return list(chain.from_iterable(self.fan(partial(_medians_of, self.raw), self._by_steps())))
+
+    def places(self, medians: Sequence[float]) -> list[Place]:
+        """Every rank's usual place (a range of steps at a time through the fan)."""
+        found = rank_places(self.raw, medians, self.fan)
+        self.offsets = [p.offset for p in found] if len(found) == self.width else [0.0] * self.width
+        return found
+
+    def adjust(self, usual: Sequence[float], medians: Sequence[float], base: float) -> None:
+        """Each rank's usual offset taken out of its work (a range of steps at a time through the fan)."""
+        self.work = adjusted(self.raw, usual, medians, base)
+
+    def lower_looks(self) -> list[tuple[float, float]]:
+        """Each step's lower look (a range of steps at a time through the fan)."""
+        return list(chain.from_iterable(self.fan(partial(_below, self.work), self._by_steps())))
+
+    def suspects(self, cuts: Sequence[float]) -> list[int]:
+        """Each step's suspects held (a range of steps at a time through the fan); how many a step."""
+        self.rows = [suspects_of(done, cut) for done, cut in zip(self.work, cuts)]
+        return [len(found) for found in self.rows]
+
+    def held(self) -> Counter[int]:
+        """How many suspects each rank holds (a range of steps at a time through the fan)."""
+        return Counter(i for found in self.rows for i in found)
+
+    def leads(self, crowded: frozenset[int]) -> list[Lead]:
+        """Each step's latest two ranks not crowded (a range of steps at a time through the fan)."""
+        self.gone = crowded
+        task = partial(leads_of, self.work, self.offsets, crowded)
+        return list(chain.from_iterable(self.fan(task, self._by_steps())))
+
+    def read_recentred(self, leads: Sequence[Lead], stride: int, read: Callable[[Sequence[float]], T]) -> T:
+        """`read` of the works pooled against their steps' means (a range of steps at a time through the fan)."""
+        task = partial(recentred, self.work, self.offsets, self.gone, leads, stride)
+        return read(sorted(chain.from_iterable(self.fan(task, self._by_steps()))))
+
+    def top_suspects(self, tops: Sequence[int]) -> list[int]:
+        """Each step's latest rank added to its suspects; how many a step."""
+        self.tops = list(tops)
+        self.rows = [tuple(sorted({*found, top} - {-1})) for found, top in zip(self.rows, tops)]
+        return [len(found) for found in self.rows]
+
+    def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
+        """Each step's largest deviations (`chance.Top`), its deviations of positive work in order and its reference
+        (`chance.Reference`), kept for `entries`; pooled in order."""
+        task = partial(_deviated, self.work, self.raw, self.rows)
+        self.found = list(chain.from_iterable(self.fan(task, self._by_steps())))
+        ordered = in_order([row for _, row, _ in self.found], presorted=True)
+        if self.tops is None:
+            return ordered, None
+        kept = [
+            without_top(row, reference, self.work[j], self.raw[j], self.tops[j])
+            for j, (_, row, reference) in enumerate(self.found)
+        ]
+        return ordered, in_order(kept, presorted=True)
+
+    @property
+    def references(self) -> tuple[Reference, ...]:
+        """Each step's reference, once `deviations` was asked."""
+        return tuple(reference for _, _, reference in self.found)
+
+    def entries(self, floor: float) -> tuple[tuple[int, ...], ...]:
+        """Each step's entries past the floor, once `deviations` was asked."""
+        out = []
+        for j, (top, _, reference) in enumerate(self.found):
+            seen = top.past(floor)
+            out.append(seen if seen is not None else past(reference.deviations(self.work[j]), floor))
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class Beyond:
+    """A run's work measured against chance: the deviations' distribution (`tail`) and floor, how many rank-steps
+    it rests on, in each step the entries past the floor, whatever the threshold, each rank's `Lateness`, each
+    step's `Reference`, the distribution of every rank-step's deviation, transient stragglers included
+    (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), each
+    rank's usual offset taken out (`usual_offsets`), where the ranks on time usually are, down to which it was
+    (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
+    latest rank leads the next by more than chance (`tops_late`: a straggler that moves)."""
+
+    tail: Tail
+    floor_ms: float
+    total: int
+    entries: tuple[tuple[int, ...], ...]
+    ranks: tuple[Lateness, ...] = ()
+    references: tuple[Reference, ...] = ()
+    spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
+    usual: tuple[float, ...] = ()
+    on_time: float = 0.0
+    serial: float = 0.0
+    leads: bool = False
+
+
+def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
+    """Which rank-steps did more work than chance allows (the `chance` module's docstring), from each step's work
+    (entry i of a step is rank i): `chance_in_rounds` answered in this process (`InProcess`). Each rank's
+    `Lateness` is read on its own work (its usual offset given back).
+
+    >>> import random
+    >>> rng = random.Random(3)
+    >>> work = [[rng.gauss(20.0, 0.3) for _ in range(4)] for _ in range(40)] + [[20.0, 20.4, 19.8, 45.0]]
+    >>> beyond = beyond_chance(work)
+    >>> [(n, late) for n, late in enumerate(beyond.entries) if late]
+    [(40, (3,))]
+    """
+    asked = InProcess(work, fan)
+    found = chance_in_rounds(asked, asked.width, len(work))
+    return Beyond(
+        found.tail,
+        found.floor_ms,
+        found.total,
+        asked.entries(found.floor_ms),
+        tuple(lateness(asked.work, asked.references, found.tail, work, fan)),
+        asked.references,
+        Atoms.of_sorted(found.pooled),
+        tuple(found.usual),
+        found.on_time,
+        serial_of(found.places, len(work)),
+        found.tops is not None,
+    )
+
+
+def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:
+    """Each step's deviations (entry i is rank i), as `beyond_chance` measures them: a rank's work, a persistently
+    slow rank's usual offset taken out (`usual_offsets`), minus the mean of the other ranks' work on time
+    (`Reference`). A rank's own offset is kept: a rank slow in every step is late in
+    every step, and `bulk_tail` fits chance on the rank-steps on time whatever share is late.
+
+    Rank 3 late by 20 ms in one step of four:
+
+    >>> [list(d) for d in deviations([[10.0] * 4, [10.0] * 4, [10.0] * 4, [10.0, 10.0, 10.0, 30.0]])][3]
+    [0.0, 0.0, 0.0, 20.0]
+    """
+    beyond = beyond_chance(work)
+    taken = adjusted(work, beyond.usual, base=beyond.on_time)
+    return [ref.deviations(done) for done, ref in zip(taken, beyond.references)]
+
+
+def late_at_top(
+    work: Sequence[Sequence[float]], places: Sequence[Place], suspects: Sequence[Sequence[int]], fan: Fan = map
+) -> tuple[int, ...] | None:
+    """`tops_late` of a run's work (each rank's usual place `places`, each step's suspects `suspects`) in this
+    process: each step's latest rank (-1 when every rank is left out), when the latest ranks lead the next ones by
+    more than chance makes the latest of as many lead; None otherwise. Whatever chance's shape, a step's ranks on
+    time are as many draws of it, so the lead of the largest over the second largest has the mean
+    `chance.expected_lead` gives over the rank-steps pooled; a rank late in each step, one at a time, leads by more.
+    A moving straggler widens the pooled values too, which only makes the test harder to pass.
+
+    >>> import random
+    >>> rng = random.Random(2)
+    >>> clean = [[rng.gauss(40.0, 2.0) for _ in range(4)] for _ in range(40)]
+    >>> moving = [[w + 8.0 * (i == j % 4) for i, w in enumerate(row)] for j, row in enumerate(clean)]
+    >>> still, none = [Place(0.0, 2.7)] * 4, [()] * 40
+    >>> late_at_top(clean, still, none), late_at_top(moving, still, none)[:6]
+    (None, (0, 1, 2, 3, 0, 1))
+    """
+    asked = InProcess(work, fan)
+    asked.offsets = [p.offset for p in places] if len(places) == asked.width else [0.0] * asked.width
+    asked.rows = [tuple(found) for found in suspects]
+    tops = tops_late(asked, asked.width, len(work))
+    return None if tops is None else tuple(tops)
