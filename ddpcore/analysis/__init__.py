@@ -134,6 +134,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         OwnMedians,
         kept_for_verdict,
         kept_where_read,
+        own_medians_at,
         own_medians_of,
         rank_summaries,
     )
@@ -340,6 +341,7 @@ _LAZY = {
         "OwnMedians",
         "kept_for_verdict",
         "kept_where_read",
+        "own_medians_at",
         "own_medians_of",
         "rank_summaries",
     ),

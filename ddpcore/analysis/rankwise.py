@@ -28,7 +28,15 @@ from .chance import (
 from .results import AnalysisError, GpuGauges, RankSummary
 from .stepwise import RANK_COLUMNS, _common_steps, _picked, gaps_of, rows_of
 
-__all__ = ["own_medians_of", "rank_summaries", "OwnMedians", "kept_for_verdict", "KeptColumns", "kept_where_read"]
+__all__ = [
+    "own_medians_of",
+    "own_medians_at",
+    "rank_summaries",
+    "OwnMedians",
+    "kept_for_verdict",
+    "KeptColumns",
+    "kept_where_read",
+]
 
 
 def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
@@ -102,12 +110,21 @@ def own_medians_of(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, O
     common = _common_steps(tables)[0]
 
     def owned(some: range) -> list[OwnMedians]:
-        return [_own(tables[k], rows_of(tables[k], common)) for k in some]
+        return [own_medians_at(tables[k], rows_of(tables[k], common)) for k in some]
 
     return dict(zip((t.rank for t in tables), chain.from_iterable(fan(owned, ranges(len(tables), len(common))))))
 
 
-def _own(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
+def own_medians_at(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
+    """A rank's own medians over some rows of its table (`own_medians`): taken where it was read when it was slimmed
+    there for these rows (`KeptColumns`), else from its table, or from its file read again when its table was
+    slimmed for other rows (AnalysisError when the file changed since).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> thin = kept_where_read(simulated_run(2, 3, seed=1)[0][0])
+    >>> own_medians_at(thin, range(3)) == thin.medians[0][1]
+    True
+    """
     if not isinstance(table, KeptColumns):
         return own_medians(table, rows)
     if isinstance(rows, range) and rows.step == 1:

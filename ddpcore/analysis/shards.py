@@ -44,12 +44,10 @@ from ..storage import (
     Sample,
     Transposed,
     bracket,
-    count_at_most,
     gathered,
     inside,
     order_of,
     sample_of,
-    values_above,
     values_at_most,
     where_at_least,
     without_places,
@@ -81,7 +79,7 @@ from .chance import (
     suspects_of,
 )
 from .rankmap import RankStepMap
-from .rankwise import kept_for_verdict, own_medians, rank_summaries
+from .rankwise import kept_for_verdict, own_medians_at, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .rounds import chance_in_rounds
 from .runs import Releases, bound_of, drift, fingerprint, references
@@ -92,6 +90,12 @@ from .whatif import retimed_saving
 __all__ = ["Shard", "ShardRounds", "merge", "order_stats", "shards_of"]
 
 T = TypeVar("T")
+
+
+CHANCE_ONLY = ("work", "adjusted", "kept", "recentred", "deviations", "on_time")
+"""What a shard holds for chance alone (`rounds.chance_in_rounds`, each rank's `Lateness`): the sorted copies, pooled
+values and adjusted work that the questions after it (`Shard.waits` on) never read. The work itself stays: it is a
+column of the steps' entries."""
 
 
 class Shard:
@@ -145,7 +149,7 @@ class Shard:
         self.common = list(common)
         self.rows = [rows_of(t, self.common) for t in self.tables]
         major = step_major(self.tables, self.rows, parts)
-        self.medians = {t.rank: own_medians(t, rows) for t, rows in zip(self.tables, self.rows)}
+        self.medians = {t.rank: own_medians_at(t, rows) for t, rows in zip(self.tables, self.rows)}
         self.tables = [kept_for_verdict(t) for t in self.tables]
 
         def by_step(columns: dict[str, Transposed]) -> dict[str, list]:
@@ -176,9 +180,7 @@ class Shard:
     def _ordered(self, key: str) -> list[Sequence[float]]:
         if key not in self.ordered:
             self.ordered[key] = (
-                [sorted(v) for v in self.vectors[key]]
-                if key in self.vectors
-                else [array("d", sorted(self.pooled[key]))]
+                [array("d", sorted(v)) for v in self.vectors[key]] if key in self.vectors else [self.pooled[key]]
             )
         return self.ordered[key]
 
@@ -188,7 +190,7 @@ class Shard:
 
     def count_upto(self, key: str, x: float) -> int:
         """How many values of a pooled vector are at most x."""
-        return count_at_most(self.pooled[key], x)
+        return bisect_right(self.pooled[key], x)
 
     def counts_upto(self, key: str, edges: Sequence[float]) -> list[int]:
         """How many values of a pooled vector are at most each edge (sorted once)."""
@@ -197,7 +199,8 @@ class Shard:
 
     def above(self, key: str, x: float) -> list[float]:
         """The values of a pooled vector above x, in order."""
-        return sorted(values_above(self.pooled[key], x))
+        ordered = self.pooled[key]
+        return ordered[bisect_right(ordered, x) :].tolist()
 
     def places(self, work_medians: Sequence[float]) -> list[Place]:
         """Each of the shard's ranks' usual place (`chance.rank_places`) against every rank's median work."""
@@ -234,7 +237,9 @@ class Shard:
         """The shard's works not crowded against every rank's step mean (`chance.recentred`, of every `stride`-th
         step), pooled; their count."""
         rows = self.vectors["adjusted"]
-        self.pooled["recentred"] = array("d", recentred(rows, self.offsets, self.gone, leads, stride, range(len(rows))))
+        self.pooled["recentred"] = array(
+            "d", sorted(recentred(rows, self.offsets, self.gone, leads, stride, range(len(rows))))
+        )
         return len(self.pooled["recentred"])
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
@@ -266,11 +271,11 @@ class Shard:
             for (count, total, leave), gone in zip(references, self.suspect_rows)
         ]
         self.deviation_rows = [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
-        self.pooled["deviations"] = of_positive_work(self.deviation_rows, self.vectors["work"])
+        self.pooled["deviations"] = array("d", sorted(of_positive_work(self.deviation_rows, self.vectors["work"])))
         if self.tops is not None:
-            self.pooled["on_time"] = of_positive_work(
-                _without(self.deviation_rows, self.tops), _without(self.vectors["work"], self.tops)
-            )
+            work = _without(self.vectors["work"], self.tops)
+            on_time = of_positive_work(_without(self.deviation_rows, self.tops), work)
+            self.pooled["on_time"] = array("d", sorted(on_time))
         else:
             self.pooled.pop("on_time", None)
         return len(self.pooled["deviations"]), len(self.pooled.get("on_time", ()))
@@ -283,7 +288,12 @@ class Shard:
         self, released: Sequence[bool], latest: Sequence[float]
     ) -> list[tuple[float, tuple[float, float, float]]]:
         """Each rank's wait and first launch in each step (`measured.waits_of`, with every rank's flags and latest
-        arrival); per step, the shard's earliest end of the earlier collectives and its waits' sum."""
+        arrival); per step, the shard's earliest end of the earlier collectives and its waits' sum. What only chance
+        read (`CHANCE_ONLY`) is let go: no later question reads it."""
+        for key in CHANCE_ONLY:
+            self.vectors.pop(key, None)
+            self.pooled.pop(key, None)
+            self.ordered.pop(key, None)
         self.wait_rows: list[array[float]] = []
         self.first_rows: list[array[float]] = []
         out = []
@@ -312,7 +322,8 @@ class Shard:
         summaries = rank_summaries(self.tables, self.rows, by_step, {}, medians=self.medians)
         usual = [s.median_cost_ms for s in summaries]
         self.beyond_rows = [past(row, floor) for row in self.deviation_rows]
-        pooled = on_time_costs(self.cost_rows, self.beyond_rows, usual)
+        del self.deviation_rows
+        pooled = array("d", sorted(on_time_costs(self.cost_rows, self.beyond_rows, usual)))
         self.pooled["costs"] = pooled
         return {"slowest": slowest, "summaries": summaries, "costs": len(pooled)}
 
@@ -622,6 +633,7 @@ def merge(
     told("chance")
     found = chance_in_rounds(ShardRounds(shards, n, steps), n, steps)
     work_tail, floor, total = found.tail, found.floor_ms, found.total
+    spread = Atoms.of_sorted(found.pooled)
     lateness_of = dict(pair for s in shards for pair in s.lateness(work_tail))
     count, first_bad = 0, None
     for b in began:
@@ -713,7 +725,7 @@ def merge(
             floor,
             cost_tail,
             total,
-            Atoms.of_sorted(found.pooled),
+            spread,
             serial_of(found.places, steps),
             found.tops is not None,
         ),

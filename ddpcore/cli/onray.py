@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..analysis import AnalysisError, Shard, one_run
+from ..analysis import AnalysisError, Shard, kept_where_read, one_run
 from ..traces import FileError, files_in, read_paths
 
 __all__ = ["ANSWER_S", "NodeReader", "NodeShard", "RayError", "node_shards", "ray_module"]
@@ -73,8 +73,9 @@ def ray_module() -> Any:
 
 
 class NodeReader:
-    """What runs on each node (as a Ray actor): the node's ranks read from PATH once, then the merge's questions
-    answered. Answers are (True, value) or (False, the error's line): an analysis error is the run's, not the
+    """What runs on each node (as a Ray actor): the node's ranks read from PATH once, each rank's table slimmed where
+    it was read (`analysis.kept_where_read`: the columns the merge reads, and its own medians), then the merge's
+    questions answered. Answers are (True, value) or (False, the error's line): an analysis error is the run's, not the
     node's."""
 
     def __init__(self, path: str, jobs: int, cwd: str) -> None:
@@ -88,7 +89,7 @@ class NodeReader:
             return
         try:
             files = files_in([self.path])
-            tables, errors = one_run(read_paths(files, jobs))
+            tables, errors = one_run(read_paths(files, jobs, then=kept_where_read))
         except AnalysisError as exc:
             self.error = str(exc)
             return

@@ -148,3 +148,33 @@ def test_a_node_answers_every_question_a_shard_does():
 
     public = {name for name in vars(Shard) if not name.startswith("_") and callable(vars(Shard)[name])}
     assert set(ASKED) == public
+
+
+def test_a_shard_lets_go_of_what_only_chance_read():
+    """Once the steps' rounds begin, a shard holds none of chance's sorted copies, pooled values or adjusted work
+    (`shards.CHANCE_ONLY`), and what it keeps sorted are arrays, not lists of floats (32 bytes a value more): at
+    10^7 rank-steps a node held 520 bytes a rank-step, most of it these."""
+    from array import array
+
+    from ddpcore.analysis.shards import CHANCE_ONLY
+
+    run, _ = simulated_run(40, 30, persistent=(3,), p=0.05, seed=4)
+    shards = shards_of(run, 2)
+    merge(shards)
+    for s in shards:
+        held = set(s.vectors) | set(s.pooled) | set(s.ordered)
+        assert not held & set(CHANCE_ONLY)
+        assert not hasattr(s, "deviation_rows")
+        assert all(isinstance(row, array) for rows in s.ordered.values() for row in rows)
+
+
+def test_shards_slimmed_where_read_merge_to_the_same_verdict():
+    """A node reads its files slimmed where read (`kept_where_read`, as `analyze --ray` does): each rank's own medians
+    come from there, and the verdict is the one over the whole tables."""
+    from ddpcore.analysis import kept_where_read
+
+    files = sorted(glob.glob(f"{FIXTURES}/ddp8/s2.0/*.jsonl.gz"))
+    tables, _ = one_run(read_paths(files, 1))
+    thin, _ = one_run(read_paths(files, 1, then=kept_where_read))
+    whole = analysis_payload(merge(shards_of(tables, 2)), [])
+    assert analysis_payload(merge(shards_of(thin, 2)), []) == whole == analysis_payload(analyze(tables), [])
