@@ -2020,16 +2020,15 @@ def _positive(row: Sequence[float], done: Sequence[float]) -> Sequence[float]:
     return row if min(done, default=1.0) > 0 else array("d", picked_where_above(row, done, 0.0))
 
 
-def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> array[float]:
-    """Every step's deviations pooled, but those of a work that is not a positive number (`rounds.beyond_chance`).
+def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> list[array[float]]:
+    """Each step's deviations sorted, but those of a work that is not a positive number (`rounds.beyond_chance`):
+    sorted a step at a time, they are read as one sorted whole (`storage.SortedRuns`) without a second copy of them
+    all, nor a list of every one of them as a float.
 
-    >>> list(of_positive_work([[1.0, 2.0], [3.0, 4.0]], [[5.0, 0.0], [5.0, 6.0]]))
-    [1.0, 3.0, 4.0]
+    >>> [list(row) for row in of_positive_work([[2.0, 1.0], [4.0, 3.0]], [[5.0, 0.0], [5.0, 6.0]])]
+    [[2.0], [3.0, 4.0]]
     """
-    pooled = array("d")
-    for row, done in zip(by_step, work):
-        pooled.extend(_positive(row, done))
-    return pooled
+    return [array("d", sorted(_positive(row, done))) for row, done in zip(by_step, work)]
 
 
 def past(row: Sequence[float], floor: float) -> tuple[int, ...]:
@@ -2068,24 +2067,20 @@ def cost_tail(
 def _on_time_sorted(
     cost: Sequence[Sequence[float]], late: Sequence[Sequence[int]], usual: Sequence[float], steps: range
 ) -> list[array[float]]:
-    """Some steps' on-time costs (`on_time_costs`), each step's sorted."""
-    picked = _on_time_costs((cost[j] for j in steps), (late[j] for j in steps), usual)
-    return [array("d", sorted(row)) for row in picked]
+    """Some steps' on-time costs (`on_time_costs`)."""
+    return on_time_costs((cost[j] for j in steps), (late[j] for j in steps), usual)
 
 
 def on_time_costs(
     cost: Iterable[Sequence[float]], late: Iterable[Sequence[int]], usual: Sequence[float]
-) -> array[float]:
-    """Every step's costs pooled, its rank's usual cost taken out of each, but the entries late beyond chance
-    (`late`, per step): what `cost_tail` fits.
+) -> list[array[float]]:
+    """Each step's costs, its rank's usual cost taken out of each, but the entries late beyond chance (`late`, per
+    step), sorted a step at a time: what `cost_tail` fits, read as one sorted whole (`storage.SortedRuns`).
 
-    >>> list(on_time_costs([[1.0, 5.0], [2.0, 3.0]], [(1,), ()], [0.5, 1.0]))
-    [0.5, 1.5, 2.0]
+    >>> [list(row) for row in on_time_costs([[1.0, 5.0], [3.0, 2.0]], [(1,), ()], [0.5, 1.0])]
+    [[0.5], [1.0, 2.5]]
     """
-    values = array("d")
-    for row in _on_time_costs(cost, late, usual):
-        values.extend(row)
-    return values
+    return [array("d", sorted(row)) for row in _on_time_costs(cost, late, usual)]
 
 
 def _on_time_costs(

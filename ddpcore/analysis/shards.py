@@ -32,24 +32,26 @@ import statistics
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
 from itertools import chain
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from ..base import CAUSES, LOAD, THRESHOLD
 from ..storage import (
+    SAMPLE,
     Positions,
     Sample,
     Transposed,
+    Within,
     bracket,
     gathered,
-    inside,
+    merged,
     order_of,
     sample_of,
-    values_at_most,
     where_at_least,
+    within,
     without_places,
 )
 from ..traces import FileError, RankColumns, RankFacts, RankTrace, table_of
@@ -92,10 +94,48 @@ __all__ = ["Shard", "ShardRounds", "merge", "order_stats", "shards_of"]
 T = TypeVar("T")
 
 
-CHANCE_ONLY = ("work", "adjusted", "kept", "recentred", "deviations", "on_time")
-"""What a shard holds for chance alone (`rounds.chance_in_rounds`, each rank's `Lateness`): the sorted copies, pooled
-values and adjusted work that the questions after it (`Shard.waits` on) never read. The work itself stays: it is a
-column of the steps' entries."""
+class StepRows(Sequence[Sequence[float]]):
+    """A column of a shard's ranks read a step at a time (`storage.Transposed.at`), each step's values gathered
+    from the ranks' own columns where the step is read: held once, in the tables' own types (microseconds in 4
+    bytes), not as a second copy in doubles (at 10^7 rank-steps a node, six columns of 8 bytes: 480 MB). The rounds
+    read steps in order, a block of them laid side by side at a time."""
+
+    def __init__(self, across: Transposed) -> None:
+        self.across = across
+
+    def __len__(self) -> int:
+        return self.across.rows
+
+    def __getitem__(self, j):  # type: ignore[no-untyped-def]
+        if isinstance(j, slice):
+            return [self.across.at(k) for k in range(*j.indices(self.across.rows))]
+        if j < 0:
+            j += self.across.rows
+        if not 0 <= j < self.across.rows:
+            raise IndexError(j)
+        return self.across.at(j)
+
+    def __iter__(self) -> Iterator[Sequence[float]]:
+        return map(self.across.at, range(self.across.rows))
+
+
+CHANCE_ONLY = ("work", "adjusted", "recentred", "deviations", "on_time")
+"""What a shard holds for chance alone (`rounds.chance_in_rounds`, each rank's `Lateness`): the work a step at a time
+(chance reads it over and over: held, not gathered again each time), the sorted copies, pooled values and adjusted
+work that the questions after it (`Shard.waits` on) never read. The steps' entries read the work's column once,
+where it is (`StepRows`)."""
+
+
+def pooled_sample(count: int) -> int:
+    """How many places of a pooled vector of `count` values a shard samples (`Shard.samples`): about the square root
+    of its count, SAMPLE at least. A bracket then holds about two square roots of values from each shard, not two
+    SAMPLE-ths of them all: a node's million deviations were read place by place with 30,000 values crossing for
+    each, a hundred times over.
+
+    >>> pooled_sample(1000), pooled_sample(5_000_000)
+    (64, 2236)
+    """
+    return max(SAMPLE, math.isqrt(count))
 
 
 class Shard:
@@ -107,7 +147,7 @@ class Shard:
         self.tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
         self.errors = tuple(errors)
         self.ranks = tuple(t.rank for t in self.tables)
-        self.vectors: dict[str, list[Sequence[float]]] = {}
+        self.vectors: dict[str, Sequence[Sequence[float]]] = {}
         self.pooled: dict[str, array[float]] = {}
         self.ordered: dict[str, list[Sequence[float]]] = {}
 
@@ -143,39 +183,49 @@ class Shard:
 
     def begin(self, common: Sequence[int], shared: Sequence[int], parts: Sequence[str] | None) -> dict:
         """Hold the common steps (`shared`, every rank's steps, but a warm-up step) a step at a time across the
-        shard's ranks; per step, what merges by a flag or an extreme, and per rank its steps not shared. Each rank's
-        own medians are taken here, and its table is then kept to what the rounds still read (`kept_for_verdict`),
-        as `analyze` keeps it."""
+        shard's ranks (`StepRows`: read across the ranks' own columns where a step is read, not copied); per step,
+        what merges by a flag or an extreme, and per rank its steps not shared. Each rank's own medians are taken
+        here, and its table is then kept to what the rounds still read (`kept_for_verdict`), as `analyze` keeps
+        it."""
         self.common = list(common)
         self.rows = [rows_of(t, self.common) for t in self.tables]
         major = step_major(self.tables, self.rows, parts)
         self.medians = {t.rank: own_medians_at(t, rows) for t, rows in zip(self.tables, self.rows)}
         self.tables = [kept_for_verdict(t) for t in self.tables]
 
-        def by_step(columns: dict[str, Transposed]) -> dict[str, list]:
-            return {name: [c.at(j) for j in range(len(self.common))] for name, c in columns.items()}
+        def by_step(columns: dict[str, Transposed]) -> dict[str, StepRows]:
+            return {name: StepRows(c) for name, c in columns.items()}
 
-        self.columns, self.flags = by_step(major.columns), by_step(major.flags)
+        self.columns, flags = by_step(major.columns), by_step(major.flags)
         self.parts = by_step(major.parts) if major.parts is not None else None
         if self.parts is not None:
             self.vectors |= {f"part:{p}": v for p, v in self.parts.items()}
-        self.vectors["work"] = self.columns["work_ms"]
+        self.vectors["work"] = list(self.columns["work_ms"])
         self.vectors["period"] = self.columns["period_ms"]
         common_set = set(shared)
         return {
             "extra": [(t.rank, t.source, len(set(t.step) - common_set)) for t in self.tables],
-            "released": [all(f) for f in self.flags["released"]],
-            "from_release": [all(f) for f in self.flags["from_release"]],
+            "released": [all(f) for f in flags["released"]],
+            "from_release": [all(f) for f in flags["from_release"]],
             "latest": [max(a) for a in self.columns["arrival_ms"]],
             "longest": [max(p) for p in self.columns["period_ms"]],
             "parts_any": {p: [any(v) for v in by_step] for p, by_step in (self.parts or {}).items()},
             "unmeasured": unmeasured(self.common, self.ranks, self.columns["work_ms"]),
         }
 
+    def _pool(self, key: str, runs: list[array[float]]) -> array[float]:
+        """Hold values pooled over the shard's steps in order, from each step's sorted (`storage.merged`: no list of
+        every value as a float on the way, 32 bytes a value)."""
+        self.pooled[key] = merged(runs)
+        return self.pooled[key]
+
     def samples(self, key: str) -> list[Sample]:
-        """Each step's values of a vector (or the one pooled vector), sampled in order."""
-        ordered = self._ordered(key)
-        return [sample_of(o) for o in ordered]
+        """Each step's values of a vector, sampled in order; or the one pooled vector, sampled at about the square
+        root of its count (`pooled_sample`)."""
+        if key in self.pooled:
+            ordered = self.pooled[key]
+            return [sample_of(ordered, pooled_sample(len(ordered)))]
+        return [sample_of(o) for o in self._ordered(key)]
 
     def _ordered(self, key: str) -> list[Sequence[float]]:
         if key not in self.ordered:
@@ -184,17 +234,23 @@ class Shard:
             )
         return self.ordered[key]
 
-    def between(self, key: str, brackets: Sequence[tuple[float, float] | None]) -> list[tuple[int, array[float]]]:
-        """Per step, how many values of a vector are below its bracket and those inside it."""
-        return [inside(o, *b) if b is not None else (0, array("d")) for o, b in zip(self._ordered(key), brackets)]
+    def between(
+        self, key: str, brackets: Sequence[tuple[float, float] | None], last: bool = False
+    ) -> list[Within | None]:
+        """Per step, a vector's values against its bracket (`storage.within`: how many below it, the values inside
+        it, ties at its ends counted); `last`: the merge reads the vector no more, and its sorted copy is let go."""
+        found = [within(o, *b) if b is not None else None for o, b in zip(self._ordered(key), brackets)]
+        if last:
+            self.ordered.pop(key, None)
+        return found
 
     def count_upto(self, key: str, x: float) -> int:
         """How many values of a pooled vector are at most x."""
         return bisect_right(self.pooled[key], x)
 
     def counts_upto(self, key: str, edges: Sequence[float]) -> list[int]:
-        """How many values of a pooled vector are at most each edge (sorted once)."""
-        ordered = self._ordered(key)[0]
+        """How many values of a pooled vector are at most each edge."""
+        ordered = self.pooled[key]
         return [bisect_right(ordered, x) for x in edges]
 
     def above(self, key: str, x: float) -> list[float]:
@@ -211,16 +267,15 @@ class Shard:
     def adjust(self, usual: Sequence[float], work_medians: Sequence[float], base: float) -> None:
         """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`), against every
         rank's median work and the ranks on time's place (`chance.on_time_place`): `adjusted`."""
-        self.vectors["adjusted"] = list(adjusted(self.vectors["work"], usual, work_medians, base))
+        work = self.vectors["work"]
+        taken = adjusted(work, usual, work_medians, base)
+        self.vectors["adjusted"] = taken if taken is work else list(taken)
 
     def suspects(self, cuts: Sequence[float]) -> list[int]:
-        """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut), the rest of
-        the step kept for its reference (`kept`); how many per step."""
+        """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut); how many per
+        step."""
         self.suspect_rows = [suspects_of(row, cut) for row, cut in zip(self.vectors["adjusted"], cuts)]
         self.tops: list[int] | None = None
-        self.vectors["kept"] = [
-            array("d", values_at_most(row, cut)) for row, cut in zip(self.vectors["adjusted"], cuts)
-        ]
         return [len(gone) for gone in self.suspect_rows]
 
     def suspects_held(self) -> dict[int, int]:
@@ -237,9 +292,8 @@ class Shard:
         """The shard's works not crowded against every rank's step mean (`chance.recentred`, of every `stride`-th
         step), pooled; their count."""
         rows = self.vectors["adjusted"]
-        self.pooled["recentred"] = array(
-            "d", sorted(recentred(rows, self.offsets, self.gone, leads, stride, range(len(rows))))
-        )
+        pooled = recentred(rows, self.offsets, self.gone, leads, stride, range(len(rows)))
+        self._pool("recentred", [array("d", sorted(pooled))])
         return len(self.pooled["recentred"])
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
@@ -250,15 +304,14 @@ class Shard:
         for j, i in enumerate(self.tops):
             if i >= 0:
                 self.suspect_rows[j] = tuple(sorted({*self.suspect_rows[j], i}))
-                self.vectors["kept"][j] = without_places(self.vectors["adjusted"][j], self.suspect_rows[j])
         return [len(gone) for gone in self.suspect_rows]
 
     def sums(self, leave: Sequence[bool]) -> list[tuple[float, float, float]]:
         """Per step, the sum of the shard's work on time (without its suspects where `leave` says so), as exact
         parts (`sum_parts`)."""
         return [
-            sum_parts(kept if out else row)
-            for kept, row, out in zip(self.vectors["kept"], self.vectors["adjusted"], leave)
+            sum_parts(without_places(row, gone) if out else row)
+            for row, gone, out in zip(self.vectors["adjusted"], self.suspect_rows, leave)
         ]
 
     def deviations(self, references: Sequence[tuple[int, float, bool]]) -> tuple[int, int]:
@@ -271,11 +324,10 @@ class Shard:
             for (count, total, leave), gone in zip(references, self.suspect_rows)
         ]
         self.deviation_rows = [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
-        self.pooled["deviations"] = array("d", sorted(of_positive_work(self.deviation_rows, self.vectors["work"])))
+        self._pool("deviations", of_positive_work(self.deviation_rows, self.vectors["work"]))
         if self.tops is not None:
             work = _without(self.vectors["work"], self.tops)
-            on_time = of_positive_work(_without(self.deviation_rows, self.tops), work)
-            self.pooled["on_time"] = array("d", sorted(on_time))
+            self._pool("on_time", of_positive_work(_without(self.deviation_rows, self.tops), work))
         else:
             self.pooled.pop("on_time", None)
         return len(self.pooled["deviations"]), len(self.pooled.get("on_time", ()))
@@ -291,9 +343,8 @@ class Shard:
         arrival); per step, the shard's earliest end of the earlier collectives and its waits' sum. What only chance
         read (`CHANCE_ONLY`) is let go: no later question reads it."""
         for key in CHANCE_ONLY:
-            self.vectors.pop(key, None)
-            self.pooled.pop(key, None)
-            self.ordered.pop(key, None)
+            for held in (self.vectors, self.pooled, self.ordered):
+                held.pop(key, None)
         self.wait_rows: list[array[float]] = []
         self.first_rows: list[array[float]] = []
         out = []
@@ -323,8 +374,7 @@ class Shard:
         usual = [s.median_cost_ms for s in summaries]
         self.beyond_rows = [past(row, floor) for row in self.deviation_rows]
         del self.deviation_rows
-        pooled = array("d", sorted(on_time_costs(self.cost_rows, self.beyond_rows, usual)))
-        self.pooled["costs"] = pooled
+        pooled = self._pool("costs", on_time_costs(self.cost_rows, self.beyond_rows, usual))
         return {"slowest": slowest, "summaries": summaries, "costs": len(pooled)}
 
     def over(self, threshold: float) -> list[int]:
@@ -363,8 +413,11 @@ class Shard:
         return out
 
 
-def order_stats(shards: Sequence[Shard], key: str, wanted: Sequence[Positions | None]) -> list[list[float]]:
-    """Each vector's sorted values at the wanted places (None: none wanted), over every shard, in two rounds.
+def order_stats(
+    shards: Sequence[Shard], key: str, wanted: Sequence[Positions | None], last: bool = False
+) -> list[list[float]]:
+    """Each vector's sorted values at the wanted places (None: none wanted), over every shard, in two rounds; `last`:
+    the vector is read no more (each shard lets go of its sorted copy: `Shard.between`).
 
     >>> from ddpcore.traces import simulated_run
     >>> shards = shards_of(simulated_run(6, 4, seed=1)[0], 2)
@@ -376,15 +429,14 @@ def order_stats(shards: Sequence[Shard], key: str, wanted: Sequence[Positions | 
     """
     samples = [s.samples(key) for s in shards]
     brackets = [None if w is None else bracket([s[j] for s in samples], w) for j, w in enumerate(wanted)]
-    answers = [s.between(key, brackets) for s in shards]
+    answers = [s.between(key, brackets, last) for s in shards]
     out: list[list[float]] = []
     for j, w in enumerate(wanted):
-        if w is None:
+        found = [a[j] for a in answers]
+        if w is None or any(f is None for f in found):
             out.append([])
             continue
-        below = sum(a[j][0] for a in answers)
-        ordered = sorted(v for a in answers for v in a[j][1])
-        out.append(ordered[w[0] - below : w[1] - below + 1])
+        out.append(Within.joined(cast(list[Within], found)).places(w[0], w[1] + 1))
     return out
 
 
@@ -446,14 +498,44 @@ class _Pooled(Sequence[float]):
 
 def _pooled_read(shards: Sequence[Shard], key: str, length: int, read: Callable[[Sequence[float]], T]) -> T:
     """`read` (of sorted values, by place) on the first `length` sorted values of a pooled vector: a first pass finds
-    the places it reads, a round of `order_stats` brings them."""
+    the places it reads, then a round of `order_stats` brings each run of them that lie close together
+    (`runs_of_places`): the quantiles a tail is fitted through lie far apart, and one window over them all would
+    bring nearly every value.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks = simulated_run(6, 40, seed=2)[0]
+    >>> shards = shards_of(ranks, 2)
+    >>> _ = merge(shards)
+    >>> every = sorted(v for s in shards for v in s.pooled["costs"])
+    >>> _pooled_read(shards, "costs", len(every), Tail.of) == Tail.of(every)
+    True
+    """
     probe = _Known(length)
     read(probe)
     places = sorted(probe.wanted)
     if not places:
         return read(probe)
-    values = order_stats(shards, key, [(places[0], places[-1])])[0]
-    return read(_Known(length, {k: values[k - places[0]] for k in places}))
+    known: dict[int, float] = {}
+    for first, last in runs_of_places(places, pooled_sample(length)):
+        known |= dict(zip(range(first, last + 1), order_stats(shards, key, [(first, last)])[0]))
+    return read(_Known(length, {k: known[k] for k in places}))
+
+
+def runs_of_places(places: Sequence[int], gap: int) -> list[Positions]:
+    """Sorted places cut into runs read each in a window of its own: a new run where the next place lies more than
+    `gap` beyond the last (a window across that gap would bring the values between, a round of its own brings
+    about as many as a sample).
+
+    >>> runs_of_places([3, 4, 9, 500, 501, 10_000], 64)
+    [(3, 9), (500, 501), (10000, 10000)]
+    """
+    runs: list[Positions] = []
+    for k in places:
+        if runs and k - runs[-1][1] <= gap:
+            runs[-1] = (runs[-1][0], k)
+        else:
+            runs.append((k, k))
+    return runs
 
 
 class ShardRounds:
@@ -469,7 +551,8 @@ class ShardRounds:
 
     def medians(self) -> list[float]:
         """Each step's median work (over every shard)."""
-        return [_median(v, self.n) for v in order_stats(self.shards, "work", [_median_places(self.n)] * self.steps)]
+        wanted = [_median_places(self.n)] * self.steps
+        return [_median(v, self.n) for v in order_stats(self.shards, "work", wanted, last=True)]
 
     def places(self, medians: Sequence[float]) -> list[Place]:
         """Every rank's usual place (over every shard)."""
@@ -489,7 +572,7 @@ class ShardRounds:
         wanted = [(min(places), max(places))] * self.steps
         return [
             lower_look(self.n, dict(zip(range(low, high + 1), got)))
-            for (low, high), got in zip(wanted, order_stats(self.shards, "adjusted", wanted))
+            for (low, high), got in zip(wanted, order_stats(self.shards, "adjusted", wanted, last=True))
         ]
 
     def suspects(self, cuts: Sequence[float]) -> list[int]:
@@ -661,14 +744,14 @@ def merge(
     over = [sum(o) for o in zip(*(s.over(threshold) for s in shards))]
     widths = [max(KEPT, k) for k in over]
     wait_windows = order_stats(shards, "wait", [_window(n, k) for k in widths])
-    period_medians = [_median(v, n) for v in order_stats(shards, "period", [_median_places(n)] * steps)]
+    period_medians = [_median(v, n) for v in order_stats(shards, "period", [_median_places(n)] * steps, last=True)]
     step_parts: list[list[str] | None] = [None] * steps
     part_windows: dict[str, list[list[float]]] = {}
     if run.parts is not None:
         step_parts = [[p for p in run.parts if any(b["parts_any"][p][j] for b in began)] for j in range(steps)]
         for p in run.parts:
             wanted = [_window(n, k) if p in sp else None for k, sp in zip(widths, step_parts)]  # type: ignore[operator]
-            part_windows[p] = order_stats(shards, f"part:{p}", wanted)
+            part_windows[p] = order_stats(shards, f"part:{p}", wanted, last=True)
 
     told("entries")
     pieces = [s.entries(step_parts, slowest) for s in shards]

@@ -29,15 +29,19 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         median,
     )
     from .ordered import (  # noqa: F401
+        SAMPLE,
         SELECTED_FROM,
         Positions,
         Sample,
         SortedRuns,
+        Within,
         bracket,
         in_order,
         inside,
+        merged,
         sample_of,
         sorted_places,
+        within,
     )
     from .picking import (  # noqa: F401
         above_or_not,
@@ -79,14 +83,18 @@ _LAZY = {
     ),
     "ordered": (
         "Positions",
+        "SAMPLE",
         "SELECTED_FROM",
         "Sample",
         "SortedRuns",
+        "Within",
         "bracket",
         "in_order",
         "inside",
+        "merged",
         "sample_of",
         "sorted_places",
+        "within",
     ),
     "picking": (
         "above_or_not",

@@ -4,7 +4,8 @@ as `analyze --ray` merges them, against `analyze` alone over the same files.
 
 Run as `python -m scripts.bench.onray FOLDER WANT.json`: FOLDER holds the run's summaries (moved into two halves,
 one per node); WANT.json is `analyze --json`'s answer over them. Prints one JSON line: the merge's seconds, the
-peak resident memory and CPU seconds of the driver and of each node's actor, the bytes that crossed between them
+peak resident memory and CPU seconds of the driver (up to the verdict: not the JSON of the check that follows) and
+of each node's actor, the bytes that crossed between them
 (each question's arguments and its answer, pickled), and whether the verdict is `analyze`'s but for each rank's
 `source`.
 """
@@ -93,6 +94,7 @@ def main(folder: Path, want_path: Path) -> int:
         shards, unread = onray.node_shards(ray, f"${NODE_DIR}", 1, lambda line: None)
         analysis = merge(onray.as_shards(shards), 0.1)
         seconds, driver_s = time.perf_counter() - start, time.process_time() - used
+        driver_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         got = json.loads(json.dumps(analysis_payload(analysis, []), allow_nan=False))
     finally:
         stop.set()
@@ -102,7 +104,6 @@ def main(folder: Path, want_path: Path) -> int:
     want = json.loads(want_path.read_text())
     for r in got["ranks"] + want["ranks"]:
         r["source"] = Path(r["source"]).name
-    driver_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     actors_mb = sorted(kb / 1024 for kb in peaks.values())
     print(
         json.dumps(
