@@ -180,8 +180,9 @@ def analyze_figures(folder: Path, ranks: int, steps: int) -> dict:
 
 
 RAY_SIZES = ("1e6", "1e7")
-"""The sizes `analyze --ray` is measured at, over two Ray nodes on this machine (`ray_figures`); `scale.ray` holds
-the largest's figures, and each size's under `sizes`."""
+"""The sizes `analyze --ray` is always measured at, over two Ray nodes on this machine (`ray_figures`); 10^8 too when
+the largest of them projects that two nodes here can hold it (`ray_beyond`). `scale.ray` holds the largest's
+figures, and each size's under `sizes`."""
 
 
 def ray_beyond(sizes: dict[str, dict], room: float) -> dict[str, dict]:
@@ -208,6 +209,13 @@ def ray_beyond(sizes: dict[str, dict], room: float) -> dict[str, dict]:
                 "needs_gb": round(needs / 1e9, 1),
             }
     return beyond
+
+
+def _ray_fits(figures: dict, name: str) -> bool:
+    """Whether two Ray nodes on this machine can hold a size past RAY_SIZES, projected from the largest measured
+    (`ray_beyond` skips it otherwise)."""
+    sizes = figures.get("ray", {}).get("sizes", {})
+    return bool(sizes) and name not in ray_beyond(sizes, memory_for_1e8())
 
 
 def ray_figures(folder: Path, alone: dict) -> dict:
@@ -303,7 +311,7 @@ def scale_figures(dist: Path | None = None, quick: bool = False) -> dict:
             if ranks == PAGE_RANKS and dist is not None:
                 figures[f"page_{ranks}"] = page_figures(dist, folder)
                 print(f"scale page: {json.dumps(figures[f'page_{ranks}'])}", flush=True)
-            if name in RAY_SIZES:
+            if name in RAY_SIZES or (name == "1e8" and _ray_fits(figures, name)):
                 on_ray = ray_figures(folder, result)
                 sizes = figures.get("ray", {}).get("sizes", {}) | {name: on_ray}
                 figures["ray"] = on_ray | {"rank_steps": name, "sizes": sizes}
