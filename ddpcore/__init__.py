@@ -7,6 +7,8 @@ paint needs it); the traces path, the fit and the cluster model load on first us
 >>> import ddpcore
 >>> ddpcore.StepConfig().gpus, ddpcore.THRESHOLD.default
 (8, 0.1)
+>>> ddpcore.PHASES
+('load', 'forward', 'backward', 'wait', 'allreduce', 'optimizer')
 """
 
 from __future__ import annotations

@@ -82,7 +82,13 @@ MIN_SLOWED = 5
 
 
 class FitError(Said):
-    """A run that cannot be fitted, and why (`base.words`: `fit.error_few`, `fit.error_compute`)."""
+    """A run that cannot be fitted, and why (`base.words`: `fit.error_few`, `fit.error_compute`).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import analyze
+    >>> print(outlook_or_why(analyze(simulated_run(4, 1)[0])))
+    need at least two ranks and two steps to fit a straggler model (got 4 and 1)
+    """
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,15 @@ class RunTimes:
     """A run as the fit reads it: per step, each rank's work and lateness (ms, ranks in `ranks` order), the step's
     period and number. Which rank-steps are late, and which ranks (indices into `ranks`) are persistent
     stragglers: from an analysis, its verdict's; for a run known by its work alone, the same rule applied at the fit's
-    threshold (`judged`). From an analysis, also its mean step and its what-if's ideal step: one page, one answer."""
+    threshold (`judged`). From an analysis, also its mean step and its what-if's ideal step: one page, one answer.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> run = RunTimes.of_analysis(analyze(ranks))
+    >>> run.ranks, len(run.period_ms), [round(w) for w in run.compute_ms[0]]
+    ((0, 1, 2, 3), 5, [23, 44, 24, 23])
+    """
 
     ranks: tuple[int, ...]
     compute_ms: tuple[tuple[float, ...], ...]
@@ -213,7 +227,15 @@ class RunTimes:
 
 @dataclass(frozen=True)
 class Fit:
-    """The cluster model's straggler parameters as the run shows them, with 95 % intervals and their evidence."""
+    """The cluster model's straggler parameters as the run shows them, with 95 % intervals and their evidence.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> fit = outlook_or_why(analyze(ranks)).fit
+    >>> fit.gpus, fit.persistent_ranks, round(fit.persistent_slowdown, 2), fit.straggler_prob
+    (4, (1,), 1.86, 0.0)
+    """
 
     threshold: float
     gpus: int
@@ -280,7 +302,15 @@ def caveat_message(code: str, values: Mapping[str, object]) -> Message:
 
 @dataclass(frozen=True)
 class WhatIf:
-    """The measured steps again, every straggler brought to the median of the other ranks."""
+    """The measured steps again, every straggler brought to the median of the other ranks.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> w = outlook_or_why(analyze(ranks)).whatif
+    >>> round(w.measured_step_ms, 2), round(w.step_ms, 2), round(w.efficiency, 3)
+    (47.72, 28.31, 0.593)
+    """
 
     measured_step_ms: float
     step_ms: float
@@ -590,7 +620,15 @@ def at_scale(fitted: Fit, sizes: Sequence[int] = SCALE_SIZES) -> list[ClusterRes
 @dataclass(frozen=True)
 class Outlook:
     """All the fit says of a run: the parameters, the run without its stragglers, the check at its own size, and
-    the run carried to larger clusters (its first row is the run's own size: from an analysis, as measured)."""
+    the run carried to larger clusters (its first row is the run's own size: from an analysis, as measured).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> seen = outlook_or_why(analyze(ranks))
+    >>> seen.fit.persistent_ranks, round(seen.whatif.step_ms, 2)
+    ((1,), 28.31)
+    """
 
     fit: Fit
     whatif: WhatIf

@@ -34,7 +34,15 @@ class AnalysisError(Said):
 class DrawnRank:
     """One rank in one analysed step, as its lane draws it; `spans`, `device_spans`, `start_ms` and `end_ms` are on
     the step's common clock (ranks aligned on the release), `ready_ms` is its readiness from its own step start,
-    the rest are durations."""
+    the rest are durations.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> lane = analyze(ranks).steps[0].drawn[1]
+    >>> lane.rank, round(lane.wait_ms, 1), [p for p in lane.phases_ms if lane.phases_ms[p]][:2]
+    (1, 5.0, ['forward', 'backward'])
+    """
 
     rank: int
     period_ms: float
@@ -62,7 +70,15 @@ class StepColumns:
     (`chance`: their work past the run's floor), whatever the threshold. What the ranks on time are measured
     against, whichever few entries are late: the middle of the waits (`waits`) and of each part (`parts`), and the
     entries of the smallest waits (`lowest`). `solo_saved_ms`: the step re-timed with its latest entry `solo_entry`
-    on time (the common case at any threshold). All made here once, not at each threshold."""
+    on time (the common case at any threshold). All made here once, not at each threshold.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> c = analyze(ranks).steps[0].columns
+    >>> c.ranks, [round(w, 1) for w in c.work_ms], [round(w, 1) for w in c.wait_ms]
+    ((0, 1, 2, 3), [23.0, 42.8, 22.9, 22.2], [24.8, 5.0, 24.9, 25.6])
+    """
 
     ranks: tuple[int, ...]
     period_ms: Column
@@ -94,7 +110,15 @@ class StepSummary:
     a straggler step (`late_ranks` is left empty by `measure`, filled by `judge`, with `saved_ms`: what the step
     would be shorter without them). `columns` holds every rank, `drawn` the ranks the lanes show with their spans:
     all of them up to DRAWN_ALL, else the DRAWN_LATEST latest and the median one. `released`: a gradient collective
-    gave every rank its release (else lateness is measured from each rank's own step start)."""
+    gave every rank its release (else lateness is measured from each rank's own step start).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> s = analyze(ranks).steps[0]
+    >>> s.step, s.slowest_rank, s.late_ranks, round(s.gap, 2), round(s.saved_ms, 2)
+    (1, 1, (1,), 0.42, 19.79)
+    """
 
     step: int
     slowest_rank: int
@@ -127,7 +151,15 @@ class GpuGauges:
 @dataclass(frozen=True, kw_only=True)
 class RankSummary:
     """One rank over the analysed steps (`late_steps`, the steps in which it was late, is counted by `judge`), and
-    how late it is over them (`lateness`, `chance.Lateness`: what `judge` weighs for a persistent straggler)."""
+    how late it is over them (`lateness`, `chance.Lateness`: what `judge` weighs for a persistent straggler).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import analyze
+    >>> r = analyze(ranks).ranks[1]
+    >>> r.rank, r.late_steps, round(r.median_gap, 2), round(r.median_cost_ms, 2)
+    (1, 6, 0.41, 19.83)
+    """
 
     rank: int
     source: str
@@ -154,7 +186,15 @@ class Measured:
     threshold: the mean and median step, the latest rank's median gap, and the mean of each step's waits summed over
     its ranks. `load_marked`: some rank's trace marks its input loading (a profiler trace without the DataLoader's
     annotation shows loading as time outside any phase). `threshold`: the one threshold its steps were kept to, each
-    with only the entries a verdict at it reads (`measure`'s `at`); None when every entry is kept."""
+    with only the entries a verdict at it reads (`measure`'s `at`); None when every entry is kept.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.analysis import measure
+    >>> m = measure(ranks)
+    >>> len(m.steps), len(m.ranks), m.warnings, round(m.step_ms, 2)
+    (6, 4, (), 47.72)
+    """
 
     steps: tuple[StepSummary, ...]
     ranks: tuple[RankSummary, ...]

@@ -58,7 +58,14 @@ T = TypeVar("T", int, float, str)
 
 
 class ConfigError(ValueError):
-    """A configuration value outside its allowed range; the message names the field."""
+    """A configuration value outside its allowed range; the message names the field.
+
+    >>> try:
+    ...     GPUS.check(1)
+    ... except ConfigError as e:
+    ...     e.field, str(e)
+    ('gpus', 'gpus: got 1, allowed a whole number from 2 to 1024')
+    """
 
     def __init__(self, field_name: str, value: object, allowed: str) -> None:
         self.field = field_name
@@ -108,7 +115,11 @@ def check_int(name: str, value: object, low: int, high: int) -> int:
 
 @dataclass(frozen=True)
 class Param(Generic[T]):
-    """One input: whole numbers, real numbers (`low_open` excludes the low end) or one of `choices`."""
+    """One input: whole numbers, real numbers (`low_open` excludes the low end) or one of `choices`.
+
+    >>> THRESHOLD.default, THRESHOLD.low, THRESHOLD.high
+    (0.1, 0.01, 1.0)
+    """
 
     name: str
     default: T

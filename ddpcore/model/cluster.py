@@ -59,7 +59,12 @@ HOURS_PER_DAY = 24.0
 class MeasuredTiming:
     """A measured run's step (ddpcore.fit): each rank's nominal compute, and the rest of the step (the AllReduce
     after the last bucket, the optimizer) held at its measured length at every N, in place of the phases and the
-    link's AllReduce: the question is what the stragglers cost, not how the network scales."""
+    link's AllReduce: the question is what the stragglers cost, not how the network scales.
+
+    >>> r = cluster_step(ClusterConfig(gpus=8, timing=MeasuredTiming(40.0, 12.0), straggler_prob=0.0))
+    >>> round(r.ideal_step_ms, 2), round(r.expected_step_ms, 2)
+    (52.0, 53.15)
+    """
 
     compute_ms: float
     other_ms: float
@@ -74,7 +79,12 @@ class MeasuredTiming:
 @dataclass(frozen=True)
 class ClusterConfig:
     """A cluster's straggler model: N ranks, lognormal jitter, transient slowdowns with probability p per rank-step,
-    k persistently slow ranks, and the AllReduce algorithm and link."""
+    k persistently slow ranks, and the AllReduce algorithm and link.
+
+    >>> c = ClusterConfig(gpus=64, persistent=1)
+    >>> c.gpus, c.persistent, c.allreduce
+    (64, 1, 'ring')
+    """
 
     gpus: int = CLUSTER_GPUS.default
     phases: Phases = field(default_factory=Phases)
@@ -108,7 +118,12 @@ class ClusterConfig:
 
 @dataclass(frozen=True)
 class ClusterResult:
-    """One cluster size's step: expected, median and 99th percentile, against the step with no straggler."""
+    """One cluster size's step: expected, median and 99th percentile, against the step with no straggler.
+
+    >>> r = cluster_step(ClusterConfig(gpus=64, persistent=1))
+    >>> r.gpus, round(r.expected_step_ms, 1), round(r.ideal_step_ms, 1), round(r.efficiency, 2)
+    (64, 74.0, 48.0, 0.65)
+    """
 
     gpus: int
     expected_step_ms: float

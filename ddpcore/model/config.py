@@ -35,7 +35,11 @@ def default_straggler(gpus: int) -> int:
 
 @dataclass(frozen=True)
 class Phases:
-    """Nominal per-GPU phase durations in ms (docs/model.md)."""
+    """Nominal per-GPU phase durations in ms (docs/model.md).
+
+    >>> Phases(forward=12.0).forward, Phases().forward + Phases().backward
+    (12.0, 26.0)
+    """
 
     load: float = 6.0
     forward: float = 10.0
@@ -52,7 +56,15 @@ class Phases:
 
 @dataclass(frozen=True)
 class StepConfig:
-    """One data-parallel step: GPU count, phases, stragglers (and where they lose their time) and prefetch."""
+    """One data-parallel step: GPU count, phases, stragglers (and where they lose their time) and prefetch.
+
+    >>> c = StepConfig(gpus=4, slowdown=1.5)
+    >>> c.gpus, c.stragglers, c.mode
+    (4, (2,), 'sequential')
+    >>> StepConfig(gpus=1)
+    Traceback (most recent call last):
+    ddpcore.base.params.ConfigError: gpus: got 1, allowed a whole number from 2 to 1024
+    """
 
     gpus: int = GPUS.default
     phases: Phases = field(default_factory=Phases)

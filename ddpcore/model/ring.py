@@ -32,7 +32,11 @@ MAX_RING_GPUS = 10_000_000
 
 @dataclass(frozen=True)
 class Transfer:
-    """One GPU sending one chunk to its right neighbour."""
+    """One GPU sending one chunk to its right neighbour.
+
+    >>> exchange(4, 1).transfers[0]
+    Transfer(src=0, dst=1, chunk=0)
+    """
 
     src: int
     dst: int
@@ -41,7 +45,12 @@ class Transfer:
 
 @dataclass(frozen=True)
 class Exchange:
-    """One ring exchange: every GPU sends one chunk to its right neighbour at once."""
+    """One ring exchange: every GPU sends one chunk to its right neighbour at once.
+
+    >>> e = exchange(4, 1)
+    >>> e.index, e.stage, e.stage_step, len(e.transfers)
+    (1, 'reduce-scatter', 1, 4)
+    """
 
     index: int
     stage: str
@@ -51,7 +60,11 @@ class Exchange:
 
 @dataclass(frozen=True)
 class ChunkState:
-    """How many GPUs' contributions one GPU's copy of a chunk holds."""
+    """How many GPUs' contributions one GPU's copy of a chunk holds.
+
+    >>> ring_state(4, 0)[0][0], ring_state(4, 6)[0][0]
+    (ChunkState(count=1, final=False), ChunkState(count=4, final=True))
+    """
 
     count: int
     final: bool

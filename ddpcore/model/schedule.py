@@ -62,7 +62,12 @@ class Bucket:
 
 @dataclass(frozen=True)
 class Schedule:
-    """Every GPU's phases in one step, the barrier, and in overlap mode the gradient buckets."""
+    """Every GPU's phases in one step, the barrier, and in overlap mode the gradient buckets.
+
+    >>> s = build_schedule(StepConfig(gpus=4))
+    >>> s.barrier_ms, [r.rank for r in s.ranks], s.ranks[2].slowdown
+    (32.0, [0, 1, 2, 3], 1.0)
+    """
 
     config: StepConfig
     ranks: tuple[RankSchedule, ...]

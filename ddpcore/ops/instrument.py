@@ -73,7 +73,19 @@ class StepTimes:
 
 class Recorder:
     """Writes one rank's steps and phases as JSONL to a path (which it then owns and closes) or an open text file;
-    `on_step`, when given, receives every finished step's `StepTimes`."""
+    `on_step`, when given, receives every finished step's `StepTimes`.
+
+    A rank's loop, on a clock that ticks a millisecond a reading:
+
+    >>> import io, itertools
+    >>> ticks, out = itertools.count(), io.StringIO()
+    >>> with Recorder(out, rank=0, clock=lambda: next(ticks) / 1000) as rec:
+    ...     for batch in rec.steps(range(2)):
+    ...         with rec.phase("forward"):
+    ...             pass
+    >>> print(out.getvalue().splitlines()[1])
+    {"rank": 0, "step": 0, "phase": "forward", "start": 0.002, "end": 0.003}
+    """
 
     def __init__(
         self,

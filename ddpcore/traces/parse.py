@@ -105,7 +105,16 @@ class TraceStep:
     `phases` are host intervals named load/forward/backward/optimizer (they may overlap: threads);
     `collectives` are host launches named by kind (allreduce, all_to_all, …); `runs` collectives as a backend's
     worker thread ran them (gloo), from when it got to them to their end; `device` holds GPU work named compute,
-    memory or a collective kind, attributed to this step."""
+    memory or a collective kind, attributed to this step.
+
+    >>> from ddpcore.traces import load
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(3)).encode()
+    >>> got = load([("rank1.jsonl", data), ("bad.jsonl", b"not json")])
+    >>> s = got.traces[0].steps[0]
+    >>> s.step, s.phases
+    (0, (Interval(phase='forward', start_ms=0.0, end_ms=20.0),))
+    """
 
     step: int
     start_ms: float
@@ -118,7 +127,16 @@ class TraceStep:
 
 @dataclass(frozen=True)
 class RankTrace:
-    """Every step one file holds for one rank; `has_kernels` tells a GPU trace from a CPU-only one."""
+    """Every step one file holds for one rank; `has_kernels` tells a GPU trace from a CPU-only one.
+
+    >>> from ddpcore.traces import load
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(3)).encode()
+    >>> got = load([("rank1.jsonl", data), ("bad.jsonl", b"not json")])
+    >>> t = got.traces[0]
+    >>> t.rank, t.source, len(t.steps), t.has_kernels
+    (1, 'rank1.jsonl', 3, False)
+    """
 
     rank: int
     world_size: int | None
@@ -144,7 +162,15 @@ def steps_in(read: ReadRank) -> int:
 
 @dataclass(frozen=True)
 class FileError:
-    """A file left out, and why (one line, a code and values: `base.words`); `message` is it in English."""
+    """A file left out, and why (one line, a code and values: `base.words`); `message` is it in English.
+
+    >>> from ddpcore.traces import load
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(3)).encode()
+    >>> got = load([("rank1.jsonl", data), ("bad.jsonl", b"not json")])
+    >>> got.errors[0].source, got.errors[0].message
+    ('bad.jsonl', 'invalid JSON at line 1: Expecting value')
+    """
 
     source: str
     said: Message
@@ -157,7 +183,15 @@ class FileError:
 
 @dataclass(frozen=True)
 class Loaded:
-    """What `load` returns: the traces (or summaries) that parsed, one per rank, and one error per file that did not."""
+    """What `load` returns: the traces (or summaries) that parsed, one per rank, and one error per file that did not.
+
+    >>> from ddpcore.traces import load
+    >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
+    >>> data = "\\n".join(line.format(s=s) for s in range(3)).encode()
+    >>> got = load([("rank1.jsonl", data), ("bad.jsonl", b"not json")])
+    >>> len(got.traces), [e.source for e in got.errors]
+    (1, ['bad.jsonl'])
+    """
 
     traces: tuple[ReadRank, ...]
     errors: tuple[FileError, ...]

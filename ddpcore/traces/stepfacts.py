@@ -50,7 +50,14 @@ class StepFacts:
     cannot start before); `work_ms` is the time from the previous step's release to the readiness (from the step's
     own start when `from_release` is false), and `parts_ms` where it went (`phases.CAUSES`; None from a version 1
     summary). For drawing, the phase, collective and kernel spans (a summary has none: it keeps durations, not
-    instants)."""
+    instants).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> s = ranks[1].steps[0]
+    >>> s.step, round(s.work_ms, 1), round(ranks[0].steps[0].work_ms, 1)
+    (1, 42.8, 23.0)
+    """
 
     step: int
     start_ms: float
@@ -74,7 +81,13 @@ class StepFacts:
 
 @dataclass(frozen=True)
 class RankFacts:
-    """One rank's steps as the analysis uses them (`facts_of` a trace, or a summary read back)."""
+    """One rank's steps as the analysis uses them (`facts_of` a trace, or a summary read back).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> ranks[1].rank, ranks[1].world_size, len(ranks[1].steps)
+    (1, 4, 6)
+    """
 
     rank: int
     source: str
@@ -94,7 +107,15 @@ class RankColumns:
     Row i is step `step[i]`; the columns are `StepFacts`' fields (a summary is read straight into them). `device`
     holds `DEVICE_COLUMNS` (None without kernels; a row without them has None in each); `parts_ms` holds the parts
     any step spent time in (a part left out is zero), None when the source keeps no breakdown (a version 1
-    summary); `detail` keeps the steps with their spans when the columns come from a trace, for drawing."""
+    summary); `detail` keeps the steps with their spans when the columns come from a trace, for drawing.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
+    >>> from ddpcore.traces import table_of
+    >>> c = table_of(ranks[1])
+    >>> c.rank, list(c.step), round(c.work_ms[0], 1)
+    (1, [1, 2, 3, 4, 5, 6], 42.8)
+    """
 
     rank: int
     source: str

@@ -30,3 +30,28 @@ def undocumented(package: Path) -> list[str]:
 @pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
 def test_every_public_definition_has_a_docstring(package):
     assert undocumented(package) == []
+
+
+def without_example() -> list[str]:
+    """The names of ddpcore's front door that no example shows: a class or function whose docstring runs none, or a
+    constant that the package's own docstring never reads."""
+    import doctest
+    import inspect
+
+    import ddpcore
+
+    read = "\n".join(e.source for e in doctest.DocTestParser().get_examples(ddpcore.__doc__ or ""))
+    missing = []
+    for name in ddpcore.__all__:
+        value = getattr(ddpcore, name)
+        if inspect.isclass(value) or callable(value):
+            if not doctest.DocTestParser().get_examples(inspect.getdoc(value) or ""):
+                missing.append(name)
+        elif f"ddpcore.{name}" not in read:
+            missing.append(name)
+    return missing
+
+
+def test_every_name_of_the_front_door_has_an_example():
+    """The public face (`ddpcore.__all__`) is learnt from examples, and each one is run (test_doctests.py)."""
+    assert without_example() == []
