@@ -13,7 +13,6 @@ from ..base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .caveats import (  # noqa: F401
-        WARMUP_STEP,
         Caveat,
         RunFacts,
         caveats_of,
@@ -130,10 +129,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         rank_step_map,
     )
     from .rankwise import (  # noqa: F401
-        KeptColumns,
-        OwnMedians,
-        kept_for_verdict,
-        kept_where_read,
         own_medians_at,
         own_medians_of,
         rank_summaries,
@@ -141,7 +136,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .results import (  # noqa: F401
         AnalysisError,
         DrawnRank,
-        GpuGauges,
         Measured,
         RankSummary,
         StepColumns,
@@ -222,7 +216,6 @@ _LAZY = {
     "caveats": (
         "Caveat",
         "RunFacts",
-        "WARMUP_STEP",
         "caveats_of",
         "grouped",
     ),
@@ -337,10 +330,6 @@ _LAZY = {
         "rank_step_map",
     ),
     "rankwise": (
-        "KeptColumns",
-        "OwnMedians",
-        "kept_for_verdict",
-        "kept_where_read",
         "own_medians_at",
         "own_medians_of",
         "rank_summaries",
@@ -348,7 +337,6 @@ _LAZY = {
     "results": (
         "AnalysisError",
         "DrawnRank",
-        "GpuGauges",
         "Measured",
         "RankSummary",
         "StepColumns",

@@ -17,11 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..base import Message, say
+from ..traces import WARMUP_STEP
 
-__all__ = ["WARMUP_STEP", "Caveat", "RunFacts", "caveats_of", "grouped"]
-
-WARMUP_STEP = 0
-"""The step left out of the comparison when others remain: compilation, allocator growth and first-touch costs."""
+__all__ = ["Caveat", "RunFacts", "caveats_of", "grouped"]
 
 
 class Caveat(str):

@@ -30,15 +30,17 @@ from ..storage import Fan, block_rows, ranges
 from ..traces import (
     FileError,
     Loaded,
+    OwnMedians,
     RankColumns,
     RankFacts,
     RankTrace,
+    kept_for_verdict,
     table_of,
 )
 from .caveats import RunFacts, caveats_of
 from .chance import Across, Chance, cost_tail
 from .rankmap import MAX_ROWS, Cells, bins_of, map_of
-from .rankwise import OwnMedians, kept_for_verdict, own_medians_of, rank_summaries
+from .rankwise import own_medians_of, rank_summaries
 from .results import AnalysisError, Measured, StepSummary
 from .rounds import beyond_chance
 from .runs import copies, runs_of

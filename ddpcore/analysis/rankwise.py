@@ -1,100 +1,35 @@
-"""Each rank over the run's common steps: its own medians (`OwnMedians`, taken once), its summary (`rank_summary`),
-a range of ranks at a time; and its table kept to what a verdict at the command line's threshold reads
-(`kept_for_verdict`) once those medians are taken: at 10^8 rank-steps, the columns it drops are gigabytes."""
+"""Each rank over the run's common steps: its own medians (`traces.OwnMedians`, taken once, where the rank was read
+when it was kept to what a verdict reads: `traces.Keep`) and its summary (`rank_summary`), a range of ranks at a
+time."""
 
 from __future__ import annotations
 
-import statistics
 from array import array
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
 from itertools import chain
 from operator import sub
 
-from ..base import SUMMED
-from ..storage import Fan, Micros, Transposed, block_rows, median, ranges
+from ..storage import Fan, Transposed, block_rows, median, picked, ranges
 from ..traces import (
-    Column,
     FileError,
+    KeptColumns,
+    OwnMedians,
     RankColumns,
-    ReadRank,
+    own_medians,
     read_path,
     table_of,
 )
-from .caveats import WARMUP_STEP
 from .chance import (
     Across,
 )
-from .results import AnalysisError, GpuGauges, RankSummary
-from .stepwise import RANK_COLUMNS, _common_steps, _picked, gaps_of, rows_of
+from .results import AnalysisError, RankSummary
+from .stepwise import RANK_COLUMNS, _common_steps, gaps_of, rows_of
 
 __all__ = [
     "own_medians_of",
     "own_medians_at",
     "rank_summaries",
-    "OwnMedians",
-    "kept_for_verdict",
-    "KeptColumns",
-    "kept_where_read",
 ]
-
-
-def _rank_gauges(table: RankColumns, rows: Sequence[int]) -> GpuGauges | None:
-    """A rank's GPU gauges over the given rows that have GPU time, those followed by another step when some are:
-    sums and a mean over its columns in C passes (a rank of 1,000 steps had made 1,000 objects), in the rows' order.
-    """
-    if table.device is None:
-        return None
-    if isinstance(table.device[0], array) and all(_picked(table.followed, rows)):
-        measured: Sequence[int] = rows
-    else:
-        with_device = [i for i in rows if table.device[0][i] is not None]
-        measured = [i for i in with_device if table.followed[i]] or with_device
-    if not measured:
-        return None
-    busy, compute, comm, overlapped = (list(map(float, _picked(c, measured))) for c in table.device)
-    total, comm_ms = sum(_picked(table.period_ms, measured)), sum(comm)
-    return GpuGauges(
-        busy=min(1.0, sum(busy) / total) if total > 0 else 0.0,
-        compute=min(1.0, sum(compute) / total) if total > 0 else 0.0,
-        comm_overlap=sum(overlapped) / comm_ms if comm_ms > 0 else None,
-        exposed_comm_ms=statistics.fmean(map(sub, comm, overlapped)),
-    )
-
-
-@dataclass(frozen=True)
-class OwnMedians:
-    """What a rank's summary reads of its own columns over the common steps (`own_medians`): known before any step
-    is measured, so that a measure kept to one threshold can drop those columns first (`kept_for_verdict`)."""
-
-    median_step_ms: float
-    mean_step_ms: float
-    median_phases_ms: dict[str, float]
-    median_arrival_ms: float
-    gpu: GpuGauges | None
-
-
-def own_medians(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
-    """A rank's own medians over the common steps (`rows`: their rows in its table) and its GPU's gauges.
-
-    >>> from ddpcore.traces import simulated_run, table_of
-    >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
-    >>> own = own_medians(table, range(3))
-    >>> own.median_step_ms == statistics.median(table.period_ms), sorted(own.median_phases_ms)[:2]
-    (True, ['allreduce', 'backward'])
-    """
-
-    def at_rows(column: Column) -> Sequence[float]:
-        return _picked(column, rows)
-
-    period = at_rows(table.period_ms)
-    return OwnMedians(
-        median(period),
-        statistics.fmean(period),
-        {p: median(at_rows(table.phases_ms[p])) for p in SUMMED},
-        median(at_rows(table.arrival_ms)),
-        _rank_gauges(table, rows),
-    )
 
 
 def own_medians_of(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, OwnMedians]:
@@ -121,7 +56,8 @@ def own_medians_at(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
     slimmed for other rows (AnalysisError when the file changed since).
 
     >>> from ddpcore.traces import simulated_run
-    >>> thin = kept_where_read(simulated_run(2, 3, seed=1)[0][0])
+    >>> from ddpcore.traces import Keep, kept
+    >>> thin = kept(simulated_run(2, 3, seed=1)[0][0], Keep.VERDICT)
     >>> own_medians_at(thin, range(3)) == thin.medians[0][1]
     True
     """
@@ -159,7 +95,7 @@ def rank_summary(
     (0, 2.0, 2)
     """
     o = own or own_medians(table, rows)
-    gap = at_rows["gap"] if "gap" in at_rows else gaps_of(at_rows["cost_ms"], _picked(table.period_ms, rows))
+    gap = at_rows["gap"] if "gap" in at_rows else gaps_of(at_rows["cost_ms"], picked(table.period_ms, rows))
     return RankSummary(
         rank=table.rank,
         source=table.source,
@@ -221,68 +157,3 @@ def rank_summaries(
         ]
 
     return list(chain.from_iterable(fan(ranked, ranges(len(tables), steps, block))))
-
-
-_UNREAD: dict = {"length_ms": (), "phases_ms": {}, "device": None, "detail": ()}
-"""A table's columns that a measure kept to one threshold never reads, emptied (`kept_where_read`,
-`kept_for_verdict`)."""
-
-
-@dataclass(frozen=True)
-class KeptColumns(RankColumns):
-    """A rank's table slimmed where it was read (`kept_where_read`): what a measure kept to one threshold reads, and its
-    steps' starts (the runs' releases), with its own medians (`own_medians`) over the rows a measure takes when every
-    rank has the same steps: all of them, or all but the warm-up step (`medians`: (first row, row past the last), and
-    the medians)."""
-
-    medians: tuple[tuple[tuple[int, int], OwnMedians], ...] = ()
-
-
-def kept_where_read(read: ReadRank | FileError) -> ReadRank | FileError:
-    """A file read, slimmed where it was read (`KeptColumns`): what crosses back to the measuring process, and what
-    it holds, is the columns the steps read, about 44 bytes a rank-step of a version 3 summary where the whole table
-    takes 72 (its steps' starts as 32-bit offsets). A file that could not be read is passed on.
-
-    >>> from ddpcore.traces import simulated_run
-    >>> thin = kept_where_read(simulated_run(2, 3, seed=1)[0][0])
-    >>> thin.phases_ms, [span for span, _ in thin.medians]
-    ({}, [(0, 3)])
-    """
-    if isinstance(read, FileError):
-        return read
-    table = table_of(read)
-    n = len(table.step)
-    spans = [(0, n)] + ([(1, n)] if n > 1 and table.step[0] == WARMUP_STEP else [])
-    medians = tuple((span, own_medians(table, range(*span))) for span in spans)
-    kept = {f.name: getattr(table, f.name) for f in fields(RankColumns)}
-    return KeptColumns(**(kept | _UNREAD | {"start_ms": _offsets(table.start_ms)}), medians=medians)
-
-
-def _offsets(start: Column) -> Column:
-    """Steps' starts in 64-bit microseconds as 32-bit offsets from the earliest (`storage.Micros`): the same ms in half
-    the room, when they span less than 2^31 µs (35 minutes); else as they are.
-
-    >>> _offsets(Micros(array("q", [1_764_460_000_000_000, 1_764_460_000_250_000]))).us
-    array('i', [0, 250000])
-    """
-    if not isinstance(start, Micros) or start.us.typecode != "q" or not start.us or start.base:
-        return start
-    low = min(start.us)
-    if max(start.us) - low >= 2**31:
-        return start
-    return Micros(array("i", [v - low for v in start.us]), start.typecode, low)
-
-
-def kept_for_verdict(table: RankColumns) -> RankColumns:
-    """A rank's table without the columns only its own medians, the lanes and the runs' releases read (start,
-    length, phases, GPU time, spans): what a measure kept to one threshold holds once the runs are told apart and
-    `own_medians_of` has read them (a table slimmed where it was read keeps only its starts until then). The columns
-    kept are the same objects, not copies.
-
-    >>> from ddpcore.traces import simulated_run, table_of
-    >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
-    >>> thin = kept_for_verdict(table)
-    >>> thin.phases_ms, thin.work_ms is table.work_ms
-    ({}, True)
-    """
-    return replace(table, start_ms=(), **_UNREAD)

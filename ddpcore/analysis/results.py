@@ -14,6 +14,7 @@ from ..storage import where_at_least
 from ..traces import (
     Column,
     DeviceTime,
+    GpuGauges,
 )
 from .chance import (
     Chance,
@@ -23,7 +24,7 @@ from .chance import (
 )
 from .rankmap import RankStepMap
 
-__all__ = ["AnalysisError", "DrawnRank", "GpuGauges", "Measured", "RankSummary", "StepColumns", "StepSummary"]
+__all__ = ["AnalysisError", "DrawnRank", "Measured", "RankSummary", "StepColumns", "StepSummary"]
 
 
 class AnalysisError(Said):
@@ -136,16 +137,6 @@ class StepSummary:
     def has_straggler(self) -> bool:
         """Some rank was late by at least the threshold."""
         return bool(self.late_ranks)
-
-
-@dataclass(frozen=True, kw_only=True)
-class GpuGauges:
-    """Over a rank's analysed steps: what nvidia-smi would show, what compute kernels filled, and communication."""
-
-    busy: float
-    compute: float
-    comm_overlap: float | None
-    exposed_comm_ms: float
 
 
 @dataclass(frozen=True, kw_only=True)

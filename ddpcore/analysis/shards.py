@@ -54,8 +54,8 @@ from ..storage import (
     within,
     without_places,
 )
-from ..traces import FileError, RankColumns, RankFacts, RankTrace, table_of
-from .caveats import WARMUP_STEP, RunFacts, caveats_of
+from ..traces import WARMUP_STEP, FileError, RankColumns, RankFacts, RankTrace, kept_for_verdict, table_of
+from .caveats import RunFacts, caveats_of
 from .chance import (
     KEPT,
     Atoms,
@@ -81,7 +81,7 @@ from .chance import (
     suspects_of,
 )
 from .rankmap import RankStepMap
-from .rankwise import kept_for_verdict, own_medians_at, rank_summaries
+from .rankwise import own_medians_at, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .rounds import chance_in_rounds
 from .runs import Releases, bound_of, drift, fingerprint, references

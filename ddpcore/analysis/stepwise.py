@@ -30,18 +30,19 @@ from ..storage import (
     gathered,
     median,
     order_of,
+    picked,
     where_above,
     where_at_least,
     where_at_most,
     where_equal,
 )
 from ..traces import (
+    WARMUP_STEP,
     Column,
     RankColumns,
     StepFacts,
 )
 from ..traces import drawn as drawn_spans
-from .caveats import WARMUP_STEP
 from .chance import (
     KEPT,
     Middle,
@@ -359,20 +360,6 @@ def unmeasured(
     return count, first
 
 
-def _picked(column: Sequence, rows: Sequence[int]) -> Sequence:
-    """A column's values in the given rows: the column itself when they are all its rows, in order, a slice of it
-    (its own type, a C copy) when they follow one another, else a list.
-
-    >>> _picked(array("d", [1.0, 2.0, 3.0]), range(1, 3)), _picked([1.0, 2.0, 3.0], [2, 0])
-    (array('d', [2.0, 3.0]), [3.0, 1.0])
-    """
-    if rows == range(len(column)):
-        return column
-    if isinstance(rows, range) and rows.step == 1:
-        return column[rows.start : rows.stop]
-    return [column[i] for i in rows]
-
-
 def rows_of(table: RankColumns, common: list[int]) -> Sequence[int]:
     """The rows of the common steps in a rank's table, in step order: a range when they follow one another (a run's
     steps but its warm-up one), which its columns are read by slices of.
@@ -425,17 +412,17 @@ def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], par
     def across(columns: list, typecode: str) -> Transposed:
         return Transposed(columns, typecode, block)
 
-    picked = list(zip(tables, rows))
+    pairs = list(zip(tables, rows))
     return StepMajor(
-        {name: across([_picked(getattr(t, name), r) for t, r in picked], "d") for name in STEP_COLUMNS},
-        {name: across([_picked(getattr(t, name), r) for t, r in picked], "B") for name in STEP_FLAGS},
+        {name: across([picked(getattr(t, name), r) for t, r in pairs], "d") for name in STEP_COLUMNS},
+        {name: across([picked(getattr(t, name), r) for t, r in pairs], "B") for name in STEP_FLAGS},
         None
         if parts is None
         else {
             p: across(
                 [
-                    _picked(t.parts_ms[p], r) if t.parts_ms and p in t.parts_ms else array("f", bytes(4 * len(r)))
-                    for t, r in picked
+                    picked(t.parts_ms[p], r) if t.parts_ms and p in t.parts_ms else array("f", bytes(4 * len(r)))
+                    for t, r in pairs
                 ],
                 "f",
             )

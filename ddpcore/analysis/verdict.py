@@ -45,7 +45,7 @@ from typing import TypeVar
 
 from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, Message, Ms, Share, finished
 from ..storage import least_at
-from ..traces import Column, RankColumns, RankFacts, RankTrace
+from ..traces import Column, GpuGauges, RankColumns, RankFacts, RankTrace
 from .chance import (
     ALPHA,
     Lateness,
@@ -63,7 +63,7 @@ from .chance import (
 from .chance import needed as needed_mean
 from .measured import measure
 from .rankmap import RankStepMap
-from .results import GpuGauges, Measured, RankSummary, StepColumns, StepSummary
+from .results import Measured, RankSummary, StepColumns, StepSummary
 from .whatif import retimed_saving
 
 __all__ = [

@@ -371,8 +371,8 @@ def _read(
     as many, this one and forked ones: `cli.fork`); each unreadable file is one line on stderr, and so is a run that
     cannot be measured (then None). With a threshold `at`, the measure is kept to it (`analysis.measure_loaded`):
     nothing here holds the files' tables, so none is returned."""
-    from ..analysis import kept_where_read, measure_loaded
-    from ..traces import files_in, read_paths, steps_in
+    from ..analysis import measure_loaded
+    from ..traces import Keep, files_in, read_paths, steps_in
     from .fork import forked
 
     THRESHOLD.check(args.threshold)
@@ -382,7 +382,7 @@ def _read(
     jobs = jobs_for(len(files), args.jobs)
 
     def read() -> Loaded:
-        loaded = read_paths(files, jobs, line, None if at is None else kept_where_read)
+        loaded = read_paths(files, jobs, line, Keep.WHOLE if at is None else Keep.VERDICT)
         if line is not None:
             line.measuring(len(loaded.traces), sum(map(steps_in, loaded.traces)))
         return loaded

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..analysis import AnalysisError, Shard, kept_where_read, one_run
-from ..traces import FileError, files_in, read_paths
+from ..analysis import AnalysisError, Shard, one_run
+from ..traces import FileError, Keep, files_in, read_paths
 
 __all__ = ["ANSWER_S", "NodeReader", "NodeShard", "RayError", "node_shards", "ray_module"]
 
@@ -74,7 +74,7 @@ def ray_module() -> Any:
 
 class NodeReader:
     """What runs on each node (as a Ray actor): the node's ranks read from PATH once, each rank's table slimmed where
-    it was read (`analysis.kept_where_read`: the columns the merge reads, and its own medians), then the merge's
+    it was read (`traces.Keep.VERDICT`: the columns the merge reads, and its own medians), then the merge's
     questions answered. Answers are (True, value) or (False, the error's line): an analysis error is the run's, not the
     node's."""
 
@@ -89,7 +89,7 @@ class NodeReader:
             return
         try:
             files = files_in([self.path])
-            tables, errors = one_run(read_paths(files, jobs, then=kept_where_read))
+            tables, errors = one_run(read_paths(files, jobs, keep=Keep.VERDICT))
         except AnalysisError as exc:
             self.error = str(exc)
             return

@@ -12,7 +12,6 @@ from ..analysis import (
     Cause,
     Change,
     Comparison,
-    GpuGauges,
     Outlook,
     Straggler,
     Undecided,
@@ -27,6 +26,7 @@ from ..analysis import (
     undecided_message,
 )
 from ..base import say
+from ..traces import GpuGauges
 from .reports import cluster_table
 
 __all__ = ["analysis_payload", "analysis_text", "compare_payload", "compare_text", "fit_payload", "fit_text"]

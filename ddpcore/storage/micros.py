@@ -46,7 +46,7 @@ def as_ms(us: Sequence[int], typecode: str = "d", base: int = 0) -> array:
 class Micros(Sequence[float]):
     """A time column of whole microseconds (`us`, an int array, each plus `base`), read as ms of `typecode`
     precision. A column of times on a clock (a rank's steps' starts) keeps 32-bit offsets from its first, not
-    64-bit times (`analysis.kept_where_read`): the same ms, 4 bytes a value fewer.
+    64-bit times (`traces.Keep.VERDICT`): the same ms, 4 bytes a value fewer.
 
     >>> m = Micros(array("i", [2500, 1000, 1001]))
     >>> m[0], list(m), len(m), m.median()

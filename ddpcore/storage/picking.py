@@ -24,6 +24,7 @@ __all__ = [
     "gathered",
     "least_at",
     "order_of",
+    "picked",
     "picked_where_above",
     "scaled",
     "values_above",
@@ -187,3 +188,17 @@ def below_at_above(values: Iterable[float], bound: float, below: float, at: floa
     values = values if isinstance(values, Sequence) else list(values)
     choices = (below, at, above)
     return map(choices.__getitem__, map(add, map(float(bound).__lt__, values), map(float(bound).__le__, values)))
+
+
+def picked(column: Sequence, rows: Sequence[int]) -> Sequence:
+    """A column's values in the given rows: the column itself when they are all its rows, in order, a slice of it
+    (its own type, a C copy) when they follow one another, else a list.
+
+    >>> picked(array("d", [1.0, 2.0, 3.0]), range(1, 3)), picked([1.0, 2.0, 3.0], [2, 0])
+    (array('d', [2.0, 3.0]), [3.0, 1.0])
+    """
+    if rows == range(len(column)):
+        return column
+    if isinstance(rows, range) and rows.step == 1:
+        return column[rows.start : rows.stop]
+    return [column[i] for i in rows]

@@ -31,11 +31,20 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .files import (  # noqa: F401
         Progress,
-        Then,
         chunks_of,
         files_in,
         read_path,
         read_paths,
+    )
+    from .keeping import (  # noqa: F401
+        WARMUP_STEP,
+        GpuGauges,
+        Keep,
+        KeptColumns,
+        OwnMedians,
+        kept,
+        kept_for_verdict,
+        own_medians,
     )
     from .parquet import (  # noqa: F401
         PARQUET_SUFFIX,
@@ -141,11 +150,20 @@ _LAZY = {
     ),
     "files": (
         "Progress",
-        "Then",
         "chunks_of",
         "files_in",
         "read_path",
         "read_paths",
+    ),
+    "keeping": (
+        "GpuGauges",
+        "Keep",
+        "KeptColumns",
+        "OwnMedians",
+        "WARMUP_STEP",
+        "kept",
+        "kept_for_verdict",
+        "own_medians",
     ),
     "parquet": (
         "PARQUET_SUFFIX",

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 
+from .keeping import Keep, kept
 from .parse import FileError, Loaded, ReadRank, collect, read_or_why
 from .reader import READ_CHUNK
 
-__all__ = ["Progress", "Then", "chunks_of", "files_in", "read_path", "read_paths"]
+__all__ = ["Progress", "chunks_of", "files_in", "read_path", "read_paths"]
 
 Progress = Callable[[int, int, int, int], None]
 """Called after each file: files done, files in all, bytes done, bytes in all."""
@@ -48,9 +49,8 @@ def read_path(path: str) -> ReadRank | FileError:
     return read_or_why(path, chunks_of(path), size or None)
 
 
-def _read_then(path: str, then: Then | None) -> ReadRank | FileError:
-    read = read_path(path)
-    return read if then is None else then(read)
+def _read_kept(path: str, keep: Keep) -> ReadRank | FileError:
+    return kept(read_path(path), keep)
 
 
 def _size(path: str) -> int:
@@ -65,24 +65,20 @@ SENT_AT_ONCE = 32
 about 4 s)."""
 
 
-Then = Callable[[ReadRank | FileError], ReadRank | FileError]
-"""What a reading process does with each file it read before sending it back (`read_paths`)."""
-
-
 def read_paths(
-    paths: Sequence[str], jobs: int = 1, progress: Progress | None = None, then: Then | None = None
+    paths: Sequence[str], jobs: int = 1, progress: Progress | None = None, keep: Keep = Keep.WHOLE
 ) -> Loaded:
-    """Every file, in `jobs` processes at once (1: in this one); results in the order given, each passed through
-    `then` where it was read (a module's function: it crosses to the reading processes by name), so that only
-    what it keeps crosses back.
+    """Every file, in `jobs` processes at once (1: in this one); results in the order given, each kept as `keep`
+    declares where it was read (`kept`), so that only what is kept crosses back.
 
     >>> import os, tempfile
-    >>> from ddpcore.traces import FileError
+    >>> from ddpcore.traces import simulated_run, summary_bytes
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     path = os.path.join(d, "rank0.jsonl")
-    ...     _ = open(path, "w").write("")
-    ...     len(read_paths([path], then=lambda r: FileError("kept", "nothing")).errors)
-    1
+    ...     path = os.path.join(d, "rank0.ddps")
+    ...     _ = open(path, "wb").write(summary_bytes(simulated_run(2, 3, seed=1)[0][0]))
+    ...     whole, thin = read_paths([path]).traces[0], read_paths([path], keep=Keep.VERDICT).traces[0]
+    >>> len(whole.phases_ms) > 0, thin.phases_ms
+    (True, {})
     """
     sizes = [_size(p) for p in paths]
     total, done_bytes = sum(sizes), 0
@@ -97,13 +93,13 @@ def read_paths(
 
     if jobs <= 1 or len(paths) <= 1:
         for i, path in enumerate(paths):
-            report(i, _read_then(path, then))
+            report(i, _read_kept(path, keep))
         return collect(results)
     from concurrent.futures import ProcessPoolExecutor
 
     workers = min(jobs, len(paths))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         at_once = max(1, min(SENT_AT_ONCE, len(paths) // (4 * workers)))
-        for i, result in enumerate(pool.map(_read_then, paths, [then] * len(paths), chunksize=at_once)):
+        for i, result in enumerate(pool.map(_read_kept, paths, [keep] * len(paths), chunksize=at_once)):
             report(i, result)
     return collect(results)

@@ -11,17 +11,24 @@ import pytest
 
 from ddpcore.analysis import (
     AnalysisError,
-    KeptColumns,
     judge,
-    kept_for_verdict,
-    kept_where_read,
     measure,
     measure_loaded,
     own_medians_of,
     rank_step_map,
 )
 from ddpcore.cli.verdicts import analysis_payload
-from ddpcore.traces import SUFFIX, Loaded, read_paths, simulated_run, summary_bytes, table_of
+from ddpcore.traces import (
+    SUFFIX,
+    Keep,
+    KeptColumns,
+    Loaded,
+    kept_for_verdict,
+    read_paths,
+    simulated_run,
+    summary_bytes,
+    table_of,
+)
 
 FIXTURES = "tests/fixtures"
 
@@ -99,7 +106,7 @@ def test_kept_verdict_on_real_runs(folder, threshold):
         if len(files) < 2:
             continue
         whole, errors = measure_loaded(read_paths(files, 1))
-        kept, kept_errors = measure_loaded(lambda: read_paths(files, 1, then=kept_where_read), at=threshold)  # noqa: B023
+        kept, kept_errors = measure_loaded(lambda: read_paths(files, 1, keep=Keep.VERDICT), at=threshold)  # noqa: B023
         assert kept_errors == errors
         if whole is None:
             assert kept is None
@@ -120,9 +127,9 @@ def test_a_rank_with_more_steps_is_read_again(tmp_path):
     run = [replace(r, steps=r.steps[:20]) if r.rank else r for r in run]
     files = written(tmp_path, run)
     whole, errors = measure_loaded(read_paths(files, 1))
-    kept, kept_errors = measure_loaded(lambda: read_paths(files, 2, then=kept_where_read), at=0.1)
+    kept, kept_errors = measure_loaded(lambda: read_paths(files, 2, keep=Keep.VERDICT), at=0.1)
     assert kept_errors == errors == ()
-    thin = read_paths(files, 1, then=kept_where_read).traces
+    thin = read_paths(files, 1, keep=Keep.VERDICT).traces
     assert all(isinstance(t, KeptColumns) and not t.phases_ms for t in thin)
     assert list(kept.warnings) == list(whole.warnings)
     assert any(c.code == "partial" for c in kept.warnings)
@@ -133,7 +140,7 @@ def test_a_file_changed_before_it_is_read_again_is_one_error(tmp_path):
     run, _ = simulated_run(4, 12, seed=7)
     run = [replace(r, steps=r.steps[:10]) if r.rank else r for r in run]
     files = written(tmp_path, run)
-    loaded = read_paths(files, 1, then=kept_where_read)
+    loaded = read_paths(files, 1, keep=Keep.VERDICT)
     (tmp_path / f"rank0{SUFFIX}").write_bytes(b"not a summary")
     measured, errors = measure_loaded(loaded, at=0.1)
     assert measured is None

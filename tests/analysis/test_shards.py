@@ -193,13 +193,13 @@ def test_a_pooled_read_brings_about_a_square_root_of_each_shard():
 
 
 def test_shards_slimmed_where_read_merge_to_the_same_verdict():
-    """A node reads its files slimmed where read (`kept_where_read`, as `analyze --ray` does): each rank's own medians
+    """A node reads its files slimmed where read (`Keep.VERDICT`, as `analyze --ray` does): each rank's own medians
     come from there, and the verdict is the one over the whole tables."""
-    from ddpcore.analysis import kept_where_read
+    from ddpcore.traces import Keep
 
     files = sorted(glob.glob(f"{FIXTURES}/ddp8/s2.0/*.jsonl.gz"))
     tables, _ = one_run(read_paths(files, 1))
-    thin, _ = one_run(read_paths(files, 1, then=kept_where_read))
+    thin, _ = one_run(read_paths(files, 1, keep=Keep.VERDICT))
     whole = analysis_payload(merge(shards_of(tables, 2)), [])
     assert analysis_payload(merge(shards_of(thin, 2)), []) == whole == analysis_payload(analyze(tables), [])
 

@@ -9,7 +9,6 @@ from operator import attrgetter
 from ddpcore.analysis import (
     Analysis,
     Cause,
-    GpuGauges,
     Straggler,
     cause_message,
     gap_message,
@@ -23,7 +22,7 @@ from ddpcore.analysis import (
 )
 from ddpcore.base import SUMMED, finished, say
 from ddpcore.ops import dashboard, exposition, rules_file
-from ddpcore.traces import FileError
+from ddpcore.traces import FileError, GpuGauges
 
 from .. import i18n
 from ..markup import output, tag, text
