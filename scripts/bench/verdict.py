@@ -173,6 +173,13 @@ def _size(regime: Regime) -> float:
     return size / regime.cv
 
 
+def _latest_and_cost(ready, delay):  # type: ignore[no-untyped-def]
+    """Each step's latest readiness (ms), and how much later it is than with every injected delay removed: the truth
+    of the cost, step by step."""
+    latest = ready.max(axis=1)
+    return latest, latest - (ready - delay).max(axis=1)
+
+
 def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
     """A generated run of the regime and its truth."""
     import numpy as np
@@ -180,9 +187,7 @@ def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
     f, delay, persistent, onset = _drawn(regime, seed)
     forward, backward = FORWARD_MS * f + delay, BACKWARD_MS * f
     ready = forward + backward
-    clean = ready - delay
-    latest = ready.max(axis=1)
-    cost = latest - clean.max(axis=1)
+    latest, cost = _latest_and_cost(ready, delay)
     transient = np.delete(delay, list(persistent), axis=1) if persistent else delay
     share = float((transient > 0).any(axis=1).mean())
     period = latest + TRANSFER_MS + OPTIMIZER_MS
@@ -303,8 +308,8 @@ COST_NULL_RUNS = 200
 def _latest_work(regime: Regime, seed: int) -> tuple[float, float]:
     """A run's mean over steps of its latest rank's work (ms), and the truth of its cost (`run_of`'s)."""
     f, delay, _, _ = _drawn(regime, seed)
-    ready = (FORWARD_MS + BACKWARD_MS) * f + delay
-    return float(ready.max(axis=1).mean()), float((ready.max(axis=1) - (ready - delay).max(axis=1)).mean())
+    latest, cost = _latest_and_cost(WORK_MS * f + delay, delay)
+    return float(latest.mean()), float(cost.mean())
 
 
 def oracle_cost(regime: Regime, seeds: int) -> float | None:
