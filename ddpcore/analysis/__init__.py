@@ -130,7 +130,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .rankwise import (  # noqa: F401
         own_medians_at,
-        own_medians_of,
         rank_summaries,
     )
     from .results import (  # noqa: F401
@@ -162,9 +161,12 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         runs_of,
     )
     from .shards import (  # noqa: F401
+        ROUNDS,
         Shard,
         ShardRounds,
-        merge,
+        asked,
+        asked_each,
+        measure_shards,
         order_stats,
         shards_of,
     )
@@ -172,6 +174,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         DRAWN_ALL,
         DRAWN_LATEST,
         RANK_COLUMNS,
+        WAITS_READ,
         CostRows,
         costs_of,
         drawn_entries,
@@ -198,6 +201,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         judge,
         judge_in_steps,
         loading_unmarked,
+        merge,
         named_cause,
         on_time,
         prefetch_case,
@@ -331,7 +335,6 @@ _LAZY = {
     ),
     "rankwise": (
         "own_medians_at",
-        "own_medians_of",
         "rank_summaries",
     ),
     "results": (
@@ -363,9 +366,12 @@ _LAZY = {
         "runs_of",
     ),
     "shards": (
+        "ROUNDS",
         "Shard",
         "ShardRounds",
-        "merge",
+        "asked",
+        "asked_each",
+        "measure_shards",
         "order_stats",
         "shards_of",
     ),
@@ -374,6 +380,7 @@ _LAZY = {
         "DRAWN_ALL",
         "DRAWN_LATEST",
         "RANK_COLUMNS",
+        "WAITS_READ",
         "costs_of",
         "drawn_entries",
         "gaps_of",
@@ -399,6 +406,7 @@ _LAZY = {
         "judge",
         "judge_in_steps",
         "loading_unmarked",
+        "merge",
         "named_cause",
         "on_time",
         "prefetch_case",

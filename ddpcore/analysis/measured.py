@@ -21,7 +21,7 @@ import math
 import statistics
 from array import array
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import chain
 
@@ -30,20 +30,19 @@ from ..storage import Fan, block_rows, ranges
 from ..traces import (
     FileError,
     Loaded,
-    OwnMedians,
     RankColumns,
     RankFacts,
     RankTrace,
-    kept_for_verdict,
     table_of,
 )
 from .caveats import RunFacts, caveats_of
 from .chance import Across, Chance, cost_tail
 from .rankmap import MAX_ROWS, Cells, bins_of, map_of
-from .rankwise import own_medians_of, rank_summaries
+from .rankwise import rank_summaries
 from .results import AnalysisError, Measured, StepSummary
 from .rounds import beyond_chance
 from .runs import copies, runs_of
+from .shards import Shard, measure_shards
 from .stepwise import CostRows, _at, _common_steps, _parts_at, _summarise_step, rows_of, step_major, unmeasured
 
 __all__ = ["measure", "measure_loaded", "one_run", "RUN"]
@@ -62,8 +61,6 @@ def measure(
     ranks: Sequence[RankTrace | RankFacts | RankColumns],
     progress: StepsDone | None = None,
     fan: Fan = map,
-    at: float | None = None,
-    medians: Mapping[int, OwnMedians] | None = None,
 ) -> Measured:
     """Everything the threshold does not change: the ranks' common steps, each rank's wait, cost and spans, and how
     late ranks are by chance. `progress` hears how many of the common steps are measured, after each (0 first, once
@@ -73,13 +70,8 @@ def measure(
     The costly part of an analysis (kernel unions over every step of every rank): the page's worker runs it next to
     the reader and hands the page this, which the page judges again at each threshold without the traces. Works on
     columns: a step's ranks are arrays, and only the ranks drawn get an object. `fan` (`storage.Fan`) runs the steps,
-    then the ranks, a range at a time, and so does what chance and the copies read.
-
-    With a threshold `at` (the command line's one), each step keeps only the entries a verdict at it reads, as a
-    merge of shards does, and `judge` refuses any other threshold: at 10^8 rank-steps the steps' columns then hold
-    tens of MB, not 6 GB.
-    `medians`: the ranks' own medians, by rank, when their tables were slimmed first (`own_medians_of`,
-    `kept_for_verdict`: then no lanes are drawn).
+    then the ranks, a range at a time, and so does what chance and the copies read. A measure kept to one threshold
+    (the command line's) is `shards.measure_shards`'s, over the same rounds (`rounds.chance_in_rounds`).
 
     >>> from ddpcore.traces import simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
@@ -121,12 +113,10 @@ def measure(
                 rows,
                 j,
                 tables,
-                _at(stepwise, j, at is None),
+                _at(stepwise, j),
                 _parts_at(parts, j) if parts is not None else None,
                 beyond.entries[j],
                 map_rows,
-                at,
-                medians is None,
             )
             for j in steps
         ]
@@ -163,7 +153,7 @@ def measure(
     summaries = tuple(
         replace(r, lateness=late)
         for r, late in zip(
-            rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, medians, Across.of(len(tables), places)),
+            rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, None, Across.of(len(tables), places)),
             beyond.ranks,
         )
     )
@@ -188,7 +178,6 @@ def measure(
         median_gap=statistics.median(s.gap for s in steps),
         wait_ms_total=statistics.fmean(math.fsum(w) for w in waits),
         load_marked=any(LOAD in (t.parts_ms or {}) for t in tables),
-        threshold=at,
     )
 
 
@@ -202,31 +191,49 @@ def measure_loaded(
     progress: StepsDone | None = None,
     fan: Fan = map,
     at: float | None = None,
+    shards: Callable[[Sequence[RankColumns]], Sequence[Shard]] | None = None,
+    rounds: Callable[[str], None] | None = None,
 ) -> tuple[Measured | None, tuple[FileError, ...]]:
     """The readable files measured; when they cannot be compared, None and why, as one more error line (source
-    RUN): the command line and the page both read a run this way (`one_run`). With a threshold `at`, the measure
-    is kept to it (`measure`) and each rank's table slimmed once its own medians are taken (`own_medians_of`,
-    `kept_for_verdict`); `loaded` is then best a function that reads the files, so that no caller holds their whole
-    tables.
+    RUN): the command line, the page and a Ray cluster's nodes read a run this way (`one_run`). Without a threshold,
+    the whole measure the page judges again at each threshold (`measure`, a step at a time through `fan`, told to
+    `progress`). With a threshold `at`, the one pipeline of a measure at a threshold (`shards.measure_shards`): the
+    ranks held as `shards` makes them (one `Shard` in this process by default; `cli.fork.forked_shards`: shards in
+    forked processes), each round's name told to `rounds`, the shards let go after (their `close`, where they have
+    one); `loaded` is then best a function that reads the files, so that no caller holds their whole tables.
 
     >>> from ddpcore.traces import Loaded, simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
     >>> m, errors = measure_loaded(Loaded(tuple(ranks), ()))
-    >>> len(m.ranks), errors
-    (8, ())
+    >>> kept, _ = measure_loaded(Loaded(tuple(ranks), ()), at=0.1)
+    >>> len(m.ranks), errors, len(kept.steps), kept.threshold
+    (8, (), 30, 0.1)
     """
     read = loaded() if callable(loaded) else loaded
     unread = read.errors
     try:
         tables, errors = one_run(read, fan)
-        del read  # the tables are slimmed below: nothing here may hold them whole
-        if at is None or len(tables) < 2:
-            return measure(tables, progress, fan, at), errors
-        medians = own_medians_of(tables, fan)
-        tables = [kept_for_verdict(t) for t in tables]
-        return measure(tables, progress, fan, at, medians), errors
+        del read  # the shards slim the tables: nothing here may hold them whole
+        if at is None:
+            return measure(tables, progress, fan), errors
+        if len(tables) < 2:
+            raise AnalysisError("run.two_ranks")
+        held = (shards or _in_process)(tables)
+        del tables
+        try:
+            return measure_shards(held, at, rounds), errors
+        finally:
+            for s in held:
+                close = getattr(s, "close", None)
+                if close is not None:
+                    close()
     except AnalysisError as exc:
         return None, (*unread, FileError(RUN, exc.message))
+
+
+def _in_process(tables: Sequence[RankColumns]) -> list[Shard]:
+    """Every rank as one shard, in this process."""
+    return [Shard(tables)]
 
 
 def one_run(loaded: Loaded, fan: Fan = map) -> tuple[list[RankColumns], tuple[FileError, ...]]:

@@ -23,31 +23,12 @@ from .chance import (
     Across,
 )
 from .results import AnalysisError, RankSummary
-from .stepwise import RANK_COLUMNS, _common_steps, gaps_of, rows_of
+from .stepwise import RANK_COLUMNS, gaps_of
 
 __all__ = [
-    "own_medians_of",
     "own_medians_at",
     "rank_summaries",
 ]
-
-
-def own_medians_of(tables: Sequence[RankColumns], fan: Fan = map) -> dict[int, OwnMedians]:
-    """Every rank's own medians over the ranks' common steps (`own_medians`), by rank, the ranks a range at a time
-    through `fan`: taken where the rank was read when it was slimmed there (`KeptColumns`), else from its table, or
-    from its file read again when its table was slimmed for other rows than these.
-
-    >>> from ddpcore.traces import simulated_run, table_of
-    >>> tables = [table_of(r) for r in simulated_run(3, 4, seed=1)[0]]
-    >>> sorted(own_medians_of(tables))
-    [0, 1, 2]
-    """
-    common = _common_steps(tables)[0]
-
-    def owned(some: range) -> list[OwnMedians]:
-        return [own_medians_at(tables[k], rows_of(tables[k], common)) for k in some]
-
-    return dict(zip((t.rank for t in tables), chain.from_iterable(fan(owned, ranges(len(tables), len(common))))))
 
 
 def own_medians_at(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
@@ -85,7 +66,7 @@ def rank_summary(
 ) -> RankSummary:
     """One rank over the common steps (`rows`: their rows in the rank's table; `mine`: its cost and wait in each,
     and its gap, else found from its cost and period), told how often it was the slowest; `own`: its own medians
-    when they were taken before (`own_medians_of`).
+    when they were taken before (`own_medians_at`).
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> table = table_of(simulated_run(2, 3, seed=1)[0][0])
@@ -124,7 +105,7 @@ def rank_summaries(
     """Every rank over the common steps (`rank_summary`): `by_step` holds each step's `RANK_COLUMNS` (the gap may
     be left out), entry i rank i, read a rank at a time (`storage.Transposed`), the ranks a range at a time through
     `fan`; `slowest` counts the steps each rank was the slowest of; `medians`: the ranks' own medians, by rank, when
-    taken before (`own_medians_of`); `across`: each step's middle places of the waits, when `by_step` holds no costs
+    taken before (`own_medians_at`); `across`: each step's middle places of the waits, when `by_step` holds no costs
     (a rank's are then found from its waits: `chance.Across`).
 
     >>> from ddpcore.traces import simulated_run, table_of

@@ -18,7 +18,7 @@ Its verdict is the one `measure` then `judge` give over every rank (tests/analys
 last bit in a near tie. Left out: the page's drawn lanes and the map (`Measured.rank_map` is empty), and the fit.
 
 >>> from ddpcore.traces import simulated_run
->>> from ddpcore.analysis import analyze
+>>> from ddpcore.analysis import analyze, merge
 >>> ranks, slowed = simulated_run(12, 40, persistent=(5,), p=0.02, seed=3)
 >>> whole, parts = analyze(ranks), merge([Shard(ranks[:5]), Shard(ranks[5:])])
 >>> parts.straggler_rank, parts.straggler_cost_ms == whole.straggler_cost_ms
@@ -27,6 +27,7 @@ last bit in a near tie. Left out: the page's drawn lanes and the map (`Measured.
 
 from __future__ import annotations
 
+import heapq
 import math
 import statistics
 from array import array
@@ -34,8 +35,8 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import reduce
-from itertools import chain
+from functools import partial, reduce
+from itertools import accumulate, chain
 from typing import TypeVar, cast
 
 from ..base import CAUSES, LOAD, THRESHOLD
@@ -43,6 +44,7 @@ from ..storage import (
     SAMPLE,
     Positions,
     Sample,
+    SortedRuns,
     Transposed,
     Within,
     bracket,
@@ -50,6 +52,7 @@ from ..storage import (
     merged,
     order_of,
     sample_of,
+    sorted_places,
     where_at_least,
     within,
     without_places,
@@ -85,11 +88,10 @@ from .rankwise import own_medians_at, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .rounds import chance_in_rounds
 from .runs import Releases, bound_of, drift, fingerprint, references
-from .stepwise import costs_of, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
-from .verdict import Analysis, judge
+from .stepwise import WAITS_READ, costs_of, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
 from .whatif import retimed_saving
 
-__all__ = ["Shard", "ShardRounds", "merge", "order_stats", "shards_of"]
+__all__ = ["ROUNDS", "Shard", "ShardRounds", "asked", "asked_each", "measure_shards", "order_stats", "shards_of"]
 
 T = TypeVar("T")
 
@@ -118,12 +120,45 @@ class StepRows(Sequence[Sequence[float]]):
     def __iter__(self) -> Iterator[Sequence[float]]:
         return map(self.across.at, range(self.across.rows))
 
+    def raw(self, j: int) -> Sequence[float]:
+        """Step j's values as the ranks keep them (`storage.Micros` for times: converted only where read, a few
+        entries of thousands)."""
+        return self.across.at(j, ms=False)
+
 
 CHANCE_ONLY = ("work", "adjusted", "recentred", "deviations", "on_time")
 """What a shard holds for chance alone (`rounds.chance_in_rounds`, each rank's `Lateness`): the work a step at a time
 (chance reads it over and over: held, not gathered again each time), the sorted copies, pooled values and adjusted
 work that the questions after it (`Shard.waits` on) never read. The steps' entries read the work's column once,
 where it is (`StepRows`)."""
+
+
+def asked_each(shards: Sequence[Shard], name: str, each: Sequence[tuple]) -> list:
+    """Every shard's answer to one question (`name`, with the shard's own arguments `each[k]`), asked of every shard
+    before any answer is awaited: shards in other processes or on other nodes (those with an `ask_later`, which
+    sends the question and gives what waits for its answer) work at once, and a merge waits for the slowest, not
+    for their sum. A shard in this process answers when its answer is awaited.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> shards = shards_of(simulated_run(5, 3, seed=1)[0], 2)
+    >>> asked_each(shards, "unread", [(), ()])
+    [(), ()]
+    """
+    waiting = [
+        s.ask_later(name, args) if hasattr(s, "ask_later") else partial(getattr(s, name), *args)
+        for s, args in zip(shards, each)
+    ]
+    return [wait() for wait in waiting]
+
+
+def asked(shards: Sequence[Shard], name: str, *args: object) -> list:
+    """Every shard's answer to one question, the same arguments for all (`asked_each`).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> [len(hello["ranks"]) for hello in asked(shards_of(simulated_run(5, 3, seed=1)[0], 2), "hello")]
+    [3, 2]
+    """
+    return asked_each(shards, name, [args] * len(shards))
 
 
 def pooled_sample(count: int) -> int:
@@ -148,7 +183,7 @@ class Shard:
         self.errors = tuple(errors)
         self.ranks = tuple(t.rank for t in self.tables)
         self.vectors: dict[str, Sequence[Sequence[float]]] = {}
-        self.pooled: dict[str, array[float]] = {}
+        self.pooled: dict[str, Sequence[float]] = {}
         self.ordered: dict[str, list[Sequence[float]]] = {}
 
     def unread(self) -> tuple[FileError, ...]:
@@ -210,27 +245,36 @@ class Shard:
             "latest": [max(a) for a in self.columns["arrival_ms"]],
             "longest": [max(p) for p in self.columns["period_ms"]],
             "parts_any": {p: [any(v) for v in by_step] for p, by_step in (self.parts or {}).items()},
-            "unmeasured": unmeasured(self.common, self.ranks, self.columns["work_ms"]),
+            "unmeasured": unmeasured(self.common, self.ranks, self.vectors["work"]),
         }
 
-    def _pool(self, key: str, runs: list[array[float]]) -> array[float]:
-        """Hold values pooled over the shard's steps in order, from each step's sorted (`storage.merged`: no list of
-        every value as a float on the way, 32 bytes a value)."""
-        self.pooled[key] = merged(runs)
-        return self.pooled[key]
+    def _pool(self, key: str, runs: list[array[float]]) -> int:
+        """Hold values pooled over the shard's steps, each step's sorted: read in order where they lie
+        (`storage.SortedRuns`), merged into one array only when other shards' answers are joined to them (`_merged`);
+        their count."""
+        self.pooled[key] = SortedRuns(runs)
+        return len(self.pooled[key])
+
+    def _merged(self, key: str) -> Sequence[float]:
+        """A pooled vector as one sorted array (`storage.merged`: no list of every value as a float on the way, 32
+        bytes a value), once."""
+        held = self.pooled[key]
+        if isinstance(held, SortedRuns):
+            held = self.pooled[key] = merged(held.runs)
+        return held
 
     def samples(self, key: str) -> list[Sample]:
         """Each step's values of a vector, sampled in order; or the one pooled vector, sampled at about the square
         root of its count (`pooled_sample`)."""
         if key in self.pooled:
-            ordered = self.pooled[key]
+            ordered = self._merged(key)
             return [sample_of(ordered, pooled_sample(len(ordered)))]
         return [sample_of(o) for o in self._ordered(key)]
 
     def _ordered(self, key: str) -> list[Sequence[float]]:
         if key not in self.ordered:
             self.ordered[key] = (
-                [array("d", sorted(v)) for v in self.vectors[key]] if key in self.vectors else [self.pooled[key]]
+                [array("d", sorted(v)) for v in self.vectors[key]] if key in self.vectors else [self._merged(key)]
             )
         return self.ordered[key]
 
@@ -244,19 +288,37 @@ class Shard:
             self.ordered.pop(key, None)
         return found
 
+    def at_places(self, key: str, wanted: Sequence[Positions | None], last: bool = False) -> list[list[float]]:
+        """Each vector's sorted values at the wanted places (None: none), read here (`storage.sorted_places` a step
+        at a time, `SortedRuns.places` of a pooled one): a shard that holds every rank answers `order_stats` in one
+        round, and sorts nothing whole. `last` as `between`'s."""
+        if key in self.pooled:
+            held = self.pooled[key]
+            read = held.places if isinstance(held, SortedRuns) else lambda a, b: list(held[a:b])
+            found = [read(w[0], w[1] + 1) if w is not None else [] for w in wanted]
+        else:
+            found = [
+                sorted_places(v, w[0], w[1] + 1) if w is not None else [] for v, w in zip(self.vectors[key], wanted)
+            ]
+        if last:
+            self.ordered.pop(key, None)
+        return found
+
     def count_upto(self, key: str, x: float) -> int:
         """How many values of a pooled vector are at most x."""
-        return bisect_right(self.pooled[key], x)
+        held = self.pooled[key]
+        return held.count_upto(x) if isinstance(held, SortedRuns) else bisect_right(held, x)
 
     def counts_upto(self, key: str, edges: Sequence[float]) -> list[int]:
         """How many values of a pooled vector are at most each edge."""
-        ordered = self.pooled[key]
-        return [bisect_right(ordered, x) for x in edges]
+        return [self.count_upto(key, x) for x in edges]
 
     def above(self, key: str, x: float) -> list[float]:
         """The values of a pooled vector above x, in order."""
-        ordered = self.pooled[key]
-        return ordered[bisect_right(ordered, x) :].tolist()
+        held = self.pooled[key]
+        if isinstance(held, SortedRuns):
+            return held.above(x)
+        return list(held[bisect_right(held, x) :])
 
     def places(self, work_medians: Sequence[float]) -> list[Place]:
         """Each of the shard's ranks' usual place (`chance.rank_places`) against every rank's median work."""
@@ -349,7 +411,7 @@ class Shard:
         self.first_rows: list[array[float]] = []
         out = []
         for j, everyone in enumerate(released):
-            wait, first, free = waits_of({name: c[j] for name, c in self.columns.items()}, everyone, latest[j])
+            wait, first, free = waits_of({name: self.columns[name][j] for name in WAITS_READ}, everyone, latest[j])
             self.wait_rows.append(wait)
             self.first_rows.append(first)
             out.append((free, sum_parts(wait)))
@@ -374,14 +436,23 @@ class Shard:
         usual = [s.median_cost_ms for s in summaries]
         self.beyond_rows = [past(row, floor) for row in self.deviation_rows]
         del self.deviation_rows
-        pooled = self._pool("costs", on_time_costs(self.cost_rows, self.beyond_rows, usual))
-        return {"slowest": slowest, "summaries": summaries, "costs": len(pooled)}
+        count = self._pool("costs", on_time_costs(self.cost_rows, self.beyond_rows, usual))
+        return {"slowest": slowest, "summaries": summaries, "costs": count}
 
     def over(self, threshold: float) -> list[int]:
         """Per step, how many of the shard's ranks are over the threshold."""
         self.threshold = float(threshold)
         self.over_rows = [where_at_least(g, self.threshold) for g in self.gap_rows]
         return [len(o) for o in self.over_rows]
+
+    def _least(self, j: int, over: int) -> Sequence[float]:
+        """Step j's smallest waits, as many as `read_entries` reads with `over` entries over the threshold: from the
+        sorted copy a merge's rounds left, else picked (`heapq.nsmallest`)."""
+        ordered = self.ordered.get("wait")
+        if ordered is not None:
+            return ordered[j]
+        wait = self.wait_rows[j]
+        return heapq.nsmallest(min(len(wait), over + KEPT + 1), wait)
 
     def entries(self, parts: Sequence[Sequence[str] | None], slowest: Sequence[int]) -> list[dict]:
         """Per step, the shard's entries a verdict reads: its ranks over the threshold, its ranks of least wait and
@@ -391,7 +462,7 @@ class Shard:
         where = {r: i for i, r in enumerate(self.ranks)}
         for j, over in enumerate(self.over_rows):
             wait, first = self.wait_rows[j], self.first_rows[j]
-            chosen = read_entries(wait, self.ordered["wait"][j], first, over)
+            chosen = read_entries(wait, self._least(j, len(over)), first, over)
             if slowest[j] in where:
                 chosen.add(where[slowest[j]])
             picked = sorted(chosen)
@@ -399,12 +470,12 @@ class Shard:
             row = {
                 "ranks": [self.ranks[i] for i in picked],
                 "beyond": [i in beyond for i in picked],
-                "period_ms": gathered(self.columns["period_ms"][j], picked, "d"),
-                "compute_ms": gathered(self.columns["compute_ms"][j], picked, "d"),
+                "period_ms": gathered(self.columns["period_ms"].raw(j), picked, "d"),
+                "compute_ms": gathered(self.columns["compute_ms"].raw(j), picked, "d"),
                 "cost_ms": gathered(self.cost_rows[j], picked, "d"),
                 "gap": gathered(self.gap_rows[j], picked, "d"),
                 "wait_ms": gathered(wait, picked, "d"),
-                "work_ms": gathered(self.columns["work_ms"][j], picked, "f"),
+                "work_ms": gathered(self.columns["work_ms"].raw(j), picked, "f"),
                 "first_ms": gathered(first, picked, "f"),
             }
             if self.parts is not None and parts[j] is not None:
@@ -427,9 +498,11 @@ def order_stats(
     >>> order_stats(shards, "period", [(1, 3)])[0] == every[1:4]
     True
     """
-    samples = [s.samples(key) for s in shards]
+    if len(shards) == 1:
+        return cast(list[list[float]], asked(shards, "at_places", key, wanted, last)[0])
+    samples = asked(shards, "samples", key)
     brackets = [None if w is None else bracket([s[j] for s in samples], w) for j, w in enumerate(wanted)]
-    answers = [s.between(key, brackets, last) for s in shards]
+    answers = asked(shards, "between", key, brackets, last)
     out: list[list[float]] = []
     for j, w in enumerate(wanted):
         found = [a[j] for a in answers]
@@ -484,15 +557,15 @@ class _Pooled(Sequence[float]):
 
     def count_upto(self, x: float) -> int:
         """How many values are at most x."""
-        return min(self.length, sum(s.count_upto(self.key, x) for s in self.shards))
+        return min(self.length, sum(asked(self.shards, "count_upto", self.key, x)))
 
     def above(self, x: float) -> list[float]:
         """The values above x, in order."""
-        return sorted(chain.from_iterable(s.above(self.key, x) for s in self.shards))
+        return sorted(chain.from_iterable(asked(self.shards, "above", self.key, x)))
 
     def counts_upto(self, edges: Sequence[float]) -> list[int]:
         """How many values are at most each edge, each shard asked once."""
-        answers = [s.counts_upto(self.key, edges) for s in self.shards]
+        answers = asked(self.shards, "counts_upto", self.key, edges)
         return [min(self.length, sum(column)) for column in zip(*answers)]
 
 
@@ -505,7 +578,7 @@ def _pooled_read(shards: Sequence[Shard], key: str, length: int, read: Callable[
     >>> from ddpcore.traces import simulated_run
     >>> ranks = simulated_run(6, 40, seed=2)[0]
     >>> shards = shards_of(ranks, 2)
-    >>> _ = merge(shards)
+    >>> _ = measure_shards(shards)
     >>> every = sorted(v for s in shards for v in s.pooled["costs"])
     >>> _pooled_read(shards, "costs", len(every), Tail.of) == Tail.of(every)
     True
@@ -556,15 +629,13 @@ class ShardRounds:
 
     def places(self, medians: Sequence[float]) -> list[Place]:
         """Every rank's usual place (over every shard)."""
-        self.held_places = [s.places(medians) for s in self.shards]
+        self.held_places = asked(self.shards, "places", medians)
         return [p for held in self.held_places for p in held]
 
     def adjust(self, usual: Sequence[float], medians: Sequence[float], base: float) -> None:
         """Each rank's usual offset taken out of its work (over every shard)."""
-        start = 0
-        for s, held in zip(self.shards, self.held_places):
-            s.adjust(usual[start : start + len(held)], medians, base)
-            start += len(held)
+        starts = list(accumulate((len(held) for held in self.held_places), initial=0))
+        asked_each(self.shards, "adjust", [(usual[a:b], medians, base) for a, b in zip(starts, starts[1:])])
 
     def lower_looks(self) -> list[tuple[float, float]]:
         """Each step's lower look (over every shard)."""
@@ -577,41 +648,41 @@ class ShardRounds:
 
     def suspects(self, cuts: Sequence[float]) -> list[int]:
         """Each step's suspects held (over every shard); how many a step."""
-        self.counts = [sum(c) for c in zip(*(s.suspects(cuts) for s in self.shards))]
+        self.counts = [sum(c) for c in zip(*asked(self.shards, "suspects", cuts))]
         return self.counts
 
     def held(self) -> Counter[int]:
         """How many suspects each rank holds (over every shard)."""
         held: Counter[int] = Counter()
-        for s in self.shards:
-            held.update(s.suspects_held())
+        for some in asked(self.shards, "suspects_held"):
+            held.update(some)
         return held
 
     def leads(self, crowded: frozenset[int]) -> list[Lead]:
         """Each step's latest two ranks not crowded (over every shard)."""
-        return [reduce(Lead.joined, per_step) for per_step in zip(*(s.leads(crowded) for s in self.shards))]
+        return [reduce(Lead.joined, per_step) for per_step in zip(*asked(self.shards, "leads", crowded))]
 
     def read_recentred(self, leads: Sequence[Lead], stride: int, read: Callable[[Sequence[float]], T]) -> T:
         """`read` of the works pooled against their steps' means (over every shard)."""
-        length = sum(s.recentre(leads, stride) for s in self.shards)
+        length = sum(asked(self.shards, "recentre", leads, stride))
         return _pooled_read(self.shards, "recentred", length, read)
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
         """Each step's latest rank added to its suspects (over every shard); how many a step."""
         self.tops = list(tops)
-        self.counts = [sum(c) for c in zip(*(s.top_suspects(tops) for s in self.shards))]
+        self.counts = [sum(c) for c in zip(*asked(self.shards, "top_suspects", tops))]
         return self.counts
 
     def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
         """Each step's reference is the sum of its ranks on time over every shard (exact parts, `sum_parts`), the
         suspects left out unless none would be left."""
         leave = [0 < c < self.n for c in self.counts]
-        parts = [s.sums(leave) for s in self.shards]
+        parts = asked(self.shards, "sums", leave)
         references = [
             (self.n - c if out else self.n, math.fsum(p for shard in parts for p in shard[j]), out)
             for j, (c, out) in enumerate(zip(self.counts, leave))
         ]
-        answers = [s.deviations(references) for s in self.shards]
+        answers = asked(self.shards, "deviations", references)
         pooled = _Pooled(self.shards, "deviations", sum(total for total, _ in answers))
         if self.tops is None:
             return pooled, None
@@ -697,27 +768,39 @@ def _run_of(hellos: Sequence[dict]) -> _Run:
     )
 
 
-def merge(
+ROUNDS = ("steps", "chance", "waits", "middles", "entries")
+"""The rounds of `measure_shards`, in order: what its `progress` hears before each."""
+
+
+def measure_shards(
     shards: Sequence[Shard], threshold: float = THRESHOLD.default, progress: Callable[[str], None] | None = None
-) -> Analysis:
-    """The verdict over every shard's ranks, as `analyze` gives it over all of them at once (module docstring);
-    `progress` hears each round's name."""
+) -> Measured:
+    """What every shard's ranks measure, kept to the entries a verdict at `threshold` reads (module docstring): the
+    one pipeline of a measure at a threshold, whether its ranks are one shard in this process, shards in forked
+    processes (`cli.fork.forked_shards`) or on the nodes of a Ray cluster (`cli.onray`). `progress` hears each
+    round's name (ROUNDS) before it.
+
+    >>> from ddpcore.traces import simulated_run
+    >>> measured = measure_shards([Shard(simulated_run(4, 6, persistent=(1,), seed=0)[0])], 0.1)
+    >>> len(measured.steps), measured.threshold
+    (6, 0.1)
+    """
     THRESHOLD.check(threshold)
     told = progress or (lambda _: None)
     told("steps")
-    run = _run_of([s.hello() for s in shards])
+    run = _run_of(asked(shards, "hello"))
     common = run.common
     warmup = WARMUP_STEP in common and len(common) > 1
     if warmup:
         common = [n for n in common if n != WARMUP_STEP]
-    began = [s.begin(common, run.common, run.parts) for s in shards]
+    began = asked(shards, "begin", common, run.common, run.parts)
     n, steps = len(run.ranks), len(common)
 
     told("chance")
     found = chance_in_rounds(ShardRounds(shards, n, steps), n, steps)
     work_tail, floor, total = found.tail, found.floor_ms, found.total
     spread = Atoms.of_sorted(found.pooled)
-    lateness_of = dict(pair for s in shards for pair in s.lateness(work_tail))
+    lateness_of = dict(chain.from_iterable(asked(shards, "lateness", work_tail)))
     count, first_bad = 0, None
     for b in began:
         c, f = b["unmeasured"]
@@ -730,10 +813,10 @@ def merge(
     told("waits")
     released = [all(b["released"][j] for b in began) for j in range(steps)]
     latest = [max(b["latest"][j] for b in began) for j in range(steps)]
-    waited = [s.waits(released, latest) for s in shards]
+    waited = asked(shards, "waits", released, latest)
     free = [min(w[j][0] for w in waited) for j in range(steps)]
     wait_sums = [math.fsum(part for w in waited for part in w[j][1]) for j in range(steps)]
-    costed = [s.costs(_middles(shards, "wait", n, steps), floor) for s in shards]
+    costed = asked(shards, "costs", _middles(shards, "wait", n, steps), floor)
     slowest = [max((c["slowest"][j][0], -c["slowest"][j][1]) for c in costed)[1] * -1 for j in range(steps)]
     ranks_counted = Counter(slowest)
     summaries = sorted((r for c in costed for r in c["summaries"]), key=lambda r: r.rank)
@@ -741,7 +824,7 @@ def merge(
     cost_tail = _pooled_read(shards, "costs", sum(c["costs"] for c in costed), Tail.of)
 
     told("middles")
-    over = [sum(o) for o in zip(*(s.over(threshold) for s in shards))]
+    over = [sum(o) for o in zip(*asked(shards, "over", threshold))]
     widths = [max(KEPT, k) for k in over]
     wait_windows = order_stats(shards, "wait", [_window(n, k) for k in widths])
     period_medians = [_median(v, n) for v in order_stats(shards, "period", [_median_places(n)] * steps, last=True)]
@@ -754,7 +837,7 @@ def merge(
             part_windows[p] = order_stats(shards, f"part:{p}", wanted, last=True)
 
     told("entries")
-    pieces = [s.entries(step_parts, slowest) for s in shards]
+    pieces = asked(shards, "entries", step_parts, slowest)
     from_release = [all(b["from_release"][j] for b in began) for j in range(steps)]
     longest = [max(b["longest"][j] for b in began) for j in range(steps)]
     summarised = []
@@ -797,7 +880,7 @@ def merge(
         )
     )
     periods = [s.median_step_ms for s in summarised]
-    measured = Measured(
+    return Measured(
         steps=tuple(summarised),
         ranks=tuple(summaries),
         warnings=warnings,
@@ -817,9 +900,8 @@ def merge(
         median_gap=statistics.median(s.gap for s in summarised),
         wait_ms_total=statistics.fmean(wait_sums),
         load_marked=run.load_marked,
+        threshold=threshold,
     )
-    told("verdict")
-    return judge(measured, threshold)
 
 
 def _part_middles(

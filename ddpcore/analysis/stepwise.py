@@ -24,10 +24,8 @@ from operator import le, sub, truediv
 
 from ..base import Interval
 from ..storage import (
-    Micros,
     Transposed,
     block_rows,
-    gathered,
     median,
     order_of,
     picked,
@@ -61,6 +59,7 @@ __all__ = [
     "DRAWN_LATEST",
     "gaps_of",
     "RANK_COLUMNS",
+    "WAITS_READ",
     "read_entries",
     "rows_of",
     "step_major",
@@ -150,6 +149,10 @@ def gaps_of(cost: Sequence[float], period: Sequence[float]) -> array[float]:
     return array("d", [gap_of(c, p) for c, p in zip(cost, period)])
 
 
+WAITS_READ = ("arrival_ms", "anchor_ms", "compute_ms", "comm_free_ms")
+"""The columns a step's waits are made of (`waits_of`): a caller converts no other for them."""
+
+
 def waits_of(by_column: dict, released: bool, latest: float) -> tuple[array[float], array[float], float]:
     """Each rank's wait at a step's barrier, its first launch and when its earlier collectives were done (both
     relative to the release), from the step's columns (`by_column`, any of its ranks) and what every rank of it
@@ -199,32 +202,22 @@ def _summarise_step(
     parts: dict[str, Column] | None,
     beyond: tuple[int, ...],
     map_rows: tuple[tuple[int, ...], ...],
-    at: float | None = None,
-    drawing: bool = True,
 ) -> tuple[StepSummary, array[float], dict[int, float], Cells]:
     """One common step, with its ranks' waits whole and their middle places (all their costs need:
     `chance.middle_places`), and its cells of the map (`rankmap.cells_of`, rows `map_rows`). `by_column` holds,
     for this step, each rank's value of a column (ranks in order): arrays, not lists of floats, since for 4,096
     ranks x 200 steps every float object costs 24 bytes more. The costs need no sort of their own: a smaller wait
     never leaves a smaller median of the others, so the costs of the sorted waits, reversed, are the costs in order
-    (`tests/analysis/test_measured_columns.py`). With a threshold `at`, the step's columns keep only the entries a
-    verdict at it reads (`read_entries`), and its middles are as wide as its entries over it; `drawing` False
-    leaves the lanes out (tables without spans: `kept_for_verdict`)."""
+    (`tests/analysis/test_measured_columns.py`)."""
     period, anchor = by_column["period_ms"], by_column["anchor_ms"]
     released = all(by_column["released"])
     wait, first, free = waits_of(by_column, released, max(by_column["arrival_ms"]))
-    if at is None:
-        ranked: Sequence[float] = sorted(wait)
-        middle = Middle.of_sorted(ranked, KEPT)
-    else:
-        middle = Middle.of(wait, KEPT)
+    ranked: Sequence[float] = sorted(wait)
+    middle = Middle.of_sorted(ranked, KEPT)
     places = middle.places()
     cost = costs_of(wait, places, len(wait))
     gap = gaps_of(cost, period)
     slowest = cost.index(max(cost))
-    over = None if at is None else where_at_least(gap, at)
-    if over is not None and len(over) > KEPT:
-        middle = Middle.of(wait, len(over))
     columns = StepColumns(
         ranks=ranks,
         period_ms=period,
@@ -232,7 +225,7 @@ def _summarise_step(
         cost_ms=cost,
         gap=gap,
         wait_ms=wait,
-        work_ms=by_column["work_ms"] if isinstance(by_column["work_ms"], Micros) else array("f", by_column["work_ms"]),
+        work_ms=array("f", by_column["work_ms"]),
         parts_ms=parts,
         from_release=released and all(by_column["from_release"]),
         first_ms=first,
@@ -242,15 +235,12 @@ def _summarise_step(
         beyond=beyond,
         waits=middle,
         parts={p: Middle.of(v, middle.kept) for p, v in parts.items()} if parts is not None else None,
-        lowest=_lowest(wait, ranked) if over is None else (),
+        lowest=_lowest(wait, ranked),
     )
-    if over is not None:
-        least = heapq.nsmallest(min(len(wait), len(over) + KEPT + 1), wait)
-        columns = _kept_to(columns, sorted(read_entries(wait, least, first, over) | {slowest}))
     lead = max(anchor)
     drawn = tuple(
         _rank_in_step(ranks[i], tables[i].facts_at(rows[i][j], drawn_spans), cost[i], gap[i], wait[i], lead - anchor[i])
-        for i in (drawn_entries(cost, costs_of(ranked, ranked)[::-1] if at is None else None) if drawing else ())
+        for i in drawn_entries(cost, costs_of(ranked, ranked)[::-1])
     )
     summary = StepSummary(
         step=number,
@@ -286,36 +276,6 @@ def read_entries(
     latest = heapq.nlargest(len(over) + 1, first)[-1]
     chosen.update(where_at_least(first, latest))
     return chosen
-
-
-def _kept_to(c: StepColumns, picked: list[int]) -> StepColumns:
-    """A step's columns at the entries `picked` alone (in order), with its middles, what-if and entries beyond chance
-    as the whole step gave them: what a merge of shards builds (`shards`), and judges as `analyze` does."""
-
-    def kept(column: Sequence[float], typecode: str) -> array:
-        return gathered(column, picked, typecode)
-
-    wait = kept(c.wait_ms, "d")
-    beyond = set(c.beyond)
-    return StepColumns(
-        ranks=tuple(c.ranks[i] for i in picked),
-        period_ms=kept(c.period_ms, "d"),
-        compute_ms=kept(c.compute_ms, "d"),
-        cost_ms=kept(c.cost_ms, "d"),
-        gap=kept(c.gap, "d"),
-        wait_ms=wait,
-        work_ms=kept(c.work_ms, "f"),
-        parts_ms=None if c.parts_ms is None else {p: kept(v, "f") for p, v in c.parts_ms.items()},
-        from_release=c.from_release,
-        first_ms=kept(c.first_ms, "f"),
-        free_ms=c.free_ms,
-        solo_entry=picked.index(c.solo_entry),
-        solo_saved_ms=c.solo_saved_ms,
-        beyond=tuple(k for k, i in enumerate(picked) if i in beyond),
-        waits=c.waits,
-        parts=c.parts,
-        lowest=tuple(order_of(wait)),
-    )
 
 
 class CostRows(Sequence[array]):
@@ -431,10 +391,9 @@ def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], par
     )
 
 
-def _at(columns: dict[str, Transposed], j: int, whole: bool = True) -> dict:
-    """Step j's value of each column, rank by rank; the work left in microseconds unless `whole` (a step kept to a
-    threshold keeps a few entries of it: `_kept_to`)."""
-    return {k: v.at(j, whole or k != "work_ms") for k, v in columns.items()}
+def _at(columns: dict[str, Transposed], j: int) -> dict:
+    """Step j's value of each column, rank by rank."""
+    return {k: v.at(j) for k, v in columns.items()}
 
 
 def _parts_at(parts: dict[str, Transposed], j: int) -> dict[str, Column]:

@@ -39,7 +39,7 @@ import math
 import statistics
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -64,6 +64,7 @@ from .chance import needed as needed_mean
 from .measured import measure
 from .rankmap import RankStepMap
 from .results import Measured, RankSummary, StepColumns, StepSummary
+from .shards import Shard, measure_shards
 from .whatif import retimed_saving
 
 __all__ = [
@@ -82,6 +83,7 @@ __all__ = [
     "judge",
     "judge_in_steps",
     "loading_unmarked",
+    "merge",
     "named_cause",
     "on_time",
     "stretch_message",
@@ -828,6 +830,26 @@ def analyze(traces: Sequence[RankTrace | RankFacts | RankColumns], threshold: fl
     """
     THRESHOLD.check(threshold)
     return judge(measure(traces), threshold)
+
+
+def merge(
+    shards: Sequence[Shard], threshold: float = THRESHOLD.default, progress: Callable[[str], None] | None = None
+) -> Analysis:
+    """The verdict over every shard's ranks (`shards.measure_shards`, then `judge`), as `analyze` gives it over all
+    of them at once; `progress` hears each round's name (`shards.ROUNDS`), then "verdict".
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis.shards import shards_of
+    >>> ranks, slowed = simulated_run(12, 40, persistent=(5,), p=0.02, seed=3)
+    >>> whole, parts = analyze(ranks), merge(shards_of(ranks, 2))
+    >>> parts.straggler_rank, parts.straggler_cost_ms == whole.straggler_cost_ms
+    (5, True)
+    """
+    THRESHOLD.check(threshold)
+    measured = measure_shards(shards, threshold, progress)
+    if progress is not None:
+        progress("verdict")
+    return judge(measured, threshold)
 
 
 def _mean_gauges(gauges: Sequence[GpuGauges]) -> GpuGauges:

@@ -17,7 +17,10 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         main,
     )
     from .fork import (  # noqa: F401
+        ForkedShard,
+        ShardLost,
         forked,
+        forked_shards,
     )
     from .onray import (  # noqa: F401
         ANSWER_S,
@@ -51,7 +54,12 @@ _LAZY = {
         "build_parser",
         "main",
     ),
-    "fork": ("forked",),
+    "fork": (
+        "ForkedShard",
+        "ShardLost",
+        "forked",
+        "forked_shards",
+    ),
     "onray": (
         "ANSWER_S",
         "NodeReader",

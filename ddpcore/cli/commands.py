@@ -213,8 +213,8 @@ def _add_jobs(p: argparse.ArgumentParser) -> None:
         "--jobs",
         type=int,
         default=None,
-        help=f"files read at once, in as many processes, 1-{MAX_JOBS} (default: one per core from {AUTO_FILES} files"
-        " on, else 1)",
+        help=f"processes that read the files and measure the run, 1-{MAX_JOBS} (analyze: each holds a shard of the"
+        f" ranks; default: one per core from {AUTO_FILES} files on, else 1)",
     )
 
 
@@ -336,6 +336,18 @@ class ProgressLine:
             print(f"measuring {ranks:,} ranks, {rank_steps:,} rank-steps…", file=sys.stderr, flush=True)
         self.start = time.monotonic()
 
+    def round(self, name: str) -> None:
+        """Before each round of a measure at a threshold (`analysis.ROUNDS`): its name and place."""
+        from ..analysis import ROUNDS
+
+        if not self.shown and time.monotonic() - self.start < PROGRESS_AFTER_S:
+            return
+        if not self.shown:
+            self.shown = True
+            self.measuring(*self.measured)
+        k = ROUNDS.index(name) + 1 if name in ROUNDS else len(ROUNDS)
+        print(f"measuring: {name} ({k}/{len(ROUNDS)})", file=sys.stderr, flush=True)
+
     def steps(self, done: int, total: int) -> None:
         """After each measured step: how many of the run's common steps are measured."""
         now = time.monotonic()
@@ -373,7 +385,7 @@ def _read(
     nothing here holds the files' tables, so none is returned."""
     from ..analysis import measure_loaded
     from ..traces import Keep, files_in, read_paths, steps_in
-    from .fork import forked
+    from .fork import ShardLost, forked, forked_shards
 
     THRESHOLD.check(args.threshold)
     _check_jobs(args.jobs)
@@ -388,9 +400,18 @@ def _read(
         return loaded
 
     kept = None if at is not None else read()
-    measured, errors = measure_loaded(
-        read if kept is None else kept, line.steps if line is not None else None, forked(jobs), at
-    )
+    try:
+        measured, errors = measure_loaded(
+            read if kept is None else kept,
+            line.steps if line is not None else None,
+            forked(jobs),
+            at,
+            forked_shards(jobs),
+            line.round if line is not None else None,
+        )
+    except ShardLost as exc:
+        _say(command, f"error: {exc}")
+        return kept, None, []
     return kept, measured, _told(command, errors)
 
 

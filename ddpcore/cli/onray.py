@@ -30,6 +30,7 @@ ASKED = (
     "begin",
     "samples",
     "between",
+    "at_places",
     "count_upto",
     "above",
     "counts_upto",
@@ -123,17 +124,25 @@ class NodeShard:
     host: str
     ranks: tuple[int, ...]
 
-    def __getattr__(self, name: str) -> Callable[..., object]:
+    def ask_later(self, name: str, args: tuple) -> Callable[[], object]:
+        """Send one of the merge's questions (`ASKED`); what waits for its answer (`analysis.asked`: every node is
+        asked before any answer is awaited)."""
         if name not in ASKED:
             raise AttributeError(name)
+        ref = self.actor.ask.remote(name, args)
 
-        def asked(*args: object) -> object:
-            ok, value = _answer(self.where, self.actor.ask.remote(name, args))
+        def answer() -> object:
+            ok, value = _answer(self.where, ref)
             if not ok:
                 raise RayError(f"node {self.where}: {value}")
             return value
 
-        return asked
+        return answer
+
+    def __getattr__(self, name: str) -> Callable[..., object]:
+        if name not in ASKED:
+            raise AttributeError(name)
+        return lambda *args: self.ask_later(name, args)()
 
     @property
     def where(self) -> str:

@@ -246,13 +246,26 @@ class SortedRuns(Sequence[float]):
         """
         return sorted(chain.from_iterable(r[bisect_right(r, x) :] for r in self.runs))
 
-    def _found(self, k: int) -> float:
+    def places(self, start: int, stop: int) -> list[float]:
+        """The values at the sorted places `start` up to `stop`, found together: a bracket of the runs' samples sure
+        to hold them (`bracket`), and only what lies inside it sorted.
+
+        >>> from array import array
+        >>> SortedRuns([array("d", [1.0, 4.0, 5.0]), array("d", [2.0, 3.0])]).places(1, 4)
+        [2.0, 3.0, 4.0]
+        """
+        below, values = self._window(max(0, start), min(stop, self.length) - 1)
+        return values[max(0, start) - below : min(stop, self.length) - below]
+
+    def _window(self, first: int, last: int) -> tuple[int, list[float]]:
         if self.samples is None:
             self.samples = [sample_of(r) for r in self.runs]
-        lo, hi = bracket(self.samples, (max(0, k - 1), min(k + 1, self.length - 1)))
+        lo, hi = bracket(self.samples, (first, last))
         found = [inside(r, lo, hi) for r in self.runs]
-        below = sum(b for b, _ in found)
-        values = sorted(chain.from_iterable(v for _, v in found))
+        return sum(b for b, _ in found), sorted(chain.from_iterable(v for _, v in found))
+
+    def _found(self, k: int) -> float:
+        below, values = self._window(max(0, k - 1), min(k + 1, self.length - 1))
         self.windows.append((below, values))
         return values[k - below]
 

@@ -1,5 +1,5 @@
-"""A measure kept to one threshold (`measure`'s `at`, the command line's) gives the verdict of a whole one, and
-refuses any other threshold."""
+"""A measure kept to one threshold (the command line's: `measure_shards`, over one shard or several) gives the
+verdict of a whole one (`measure`, the page's), and refuses any other threshold."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ import pytest
 
 from ddpcore.analysis import (
     AnalysisError,
+    Shard,
     judge,
     measure,
     measure_loaded,
-    own_medians_of,
-    rank_step_map,
+    measure_shards,
+    shards_of,
 )
 from ddpcore.cli.verdicts import analysis_payload
 from ddpcore.traces import (
@@ -23,7 +24,6 @@ from ddpcore.traces import (
     Keep,
     KeptColumns,
     Loaded,
-    kept_for_verdict,
     read_paths,
     simulated_run,
     summary_bytes,
@@ -33,12 +33,10 @@ from ddpcore.traces import (
 FIXTURES = "tests/fixtures"
 
 
-def verdicts(ranks, threshold: float) -> tuple[dict, dict]:
-    """The payload of the whole measure and of the one kept to the threshold (tables slimmed first)."""
+def verdicts(ranks, threshold: float, shards: int) -> tuple[dict, dict]:
+    """The payload of the whole measure and of the one kept to the threshold over that many shards."""
     whole = analysis_payload(judge(measure(ranks), threshold), [])
-    tables = [table_of(r) for r in ranks]
-    medians = own_medians_of(tables)
-    kept = measure([kept_for_verdict(t) for t in tables], at=threshold, medians=medians)
+    kept = measure_shards(shards_of([table_of(r) for r in ranks], shards), threshold)
     return whole, analysis_payload(judge(kept, threshold), [])
 
 
@@ -54,9 +52,10 @@ def verdicts(ranks, threshold: float) -> tuple[dict, dict]:
         (2, 10, 0.1, 0.1),
     ],
 )
-def test_kept_verdict_is_the_whole_one(ranks, steps, p, threshold):
+@pytest.mark.parametrize("shards", [1, 2])
+def test_kept_verdict_is_the_whole_one(ranks, steps, p, threshold, shards):
     run, _ = simulated_run(ranks, steps, persistent=(1,), p=p, seed=ranks + steps)
-    whole, kept = verdicts(run, threshold)
+    whole, kept = verdicts(run, threshold, shards)
     assert kept == whole
 
 
@@ -64,16 +63,15 @@ def test_kept_steps_hold_few_entries():
     """Each step keeps its entries over the threshold, its least waits and latest launches: far fewer than its
     ranks, which is the point."""
     run, _ = simulated_run(400, 12, persistent=(5,), p=0.01, seed=3)
-    kept = measure(run, at=0.1)
+    kept = measure_shards([Shard(run)], 0.1)
     assert all(len(s.columns.ranks) < 100 for s in kept.steps)
     assert all(5 in s.columns.ranks for s in kept.steps)
-    whole = measure(run)
-    assert kept.rank_map == whole.rank_map == rank_step_map(whole.steps)
+    assert all(s.drawn == () for s in kept.steps) and kept.rank_map.steps == ()
 
 
 def test_another_threshold_is_refused():
     run, _ = simulated_run(8, 20, persistent=(3,), seed=1)
-    kept = measure(run, at=0.1)
+    kept = measure_shards([Shard(run)], 0.1)
     assert judge(kept, 0.1).straggler_rank == 3
     with pytest.raises(ValueError, match="threshold of 0.1"):
         judge(kept, 0.2)

@@ -9,9 +9,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.analysis import AnalysisError, Shard, analyze, judge, measure, merge, one_run, order_stats, shards_of
+from ddpcore.analysis import (
+    AnalysisError,
+    Shard,
+    analyze,
+    judge,
+    measure,
+    measure_shards,
+    merge,
+    one_run,
+    order_stats,
+    shards_of,
+)
 from ddpcore.cli.verdicts import analysis_payload
-from ddpcore.storage import bracket, sample_of
+from ddpcore.storage import SortedRuns, bracket, sample_of
 from ddpcore.traces import read_paths, simulated_run
 
 FIXTURES = "tests/fixtures"
@@ -115,6 +126,9 @@ class Held:
 
         return [within(sorted(v), *b) if b else None for v, b in zip(self.vectors, brackets)]
 
+    def at_places(self, key, wanted, last=False):
+        return [sorted(v)[w[0] : w[1] + 1] if w else [] for v, w in zip(self.vectors, wanted)]
+
 
 values = st.lists(st.sampled_from([0.0, 1.0, 2.5, -3.0, 7.0]) | st.floats(-1e6, 1e6), min_size=0, max_size=300)
 
@@ -214,3 +228,21 @@ def test_ties_at_a_bracket_cross_as_counts():
         assert order_stats(shards, "x", [wanted]) == [every[wanted[0] : wanted[1] + 1]]
     answers = [s.between("x", [bracket([s.samples("x")[0] for s in shards], (999, 1000))]) for s in shards]
     assert all(len(a[0].middle) <= 2 for a in answers)
+
+
+def test_a_shard_of_every_rank_reads_its_own_places():
+    """One shard (`analyze` in one process) answers `order_stats` in one round from its own values, a step's by
+    selection and a pooled vector's from its sorted runs, never merged: the same values the two rounds give."""
+    one = Shard(simulated_run(40, 30, persistent=(3,), p=0.05, seed=8)[0])
+    two = shards_of(simulated_run(40, 30, persistent=(3,), p=0.05, seed=8)[0], 2)
+    a, b = measure_shards([one], 0.1), measure_shards(two, 0.1)
+    wanted = [(k % 40, min(39, k % 40 + 5)) if k % 3 else None for k in range(len(a.steps))]
+    for key in ("wait", "period"):
+        assert order_stats([one], key, wanted) == order_stats(two, key, wanted)
+        assert order_stats([one], key, wanted)[1] == sorted(one.vectors[key][1])[1:7]
+    assert isinstance(one.pooled["costs"], SortedRuns)
+    pooled = sorted(v for run_ in one.pooled["costs"].runs for v in run_)
+    assert order_stats([one], "costs", [(100, 140)]) == [pooled[100:141]]
+    assert one.count_upto("costs", pooled[77]) == pooled.index(pooled[77]) + pooled.count(pooled[77])
+    assert one.above("costs", pooled[-5]) == [v for v in pooled if v > pooled[-5]]
+    assert analysis_payload(judge(a, 0.1), []) == analysis_payload(judge(b, 0.1), [])

@@ -4,6 +4,7 @@ import io
 
 from paths import FIXTURES
 
+from ddpcore.analysis import ROUNDS
 from ddpcore.cli import commands, main
 
 
@@ -20,7 +21,18 @@ def test_a_read_past_a_few_seconds_shows_its_progress_and_the_measurement(monkey
     assert main(["analyze", *paths]) == 0
     said = terminal.getvalue()
     assert "\rread 8/8 files" in said and "measuring 8 ranks, 320 rank-steps" in said
-    assert said.endswith("\rmeasured 39/39 steps\n")
+    rounds = "".join(f"measuring: {name} ({k}/{len(ROUNDS)})\n" for k, name in enumerate(ROUNDS, start=1))
+    assert said.endswith(rounds)
+
+
+def test_a_measure_for_the_page_tells_its_steps(monkeypatch):
+    """`--fit` keeps every entry of every step (the page's measure), a step at a time."""
+    paths = [str(p) for p in sorted((FIXTURES / "ddp8" / "s1.5").glob("*.jsonl.gz"))]
+    terminal = Terminal()
+    monkeypatch.setattr(commands.sys, "stderr", terminal)
+    monkeypatch.setattr(commands, "PROGRESS_AFTER_S", 0.0)
+    main(["analyze", "--fit", *paths])
+    assert "\rmeasured 39/39 steps\n" in terminal.getvalue()
 
 
 def test_a_quick_read_then_a_long_measurement_shows_the_measurement(monkeypatch):
