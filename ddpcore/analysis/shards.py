@@ -31,7 +31,6 @@ import heapq
 import math
 import statistics
 from array import array
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -49,7 +48,6 @@ from ..storage import (
     Within,
     bracket,
     gathered,
-    merged,
     order_of,
     sample_of,
     sorted_places,
@@ -183,7 +181,7 @@ class Shard:
         self.errors = tuple(errors)
         self.ranks = tuple(t.rank for t in self.tables)
         self.vectors: dict[str, Sequence[Sequence[float]]] = {}
-        self.pooled: dict[str, Sequence[float]] = {}
+        self.pooled: dict[str, SortedRuns] = {}
         self.ordered: dict[str, list[Sequence[float]]] = {}
 
     def unread(self) -> tuple[FileError, ...]:
@@ -250,32 +248,22 @@ class Shard:
 
     def _pool(self, key: str, runs: list[array[float]]) -> int:
         """Hold values pooled over the shard's steps, each step's sorted: read in order where they lie
-        (`storage.SortedRuns`), merged into one array only when other shards' answers are joined to them (`_merged`);
-        their count."""
+        (`storage.SortedRuns`), never merged into one array (at 10^8 rank-steps, a merge of each pooled vector took
+        minutes and held a second copy); their count."""
         self.pooled[key] = SortedRuns(runs)
         return len(self.pooled[key])
 
-    def _merged(self, key: str) -> Sequence[float]:
-        """A pooled vector as one sorted array (`storage.merged`: no list of every value as a float on the way, 32
-        bytes a value), once."""
-        held = self.pooled[key]
-        if isinstance(held, SortedRuns):
-            held = self.pooled[key] = merged(held.runs)
-        return held
-
     def samples(self, key: str) -> list[Sample]:
         """Each step's values of a vector, sampled in order; or the one pooled vector, sampled at about the square
-        root of its count (`pooled_sample`)."""
+        root of its count (`pooled_sample`, `SortedRuns.sample`)."""
         if key in self.pooled:
-            ordered = self._merged(key)
-            return [sample_of(ordered, pooled_sample(len(ordered)))]
+            held = self.pooled[key]
+            return [held.sample(pooled_sample(len(held)))]
         return [sample_of(o) for o in self._ordered(key)]
 
     def _ordered(self, key: str) -> list[Sequence[float]]:
         if key not in self.ordered:
-            self.ordered[key] = (
-                [array("d", sorted(v)) for v in self.vectors[key]] if key in self.vectors else [self._merged(key)]
-            )
+            self.ordered[key] = [array("d", sorted(v)) for v in self.vectors[key]]
         return self.ordered[key]
 
     def between(
@@ -283,6 +271,9 @@ class Shard:
     ) -> list[Within | None]:
         """Per step, a vector's values against its bracket (`storage.within`: how many below it, the values inside
         it, ties at its ends counted); `last`: the merge reads the vector no more, and its sorted copy is let go."""
+        if key in self.pooled:
+            held = self.pooled[key]
+            return [held.within(*b) if b is not None else None for b in brackets]
         found = [within(o, *b) if b is not None else None for o, b in zip(self._ordered(key), brackets)]
         if last:
             self.ordered.pop(key, None)
@@ -294,8 +285,7 @@ class Shard:
         round, and sorts nothing whole. `last` as `between`'s."""
         if key in self.pooled:
             held = self.pooled[key]
-            read = held.places if isinstance(held, SortedRuns) else lambda a, b: list(held[a:b])
-            found = [read(w[0], w[1] + 1) if w is not None else [] for w in wanted]
+            found = [held.places(w[0], w[1] + 1) if w is not None else [] for w in wanted]
         else:
             found = [
                 sorted_places(v, w[0], w[1] + 1) if w is not None else [] for v, w in zip(self.vectors[key], wanted)
@@ -306,8 +296,7 @@ class Shard:
 
     def count_upto(self, key: str, x: float) -> int:
         """How many values of a pooled vector are at most x."""
-        held = self.pooled[key]
-        return held.count_upto(x) if isinstance(held, SortedRuns) else bisect_right(held, x)
+        return self.pooled[key].count_upto(x)
 
     def counts_upto(self, key: str, edges: Sequence[float]) -> list[int]:
         """How many values of a pooled vector are at most each edge."""
@@ -315,10 +304,7 @@ class Shard:
 
     def above(self, key: str, x: float) -> list[float]:
         """The values of a pooled vector above x, in order."""
-        held = self.pooled[key]
-        if isinstance(held, SortedRuns):
-            return held.above(x)
-        return list(held[bisect_right(held, x) :])
+        return self.pooled[key].above(x)
 
     def places(self, work_medians: Sequence[float]) -> list[Place]:
         """Each of the shard's ranks' usual place (`chance.rank_places`) against every rank's median work."""

@@ -10,13 +10,13 @@ bracket and those inside it (`inside`). Exact: the bracket is a bound, not a gue
 
 from __future__ import annotations
 
-import heapq
 import math
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
+from operator import add
 
 __all__ = [
     "SAMPLE",
@@ -26,7 +26,6 @@ __all__ = [
     "Sample",
     "bracket",
     "in_order",
-    "merged",
     "inside",
     "sample_of",
     "sorted_places",
@@ -207,6 +206,7 @@ class SortedRuns(Sequence[float]):
         self.length = total if length is None else min(length, total)
         self.samples: list[Sample] | None = None
         self.windows: list[tuple[int, list[float]]] = []
+        self.sampled: tuple[int, Sample] | None = None
 
     def __len__(self) -> int:
         return self.length
@@ -230,7 +230,7 @@ class SortedRuns(Sequence[float]):
         """The `count` smallest values, in order (the same runs, read no further)."""
         view = SortedRuns.__new__(SortedRuns)
         view.runs, view.length = self.runs, min(count, self.length)
-        view.samples, view.windows = self.samples, self.windows
+        view.samples, view.windows, view.sampled = self.samples, self.windows, None
         return view
 
     def count_upto(self, x: float) -> int:
@@ -245,6 +245,49 @@ class SortedRuns(Sequence[float]):
         [3.0, 4.0, 5.0]
         """
         return sorted(chain.from_iterable(r[bisect_right(r, x) :] for r in self.runs))
+
+    def sample(self, size: int) -> Sample:
+        """About `size` of the values, each at its exact sorted place among all of them (what `bracket` bounds
+        with), found without merging the runs: the i-th of R runs gives its values at the fractions (i + j R) / (R
+        per) of its length, so that runs of one distribution (a step's deviations, each step's) give evenly spread
+        quantiles of the whole, each then placed by bisecting every run (C passes). Kept: a merge of shards asks a
+        pooled vector's again at each of its reads.
+
+        >>> from array import array
+        >>> SortedRuns([array("d", [1.0, 4.0, 5.0]), array("d", [2.0, 3.0])]).sample(4)
+        Sample(count=5, at=(0, 1, 2, 3), values=(1.0, 2.0, 3.0, 4.0))
+        """
+        if self.sampled is not None and self.sampled[0] == size:
+            return self.sampled[1]
+        count = len(self.runs)
+        per = max(1, -(-size // max(1, count)))
+        spread = count * per
+        values = sorted(
+            {
+                r[(j * count + i) * (len(r) - 1) // max(1, spread - 1)]
+                for i, r in enumerate(self.runs)
+                for j in range(per)
+            }
+        )
+        below = [0] * len(values)
+        for r in self.runs:
+            below = list(map(add, below, map(bisect_left, repeat(r), values)))
+        found = Sample(self.length, tuple(below), tuple(values))
+        self.sampled = (size, found)
+        return found
+
+    def within(self, lo: float, hi: float) -> Within:
+        """The values against the bracket from `lo` to `hi` (`within` of each run, joined).
+
+        >>> from array import array
+        >>> SortedRuns([array("d", [1.0, 4.0, 5.0]), array("d", [2.0, 3.0])]).within(2.0, 4.0).places(1, 4)
+        [2.0, 3.0, 4.0]
+        >>> SortedRuns([]).within(2.0, 4.0).below
+        0
+        """
+        if not self.runs:
+            return Within(lo, hi, 0, 0, array("d"), 0)
+        return Within.joined([within(r, lo, hi) for r in self.runs])
 
     def places(self, start: int, stop: int) -> list[float]:
         """The values at the sorted places `start` up to `stop`, found together: a bracket of the runs' samples sure
@@ -268,16 +311,6 @@ class SortedRuns(Sequence[float]):
         below, values = self._window(max(0, k - 1), min(k + 1, self.length - 1))
         self.windows.append((below, values))
         return values[k - below]
-
-
-def merged(runs: Iterable[Sequence[float]]) -> array[float]:
-    """Sorted runs merged into one sorted array of doubles, a value at a time (`heapq.merge`): sorting them all at
-    once would hold every value as a float object on the way, 32 bytes each beside the array's 8.
-
-    >>> merged([array("d", [1.0, 4.0]), array("d", [2.0, 3.0])])
-    array('d', [1.0, 2.0, 3.0, 4.0])
-    """
-    return array("d", heapq.merge(*runs))
 
 
 def in_order(rows: Iterable[Sequence[float]], presorted: bool = False) -> Sequence[float]:

@@ -203,7 +203,16 @@ def test_a_pooled_read_brings_about_a_square_root_of_each_shard():
     run, _ = simulated_run(300, 200, persistent=(3,), p=0.05, seed=4)
     shards = shards_of(run, 2)
     merge(shards)
-    assert all(len(s.samples("costs")[0].at) == isqrt(len(s.pooled["costs"])) + 1 > SAMPLE + 1 for s in shards)
+    for s in shards:
+        held = s.pooled["costs"]
+        assert isqrt(len(held)) <= len(s.samples("costs")[0].at) <= isqrt(len(held)) + len(held.runs)
+        assert len(s.samples("costs")[0].at) > SAMPLE + 1
+    samples = [s.samples("costs")[0] for s in shards]
+    total = sum(len(s.pooled["costs"]) for s in shards)
+    for k in (0, total // 10, total // 2, total - 1):
+        low, high = bracket(samples, (k, k))
+        brought = sum(len(s.pooled["costs"].within(low, high).middle) for s in shards)
+        assert brought <= 4 * sum(isqrt(len(s.pooled["costs"])) for s in shards)
 
 
 def test_shards_slimmed_where_read_merge_to_the_same_verdict():
