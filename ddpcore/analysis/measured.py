@@ -153,7 +153,7 @@ def measure(
     summaries = tuple(
         replace(r, lateness=late)
         for r, late in zip(
-            rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, None, Across.of(len(tables), places)),
+            rank_summaries(tables, rows, {"wait_ms": waits}, slowest, fan, across=Across.of(len(tables), places)),
             beyond.ranks,
         )
     )

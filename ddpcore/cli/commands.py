@@ -336,26 +336,30 @@ class ProgressLine:
             print(f"measuring {ranks:,} ranks, {rank_steps:,} rank-steps…", file=sys.stderr, flush=True)
         self.start = time.monotonic()
 
+    def _shown_at(self, now: float) -> bool:
+        """Whether the measurement's progress is shown by now: once it has lasted PROGRESS_AFTER_S, after a line
+        saying what is measured."""
+        if not self.shown and now - self.start < PROGRESS_AFTER_S:
+            return False
+        if not self.shown:
+            self.shown = True
+            self.measuring(*self.measured)
+        return True
+
     def round(self, name: str) -> None:
         """Before each round of a measure at a threshold (`analysis.ROUNDS`): its name and place."""
         from ..analysis import ROUNDS
 
-        if not self.shown and time.monotonic() - self.start < PROGRESS_AFTER_S:
+        if not self._shown_at(time.monotonic()):
             return
-        if not self.shown:
-            self.shown = True
-            self.measuring(*self.measured)
         k = ROUNDS.index(name) + 1 if name in ROUNDS else len(ROUNDS)
         print(f"measuring: {name} ({k}/{len(ROUNDS)})", file=sys.stderr, flush=True)
 
     def steps(self, done: int, total: int) -> None:
         """After each measured step: how many of the run's common steps are measured."""
         now = time.monotonic()
-        if not self.shown and now - self.start < PROGRESS_AFTER_S:
+        if not self._shown_at(now):
             return
-        if not self.shown:
-            self.shown = True
-            self.measuring(*self.measured)
         if done == total or now - self.last >= PROGRESS_EVERY_S:
             self.last = now
             end = "\n" if done == total else ""
