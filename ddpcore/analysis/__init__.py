@@ -113,6 +113,21 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         what_if,
         wilson_interval,
     )
+    from .jobgraph import (  # noqa: F401
+        COMM_OPTYPES,
+        Key,
+        StepGraph,
+        graph_of,
+    )
+    from .jobwhatif import (  # noqa: F401
+        DECOMPOSE_FROM,
+        JobTimes,
+        JobWhatIf,
+        job_times,
+        job_verdict,
+        job_whatif,
+        simulated_job,
+    )
     from .measured import (  # noqa: F401
         RUN,
         measure,
@@ -317,6 +332,21 @@ _LAZY = {
         "predicted",
         "what_if",
         "wilson_interval",
+    ),
+    "jobgraph": (
+        "COMM_OPTYPES",
+        "Key",
+        "StepGraph",
+        "graph_of",
+    ),
+    "jobwhatif": (
+        "DECOMPOSE_FROM",
+        "JobTimes",
+        "JobWhatIf",
+        "job_times",
+        "job_verdict",
+        "job_whatif",
+        "simulated_job",
     ),
     "measured": (
         "RUN",

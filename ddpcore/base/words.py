@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["LANGS", "NBSP", "WORDS", "Message", "Ms", "Said", "Share", "placeholders", "say"]
+__all__ = ["LANGS", "NBSP", "WORDS", "Message", "Ms", "Ratio", "Said", "Share", "placeholders", "say"]
 
 LANGS = ("en", "fr")
 NBSP = "\u202f"
@@ -541,6 +541,37 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "aucun couple de pas-rangs à l'heure n'a un travail positif (de la libération précédente au dernier "
         "bucket de gradients)",
     },
+    # --- a 3D-parallel job's what-if (analysis.jobwhatif) ---------------------------------------------------------
+    "job.none": {
+        "en": "no straggler: the job runs at {ratio} its ideal step",
+        "fr": "pas de retardataire : le job tourne à {ratio} de son pas idéal",
+    },
+    "job.worker": {
+        "en": "one worker (DP {dp}, stage {stage}) is slow in its {parts}: the job runs at {ratio} its ideal step, and "
+        "that worker explains {share} of the slowdown",
+        "fr": "un worker (DP {dp}, étage {stage}) est lent dans son {parts} : le job tourne à {ratio} de son pas "
+        "idéal, et ce worker explique {share} du ralentissement",
+    },
+    "job.data_parallel": {
+        "en": "a different data-parallel rank is the slowest from step to step (the most frequent one in {most} of "
+        "{steps} steps; any one rank alone costs at most {rank_ratio}): uneven work across data-parallel ranks, as "
+        "uneven sequence lengths make; the job runs at {ratio} its ideal step",
+        "fr": "le rang data-parallel le plus lent change d'un pas à l'autre (le plus fréquent dans {most} pas sur "
+        "{steps} ; un rang seul coûte au plus {rank_ratio}) : un travail inégal entre rangs data-parallel, comme en "
+        "font des séquences de longueurs inégales ; le job tourne à {ratio} de son pas idéal",
+    },
+    "job.last_stage": {
+        "en": "the last stage holds too much of the model: {stage_ratio} from it alone, {share} of the slowdown; move "
+        "layers off stage {stage}",
+        "fr": "le dernier étage porte trop du modèle : {stage_ratio} de lui seul, {share} du ralentissement ; "
+        "déplacez des couches hors de l'étage {stage}",
+    },
+    "job.spread": {
+        "en": "the slowdown ({ratio}) has no single place: the worst data-parallel rank {dp} costs {dp_ratio} alone, "
+        "the worst stage {stage} {stage_ratio}, the worst operation type {optype} {optype_ratio}",
+        "fr": "le ralentissement ({ratio}) n'a pas de lieu unique : le pire rang data-parallel {dp} coûte {dp_ratio} "
+        "seul, le pire étage {stage} {stage_ratio}, le pire type d'opération {optype} {optype_ratio}",
+    },
     # --- a threshold as typed ----------------------------------------------------------------------------------------
     "threshold.percent": {
         "en": "“{given}” read as a percent: {percent} of the step ({applied}).",
@@ -596,6 +627,10 @@ class Share(float):
     """A share, written as a whole percent: "77 %" (a narrow no-break space before the sign, in both languages)."""
 
 
+class Ratio(float):
+    """A slowdown, written to two decimals with a times sign: "1.97×", "1,97×"."""
+
+
 def _written(value: object, lang: str) -> str:
     if isinstance(value, Message):
         return value.text(lang)
@@ -606,6 +641,9 @@ def _written(value: object, lang: str) -> str:
         return f"{text.replace('.', ',')}{NBSP}ms" if lang == "fr" else f"{text} ms"
     if isinstance(value, Share):
         return f"{round(100 * value)}{NBSP}%"
+    if isinstance(value, Ratio):
+        text = f"{value:.2f}×"
+        return text.replace(".", ",") if lang == "fr" else text
     if isinstance(value, float) and lang == "fr":
         return f"{value:g}".replace(".", ",")
     if isinstance(value, float):

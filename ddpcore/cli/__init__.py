@@ -45,6 +45,8 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         compare_text,
         fit_payload,
         fit_text,
+        job_payload,
+        job_text,
     )
 
 _LAZY = {
@@ -83,6 +85,8 @@ _LAZY = {
         "compare_text",
         "fit_payload",
         "fit_text",
+        "job_payload",
+        "job_text",
     ),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""

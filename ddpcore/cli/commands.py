@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import asdict, replace
@@ -366,6 +367,54 @@ class ProgressLine:
             print(f"\rmeasured {done:,}/{total:,} steps", end=end, file=sys.stderr, flush=True)
 
 
+def _job_files(paths: Sequence[str]) -> list[str] | None:
+    """The files given when they are a 3D-parallel job's (an operation table and its meta file, told by content:
+    `traces.job_file_kind`), else None (per-rank traces); unreadable ones are left to the traces' reader."""
+    from ..traces import GZIP_MAGIC, files_in, job_file_kind
+
+    kinds = []
+    files = files_in(paths)
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(1 << 20)
+        except OSError:
+            return None
+        if head.startswith(GZIP_MAGIC):
+            try:
+                head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 1 << 16)
+            except zlib.error:
+                return None
+        kinds.append(job_file_kind(head[: 1 << 16]))
+    return files if kinds and any(k in ("parquet", "timeline") for k in kinds) else None
+
+
+def _run_job(args: argparse.Namespace, files: Sequence[str]) -> int:
+    """`analyze` of a 3D-parallel job: the what-if of `analysis.jobwhatif`, said by `verdicts.job_payload`."""
+    from ..analysis import job_times, job_whatif
+    from ..traces import MOST_BYTES, OpTraceError, read_job
+    from .verdicts import job_payload, job_text
+
+    try:
+        for path in files:
+            if os.path.getsize(path) > MOST_BYTES:
+                raise OpTraceError(f"{path}: beyond the {MOST_BYTES >> 20} MiB read")
+        job = read_job({path: Path(path).read_bytes() for path in files})
+        times = job_times(job.rows, job.groups, job.transfers_drawn)
+        del job.rows[:]
+        whatif = job_whatif(times)
+    except OSError as exc:
+        _say("analyze", f"error: {exc.filename}: {exc.strerror}")
+        return 1
+    except OpTraceError as exc:
+        _say("analyze", f"error: {exc}")
+        return 1
+    for line in (*job.notes, *times.skipped):
+        _say("analyze", line)
+    _emit(Report(job_payload(whatif, job.notes), (job_text,)), args.json)
+    return 0
+
+
 def _say(command: str, line: str) -> None:
     print(f"python -m ddpcore {command}: {line}", file=sys.stderr)
 
@@ -476,6 +525,10 @@ def _run_analyze(args: argparse.Namespace) -> int:
     from ..analysis import FitError, judge, outlook_or_why
     from .verdicts import analysis_payload, analysis_text, fit_payload
 
+    if args.ray is None:
+        job = _job_files(args.files)
+        if job is not None:
+            return _run_job(args, job)
     if args.ray is not None:
         on_ray = _on_ray(args)
         if on_ray is None:

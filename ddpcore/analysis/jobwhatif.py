@@ -1,0 +1,530 @@
+"""What a 3D-parallel job's stragglers cost: each step re-timed on its dependency graph (`jobgraph`) with every
+operation at its typical duration (the ideal), then with one group's real durations put back at a time.
+
+- S, the slowdown: the steps' mean time with real durations over the ideal's (launch gaps taken out of both).
+- S by data-parallel rank, by stage, by operation type (sends and receives of a direction as one), each per step
+  too: the ideal with that group's real durations, over the ideal.
+- M_W, what the worst workers explain: the share of the slowdown removed when the 3 % of workers (at least one)
+  whose data-parallel rank and stage both slow the job most run at typical durations; near 1, one worker's problem.
+- M_S, what the last stage explains: the same for every worker of the last stage; high when it holds too much of
+  the model.
+
+A typical duration is, per operation type over every worker and step, the mean of a compute and the median of a
+communication's transfer; a launch gap is what a worker waited beyond its prerequisites (the host late to issue), left
+out so that the slowdown is the workers' durations alone. These are the definitions of "Understanding Stragglers in
+Large Model Training Using What-if Analysis" (OSDI 2025), whose artifact's published results `tests` compare with.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from ..base import Message, Ratio, Share
+from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTraceError
+from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
+
+__all__ = [
+    "DECOMPOSE_FROM",
+    "JobWhatIf",
+    "JobTimes",
+    "job_times",
+    "job_verdict",
+    "job_whatif",
+    "simulated_job",
+]
+
+DECOMPOSE_FROM = 1.03
+"""The slowdown from which S is split by rank, stage and type (below it there is little to split)."""
+
+EXPLAINS = 0.5
+"""The share of the slowdown a worker or the last stage must explain (M_W, M_S) to be named its cause."""
+
+WORST_SHARE = 0.03
+"""The share of workers (at least one) M_W re-times: the worst 3 %."""
+
+LATE_AT = -CLOCK_SKEW
+"""How far (s) an operation may seem to start before what it needs ended, or to end before its group's last member
+started, and still be read as it is (two hosts' clocks disagree by that much): beyond, it is read as 0."""
+
+Values = dict[Key, list[float]]
+
+
+@dataclass(frozen=True)
+class JobTimes:
+    """A job's operations laid out on its step graph: for each operation of the graph, a value per instance (a step
+    and a data-parallel rank: instance t × dps + d), as recorded. `skipped` says, a line each, what was left out."""
+
+    graph: StepGraph
+    groups: JobGroups
+    steps: tuple[int, ...]
+    dps: int
+    duration: Values
+    transfer: Values
+    delay: Values
+    workers: dict[tuple[int, int], int]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def instances(self) -> int:
+        """How many (step, data-parallel rank) pairs each operation has."""
+        return len(self.steps) * self.dps
+
+
+def _instances(rows: Sequence[OpRow], dps: int) -> tuple[dict[tuple[Key, int, int], OpRow], list[int], list[str]]:
+    """The rows by (operation, dp rank, step); the steps every worker recorded whole; a line per step left out."""
+    at: dict[tuple[Key, int, int], OpRow] = {}
+    for o in rows:
+        at[((o.optype, o.seq, o.stage), o.dp, o.step)] = o
+    by_step: dict[int, set[tuple[Key, int]]] = defaultdict(set)
+    for key, dp, step in at:
+        by_step[step].add((key, dp))
+    steps = sorted(by_step)
+    if not steps:
+        raise OpTraceError("no operation in the table")
+    keys_of = [{k for k, d in by_step[s] if d == 0} for s in steps]
+    template = max(range(len(steps)), key=lambda i: (len(keys_of[i]), -i))
+    expected = {(k, d) for k in keys_of[template] for d in range(dps)}
+    kept, lines = [], []
+    for s in steps:
+        missing = expected - by_step[s]
+        extra = by_step[s] - expected
+        if missing or extra:
+            some = sorted(missing or extra)[0]
+            what = "lacks" if missing else "has an extra"
+            lines.append(
+                f"step {s} left out: it {what} {len(missing or extra)} operation(s), first {some[0][0]} "
+                f"#{some[0][1]} of stage {some[0][2]} on dp rank {some[1]}"
+            )
+        else:
+            kept.append(s)
+    return at, kept, lines
+
+
+def job_times(rows: Sequence[OpRow], groups: JobGroups, transfers_drawn: bool = False) -> JobTimes:
+    """A job's operation table laid out on its step graph, with each operation's recorded duration, each
+    communication's transfer (its end after its group's latest start) and each operation's launch gap (its start
+    after what it needs ended). Workers, stages and steps are checked against the group sizes: a missing stage or
+    rank is an error; a step that lacks operations is left out with a line (`skipped`). `transfers_drawn`: each
+    communication's row is its transfer alone (the artifact's timelines draw them so), read as it is.
+
+    >>> times = job_times(*simulated_job(dp=2, pp=2, steps=3))
+    >>> times.steps, times.instances, len(times.graph.groups)
+    ((0, 1, 2), 6, 5)
+    """
+    stages = sorted({o.stage for o in rows})
+    dps = sorted({o.dp for o in rows})
+    if stages != list(range(groups.pp)):
+        raise OpTraceError(f"the table holds stages {_listed(stages)} but the job has {groups.pp}")
+    if dps != list(range(groups.dp)):
+        raise OpTraceError(f"the table holds data-parallel ranks {_listed(dps)} but the job has {groups.dp}")
+    at, steps, skipped = _instances(rows, groups.dp)
+    if not steps:
+        raise OpTraceError("no step holds every worker's operations: " + skipped[0])
+    first = steps[0]
+    template = [o for (k, d, s), o in at.items() if d == 0 and s == first]
+    try:
+        graph = graph_of(template, groups.pp, groups.dp * groups.cp > 1)
+    except ValueError as exc:
+        raise OpTraceError(str(exc)) from None
+    n = len(steps) * groups.dp
+    rows_of = {k: [at[(k, d, s)] for s in steps for d in range(groups.dp)] for k in graph.needs}
+    duration = {k: [o.duration for o in v] for k, v in rows_of.items()}
+    transfer: Values = {}
+    for g, members in enumerate(graph.groups):
+        if transfers_drawn:
+            transfer |= {m: [_on_time(o.duration) for o in rows_of[m]] for m in members}
+            continue
+        latest = [max(rows_of[m][i].start for m in members) for i in range(n)]
+        if graph.dp_synced[g]:
+            latest = _across_dp(latest, groups.dp)
+        for m in members:
+            transfer[m] = [_on_time(rows_of[m][i].end - latest[i]) for i in range(n)]
+    step_start = [min(at[(k, d, s)].start for k in graph.needs for d in range(groups.dp)) for s in steps]
+    delay: Values = {}
+    for k, needs in graph.needs.items():
+        ready = (
+            [max(rows_of[b][i].end for b in needs) for i in range(n)]
+            if needs
+            else [step_start[i // groups.dp] for i in range(n)]
+        )
+        delay[k] = [_on_time(o.start - r) for o, r in zip(rows_of[k], ready)]
+    workers = {(o.dp, o.stage): o.rank for o in rows}
+    return JobTimes(graph, groups, tuple(steps), groups.dp, duration, transfer, delay, workers, tuple(skipped))
+
+
+def _listed(values: Sequence[int]) -> str:
+    """A few values, for a message."""
+    return ", ".join(map(str, values[:6])) + (", …" if len(values) > 6 else "")
+
+
+def _on_time(gap: float) -> float:
+    """A gap read from two clocks: 0 when it is more negative than clocks disagree by (LATE_AT)."""
+    return 0.0 if gap <= LATE_AT else gap
+
+
+def _across_dp(values: Sequence[float], dps: int) -> list[float]:
+    """Each instance's value replaced by the largest over its step's data-parallel ranks."""
+    out: list[float] = []
+    for t in range(0, len(values), dps):
+        top = max(values[t : t + dps])
+        out.extend([top] * dps)
+    return out
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A re-timed job: each operation's start and end per instance."""
+
+    starts: Values
+    ends: Values
+
+
+def simulate(times: JobTimes, duration: Values, transfer: Values, delay: Values | None) -> Timeline:
+    """Each operation's start and end when it starts as soon as what it needs has ended (plus its launch gap, when
+    `delay` is given), lasts its `duration`, or for a communication ends its `transfer` after its group's latest
+    member started (across the data-parallel ranks for a collective).
+
+    >>> times = job_times(*simulated_job(dp=1, pp=2, steps=1, micro=1))
+    >>> line = simulate(times, times.duration, times.transfer, None)
+    >>> line.starts[("forward-compute", 0, 1)], [round(t, 6) for t in line.ends[("optimizer", 0, 1)]]
+    ([1.1], [6.4])
+    """
+    graph, n, dps = times.graph, times.instances, times.dps
+    zero = [0.0] * n
+    starts: Values = {}
+    ends: Values = {}
+
+    def ready(k: Key) -> list[float]:
+        needs = graph.needs[k]
+        at = ends[needs[0]] if len(needs) == 1 else list(map(max, *(ends[b] for b in needs))) if needs else zero
+        if delay is None:
+            return at
+        return [a + b for a, b in zip(at, delay[k])]
+
+    for unit in graph.order:
+        if not isinstance(unit, int):
+            start = ready(unit)
+            starts[unit] = start
+            ends[unit] = [a + b for a, b in zip(start, duration[unit])]
+            continue
+        members = graph.groups[unit]
+        for m in members:
+            starts[m] = ready(m)
+        latest = starts[members[0]] if len(members) == 1 else list(map(max, *(starts[m] for m in members)))
+        if graph.dp_synced[unit]:
+            latest = _across_dp(latest, dps)
+        for m in members:
+            ends[m] = [a + b for a, b in zip(latest, transfer[m])]
+    return Timeline(starts, ends)
+
+
+def _step_times(times: JobTimes, line: Timeline, span: bool) -> list[float]:
+    """Each step's time: when its last optimizer ended (`span`: its last operation), from the step's start at 0."""
+    keys = list(line.ends) if span else [k for k in line.ends if k[0] == "optimizer"]
+    ends = list(map(max, *(line.ends[k] for k in keys))) if len(keys) > 1 else line.ends[keys[0]]
+    dps = times.dps
+    return [max(ends[t : t + dps]) for t in range(0, len(ends), dps)]
+
+
+@dataclass(frozen=True)
+class JobWhatIf:
+    """A 3D-parallel job's what-if (the module's docstring): step times in seconds, slowdowns as ratios (1: no
+    slowdown), each breakdown by group label and per step; M_W and M_S with the workers they re-timed."""
+
+    groups: JobGroups
+    steps: tuple[int, ...]
+    step_s: tuple[float, ...]
+    nodelay_s: tuple[float, ...]
+    ideal_s: tuple[float, ...]
+    launch_slowdown: float
+    slowdown: float
+    step_slowdown: dict[int, float]
+    by_dp: dict[int, float] = field(default_factory=dict)
+    by_stage: dict[int, float] = field(default_factory=dict)
+    by_optype: dict[str, float] = field(default_factory=dict)
+    by_dp_step: dict[int, dict[int, float]] = field(default_factory=dict)
+    by_stage_step: dict[int, dict[int, float]] = field(default_factory=dict)
+    by_optype_step: dict[int, dict[str, float]] = field(default_factory=dict)
+    by_worker: dict[tuple[int, int], float] = field(default_factory=dict)
+    worst_workers: tuple[tuple[int, int], ...] = ()
+    m_w: float = math.nan
+    m_s: float = math.nan
+    skipped: tuple[str, ...] = ()
+
+
+def _typical(times: JobTimes) -> tuple[Values, Values]:
+    """Every operation at its type's typical duration: a compute's mean, a communication's median transfer (or its
+    median duration where it waits for nobody)."""
+    comm = set(times.transfer)
+    pooled: dict[str, list[float]] = defaultdict(list)
+    for k, values in times.duration.items():
+        if k not in comm:
+            pooled[k[0]].extend(values)
+    pooled_transfer: dict[str, list[float]] = defaultdict(list)
+    for k, values in times.transfer.items():
+        pooled_transfer[k[0]].extend(values)
+    typical = {t: statistics.median(v) if t in COMM_OPTYPES else math.fsum(v) / len(v) for t, v in pooled.items() if v}
+    typical_transfer = {t: statistics.median(v) for t, v in pooled_transfer.items() if v}
+    n = times.instances
+    duration = {k: [typical[k[0]]] * n if k not in comm else list(v) for k, v in times.duration.items()}
+    transfer = {k: [typical_transfer[k[0]]] * n for k in times.transfer}
+    return duration, transfer
+
+
+def _mixed(
+    times: JobTimes, base: tuple[Values, Values], real: tuple[Values, Values], chosen: Callable[[Key, int], bool]
+) -> tuple[Values, Values]:
+    """The durations and transfers of `base` but for the instances `chosen` (operation, instance index), which take
+    `real`'s."""
+    out: list[Values] = []
+    for b, r in zip(base, real):
+        mixed: Values = {}
+        for k, values in b.items():
+            picked = [i for i in range(len(values)) if chosen(k, i)]
+            if not picked:
+                mixed[k] = values
+                continue
+            row = list(values)
+            for i in picked:
+                row[i] = r[k][i]
+            mixed[k] = row
+        out.append(mixed)
+    return out[0], out[1]
+
+
+def _on_dp(dps: int, dp: int, key: Key, i: int) -> bool:
+    """Whether instance i is of data-parallel rank `dp`."""
+    return i % dps == dp
+
+
+def _on_stage(stage: int, key: Key, i: int) -> bool:
+    """Whether an operation is of `stage`."""
+    return key[2] == stage
+
+
+def _of_type(label: str, key: Key, i: int) -> bool:
+    """Whether an operation's type is `label` (`_optype_label`)."""
+    return _optype_label(key[0]) == label
+
+
+def _optype_label(optype: str) -> str:
+    """An operation type as S by type names it: the sends and receives of a direction as one."""
+    if optype in P2P_PEER:
+        return optype.split("-")[0] + "-pp-comm"
+    return optype
+
+
+def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = None) -> JobWhatIf:
+    """The what-if of a job laid out by `job_times` (the module's docstring). `progress` hears how many of the
+    re-timings are done, out of how many.
+
+    The worker of data-parallel rank 1 on stage 0 computes twice as slowly:
+
+    >>> w = job_whatif(job_times(*simulated_job(dp=2, pp=2, steps=3, slow=(1, 0))))
+    >>> round(w.slowdown, 2), next(iter(w.by_dp)), next(iter(w.by_stage)), w.worst_workers, round(w.m_w, 2)
+    (1.31, 1, 0, ((1, 0),), 1.23)
+    """
+    real = (times.duration, times.transfer)
+    base = simulate(times, times.duration, times.transfer, times.delay)
+    nodelay = simulate(times, times.duration, times.transfer, None)
+    ideal_values = _typical(times)
+    ideal = simulate(times, *ideal_values, None)
+    recorded = _step_times(times, base, True)
+    nodelay_s = _step_times(times, nodelay, False)
+    ideal_s = _step_times(times, ideal, False)
+    slowdown = statistics.fmean(nodelay_s) / statistics.fmean(ideal_s)
+    steps = times.steps
+    dps = times.dps
+    result = JobWhatIf(
+        groups=times.groups,
+        steps=steps,
+        step_s=tuple(recorded),
+        nodelay_s=tuple(nodelay_s),
+        ideal_s=tuple(ideal_s),
+        launch_slowdown=statistics.fmean(recorded) / statistics.fmean(nodelay_s),
+        slowdown=slowdown,
+        step_slowdown={s: a / b for s, a, b in zip(steps, nodelay_s, ideal_s)},
+        skipped=times.skipped,
+    )
+    if slowdown < DECOMPOSE_FROM:
+        return result
+    labels: list[tuple[str, object, Callable[[Key, int], bool]]] = [
+        *(("dp", d, partial(_on_dp, dps, d)) for d in range(dps)),
+        *(("stage", s, partial(_on_stage, s)) for s in range(times.groups.pp)),
+        *(("optype", t, partial(_of_type, t)) for t in sorted({_optype_label(k[0]) for k in times.duration})),
+    ]
+    total = len(labels) + 2
+    by: dict[str, dict[object, float]] = defaultdict(dict)
+    per_step: dict[str, dict[int, dict[object, float]]] = defaultdict(lambda: defaultdict(dict))
+    mean_ideal = statistics.fmean(ideal_s)
+    for done, (axis, label, chosen) in enumerate(labels, 1):
+        line = simulate(times, *_mixed(times, ideal_values, real, chosen), None)
+        step_s = _step_times(times, line, False)
+        by[axis][label] = statistics.fmean(step_s) / mean_ideal
+        for s, a, b in zip(steps, step_s, ideal_s):
+            per_step[axis][s][label] = a / b
+        if progress is not None:
+            progress(done, total)
+    by_worker = {w: min(by["dp"][w[0]], by["stage"][w[1]]) for w in sorted(times.workers)}
+    count = max(1, math.ceil(len(by_worker) * WORST_SHARE))
+    worst = sorted(by_worker, key=lambda w: (-by_worker[w], times.workers[w]))[:count]
+    worst_set = set(worst)
+    m_w = _explained(times, nodelay, ideal, real, ideal_values, lambda k, i: (i % dps, k[2]) in worst_set)
+    if progress is not None:
+        progress(total - 1, total)
+    last = times.groups.pp - 1
+    m_s = _explained(times, nodelay, ideal, real, ideal_values, partial(_on_stage, last))
+    if progress is not None:
+        progress(total, total)
+
+    def ordered(d: Mapping[Any, float]) -> dict[Any, float]:
+        return dict(sorted(d.items(), key=lambda kv: -kv[1]))
+
+    return JobWhatIf(
+        **{
+            **result.__dict__,
+            "by_dp": ordered(by["dp"]),
+            "by_stage": ordered(by["stage"]),
+            "by_optype": ordered(by["optype"]),
+            "by_dp_step": {s: ordered(v) for s, v in per_step["dp"].items()},
+            "by_stage_step": {s: ordered(v) for s, v in per_step["stage"].items()},
+            "by_optype_step": {s: ordered(v) for s, v in per_step["optype"].items()},
+            "by_worker": by_worker,
+            "worst_workers": tuple(worst),
+            "m_w": m_w,
+            "m_s": m_s,
+        }
+    )
+
+
+def _explained(
+    times: JobTimes,
+    nodelay: Timeline,
+    ideal: Timeline,
+    real: tuple[Values, Values],
+    ideal_values: tuple[Values, Values],
+    chosen: Callable[[Key, int], bool],
+) -> float:
+    """The share of the slowdown that the `chosen` operations at their typical durations remove: (real - removed)
+    / (real - ideal), step times as spans (a step's first start to its last end)."""
+    removed = simulate(times, *_mixed(times, real, ideal_values, chosen), None)
+    t_real = statistics.fmean(_step_times(times, nodelay, True))
+    t_ideal = statistics.fmean(_step_times(times, ideal, True))
+    t_removed = statistics.fmean(_step_times(times, removed, True))
+    return (t_real - t_removed) / (t_real - t_ideal) if t_real != t_ideal else math.nan
+
+
+def _parts(by_optype: Mapping[str, float]) -> tuple[str, ...]:
+    """The operation types that make most of the slowdown: the worst, and the next when it costs at least half as
+    much."""
+    ranked = list(by_optype.items())
+    return (ranked[0][0],) + tuple(t for t, r in ranked[1:2] if r - 1 >= (ranked[0][1] - 1) / 2)
+
+
+def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
+    """What a job's what-if says, in order of weight (codes `job.*`): no straggler below DECOMPOSE_FROM; one worker
+    when the worst workers explain at least EXPLAINS of the slowdown (M_W); work uneven across data-parallel ranks
+    when no rank alone costs half the slowdown and the slowest rank changes from step to step; the last stage when
+    it explains at least EXPLAINS (M_S); otherwise where the slowdown is largest by rank, stage and type.
+
+    >>> from ddpcore.traces.optrace import JobGroups
+    >>> w = JobWhatIf(JobGroups(dp=2, pp=2), (1,), (1.0,), (1.0,), (1.0,), 1.0, 1.01, {1: 1.01})
+    >>> [m.text() for m in job_verdict(w)]
+    ['no straggler: the job runs at 1.01× its ideal step']
+    """
+    ratio = Ratio(w.slowdown)
+    if w.slowdown < DECOMPOSE_FROM or not w.by_dp:
+        return (Message.of("job.none", ratio=ratio),)
+    said: list[Message] = []
+    if w.m_w >= EXPLAINS and w.worst_workers:
+        dp, stage = w.worst_workers[0]
+        parts = _parts(w.by_optype)
+        said.append(Message.of("job.worker", dp=dp, stage=stage, parts=parts, ratio=ratio, share=Share(w.m_w)))
+    worst_rank = max(w.by_dp.values())
+    worst_each = [max(v, key=lambda d: v[d]) for v in w.by_dp_step.values() if v]
+    most = max(worst_each.count(d) for d in set(worst_each)) if worst_each else 0
+    if not said and worst_rank - 1 < (w.slowdown - 1) / 2 and len(w.by_dp) > 1 and 2 * most < len(worst_each):
+        said.append(
+            Message.of("job.data_parallel", most=most, steps=len(worst_each), rank_ratio=Ratio(worst_rank), ratio=ratio)
+        )
+    last = w.groups.pp - 1
+    if w.groups.pp > 1 and w.m_s >= EXPLAINS:
+        said.append(Message.of("job.last_stage", stage_ratio=Ratio(w.by_stage[last]), share=Share(w.m_s), stage=last))
+    if not said:
+        dp = next(iter(w.by_dp))
+        stage = next(iter(w.by_stage))
+        optype = next(iter(w.by_optype))
+        said.append(
+            Message.of(
+                "job.spread",
+                ratio=ratio,
+                dp=dp,
+                dp_ratio=Ratio(w.by_dp[dp]),
+                stage=stage,
+                stage_ratio=Ratio(w.by_stage[stage]),
+                optype=optype,
+                optype_ratio=Ratio(w.by_optype[optype]),
+            )
+        )
+    return tuple(said)
+
+
+def simulated_job(
+    dp: int = 2, pp: int = 2, steps: int = 2, micro: int = 2, slow: tuple[int, int] | None = None, factor: float = 2.0
+) -> tuple[list[OpRow], JobGroups]:
+    """A GPipe job of `dp` data-parallel ranks and `pp` stages, `micro` micro-batches a step, timed on its own graph
+    (forward 1 s, backward 2 s, a transfer 0.1 s, clip and optimizer 0.1 s each), the worker `slow` (dp rank, stage)
+    computing `factor` times slower: rows and groups as `job_times` reads them, for examples and tests.
+
+    >>> rows, groups = simulated_job(dp=1, pp=2, steps=1, micro=1)
+    >>> sorted((o.start, o.stage, o.optype[0]) for o in rows if o.optype.endswith("compute"))
+    [(0.0, 0, 'f'), (1.1, 1, 'f'), (2.1, 1, 'b'), (4.2, 0, 'b')]
+    """
+    groups = JobGroups(dp=dp, pp=pp, name="simulated")
+    order: list[tuple[str, int, int]] = []
+    for stage in range(pp):
+        for m in range(micro):
+            if stage:
+                order.append(("forward-recv", m, stage))
+            order.append(("forward-compute", m, stage))
+            if stage < pp - 1:
+                order.append(("forward-send", m, stage))
+        for m in range(micro):
+            if stage < pp - 1:
+                order.append(("backward-recv", m, stage))
+            order.append(("backward-compute", m, stage))
+            if stage:
+                order.append(("backward-send", m, stage))
+        order += [("optimizer-clip-main-grad", 0, stage), ("optimizer", 0, stage)]
+    template = [OpRow(0, st, st, 0, t, float(i), 0.0, seq) for i, (t, seq, st) in enumerate(order)]
+    graph = graph_of(template, pp, dp > 1)
+    base = {"forward-compute": 1.0, "backward-compute": 2.0}
+    n = steps * dp
+    duration = {
+        k: [base.get(k[0], 0.1) * (factor if slow == (i % dp, k[2]) and k[0] in base else 1.0) for i in range(n)]
+        for k in graph.needs
+    }
+    transfer = {k: [0.1] * n for g in graph.groups for k in g}
+    laid = JobTimes(graph, groups, tuple(range(steps)), dp, duration, transfer, {}, {})
+    line = simulate(laid, duration, transfer, None)
+    rows = [
+        OpRow(
+            i % dp,
+            k[2],
+            (i % dp) * pp + k[2],
+            i // dp,
+            k[0],
+            round(line.starts[k][i], 9),
+            round(line.ends[k][i] - line.starts[k][i], 9),
+            k[1],
+        )
+        for k in graph.needs
+        for i in range(n)
+    ]
+    return rows, groups

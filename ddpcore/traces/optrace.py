@@ -1,0 +1,401 @@
+"""The operations of a 3D-parallel job (data, pipeline and tensor groups), one row per operation a worker ran in a
+step: the table the OSDI 2025 what-if artifact publishes (ByteDance-Seed/StragglerAnalysis, `trace-*.parquet` with
+its `meta-*.yaml`). One worker is one (data-parallel rank, pipeline stage): its tensor- and context-parallel peers
+run the same operations at the same times, and the table holds one of them.
+
+Parquet needs the extra `ddpcore[parquet]` (pyarrow), loaded only when such a file is read; the group sizes are read
+from the meta file with the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+__all__ = [
+    "CLOCK_SKEW",
+    "GZIP_MAGIC",
+    "MOST_BYTES",
+    "OP_COLUMNS",
+    "JobFile",
+    "JobGroups",
+    "OpRow",
+    "OpTraceError",
+    "groups_of_meta",
+    "job_file_kind",
+    "op_rows",
+    "read_job",
+    "read_op_parquet",
+    "read_op_timeline",
+]
+
+OP_COLUMNS = ("dp_rank", "stage", "rank", "step", "optype", "start_ts", "duration", "seq_id", "mc", "gmc", "mb_id")
+"""The columns an operation table holds (the artifact's names)."""
+
+MOST_SECONDS = 86_400.0
+"""The longest start or duration read, in seconds: a day. A value beyond it, negative or not finite is an error."""
+
+CLOCK_SKEW = 0.01
+"""How far (s) two hosts' clocks may disagree: a communication's transfer, drawn from its latest peer's start, may
+read this far below 0 (the artifact's timelines draw such transfers with a negative duration)."""
+
+MOST_GROUP = 1 << 20
+"""The largest group size or world size read from a meta file."""
+
+
+class OpTraceError(ValueError):
+    """An operation table or its meta file that cannot be read as one job, with the one line that says why."""
+
+
+@dataclass(frozen=True)
+class OpRow:
+    """One operation of one worker in one step: times in seconds, `seq` its place among the worker's operations of
+    that type in the step, `chunk` its model chunk (virtual stage, -1 for none)."""
+
+    dp: int
+    stage: int
+    rank: int
+    step: int
+    optype: str
+    start: float
+    duration: float
+    seq: int
+    chunk: int = -1
+
+    @property
+    def end(self) -> float:
+        """When the operation ended."""
+        return self.start + self.duration
+
+
+@dataclass(frozen=True)
+class JobGroups:
+    """A job's group sizes: data-parallel, pipeline, tensor-parallel and context-parallel (`dsp` in the artifact),
+    virtual stages per pipeline stage, and the world size, their product.
+
+    >>> JobGroups(dp=4, pp=4, tp=4).world
+    64
+    """
+
+    dp: int = 1
+    pp: int = 1
+    tp: int = 1
+    cp: int = 1
+    vpp: int = 1
+    name: str = ""
+
+    @property
+    def world(self) -> int:
+        """How many ranks the job runs on."""
+        return self.dp * self.pp * self.tp * self.cp
+
+    @property
+    def workers(self) -> int:
+        """How many workers the operation table holds: one per data-parallel rank and stage."""
+        return self.dp * self.pp
+
+
+_META_KEYS = {"dp_size": "dp", "pp_size": "pp", "tp_size": "tp", "dsp_size": "cp", "vpp_size": "vpp"}
+
+
+def groups_of_meta(text: str) -> JobGroups:
+    """A job's group sizes from the artifact's meta file (`key: value` lines; `world_size` checked against the
+    product).
+
+    >>> groups_of_meta("trial_name: AR\\ndp_size: 4\\npp_size: 4\\ntp_size: 4\\nworld_size: 64\\n")
+    JobGroups(dp=4, pp=4, tp=4, cp=1, vpp=1, name='AR')
+    >>> groups_of_meta("dp_size: 2\\npp_size: 4\\nworld_size: 6\\n")
+    Traceback (most recent call last):
+    ...
+    ddpcore.traces.optrace.OpTraceError: world_size is 6 but dp × pp × tp × cp is 8
+    """
+    sizes: dict[str, int] = {}
+    name = ""
+    world = None
+    for number, line in enumerate(text.splitlines(), 1):
+        key, sep, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or key.startswith("#"):
+            continue
+        if key == "trial_name":
+            name = value[:80]
+            continue
+        if key not in _META_KEYS and key != "world_size":
+            continue
+        try:
+            size = int(value)
+        except ValueError:
+            raise OpTraceError(f"line {number}: {key} is {value[:40]!r}, not a whole number") from None
+        if not 1 <= size <= MOST_GROUP:
+            raise OpTraceError(f"line {number}: {key} is {size}, outside 1 to {MOST_GROUP}")
+        if key == "world_size":
+            world = size
+        else:
+            sizes[_META_KEYS[key]] = size
+    groups = JobGroups(**sizes, name=name)
+    if world is not None and world != groups.world:
+        raise OpTraceError(f"world_size is {world} but dp × pp × tp × cp is {groups.world}")
+    return groups
+
+
+def _seconds(value: object, what: str, least: float = 0.0) -> float:
+    """A time read from a file, bounded."""
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or not least <= value <= MOST_SECONDS:
+        raise OpTraceError(f"{what} is {value!r}: not a time between {least:g} and {MOST_SECONDS:.0f} s")
+    return float(value)
+
+
+def _whole(value: object, what: str, low: int = 0) -> int:
+    """A whole number read from a file, bounded."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MOST_GROUP * 1024:
+        raise OpTraceError(f"{what} is {value!r}: not a whole number from {low}")
+    return value
+
+
+def op_rows(columns: Mapping[str, Sequence[object]]) -> list[OpRow]:
+    """An operation table's rows from its columns (`OP_COLUMNS`; `mc`, `gmc` and `mb_id` may be missing), each value
+    checked and bounded.
+
+    >>> cols = {"dp_rank": [0], "stage": [1], "rank": [2], "step": [7], "optype": ["forward-compute"],
+    ...         "start_ts": [0.5], "duration": [0.25], "seq_id": [0], "mc": [0]}
+    >>> op_rows(cols)[0].end
+    0.75
+    """
+    missing = [c for c in OP_COLUMNS[:8] if c not in columns]
+    if missing:
+        raise OpTraceError(f"not an operation table: no column {', '.join(missing)}")
+    count = len(columns["step"])
+    if any(len(columns[c]) != count for c in OP_COLUMNS[:8]):
+        raise OpTraceError("the columns are not all as long")
+    chunks = columns.get("mc", [-1] * count)
+    rows = []
+    for i in range(count):
+        optype = columns["optype"][i]
+        if not isinstance(optype, str) or not 0 < len(optype) <= 64:
+            raise OpTraceError(f"row {i}: operation type {str(optype)[:40]!r}")
+        chunk = chunks[i]
+        rows.append(
+            OpRow(
+                dp=_whole(columns["dp_rank"][i], f"row {i}: dp_rank"),
+                stage=_whole(columns["stage"][i], f"row {i}: stage"),
+                rank=_whole(columns["rank"][i], f"row {i}: rank"),
+                step=_whole(columns["step"][i], f"row {i}: step"),
+                optype=optype,
+                start=_seconds(columns["start_ts"][i], f"row {i}: start_ts"),
+                duration=_seconds(columns["duration"][i], f"row {i}: duration", -CLOCK_SKEW),
+                seq=_whole(columns["seq_id"][i], f"row {i}: seq_id"),
+                chunk=-1 if chunk is None else _whole(chunk, f"row {i}: mc", -1),
+            )
+        )
+    return rows
+
+
+def read_op_parquet(data: bytes | str) -> list[OpRow]:
+    """An operation table from a Parquet file (its bytes or its path), through pyarrow (`ddpcore[parquet]`).
+
+    >>> import io, pyarrow as pa, pyarrow.parquet as pq
+    >>> out = io.BytesIO()
+    >>> cols = {"dp_rank": [0], "stage": [0], "rank": [0], "step": [3], "optype": ["optimizer"], "start_ts": [1.5],
+    ...         "duration": [0.5], "seq_id": [0]}
+    >>> pq.write_table(pa.table(cols), out)
+    >>> read_op_parquet(out.getvalue())[0].end
+    2.0
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise OpTraceError(
+            'reading Parquet needs the extra: pip install "ddpcore[parquet]" (or give the job\'s Chrome timeline)'
+        ) from None
+    import io
+
+    try:
+        table = pq.read_table(io.BytesIO(data) if isinstance(data, bytes) else data)
+    except Exception as exc:  # pyarrow raises many kinds for a file that is not Parquet
+        raise OpTraceError(f"not a Parquet file: {str(exc)[:120]}") from None
+    names: Iterable[str] = table.column_names
+    return op_rows({c: table.column(c).to_pylist() for c in names if c in OP_COLUMNS})
+
+
+MOST_BYTES = 1 << 30
+"""The largest job file read (1 GiB as stored)."""
+
+MOST_INFLATED = 4 << 30
+"""The most a gzip'd timeline may inflate to (4 GiB)."""
+
+GZIP_MAGIC, PARQUET_MAGIC = b"\x1f\x8b", b"PAR1"
+_META_LINE = re.compile(rb"^\s*(dp_size|pp_size|tp_size|dsp_size|vpp_size|world_size)\s*:", re.MULTILINE)
+_STAGE_THREAD = re.compile(r"PP rank (\d+)")
+
+
+def job_file_kind(head: bytes) -> str | None:
+    """What a file's first bytes (inflated when gzip'd, 64 KiB are enough) say it is, when it is a job's file:
+    "parquet" (an operation table), "timeline" (the artifact's Chrome timeline: a JSON list of events whose args
+    carry `seq_id` and `model_chunk`), "meta" (group sizes); None for anything else (a rank's trace).
+
+    >>> job_file_kind(b"PAR1..."), job_file_kind(b"trial_name: AR\\ndp_size: 4\\n"), job_file_kind(b'{"traceEvents"')
+    ('parquet', 'meta', None)
+    >>> job_file_kind(b'[{"name":"forward-compute","ph":"X","args":{"step":1,"model_chunk":0,"mb_id":0,"seq_id":0}}')
+    'timeline'
+    """
+    if head.startswith(PARQUET_MAGIC):
+        return "parquet"
+    text = head.lstrip()
+    if text.startswith(b"[") and b'"seq_id"' in text and b'"model_chunk"' in text:
+        return "timeline"
+    if not text.startswith((b"{", b"[")) and _META_LINE.search(head):
+        return "meta"
+    return None
+
+
+def _inflated(data: bytes) -> bytes:
+    """A file's bytes, inflated when gzip'd, within MOST_INFLATED."""
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    out = bytearray()
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        for k in range(0, len(data), 1 << 20):
+            out += inflate.decompress(data[k : k + (1 << 20)], MOST_INFLATED + 1 - len(out))
+            if len(out) > MOST_INFLATED:
+                raise OpTraceError(f"inflates beyond {MOST_INFLATED >> 30} GiB")
+    except zlib.error as exc:
+        raise OpTraceError(f"not a readable gzip file ({exc})") from None
+    return bytes(out)
+
+
+def read_op_timeline(data: bytes) -> list[OpRow]:
+    """An operation table from the artifact's Chrome timeline (gzip'd or not): one process per data-parallel rank
+    ("DP rank [d]"), one thread per stage and stream ("PP rank s, TP rank t, compute"), each complete event an
+    operation (µs; `args`: step, model_chunk, seq_id). A communication is drawn from its transfer's start (its end
+    minus its transfer), which is all the what-if reads of it: its figures are the Parquet's.
+
+    >>> thread = {"name": "PP rank 1, TP rank 0, compute"}
+    >>> events = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 3, "args": thread},
+    ...           {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "DP rank [2]"}},
+    ...           {"name": "optimizer", "ph": "X", "pid": 0, "tid": 3, "ts": 1e6, "dur": 5e5,
+    ...            "args": {"step": 7, "model_chunk": 0, "mb_id": -1, "seq_id": 0}}]
+    >>> row = read_op_timeline(json.dumps(events).encode())[0]
+    >>> row.dp, row.stage, row.step, row.start, row.end
+    (2, 1, 7, 1.0, 1.5)
+    """
+    try:
+        events = json.loads(_inflated(data))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise OpTraceError(f"not a JSON timeline ({str(exc)[:80]})") from None
+    if not isinstance(events, list):
+        events = events.get("traceEvents") if isinstance(events, dict) else None
+    if not isinstance(events, list):
+        raise OpTraceError("not a timeline: no list of events")
+    stage_of: dict[tuple[object, object], int] = {}
+    dp_of: dict[object, int] = {}
+    for e in events:
+        if not isinstance(e, dict) or e.get("ph") != "M":
+            continue
+        name = str((e.get("args") or {}).get("name", ""))
+        if e.get("name") == "thread_name" and (m := _STAGE_THREAD.search(name)):
+            stage_of[(e.get("pid"), e.get("tid"))] = int(m.group(1))
+        elif e.get("name") == "process_name" and (m := re.search(r"DP rank \[?(\d+)", name)):
+            dp_of[e.get("pid")] = int(m.group(1))
+    columns: dict[str, list[object]] = {c: [] for c in OP_COLUMNS}
+    for i, e in enumerate(events):
+        if not isinstance(e, dict) or e.get("ph") != "X":
+            continue
+        where = (e.get("pid"), e.get("tid"))
+        given = e.get("args")
+        args: dict[str, object] = given if isinstance(given, dict) else {}
+        if where not in stage_of:
+            raise OpTraceError(f'event {i}: its thread names no pipeline stage ("PP rank s, …")')
+        dp = dp_of.get(e.get("pid"), e.get("pid"))
+        ts, dur = e.get("ts"), e.get("dur")
+        for name, value in (
+            ("dp_rank", dp),
+            ("stage", stage_of[where]),
+            ("rank", -1),
+            ("step", args.get("step")),
+            ("optype", e.get("name")),
+            ("start_ts", ts / 1e6 if isinstance(ts, (int, float)) else ts),
+            ("duration", dur / 1e6 if isinstance(dur, (int, float)) else dur),
+            ("seq_id", args.get("seq_id")),
+            ("mc", args.get("model_chunk", -1)),
+            ("gmc", -1),
+            ("mb_id", args.get("mb_id", -1)),
+        ):
+            columns[name].append(value)
+    pp = 1 + max((s for s in stage_of.values()), default=0)
+    columns["rank"] = [
+        d * pp + s if isinstance(d, int) and isinstance(s, int) else -1
+        for d, s in zip(columns["dp_rank"], columns["stage"])
+    ]
+    return op_rows(columns)
+
+
+@dataclass(frozen=True)
+class JobFile:
+    """A job read from its files: its operations, its group sizes, a line for each thing the files left unsaid (a
+    missing meta file), and whether its communications are drawn as their transfers alone (a timeline)."""
+
+    rows: list[OpRow]
+    groups: JobGroups
+    notes: tuple[str, ...] = ()
+    transfers_drawn: bool = False
+
+
+def read_job(files: Mapping[str, bytes]) -> JobFile:
+    """A job from its files (name to bytes): one operation table (Parquet or the artifact's timeline) and at most
+    one meta file. Without a meta file the data-parallel and pipeline sizes are the table's, tensor and context
+    parallelism 1, said in a note; with one, the table is checked against it by `analysis.job_times`.
+
+    >>> meta = b"trial_name: tiny\\ndp_size: 1\\npp_size: 1\\n"
+    >>> events = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "PP rank 0, compute"}},
+    ...           {"name": "optimizer", "ph": "X", "pid": 0, "tid": 0, "ts": 0, "dur": 1,
+    ...            "args": {"step": 1, "model_chunk": 0, "seq_id": 0}}]
+    >>> job = read_job({"t.json": json.dumps(events).encode(), "m.yaml": meta})
+    >>> job.groups.name, len(job.rows), job.notes
+    ('tiny', 1, ())
+    """
+    tables, metas = [], []
+    for name, data in files.items():
+        if len(data) > MOST_BYTES:
+            raise OpTraceError(f"{name}: {len(data) >> 20} MiB, beyond the {MOST_BYTES >> 20} MiB read")
+        kind = job_file_kind(data[:65536] if not data.startswith(GZIP_MAGIC) else _head(data))
+        if kind == "meta":
+            metas.append(name)
+        elif kind in ("parquet", "timeline"):
+            tables.append((name, kind))
+        else:
+            raise OpTraceError(f"{name}: neither an operation table nor a job's meta file")
+    if len(tables) != 1 or len(metas) > 1:
+        raise OpTraceError(
+            f"a job is one operation table and at most one meta file; given {len(tables)} table(s), "
+            f"{len(metas)} meta file(s)"
+        )
+    name, kind = tables[0]
+    try:
+        rows = read_op_parquet(files[name]) if kind == "parquet" else read_op_timeline(files[name])
+    except OpTraceError as exc:
+        raise OpTraceError(f"{name}: {exc}") from None
+    drawn = kind == "timeline"
+    if metas:
+        text = files[metas[0]][:65536].decode("utf-8", errors="replace")
+        return JobFile(rows, groups_of_meta(text), (), drawn)
+    dp = 1 + max((o.dp for o in rows), default=0)
+    pp = 1 + max((o.stage for o in rows), default=0)
+    return JobFile(
+        rows,
+        replace(JobGroups(dp=dp, pp=pp), name=name.rsplit("/", 1)[-1]),
+        (f"no meta file: tensor and context parallelism read as 1 (the table holds DP {dp} × PP {pp})",),
+        drawn,
+    )
+
+
+def _head(data: bytes) -> bytes:
+    """The first 64 KiB of a gzip'd file, inflated (what `job_file_kind` reads)."""
+    try:
+        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[: 1 << 20], 65536)
+    except zlib.error:
+        return b""
