@@ -9,6 +9,7 @@ The other commands set up what they need and run code of scripts/ (scripts/tasks
     python build.py bench                 measure speed budgets into bench/ (not part of the tests)
     python build.py bench --scale         the summaries path at 10^6-10^8 rank-steps, into bench/ (minutes)
     python build.py bench --verdict       the verdict's false alarms and misses over a grid of runs (15 minutes)
+    python build.py bench --jobs3d [--artifact DIR]   3D-parallel what-if against the OSDI 2025 artifact's scripts
 """
 
 from __future__ import annotations
@@ -302,6 +303,13 @@ def main(argv: list[str] | None = None) -> int:
         help="only the verdict's operating characteristic over a grid of generated runs (about 15 minutes; "
         "bench/results.json's verdict, and its table in docs/traces.md)",
     )
+    p_bench.add_argument(
+        "--jobs3d",
+        action="store_true",
+        help="only the 3D-parallel what-if on the three published traces, against the artifact's own scripts when "
+        "--artifact DIR (a checkout of ByteDance-Seed/StragglerAnalysis) is given (bench/results.json's jobs3d)",
+    )
+    p_bench.add_argument("--artifact", type=Path, help="with --jobs3d: the artifact's checkout")
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -315,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         return _task("bench.scale", str(args.out))
     elif args.command == "bench" and args.verdict:
         return _task("bench.verdict", str(args.out))
+    elif args.command == "bench" and args.jobs3d:
+        given = ["--artifact", str(args.artifact.resolve())] if args.artifact else []
+        return _task("bench.jobs3d", str(args.out), *given)
     elif args.command in ("screenshot", "bench"):
         return _task(args.command, str(args.out))
     return 0

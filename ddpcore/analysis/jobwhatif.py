@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import chain
+from operator import add, sub
 from typing import Any
 
 from ..base import Message, Ratio, Share
-from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTraceError
+from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
 from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
 
 __all__ = [
@@ -76,37 +78,47 @@ class JobTimes:
         return len(self.steps) * self.dps
 
 
-def _instances(rows: Sequence[OpRow], dps: int) -> tuple[dict[tuple[Key, int, int], OpRow], list[int], list[str]]:
-    """The rows by (operation, dp rank, step); the steps every worker recorded whole; a line per step left out."""
-    at: dict[tuple[Key, int, int], OpRow] = {}
-    for o in rows:
-        at[((o.optype, o.seq, o.stage), o.dp, o.step)] = o
-    by_step: dict[int, set[tuple[Key, int]]] = defaultdict(set)
-    for key, dp, step in at:
-        by_step[step].add((key, dp))
-    steps = sorted(by_step)
+def _instances(
+    table: OpTable, keys: list[Key], dps: int
+) -> tuple[dict[tuple[Key, int, int], int], list[int], list[str]]:
+    """The rows' places by (operation, dp rank, step); the steps every worker recorded whole; a line per step left
+    out."""
+    at = dict(zip(zip(keys, table.dp, table.step), range(len(table))))
+    steps = sorted(set(table.step))
     if not steps:
         raise OpTraceError("no operation in the table")
-    keys_of = [{k for k, d in by_step[s] if d == 0} for s in steps]
-    template = max(range(len(steps)), key=lambda i: (len(keys_of[i]), -i))
-    expected = {(k, d) for k in keys_of[template] for d in range(dps)}
+    of_rank0: dict[int, set[Key]] = defaultdict(set)
+    count: Counter[int] = Counter()
+    for k, d, step in at:
+        count[step] += 1
+        if d == 0:
+            of_rank0[step].add(k)
+    template = max(steps, key=lambda step: (len(of_rank0[step]), -step))
+    shape = of_rank0[template]
+    expected = {(k, d) for k in shape for d in range(dps)}
+    odd = {step for step in steps if count[step] != len(expected) or of_rank0[step] != shape}
+    held: dict[int, set[tuple[Key, int]]] = defaultdict(set)
+    for k, d, step in at:
+        if step in odd or k not in shape or not 0 <= d < dps:
+            held[step].add((k, d))
+            odd.add(step)
     kept, lines = [], []
-    for s in steps:
-        missing = expected - by_step[s]
-        extra = by_step[s] - expected
-        if missing or extra:
-            some = sorted(missing or extra)[0]
-            what = "lacks" if missing else "has an extra"
-            lines.append(
-                f"step {s} left out: it {what} {len(missing or extra)} operation(s), first {some[0][0]} "
-                f"#{some[0][1]} of stage {some[0][2]} on dp rank {some[1]}"
-            )
-        else:
-            kept.append(s)
+    for step in steps:
+        if step not in odd:
+            kept.append(step)
+            continue
+        have = held[step] | {(k, d) for k, d, t in at if t == step}
+        missing, extra = expected - have, have - expected
+        some = sorted(missing or extra)[0]
+        what = "lacks" if missing else "has an extra"
+        lines.append(
+            f"step {step} left out: it {what} {len(missing or extra)} operation(s), first {some[0][0]} "
+            f"#{some[0][1]} of stage {some[0][2]} on dp rank {some[1]}"
+        )
     return at, kept, lines
 
 
-def job_times(rows: Sequence[OpRow], groups: JobGroups, transfers_drawn: bool = False) -> JobTimes:
+def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_drawn: bool = False) -> JobTimes:
     """A job's operation table laid out on its step graph, with each operation's recorded duration, each
     communication's transfer (its end after its group's latest start) and each operation's launch gap (its start
     after what it needs ended). Workers, stages and steps are checked against the group sizes: a missing stage or
@@ -117,45 +129,57 @@ def job_times(rows: Sequence[OpRow], groups: JobGroups, transfers_drawn: bool = 
     >>> times.steps, times.instances, len(times.graph.groups)
     ((0, 1, 2), 6, 5)
     """
-    stages = sorted({o.stage for o in rows})
-    dps = sorted({o.dp for o in rows})
+    if not isinstance(table, OpTable):
+        table = OpTable.of_rows(table)
+    stages = sorted(set(table.stage))
+    dps = sorted(set(table.dp))
     if stages != list(range(groups.pp)):
         raise OpTraceError(f"the table holds stages {_listed(stages)} but the job has {groups.pp}")
     if dps != list(range(groups.dp)):
         raise OpTraceError(f"the table holds data-parallel ranks {_listed(dps)} but the job has {groups.dp}")
-    at, steps, skipped = _instances(rows, groups.dp)
+    keys = list(zip(map(table.names.__getitem__, table.optype), table.seq, table.stage))
+    at, steps, skipped = _instances(table, keys, groups.dp)
     if not steps:
         raise OpTraceError("no step holds every worker's operations: " + skipped[0])
     first = steps[0]
-    template = [o for (k, d, s), o in at.items() if d == 0 and s == first]
+    rows = table.rows
+    template = [
+        OpRow(0, k[2], table.rank[i], first, k[0], table.start[i], table.duration[i], k[1], table.chunk[i])
+        for (k, d, step), i in at.items()
+        if d == 0 and step == first
+    ]
+    del rows
     try:
         graph = graph_of(template, groups.pp, groups.dp * groups.cp > 1)
     except ValueError as exc:
         raise OpTraceError(str(exc)) from None
-    n = len(steps) * groups.dp
-    rows_of = {k: [at[(k, d, s)] for s in steps for d in range(groups.dp)] for k in graph.needs}
-    duration = {k: [o.duration for o in v] for k, v in rows_of.items()}
+    dp = groups.dp
+    place = {k: [at[(k, d, step)] for step in steps for d in range(dp)] for k in graph.needs}
+    duration = {k: list(map(table.duration.__getitem__, v)) for k, v in place.items()}
+    starts = {k: list(map(table.start.__getitem__, v)) for k, v in place.items()}
+    ends = {k: list(map(add, starts[k], duration[k])) for k in place}
     transfer: Values = {}
     for g, members in enumerate(graph.groups):
         if transfers_drawn:
-            transfer |= {m: [_on_time(o.duration) for o in rows_of[m]] for m in members}
+            transfer |= {m: _on_time(duration[m]) for m in members}
             continue
-        latest = [max(rows_of[m][i].start for m in members) for i in range(n)]
+        latest = _most(starts, members)
         if graph.dp_synced[g]:
-            latest = _across_dp(latest, groups.dp)
-        for m in members:
-            transfer[m] = [_on_time(rows_of[m][i].end - latest[i]) for i in range(n)]
-    step_start = [min(at[(k, d, s)].start for k in graph.needs for d in range(groups.dp)) for s in steps]
-    delay: Values = {}
-    for k, needs in graph.needs.items():
-        ready = (
-            [max(rows_of[b][i].end for b in needs) for i in range(n)]
-            if needs
-            else [step_start[i // groups.dp] for i in range(n)]
-        )
-        delay[k] = [_on_time(o.start - r) for o, r in zip(rows_of[k], ready)]
-    workers = {(o.dp, o.stage): o.rank for o in rows}
-    return JobTimes(graph, groups, tuple(steps), groups.dp, duration, transfer, delay, workers, tuple(skipped))
+            latest = _across_dp(latest, dp)
+        transfer |= {m: _on_time(list(map(sub, ends[m], latest))) for m in members}
+    first_start = list(map(min, *starts.values())) if len(starts) > 1 else next(iter(starts.values()))
+    step_start = [min(first_start[t : t + dp]) for t in range(0, len(first_start), dp) for _ in range(dp)]
+    delay = {
+        k: _on_time(list(map(sub, starts[k], _most(ends, needs) if needs else step_start)))
+        for k, needs in graph.needs.items()
+    }
+    workers = {(d, s): r for d, s, r in zip(table.dp, table.stage, table.rank)}
+    return JobTimes(graph, groups, tuple(steps), dp, duration, transfer, delay, workers, tuple(skipped))
+
+
+def _most(values: Values, keys: Sequence[Key]) -> list[float]:
+    """Per instance, the largest value of some operations'."""
+    return values[keys[0]] if len(keys) == 1 else list(map(max, *(values[k] for k in keys)))
 
 
 def _listed(values: Sequence[int]) -> str:
@@ -163,9 +187,9 @@ def _listed(values: Sequence[int]) -> str:
     return ", ".join(map(str, values[:6])) + (", …" if len(values) > 6 else "")
 
 
-def _on_time(gap: float) -> float:
-    """A gap read from two clocks: 0 when it is more negative than clocks disagree by (LATE_AT)."""
-    return 0.0 if gap <= LATE_AT else gap
+def _on_time(gaps: Sequence[float]) -> list[float]:
+    """Gaps read from two clocks: each 0 when more negative than clocks disagree by (LATE_AT)."""
+    return [0.0 if g <= LATE_AT else g for g in gaps]
 
 
 def _across_dp(values: Sequence[float], dps: int) -> list[float]:
@@ -195,32 +219,31 @@ def simulate(times: JobTimes, duration: Values, transfer: Values, delay: Values 
     >>> line.starts[("forward-compute", 0, 1)], [round(t, 6) for t in line.ends[("optimizer", 0, 1)]]
     ([1.1], [6.4])
     """
-    graph, n, dps = times.graph, times.instances, times.dps
-    zero = [0.0] * n
+    graph, dps = times.graph, times.dps
+    zero = [0.0] * len(next(iter(duration.values())))
     starts: Values = {}
     ends: Values = {}
 
+    needs = graph.needs
+
     def ready(k: Key) -> list[float]:
-        needs = graph.needs[k]
-        at = ends[needs[0]] if len(needs) == 1 else list(map(max, *(ends[b] for b in needs))) if needs else zero
-        if delay is None:
-            return at
-        return [a + b for a, b in zip(at, delay[k])]
+        before = needs[k]
+        at = _most(ends, before) if before else zero
+        return at if delay is None else list(map(add, at, delay[k]))
 
     for unit in graph.order:
         if not isinstance(unit, int):
-            start = ready(unit)
-            starts[unit] = start
-            ends[unit] = [a + b for a, b in zip(start, duration[unit])]
+            starts[unit] = start = ready(unit)
+            ends[unit] = list(map(add, start, duration[unit]))
             continue
         members = graph.groups[unit]
         for m in members:
             starts[m] = ready(m)
-        latest = starts[members[0]] if len(members) == 1 else list(map(max, *(starts[m] for m in members)))
+        latest = _most(starts, members)
         if graph.dp_synced[unit]:
             latest = _across_dp(latest, dps)
         for m in members:
-            ends[m] = [a + b for a, b in zip(latest, transfer[m])]
+            ends[m] = list(map(add, latest, transfer[m]))
     return Timeline(starts, ends)
 
 
@@ -277,38 +300,50 @@ def _typical(times: JobTimes) -> tuple[Values, Values]:
     return duration, transfer
 
 
+Pick = Callable[[Key], "Sequence[int] | None"]
+"""Which instances of an operation take their real values: None for all of them, else the data-parallel ranks."""
+
+
 def _mixed(
-    times: JobTimes, base: tuple[Values, Values], real: tuple[Values, Values], chosen: Callable[[Key, int], bool]
+    times: JobTimes, base: tuple[Values, Values], real: tuple[Values, Values], pick: Pick
 ) -> tuple[Values, Values]:
-    """The durations and transfers of `base` but for the instances `chosen` (operation, instance index), which take
-    `real`'s."""
+    """The durations and transfers of `base` but for the operations' instances `pick` chooses, which take `real`'s
+    (a data-parallel rank's instances are every `dps`-th)."""
+    dps = times.dps
     out: list[Values] = []
     for b, r in zip(base, real):
         mixed: Values = {}
         for k, values in b.items():
-            picked = [i for i in range(len(values)) if chosen(k, i)]
-            if not picked:
+            ranks = pick(k)
+            if ranks is None:
+                mixed[k] = r[k]
+            elif not ranks:
                 mixed[k] = values
-                continue
-            row = list(values)
-            for i in picked:
-                row[i] = r[k][i]
-            mixed[k] = row
+            else:
+                row = list(values)
+                for d in ranks:
+                    row[d::dps] = r[k][d::dps]
+                mixed[k] = row
         out.append(mixed)
     return out[0], out[1]
 
 
-def _on_dp(dps: int, dp: int, key: Key, i: int) -> bool:
-    """Whether instance i is of data-parallel rank `dp`."""
-    return i % dps == dp
+def _all_of(chosen: Callable[[Key], bool]) -> Pick:
+    """A pick of every instance of the operations `chosen`, none of the others'."""
+    return lambda k: None if chosen(k) else ()
 
 
-def _on_stage(stage: int, key: Key, i: int) -> bool:
+def _on_dp(dp: int) -> Pick:
+    """A pick of data-parallel rank `dp`'s instances of every operation."""
+    return lambda k: (dp,)
+
+
+def _on_stage(stage: int, key: Key) -> bool:
     """Whether an operation is of `stage`."""
     return key[2] == stage
 
 
-def _of_type(label: str, key: Key, i: int) -> bool:
+def _of_type(label: str, key: Key) -> bool:
     """Whether an operation's type is `label` (`_optype_label`)."""
     return _optype_label(key[0]) == label
 
@@ -331,13 +366,9 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     (1.31, 1, 0, ((1, 0),), 1.23)
     """
     real = (times.duration, times.transfer)
-    base = simulate(times, times.duration, times.transfer, times.delay)
-    nodelay = simulate(times, times.duration, times.transfer, None)
+    recorded = _step_times(times, simulate(times, times.duration, times.transfer, times.delay), True)
     ideal_values = _typical(times)
-    ideal = simulate(times, *ideal_values, None)
-    recorded = _step_times(times, base, True)
-    nodelay_s = _step_times(times, nodelay, False)
-    ideal_s = _step_times(times, ideal, False)
+    (nodelay_s, nodelay_span), (ideal_s, ideal_span) = _batch(times, [real, ideal_values])
     slowdown = statistics.fmean(nodelay_s) / statistics.fmean(ideal_s)
     steps = times.steps
     dps = times.dps
@@ -354,34 +385,42 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     )
     if slowdown < DECOMPOSE_FROM:
         return result
-    labels: list[tuple[str, object, Callable[[Key, int], bool]]] = [
-        *(("dp", d, partial(_on_dp, dps, d)) for d in range(dps)),
-        *(("stage", s, partial(_on_stage, s)) for s in range(times.groups.pp)),
-        *(("optype", t, partial(_of_type, t)) for t in sorted({_optype_label(k[0]) for k in times.duration})),
+    labels: list[tuple[str, object, Pick]] = [
+        *(("stage", s, _all_of(partial(_on_stage, s))) for s in range(times.groups.pp)),
+        *(("optype", t, _all_of(partial(_of_type, t))) for t in sorted({_optype_label(k[0]) for k in times.duration})),
     ]
-    total = len(labels) + 2
+    if progress is not None:
+        progress(0, 3)
+    lanes = replace(times, dps=2)
+    timed = _batch(lanes, [_beside_ideal(times, ideal_values, d) for d in range(dps)], spans=False)
+    if progress is not None:
+        progress(1, 3)
+    timed += _batch(times, [_mixed(times, ideal_values, real, pick) for _, _, pick in labels], spans=False)
+    labels = [("dp", d, _on_dp(d)) for d in range(dps)] + labels
     by: dict[str, dict[object, float]] = defaultdict(dict)
     per_step: dict[str, dict[int, dict[object, float]]] = defaultdict(lambda: defaultdict(dict))
     mean_ideal = statistics.fmean(ideal_s)
-    for done, (axis, label, chosen) in enumerate(labels, 1):
-        line = simulate(times, *_mixed(times, ideal_values, real, chosen), None)
-        step_s = _step_times(times, line, False)
+    for (axis, label, _), (step_s, _) in zip(labels, timed):
         by[axis][label] = statistics.fmean(step_s) / mean_ideal
         for s, a, b in zip(steps, step_s, ideal_s):
             per_step[axis][s][label] = a / b
-        if progress is not None:
-            progress(done, total)
     by_worker = {w: min(by["dp"][w[0]], by["stage"][w[1]]) for w in sorted(times.workers)}
     count = max(1, math.ceil(len(by_worker) * WORST_SHARE))
     worst = sorted(by_worker, key=lambda w: (-by_worker[w], times.workers[w]))[:count]
-    worst_set = set(worst)
-    m_w = _explained(times, nodelay, ideal, real, ideal_values, lambda k, i: (i % dps, k[2]) in worst_set)
     if progress is not None:
-        progress(total - 1, total)
+        progress(2, 3)
     last = times.groups.pp - 1
-    m_s = _explained(times, nodelay, ideal, real, ideal_values, partial(_on_stage, last))
+    (_, worst_removed), (_, last_removed) = _batch(
+        times,
+        [
+            _mixed(times, real, ideal_values, lambda k: [d for d, st in worst if st == k[2]]),
+            _mixed(times, real, ideal_values, _all_of(partial(_on_stage, last))),
+        ],
+    )
     if progress is not None:
-        progress(total, total)
+        progress(3, 3)
+    m_w = _explained(nodelay_span, ideal_span, worst_removed)
+    m_s = _explained(nodelay_span, ideal_span, last_removed)
 
     def ordered(d: Mapping[Any, float]) -> dict[Any, float]:
         return dict(sorted(d.items(), key=lambda kv: -kv[1]))
@@ -403,21 +442,40 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     )
 
 
-def _explained(
-    times: JobTimes,
-    nodelay: Timeline,
-    ideal: Timeline,
-    real: tuple[Values, Values],
-    ideal_values: tuple[Values, Values],
-    chosen: Callable[[Key, int], bool],
-) -> float:
-    """The share of the slowdown that the `chosen` operations at their typical durations remove: (real - removed)
-    / (real - ideal), step times as spans (a step's first start to its last end)."""
-    removed = simulate(times, *_mixed(times, real, ideal_values, chosen), None)
-    t_real = statistics.fmean(_step_times(times, nodelay, True))
-    t_ideal = statistics.fmean(_step_times(times, ideal, True))
-    t_removed = statistics.fmean(_step_times(times, removed, True))
+def _explained(real: Sequence[float], ideal: Sequence[float], removed: Sequence[float]) -> float:
+    """The share of the slowdown that some operations at their typical durations remove, from the steps' spans
+    (first start to last end) with real durations, typical ones, and typical ones for those operations alone:
+    (real - removed) / (real - ideal)."""
+    t_real, t_ideal, t_removed = (statistics.fmean(v) for v in (real, ideal, removed))
     return (t_real - t_removed) / (t_real - t_ideal) if t_real != t_ideal else math.nan
+
+
+def _batch(
+    times: JobTimes, scenarios: Sequence[tuple[Values, Values]], spans: bool = True
+) -> list[tuple[list[float], list[float]]]:
+    """Each scenario's (durations, transfers) re-timed without launch gaps, and its step times: when each step's
+    last optimizer ended, and its span. The scenarios are timed as one: each operation's instances of every scenario
+    side by side, so that the graph is walked once (Python's cost is per operation, the C loops' per instance).
+    Without `spans`, the spans are empty."""
+    width = times.instances
+    duration = {k: list(chain.from_iterable(sc[0][k] for sc in scenarios)) for k in times.duration}
+    transfer = {k: list(chain.from_iterable(sc[1][k] for sc in scenarios)) for k in times.transfer}
+    line = simulate(times, duration, transfer, None)
+    finished = _step_times(times, line, False)
+    spanned = _step_times(times, line, True) if spans else []
+    per = width // times.dps
+    return [(finished[b * per : (b + 1) * per], spanned[b * per : (b + 1) * per]) for b in range(len(scenarios))]
+
+
+def _beside_ideal(times: JobTimes, ideal: tuple[Values, Values], dp: int) -> tuple[Values, Values]:
+    """Data-parallel rank `dp` at its real durations and every other rank at typical ones, as two lanes per step
+    (its own, and one for all the others): typical durations are the same for every rank and step, so the other
+    ranks run alike, and the collectives that wait for every rank wait for the later of the two lanes."""
+    dps = times.dps
+    out: list[Values] = []
+    for real, typical in zip((times.duration, times.transfer), ideal):
+        out.append({k: list(chain.from_iterable(zip(real[k][dp::dps], typical[k][dp::dps]))) for k in real})
+    return out[0], out[1]
 
 
 def _parts(by_optype: Mapping[str, float]) -> tuple[str, ...]:

@@ -400,8 +400,7 @@ def _run_job(args: argparse.Namespace, files: Sequence[str]) -> int:
             if os.path.getsize(path) > MOST_BYTES:
                 raise OpTraceError(f"{path}: beyond the {MOST_BYTES >> 20} MiB read")
         job = read_job({path: Path(path).read_bytes() for path in files})
-        times = job_times(job.rows, job.groups, job.transfers_drawn)
-        del job.rows[:]
+        times = job_times(job.table, job.groups, job.transfers_drawn)
         whatif = job_whatif(times)
     except OSError as exc:
         _say("analyze", f"error: {exc.filename}: {exc.strerror}")

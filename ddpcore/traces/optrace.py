@@ -13,8 +13,10 @@ import json
 import math
 import re
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 __all__ = [
     "CLOCK_SKEW",
@@ -25,9 +27,10 @@ __all__ = [
     "JobGroups",
     "OpRow",
     "OpTraceError",
+    "OpTable",
     "groups_of_meta",
     "job_file_kind",
-    "op_rows",
+    "op_table",
     "read_job",
     "read_op_parquet",
     "read_op_timeline",
@@ -142,28 +145,123 @@ def groups_of_meta(text: str) -> JobGroups:
     return groups
 
 
-def _seconds(value: object, what: str, least: float = 0.0) -> float:
-    """A time read from a file, bounded."""
-    if not isinstance(value, (int, float)) or not math.isfinite(value) or not least <= value <= MOST_SECONDS:
-        raise OpTraceError(f"{what} is {value!r}: not a time between {least:g} and {MOST_SECONDS:.0f} s")
-    return float(value)
+_INTS = {"dp_rank": 0, "stage": 0, "rank": -1, "step": 0, "seq_id": 0, "mc": -1}
+"""The whole-number columns kept, and the least value each may hold (-1: none)."""
+_TIMES = {"start_ts": 0.0, "duration": -CLOCK_SKEW}
+"""The time columns kept (seconds), and the least value each may hold."""
+MOST_WHOLE = MOST_GROUP * 1024
+"""The largest whole number a column may hold (a step, a rank, a place among operations)."""
 
 
-def _whole(value: object, what: str, low: int = 0) -> int:
-    """A whole number read from a file, bounded."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MOST_GROUP * 1024:
-        raise OpTraceError(f"{what} is {value!r}: not a whole number from {low}")
-    return value
+@dataclass(frozen=True)
+class OpTable:
+    """An operation table as columns: each operation's worker (`dp`, `stage`, `rank`), `step`, type (an index into
+    `names`), `start` and `duration` in seconds, place among its type's (`seq`) and model chunk (`chunk`, -1 for
+    none). Columns, not row objects: a job of 10^5 operations is read and laid out in C passes."""
+
+    dp: array[int]
+    stage: array[int]
+    rank: array[int]
+    step: array[int]
+    optype: array[int]
+    names: tuple[str, ...]
+    start: array[float]
+    duration: array[float]
+    seq: array[int]
+    chunk: array[int]
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+    def rows(self) -> list[OpRow]:
+        """The operations as rows (for tests and examples; the analysis reads the columns).
+
+        >>> OpTable.of_rows([OpRow(0, 1, 2, 7, "optimizer", 0.5, 0.25, 0)]).rows()[0].end
+        0.75
+        """
+        names = self.names
+        return [
+            OpRow(d, s, r, t, names[o], a, b, q, c)
+            for d, s, r, t, o, a, b, q, c in zip(
+                self.dp, self.stage, self.rank, self.step, self.optype, self.start, self.duration, self.seq, self.chunk
+            )
+        ]
+
+    @staticmethod
+    def of_rows(rows: Iterable[OpRow]) -> OpTable:
+        """A table of rows, checked as a file's are (`op_table`).
+
+        >>> len(OpTable.of_rows([OpRow(0, 0, 0, 1, "optimizer", 0.0, 0.1, 0)]))
+        1
+        """
+        rows = list(rows)
+        return op_table(
+            {
+                "dp_rank": [o.dp for o in rows],
+                "stage": [o.stage for o in rows],
+                "rank": [o.rank for o in rows],
+                "step": [o.step for o in rows],
+                "optype": [o.optype for o in rows],
+                "start_ts": [o.start for o in rows],
+                "duration": [o.duration for o in rows],
+                "seq_id": [o.seq for o in rows],
+                "mc": [o.chunk for o in rows],
+            }
+        )
 
 
-def op_rows(columns: Mapping[str, Sequence[object]]) -> list[OpRow]:
-    """An operation table's rows from its columns (`OP_COLUMNS`; `mc`, `gmc` and `mb_id` may be missing), each value
+def _first_bad(values: Sequence[object], good: Callable[[object], bool]) -> int:
+    """The place of the first value that is not `good`."""
+    return next(i for i, v in enumerate(values) if not good(v))
+
+
+def _whole_column(name: str, values: Sequence[object]) -> array[int]:
+    """A column of whole numbers, bounded (`_INTS`, MOST_WHOLE)."""
+    least = _INTS[name]
+
+    def good(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and least <= v <= MOST_WHOLE
+
+    if isinstance(values, array) and values.typecode in "bBhHiIlLqQ":
+        out = array("q", values)
+    elif all(map(good, values)):
+        out = array("q", values)  # type: ignore[arg-type]
+    else:
+        i = _first_bad(values, good)
+        raise OpTraceError(f"row {i}: {name} is {values[i]!r}: not a whole number from {least}")
+    if out and not least <= min(out) <= max(out) <= MOST_WHOLE:
+        i = _first_bad(out, good)
+        raise OpTraceError(f"row {i}: {name} is {out[i]!r}: not a whole number from {least}")
+    return out
+
+
+def _time_column(name: str, values: Sequence[object]) -> array[float]:
+    """A column of times in seconds, bounded (`_TIMES`, MOST_SECONDS)."""
+    least = _TIMES[name]
+
+    def good(v: object) -> bool:
+        return isinstance(v, (int, float)) and math.isfinite(v) and least <= v <= MOST_SECONDS
+
+    out: array[float] | None
+    try:
+        out = array("d", cast("Sequence[float]", values))
+    except TypeError:
+        out = None
+    if out is None or not all(map(math.isfinite, out)) or (out and not least <= min(out) <= max(out) <= MOST_SECONDS):
+        i = _first_bad(values, good)
+        raise OpTraceError(f"row {i}: {name} is {values[i]!r}: not a time between {least:g} and {MOST_SECONDS:.0f} s")
+    return out
+
+
+def op_table(columns: Mapping[str, Sequence[object]]) -> OpTable:
+    """An operation table from its columns (`OP_COLUMNS`; `mc`, `gmc` and `mb_id` may be missing), each value
     checked and bounded.
 
     >>> cols = {"dp_rank": [0], "stage": [1], "rank": [2], "step": [7], "optype": ["forward-compute"],
     ...         "start_ts": [0.5], "duration": [0.25], "seq_id": [0], "mc": [0]}
-    >>> op_rows(cols)[0].end
-    0.75
+    >>> t = op_table(cols)
+    >>> t.names[t.optype[0]], t.start[0] + t.duration[0]
+    ('forward-compute', 0.75)
     """
     missing = [c for c in OP_COLUMNS[:8] if c not in columns]
     if missing:
@@ -171,30 +269,110 @@ def op_rows(columns: Mapping[str, Sequence[object]]) -> list[OpRow]:
     count = len(columns["step"])
     if any(len(columns[c]) != count for c in OP_COLUMNS[:8]):
         raise OpTraceError("the columns are not all as long")
-    chunks = columns.get("mc", [-1] * count)
-    rows = []
-    for i in range(count):
-        optype = columns["optype"][i]
-        if not isinstance(optype, str) or not 0 < len(optype) <= 64:
-            raise OpTraceError(f"row {i}: operation type {str(optype)[:40]!r}")
-        chunk = chunks[i]
-        rows.append(
-            OpRow(
-                dp=_whole(columns["dp_rank"][i], f"row {i}: dp_rank"),
-                stage=_whole(columns["stage"][i], f"row {i}: stage"),
-                rank=_whole(columns["rank"][i], f"row {i}: rank"),
-                step=_whole(columns["step"][i], f"row {i}: step"),
-                optype=optype,
-                start=_seconds(columns["start_ts"][i], f"row {i}: start_ts"),
-                duration=_seconds(columns["duration"][i], f"row {i}: duration", -CLOCK_SKEW),
-                seq=_whole(columns["seq_id"][i], f"row {i}: seq_id"),
-                chunk=-1 if chunk is None else _whole(chunk, f"row {i}: mc", -1),
-            )
-        )
-    return rows
+    types = columns["optype"]
+    words = types.words if isinstance(types, _Coded) else tuple(dict.fromkeys(types))
+    for t in words:
+        if not isinstance(t, str) or not 0 < len(t) <= 64:
+            raise OpTraceError(f"operation type {str(t)[:40]!r}: not a name")
+    if len(set(words)) != len(words):
+        raise OpTraceError("an operation type named twice in the table's dictionary")
+    if isinstance(types, _Coded):
+        codes = types.codes
+        if codes and not 0 <= min(codes) <= max(codes) < len(words):
+            raise OpTraceError("operation types that name none")
+    else:
+        codes = array("q", map({w: i for i, w in enumerate(words)}.__getitem__, types))
+    ints = {c: _whole_column(c, columns[c]) for c in ("dp_rank", "stage", "rank", "step", "seq_id")}
+    chunk = columns.get("mc")
+    return OpTable(
+        dp=ints["dp_rank"],
+        stage=ints["stage"],
+        rank=ints["rank"],
+        step=ints["step"],
+        optype=array("q", codes),
+        names=words,  # type: ignore[arg-type]
+        start=_time_column("start_ts", columns["start_ts"]),
+        duration=_time_column("duration", columns["duration"]),
+        seq=ints["seq_id"],
+        chunk=array("q", [-1] * count)
+        if chunk is None
+        else _whole_column("mc", [-1 if c is None else c for c in chunk]),
+    )
 
 
-def read_op_parquet(data: bytes | str) -> list[OpRow]:
+@dataclass(frozen=True)
+class _Coded(Sequence[str]):
+    """A dictionary-coded column of names (Parquet's): the names in order and each row's code."""
+
+    words: tuple[str, ...]
+    codes: array[int]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        return self.words[self.codes[i]]
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.words.__getitem__, self.codes)
+
+
+_ARRAY_CODES = {
+    "int8": "b",
+    "int16": "h",
+    "int32": "i",
+    "int64": "q",
+    "uint8": "B",
+    "uint16": "H",
+    "uint32": "I",
+    "float": "f",
+    "double": "d",
+}
+"""Arrow's primitive types and the `array` typecode of the same layout."""
+
+
+def _arrow_column(column: object) -> Sequence[object]:
+    """An Arrow column's values: primitive columns without nulls copied from their buffers (a C pass), dictionary
+    columns as their words and codes, anything else as a list."""
+    chunks = column.chunks  # type: ignore[attr-defined]
+    kind = str(column.type)  # type: ignore[attr-defined]
+    if column.null_count == 0 and kind in _ARRAY_CODES:  # type: ignore[attr-defined]
+        code = _ARRAY_CODES[kind]
+        out = array(code)
+        for chunk in chunks:
+            size = out.itemsize
+            out.frombytes(memoryview(chunk.buffers()[1])[chunk.offset * size : (chunk.offset + len(chunk)) * size])
+        return out
+    if kind.startswith("dictionary") and column.null_count == 0 and len(chunks) == 1:  # type: ignore[attr-defined]
+        chunk = chunks[0]
+        codes = _arrow_column(_Chunked(chunk.indices))
+        return _Coded(tuple(chunk.dictionary.to_pylist()), array("q", codes))  # type: ignore[arg-type]
+    return column.to_pylist()  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class _Chunked:
+    """One Arrow array seen as a column of one chunk (what `_arrow_column` reads)."""
+
+    array: object
+
+    @property
+    def chunks(self) -> list[object]:
+        return [self.array]
+
+    @property
+    def type(self) -> object:
+        return self.array.type  # type: ignore[attr-defined]
+
+    @property
+    def null_count(self) -> int:
+        return self.array.null_count  # type: ignore[attr-defined]
+
+    def to_pylist(self) -> list[object]:
+        return self.array.to_pylist()  # type: ignore[attr-defined]
+
+
+def read_op_parquet(data: bytes | str) -> OpTable:
     """An operation table from a Parquet file (its bytes or its path), through pyarrow (`ddpcore[parquet]`).
 
     >>> import io, pyarrow as pa, pyarrow.parquet as pq
@@ -202,7 +380,7 @@ def read_op_parquet(data: bytes | str) -> list[OpRow]:
     >>> cols = {"dp_rank": [0], "stage": [0], "rank": [0], "step": [3], "optype": ["optimizer"], "start_ts": [1.5],
     ...         "duration": [0.5], "seq_id": [0]}
     >>> pq.write_table(pa.table(cols), out)
-    >>> read_op_parquet(out.getvalue())[0].end
+    >>> read_op_parquet(out.getvalue()).rows()[0].end
     2.0
     """
     try:
@@ -218,7 +396,7 @@ def read_op_parquet(data: bytes | str) -> list[OpRow]:
     except Exception as exc:  # pyarrow raises many kinds for a file that is not Parquet
         raise OpTraceError(f"not a Parquet file: {str(exc)[:120]}") from None
     names: Iterable[str] = table.column_names
-    return op_rows({c: table.column(c).to_pylist() for c in names if c in OP_COLUMNS})
+    return op_table({c: _arrow_column(table.column(c)) for c in names if c in OP_COLUMNS})
 
 
 MOST_BYTES = 1 << 30
@@ -268,7 +446,7 @@ def _inflated(data: bytes) -> bytes:
     return bytes(out)
 
 
-def read_op_timeline(data: bytes) -> list[OpRow]:
+def read_op_timeline(data: bytes) -> OpTable:
     """An operation table from the artifact's Chrome timeline (gzip'd or not): one process per data-parallel rank
     ("DP rank [d]"), one thread per stage and stream ("PP rank s, TP rank t, compute"), each complete event an
     operation (µs; `args`: step, model_chunk, seq_id). A communication is drawn from its transfer's start (its end
@@ -279,7 +457,7 @@ def read_op_timeline(data: bytes) -> list[OpRow]:
     ...           {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "DP rank [2]"}},
     ...           {"name": "optimizer", "ph": "X", "pid": 0, "tid": 3, "ts": 1e6, "dur": 5e5,
     ...            "args": {"step": 7, "model_chunk": 0, "mb_id": -1, "seq_id": 0}}]
-    >>> row = read_op_timeline(json.dumps(events).encode())[0]
+    >>> row = read_op_timeline(json.dumps(events).encode()).rows()[0]
     >>> row.dp, row.stage, row.step, row.start, row.end
     (2, 1, 7, 1.0, 1.5)
     """
@@ -331,7 +509,7 @@ def read_op_timeline(data: bytes) -> list[OpRow]:
         d * pp + s if isinstance(d, int) and isinstance(s, int) else -1
         for d, s in zip(columns["dp_rank"], columns["stage"])
     ]
-    return op_rows(columns)
+    return op_table(columns)
 
 
 @dataclass(frozen=True)
@@ -339,7 +517,7 @@ class JobFile:
     """A job read from its files: its operations, its group sizes, a line for each thing the files left unsaid (a
     missing meta file), and whether its communications are drawn as their transfers alone (a timeline)."""
 
-    rows: list[OpRow]
+    table: OpTable
     groups: JobGroups
     notes: tuple[str, ...] = ()
     transfers_drawn: bool = False
@@ -355,7 +533,7 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
     ...           {"name": "optimizer", "ph": "X", "pid": 0, "tid": 0, "ts": 0, "dur": 1,
     ...            "args": {"step": 1, "model_chunk": 0, "seq_id": 0}}]
     >>> job = read_job({"t.json": json.dumps(events).encode(), "m.yaml": meta})
-    >>> job.groups.name, len(job.rows), job.notes
+    >>> job.groups.name, len(job.table), job.notes
     ('tiny', 1, ())
     """
     tables, metas = [], []
@@ -376,17 +554,17 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
         )
     name, kind = tables[0]
     try:
-        rows = read_op_parquet(files[name]) if kind == "parquet" else read_op_timeline(files[name])
+        table = read_op_parquet(files[name]) if kind == "parquet" else read_op_timeline(files[name])
     except OpTraceError as exc:
         raise OpTraceError(f"{name}: {exc}") from None
     drawn = kind == "timeline"
     if metas:
         text = files[metas[0]][:65536].decode("utf-8", errors="replace")
-        return JobFile(rows, groups_of_meta(text), (), drawn)
-    dp = 1 + max((o.dp for o in rows), default=0)
-    pp = 1 + max((o.stage for o in rows), default=0)
+        return JobFile(table, groups_of_meta(text), (), drawn)
+    dp = 1 + max(table.dp, default=0)
+    pp = 1 + max(table.stage, default=0)
     return JobFile(
-        rows,
+        table,
         replace(JobGroups(dp=dp, pp=pp), name=name.rsplit("/", 1)[-1]),
         (f"no meta file: tensor and context parallelism read as 1 (the table holds DP {dp} × PP {pp})",),
         drawn,

@@ -13,7 +13,7 @@ import pytest
 
 from ddpcore.analysis import job_times, job_verdict, job_whatif
 from ddpcore.analysis.jobwhatif import JobTimes, JobWhatIf, simulate
-from ddpcore.traces import OpTraceError, groups_of_meta, op_rows, read_op_parquet
+from ddpcore.traces import OpTraceError, groups_of_meta, op_table, read_op_parquet
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d"
 TRACES = ("AR", "ST", "SE")
@@ -89,7 +89,7 @@ def test_the_graph_replays_the_recorded_step(name: str) -> None:
     the dependencies are the ones the trace ran by."""
     times = laid_out(name)
     line = simulate(times, times.duration, times.transfer, times.delay)
-    rows = read_op_parquet((HERE / f"trace-{name}.parquet").read_bytes())
+    rows = read_op_parquet((HERE / f"trace-{name}.parquet").read_bytes()).rows()
     starts = {}
     for o in rows:
         starts.setdefault(o.step, []).append(o.start)
@@ -116,7 +116,7 @@ def statistics_mean(values: tuple[float, ...]) -> float:
 
 
 def small_rows() -> list:
-    return read_op_parquet((HERE / "trace-ST.parquet").read_bytes())
+    return read_op_parquet((HERE / "trace-ST.parquet").read_bytes()).rows()
 
 
 def test_a_step_that_lacks_an_operation_is_left_out_with_a_line() -> None:
@@ -159,12 +159,12 @@ def test_times_read_are_bounded(bad: float) -> None:
         "seq_id": [0],
     }
     with pytest.raises(OpTraceError, match="row 0: duration"):
-        op_rows(cols)
+        op_table(cols)
 
 
 def test_not_an_operation_table() -> None:
     with pytest.raises(OpTraceError, match="no column"):
-        op_rows({"step": [1]})
+        op_table({"step": [1]})
     with pytest.raises(OpTraceError, match="not a Parquet file"):
         read_op_parquet(b"PAR1 but not really")
 

@@ -108,9 +108,10 @@ def test_a_real_run_split_over_the_nodes_is_the_same_byte_for_byte(cluster):
 
 
 def real_sets() -> list[list[Path]]:
-    """Every real run the repository keeps, in each recording it has (two ranks at least)."""
+    """Every real run the repository keeps, in each recording it has (two ranks at least); 3D-parallel jobs
+    (jobs3d: one operation table per job, not a file per rank) are not per-rank runs."""
     sets = []
-    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz")}):
+    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz")} - {FIXTURES / "jobs3d"}):
         some = [sorted(folder.glob(p)) for p in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz")]
         some = [found for found in some if len(found) >= 2] or [sorted(folder.glob("*.json.gz"))]
         sets += [found for found in some if len(found) >= 2]

@@ -1,0 +1,139 @@
+"""python build.py bench --jobs3d [--artifact DIR]: ddpcore's what-if of a 3D-parallel job against the OSDI 2025
+artifact's own scripts, side by side on the same three published traces (tests/fixtures/jobs3d), in one run.
+
+The artifact (a checkout of ByteDance-Seed/StragglerAnalysis given as DIR; its code is never copied here) gives S
+and its splits with `analyzer/wia.py`, then M_S with `compute_ms.py` and M_W with `compute_mw.py`, each a process of
+its own; ddpcore gives all of them in one `python -m ddpcore analyze`. Both are timed as the user runs them (wall
+time of the processes, best of REPEATS). The artifact's needs (pandas < 3, which it was written for, pyarrow, numpy,
+pyyaml, tqdm, ujson) are installed from PyPI into a bench-only environment, never ddpcore's. Without DIR, ddpcore is
+timed alone and the comparison is said to be missing. Figures go under `jobs3d` in bench/results.json.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from scripts.bench.report import merge_into
+
+ROOT = Path(__file__).resolve().parents[2]
+JOBS = ROOT / "tests" / "fixtures" / "jobs3d"
+TRACES = ("AR", "ST", "SE")
+REPEATS = 3
+ARTIFACT_NEEDS = ("pandas<3", "pyarrow", "numpy", "pyyaml", "tqdm", "ujson")
+"""What the artifact imports, from PyPI (pandas 3 changed copy semantics under it: its wia.py fails there)."""
+
+
+def _timed(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    """The wall time of one process, which must succeed."""
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def ddpcore_seconds(name: str) -> float:
+    """ddpcore's `analyze` of a published trace, best of REPEATS."""
+    argv = [
+        sys.executable,
+        "-m",
+        "ddpcore",
+        "analyze",
+        str(JOBS / f"trace-{name}.parquet"),
+        str(JOBS / f"meta-{name}.yaml"),
+    ]
+    return min(_timed(argv, ROOT) for _ in range(REPEATS))
+
+
+def artifact_python(venv: Path) -> Path:
+    """The bench-only environment's Python, made and filled from PyPI when missing."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *ARTIFACT_NEEDS], check=True)
+    return python
+
+
+def artifact_seconds(python: Path, artifact: Path, name: str) -> dict[str, float]:
+    """The artifact's three scripts on a published trace (each its best of REPEATS), and their sum."""
+    env = {"PYTHONPATH": str(artifact), "PATH": "/usr/bin:/bin"}
+    parts: dict[str, list[float]] = {"wia": [], "ms": [], "mw": []}
+    for _ in range(REPEATS):
+        with tempfile.TemporaryDirectory() as work:
+            out = Path(work)
+            meta, trace = JOBS / f"meta-{name}.yaml", JOBS / f"trace-{name}.parquet"
+            parts["wia"].append(
+                _timed(
+                    [
+                        str(python),
+                        "analyzer/wia.py",
+                        "--metadata",
+                        str(meta),
+                        "--trace",
+                        str(trace),
+                        "--dump-dir",
+                        str(out),
+                        "--root",
+                        str(out),
+                    ],
+                    artifact,
+                    env,
+                )
+            )
+            result = out / f"{name}.json"
+            for key, script in (("ms", "compute_ms.py"), ("mw", "compute_mw.py")):
+                parts[key].append(
+                    _timed(
+                        [
+                            str(python),
+                            f"analyzer/{script}",
+                            "--trial",
+                            name,
+                            "--dump-dir",
+                            str(out),
+                            "--analysis-result",
+                            str(result),
+                            "--root",
+                            str(out),
+                        ],
+                        artifact,
+                        env,
+                    )
+                )
+    best = {k: min(v) for k, v in parts.items()}
+    return {**best, "total": sum(best.values())}
+
+
+def jobs3d_figures(artifact: Path | None, venv: Path) -> dict:
+    """Each trace's seconds for ddpcore and, with the artifact, its scripts and the ratio; the smallest ratio."""
+    python = artifact_python(venv) if artifact is not None else None
+    figures: dict = {"traces": {}}
+    for name in TRACES:
+        ours = ddpcore_seconds(name)
+        row: dict = {"ddpcore_s": ours}
+        if artifact is not None and python is not None:
+            theirs = artifact_seconds(python, artifact, name)
+            row |= {"artifact_s": theirs["total"], "artifact_parts_s": theirs, "speedup": theirs["total"] / ours}
+        figures["traces"][name] = row
+        print(name, json.dumps(row), flush=True)
+    ratios = [r["speedup"] for r in figures["traces"].values() if "speedup" in r]
+    figures["speedup_min"] = min(ratios) if ratios else None
+    figures["artifact"] = "measured" if ratios else "not given (--artifact DIR): ddpcore timed alone"
+    return figures
+
+
+def main(out: Path, artifact: Path | None) -> int:
+    """Measure and write under `jobs3d` in `out`/results.json."""
+    figures = jobs3d_figures(artifact, out.resolve() / ".artifact-venv")
+    merge_into(out, "jobs3d", figures)
+    print(json.dumps({k: v for k, v in figures.items() if k != "traces"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    args = sys.argv[2:]
+    given = Path(args[args.index("--artifact") + 1]) if "--artifact" in args else None
+    sys.exit(main(Path(args[0]), given))
