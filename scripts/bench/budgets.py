@@ -14,6 +14,7 @@ __all__ = [
     "NOT_MEASURED",
     "PAGE_RANKS",
     "REFERENCE_NATIVE_MS",
+    "JOBS3D_BUDGETS",
     "SCALE_BUDGETS",
     "SLOW",
     "STREAM_MB",
@@ -194,7 +195,17 @@ SCALE_BUDGETS: tuple[Budget, ...] = (
     ),
 )
 """The budgets of `python build.py bench --scale` (issue 39), kept under `scale` in bench/results.json."""
-BUDGETS = BUDGETS + SCALE_BUDGETS
+JOBS3D_BUDGETS: tuple[Budget, ...] = (
+    _at_least(
+        "3D-parallel what-if: ddpcore's analyze vs the artifact's three scripts (slowest trace)",
+        ("jobs3d", "speedup_min"),
+        10,
+        "x",
+    ),
+)
+"""`bench --jobs3d --artifact DIR`'s budget (issue 52)."""
+
+BUDGETS = BUDGETS + SCALE_BUDGETS + JOBS3D_BUDGETS
 NOT_MEASURED: tuple[str, ...] = ()
 """Budgets of an issue that the bench does not measure yet, listed in its report."""
 
