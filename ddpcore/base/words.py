@@ -542,6 +542,10 @@ WORDS: dict[str, dict[str, str]] = {
         "bucket de gradients)",
     },
     # --- a 3D-parallel job's what-if (analysis.jobwhatif) ---------------------------------------------------------
+    "job.unreadable": {
+        "en": "not one 3D-parallel job: {detail}",
+        "fr": "pas un seul job parallèle 3D : {detail}",
+    },
     "job.none": {
         "en": "no straggler: the job runs at {ratio} its ideal step",
         "fr": "pas de retardataire : le job tourne à {ratio} de son pas idéal",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -358,17 +359,21 @@ class _Chunked:
 
     @property
     def chunks(self) -> list[object]:
+        """The one chunk."""
         return [self.array]
 
     @property
     def type(self) -> object:
+        """The array's Arrow type."""
         return self.array.type  # type: ignore[attr-defined]
 
     @property
     def null_count(self) -> int:
+        """How many of its values are null."""
         return self.array.null_count  # type: ignore[attr-defined]
 
     def to_pylist(self) -> list[object]:
+        """Its values as Python objects."""
         return self.array.to_pylist()  # type: ignore[attr-defined]
 
 
@@ -402,8 +407,8 @@ def read_op_parquet(data: bytes | str) -> OpTable:
 MOST_BYTES = 1 << 30
 """The largest job file read (1 GiB as stored)."""
 
-MOST_INFLATED = 4 << 30
-"""The most a gzip'd timeline may inflate to (4 GiB)."""
+MOST_INFLATED = min(4 << 30, sys.maxsize)
+"""The most a gzip'd timeline may inflate to (4 GiB; less in a 32-bit Python, the page's)."""
 
 GZIP_MAGIC, PARQUET_MAGIC = b"\x1f\x8b", b"PAR1"
 _META_LINE = re.compile(rb"^\s*(dp_size|pp_size|tp_size|dsp_size|vpp_size|world_size)\s*:", re.MULTILINE)
@@ -438,9 +443,9 @@ def _inflated(data: bytes) -> bytes:
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
         for k in range(0, len(data), 1 << 20):
-            out += inflate.decompress(data[k : k + (1 << 20)], MOST_INFLATED + 1 - len(out))
+            out += inflate.decompress(data[k : k + (1 << 20)], min(sys.maxsize, MOST_INFLATED + 1 - len(out)))
             if len(out) > MOST_INFLATED:
-                raise OpTraceError(f"inflates beyond {MOST_INFLATED >> 30} GiB")
+                raise OpTraceError(f"inflates beyond {MOST_INFLATED >> 20} MiB")
     except zlib.error as exc:
         raise OpTraceError(f"not a readable gzip file ({exc})") from None
     return bytes(out)

@@ -137,7 +137,7 @@ class TracesShell:
         if worker is not self.worker:
             return
         data = event.data
-        kind = str(data.type)
+        kind = str(getattr(data, "type", ""))
         if kind == reading.SIZES:
             self.sized(json.loads(str(data.sizes)))
         elif kind == reading.PROGRESS:
@@ -163,6 +163,11 @@ class TracesShell:
         with set_aside():
             pieces = await stepped(self.unpickling(parts))
             if action != self.action:
+                return
+            if pieces and pieces[0][0] == reading.JOB:
+                _, whatif, notes, errors = pieces[0]
+                self.measured_there = None
+                await stepped(self.page.updating(app.with_job(self.page.model, whatif, notes, errors)))
                 return
             measured, errors, outlook, fit_error = reading.joined(pieces)
             model = await stepped(app.measured_in_steps(self.page.model, measured, errors))

@@ -15,7 +15,7 @@ from ..reading import FileProgress, Progress, progress_of, progressed
 from .model import Model, TracesModel
 
 if TYPE_CHECKING:
-    from ddpcore.analysis import Measured, Outlook
+    from ddpcore.analysis import JobWhatIf, Measured, Outlook
     from ddpcore.traces import FileError
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "threshold_shown",
     "with_compared",
     "with_fitted",
+    "with_job",
     "with_judged",
     "with_measured",
     "with_outlook",
@@ -63,6 +64,8 @@ def measured_in_steps(
         model.traces,
         measured=measured,
         errors=errors,
+        job=None,
+        job_notes=(),
         step_index=0,
         rank_page=0,
         loading=0,
@@ -74,6 +77,18 @@ def measured_in_steps(
         reading_after=False,
     )
     return replace(model, traces=(yield from _analysing(loaded)))
+
+
+def with_job(model: Model, job: JobWhatIf | None, notes: tuple[str, ...], errors: tuple[FileError, ...]) -> Model:
+    """A 3D-parallel job read (its what-if, or None and why): it replaces the run shown, whose verdict, fit and
+    comparison go."""
+    traces = replace(
+        TracesModel(threshold=model.traces.threshold),
+        job=job,
+        job_notes=notes,
+        errors=errors,
+    )
+    return replace(model, traces=traces)
 
 
 def reading_after(model: Model) -> Model:

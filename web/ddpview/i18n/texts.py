@@ -261,10 +261,11 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.title": {"en": "Your traces: find the straggler", "fr": "Vos traces : trouver le retardataire"},
     "traces.pick": {"en": "Trace files, one per rank", "fr": "Fichiers de trace, un par rang"},
     "traces.drop": {
-        "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here, one per rank. They are read "
-        "in your browser and sent nowhere.",
+        "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here, one per rank, or a "
+        "3D-parallel job's timeline with its meta file (.yaml). They are read in your browser and sent nowhere.",
         "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore, un par "
-        "rang. Ils sont lus dans votre navigateur et ne sont envoyés nulle part.",
+        "rang, ou la timeline d'un job parallèle 3D avec son fichier meta (.yaml). Ils sont lus dans votre "
+        "navigateur et ne sont envoyés nulle part.",
     },
     "traces.example": {
         "en": "Load the example (4 ranks, rank 2 slowed)",
@@ -516,6 +517,34 @@ TEXT: dict[str, dict[str, str]] = {
         "fr": "Un rang est en retard, et alerte, quand son écart atteint (part du pas)",
     },
     "traces.copy": {"en": "Copy", "fr": "Copier"},
+    "job.title": {
+        "en": "3D-parallel job: DP {dp} × PP {pp} × TP {tp} × CP {cp} ({world} ranks), {steps} steps",
+        "fr": "Job parallèle 3D : DP {dp} × PP {pp} × TP {tp} × CP {cp} ({world} rangs), {steps} pas",
+    },
+    "job.slowdown": {"en": "Slowdown S against the ideal step:", "fr": "Ralentissement S face au pas idéal :"},
+    "job.stage_n": {"en": "stage {stage}", "fr": "étage {stage}"},
+    "job.dp_n": {"en": "DP {dp}", "fr": "DP {dp}"},
+    "job.cell": {
+        "en": "DP {dp}, stage {stage}: the job at {value} its ideal step with this worker's real durations alone",
+        "fr": "DP {dp}, étage {stage} : le job à {value} de son pas idéal avec les seules durées réelles de ce worker",
+    },
+    "job.heatmap_label": {
+        "en": "Slowdown each worker costs alone, by data-parallel rank and stage",
+        "fr": "Ralentissement que coûte chaque worker seul, par rang data-parallel et par étage",
+    },
+    "job.heatmap_help": {
+        "en": "Each cell: the job's step with that worker's real durations, every other operation at its typical "
+        "duration, over the ideal step (the smaller of its DP rank's and its stage's). Red: the worst.",
+        "fr": "Chaque case : le pas du job avec les durées réelles de ce worker, toute autre opération à sa durée "
+        "typique, rapporté au pas idéal (le plus petit de son rang DP et de son étage). Rouge : le pire.",
+    },
+    "job.by_stage": {"en": "S by stage", "fr": "S par étage"},
+    "job.by_dp": {"en": "S by data-parallel rank", "fr": "S par rang data-parallel"},
+    "job.by_type": {"en": "S by operation type", "fr": "S par type d'opération"},
+    "job.stage_n_key": {"en": "stage {label}", "fr": "étage {label}"},
+    "job.dp_n_key": {"en": "DP {label}", "fr": "DP {label}"},
+    "job.type_key": {"en": "{label}", "fr": "{label}"},
+    "job.more": {"en": "(the largest; {n} more)", "fr": "(les plus grands ; {n} de plus)"},
     "compare.title": {"en": "Before and after a fix", "fr": "Avant et après une correction"},
     "compare.pick": {"en": "The run after the fix", "fr": "L'exécution après la correction"},
     "compare.help": {

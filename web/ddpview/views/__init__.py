@@ -29,6 +29,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .fit import (  # noqa: F401
         fit_html,
     )
+    from .jobs3d import (  # noqa: F401
+        HEAT_ROWS,
+        job_heatmap,
+        job_html,
+    )
     from .page import (  # noqa: F401
         IN_PLACE,
         PATCHED,
@@ -87,6 +92,11 @@ _LAZY = {
         "percent_row",
     ),
     "fit": ("fit_html",),
+    "jobs3d": (
+        "HEAT_ROWS",
+        "job_heatmap",
+        "job_html",
+    ),
     "page": (
         "Frame",
         "IN_PLACE",

@@ -1,0 +1,46 @@
+"""End-to-end: a 3D-parallel job's timeline and meta file dropped into Your traces give the published what-if, its
+heatmap and its diagnosis in both languages, read off the page's main thread."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pages import value
+from paths import FIXTURES
+
+pytestmark = pytest.mark.browser
+
+JOBS = FIXTURES / "jobs3d"
+
+
+def test_a_job_timeline_gives_the_published_what_if(open_page):
+    page, watch = open_page("#view=traces")
+    published = json.loads((JOBS / "result-ST.json").read_text())
+    page.set_input_files("[data-testid=trace-files]", [str(JOBS / "timeline-ST.json.gz"), str(JOBS / "meta-ST.yaml")])
+    page.wait_for_selector("[data-testid=job-panel]", timeout=60_000)
+    assert value(page, "job-slowdown") == pytest.approx(published["blocking_slowdown"], abs=1e-3)
+    assert value(page, "job-ms") == pytest.approx(1.2194, abs=1e-3)
+    assert page.locator("[data-testid=job-heatmap] [data-testid=job-cell]").count() == 8
+    worst = page.locator("[data-testid=job-cell][data-dp='1'][data-stage='3']")
+    assert float(worst.get_attribute("data-value")) == pytest.approx(
+        min(published["blocking_decompose_by_dp_rank"]["1"], published["blocking_decompose_by_stage"]["3"]), abs=1e-3
+    )
+    first = page.locator("[data-testid=job-by-stage]").first
+    assert first.get_attribute("data-key") == "3"
+    assert "move layers off stage 3" in page.inner_text("[data-testid=job-diagnosis]")
+    assert page.inner_text("#trace-summary").strip() == ""
+    page.select_option("[data-testid=lang]", "fr")
+    assert "déplacez des couches hors de l'étage 3" in page.inner_text("[data-testid=job-diagnosis]")
+    assert "1,18×" in page.inner_text("[data-testid=job-panel]")
+    watch.assert_clean()
+
+
+def test_a_job_that_is_not_one_is_one_line(open_page, tmp_path):
+    page, watch = open_page("#view=traces")
+    page.set_input_files("[data-testid=trace-files]", [str(JOBS / "timeline-ST.json.gz"), str(JOBS / "meta-AR.yaml")])
+    page.wait_for_selector("[data-testid=trace-error]", timeout=60_000)
+    said = page.inner_text("[data-testid=trace-errors]")
+    assert "not one 3D-parallel job" in said and "data-parallel ranks 0, 1 but the job has 4" in said
+    assert page.locator("[data-testid=job-panel]").count() == 0
+    watch.assert_clean()

@@ -1,0 +1,61 @@
+"""A 3D-parallel job in Your traces, natively: the panel's figures, heatmap and words, and what a job read does to
+the model."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+from ddpview import app
+from ddpview.views import job_html
+from paths import FIXTURES
+
+from ddpcore.analysis import job_times, job_whatif, simulated_job
+from ddpcore.traces import read_job
+
+JOBS = FIXTURES / "jobs3d"
+
+
+def whatif_of(name: str):
+    job = read_job({f"timeline-{name}.json.gz": (JOBS / f"timeline-{name}.json.gz").read_bytes()})
+    return job_whatif(job_times(job.table, job.groups, job.transfers_drawn)), job.notes
+
+
+def test_the_panel_holds_the_figures_the_heatmap_and_the_words():
+    w, notes = whatif_of("AR")
+    html = job_html(w, notes, "en")
+    assert html.count('data-testid="job-cell"') == 16
+    cell = re.search(r'data-testid="job-cell" data-dp="0" data-stage="0" data-value="([^"]+)"', html)
+    assert cell and math.isclose(float(cell.group(1)), w.by_worker[(0, 0)])
+    assert 'data-code="job.worker"' in html and "one worker (DP 0, stage 0)" in html
+    assert re.search(r'data-testid="job-slowdown" data-value="1\.97\d*" class="value">1\.97×<', html)
+    assert "no meta file" in html
+    fr = job_html(w, notes, "fr")
+    assert "un worker (DP 0, étage 0)" in fr and "1,97×" in fr and "étage 3" in fr
+
+
+def test_nothing_without_a_job_and_a_clean_job_says_so():
+    assert job_html(None, (), "en") == ""
+    w = job_whatif(job_times(*simulated_job(dp=2, pp=2, steps=3)))
+    html = job_html(w, (), "fr")
+    assert 'data-code="job.none"' in html and "job-heatmap" not in html and "pas de retardataire" in html
+
+
+def test_names_are_escaped():
+    rows, groups = simulated_job(dp=2, pp=2, steps=3, slow=(0, 1))
+    w = job_whatif(job_times(rows, replace(groups, name="<b>x</b>")))
+    hostile = replace(w, by_optype={"<script>alert(1)</script>": 1.5, **w.by_optype}, skipped=("<img src=x>",))
+    html = job_html(hostile, ("<i>note</i>",), "en")
+    assert "<script>" not in html and "<img" not in html and "<i>" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_a_job_read_replaces_the_run_shown():
+    model = app.initial("#view=traces", "en", False)
+    w, notes = whatif_of("ST")
+    shown = app.with_job(model, w, notes, ())
+    assert shown.traces.job is w and shown.traces.measured is None and shown.traces.analysis is None
+    markup = app.screen(shown).regions
+    assert 'data-testid="job-panel"' in markup["job-panel"]
+    assert "move layers off stage 3" in markup["job-panel"]
