@@ -29,6 +29,7 @@ from typing import Any
 
 from ..base import Message, Ratio, Share
 from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
+from .chance import ALPHA, _binomial_above
 from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
 
 __all__ = [
@@ -279,6 +280,11 @@ class JobWhatIf:
     m_w: float = math.nan
     m_s: float = math.nan
     skipped: tuple[str, ...] = ()
+    without_worst_s: float = math.nan
+    """The mean step (first start to last end, launch gaps out) with the worst workers at typical durations: what
+    fixing them would give (M_W's re-timing)."""
+    without_last_s: float = math.nan
+    """The same with the last stage at typical durations (M_S's)."""
 
 
 def _typical(times: JobTimes) -> tuple[Values, Values]:
@@ -438,6 +444,8 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
             "worst_workers": tuple(worst),
             "m_w": m_w,
             "m_s": m_s,
+            "without_worst_s": statistics.fmean(worst_removed),
+            "without_last_s": statistics.fmean(last_removed),
         }
     )
 
@@ -485,10 +493,29 @@ def _parts(by_optype: Mapping[str, float]) -> tuple[str, ...]:
     return (ranked[0][0],) + tuple(t for t, r in ranked[1:2] if r - 1 >= (ranked[0][1] - 1) / 2)
 
 
+ONE_RANK_SHARE = 0.75
+"""The share of the slowdown one DP rank's real durations alone must give back for the slowdown to be that rank's:
+with work uneven across k ranks that take turns, each gives back about a k-th (a half with 2, SE: 38 % with 32)."""
+
+
+def _uneven(w: JobWhatIf) -> bool:
+    """Whether the slowdown is work uneven across data-parallel ranks: no DP rank alone gives back ONE_RANK_SHARE
+    of it, and the DP rank slowest in each step is no rank more often than chance makes one of `dp` ranks the
+    slowest (a binomial tail at ALPHA over the steps, every rank tested): the slow rank moves."""
+    dps = len(w.by_dp)
+    worst_each = [max(v, key=lambda d: v[d]) for v in w.by_dp_step.values() if v]
+    if dps < 2 or not worst_each or w.slowdown <= 1.0:
+        return False
+    if max(w.by_dp.values()) - 1 >= ONE_RANK_SHARE * (w.slowdown - 1):
+        return False
+    most = max(worst_each.count(d) for d in set(worst_each))
+    return _binomial_above(len(worst_each), most, 1.0 / dps) > ALPHA / dps
+
+
 def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     """What a job's what-if says, in order of weight (codes `job.*`): no straggler below DECOMPOSE_FROM; one worker
     when the worst workers explain at least EXPLAINS of the slowdown (M_W); work uneven across data-parallel ranks
-    when no rank alone costs half the slowdown and the slowest rank changes from step to step; the last stage when
+    when the slow DP rank moves (`_uneven`); the last stage when
     it explains at least EXPLAINS (M_S); otherwise where the slowdown is largest by rank, stage and type.
 
     >>> from ddpcore.traces.optrace import JobGroups
@@ -504,10 +531,10 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
         dp, stage = w.worst_workers[0]
         parts = _parts(w.by_optype)
         said.append(Message.of("job.worker", dp=dp, stage=stage, parts=parts, ratio=ratio, share=Share(w.m_w)))
-    worst_rank = max(w.by_dp.values())
-    worst_each = [max(v, key=lambda d: v[d]) for v in w.by_dp_step.values() if v]
-    most = max(worst_each.count(d) for d in set(worst_each)) if worst_each else 0
-    if not said and worst_rank - 1 < (w.slowdown - 1) / 2 and len(w.by_dp) > 1 and 2 * most < len(worst_each):
+    if not said and _uneven(w):
+        worst_rank = max(w.by_dp.values())
+        worst_each = [max(v, key=lambda d: v[d]) for v in w.by_dp_step.values() if v]
+        most = max(worst_each.count(d) for d in set(worst_each))
         said.append(
             Message.of("job.data_parallel", most=most, steps=len(worst_each), rank_ratio=Ratio(worst_rank), ratio=ratio)
         )

@@ -386,7 +386,7 @@ def _job_files(paths: Sequence[str]) -> list[str] | None:
             except zlib.error:
                 return None
         kinds.append(job_file_kind(head[: 1 << 16]))
-    return files if kinds and any(k in ("parquet", "timeline") for k in kinds) else None
+    return files if kinds and any(k in ("parquet", "timeline", "oplines") for k in kinds) else None
 
 
 def _run_job(args: argparse.Namespace, files: Sequence[str]) -> int:
@@ -408,10 +408,10 @@ def _run_job(args: argparse.Namespace, files: Sequence[str]) -> int:
     except OpTraceError as exc:
         _say("analyze", f"error: {exc}")
         return 1
-    for line in (*job.notes, *times.skipped):
+    for line in (*job.left_out, *job.notes, *times.skipped):
         _say("analyze", line)
-    _emit(Report(job_payload(whatif, job.notes), (job_text,)), args.json)
-    return 0
+    _emit(Report(job_payload(whatif, job.notes, job.left_out), (job_text,)), args.json)
+    return 1 if job.left_out else 0
 
 
 def _say(command: str, line: str) -> None:

@@ -426,7 +426,9 @@ DIAGNOSIS_KINDS = {
 """Each sentence of a job's verdict and the `diagnosis.kind` it gives in the JSON."""
 
 
-def job_payload(w: JobWhatIf, notes: Sequence[str] = (), lang: str = "en") -> dict[str, Any]:
+def job_payload(
+    w: JobWhatIf, notes: Sequence[str] = (), left_out: Sequence[str] = (), lang: str = "en"
+) -> dict[str, Any]:
     """A 3D-parallel job's what-if as the JSON of `analyze` (docs/contracts.md): `parallel`, `slowdown`,
     `slowdown_by`, `m_w`, `m_s` and `diagnosis` (the first sentence's kind and values, the others' kinds in
     `also`), with step times in seconds and each split per step.
@@ -470,6 +472,8 @@ def job_payload(w: JobWhatIf, notes: Sequence[str] = (), lang: str = "en") -> di
         "worst_workers": [{"dp_rank": d, "stage": s} for d, s in w.worst_workers],
         "m_w": finite(w.m_w),
         "m_s": finite(w.m_s),
+        "without_worst_workers_s": finite(w.without_worst_s),
+        "without_last_stage_s": finite(w.without_last_s),
         "diagnosis": {
             "kind": DIAGNOSIS_KINDS[first.code],
             **{
@@ -481,6 +485,7 @@ def job_payload(w: JobWhatIf, notes: Sequence[str] = (), lang: str = "en") -> di
         "verdict": [{"code": m.code, "en": m.text("en"), "fr": m.text("fr")} for m in said],
         "skipped": list(w.skipped),
         "notes": list(notes),
+        "errors": list(left_out),
     }
 
 

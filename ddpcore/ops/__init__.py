@@ -38,6 +38,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         Recorder,
         StepTimes,
     )
+    from .jobrecorder import (  # noqa: F401
+        OP_TYPES,
+        JobRecorder,
+        JobSizes,
+    )
     from .perfetto import (  # noqa: F401
         PERFETTO_RANKS,
         trace_events,
@@ -76,6 +81,11 @@ _LAZY = {
     "instrument": (
         "Recorder",
         "StepTimes",
+    ),
+    "jobrecorder": (
+        "JobRecorder",
+        "JobSizes",
+        "OP_TYPES",
     ),
     "perfetto": (
         "PERFETTO_RANKS",

@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         job_file_kind,
         op_table,
         read_job,
+        read_op_lines,
         read_op_parquet,
         read_op_timeline,
     )
@@ -196,6 +197,7 @@ _LAZY = {
         "job_file_kind",
         "op_table",
         "read_job",
+        "read_op_lines",
         "read_op_parquet",
         "read_op_timeline",
     ),

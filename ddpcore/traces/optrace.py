@@ -33,6 +33,7 @@ __all__ = [
     "job_file_kind",
     "op_table",
     "read_job",
+    "read_op_lines",
     "read_op_parquet",
     "read_op_timeline",
 ]
@@ -148,8 +149,10 @@ def groups_of_meta(text: str) -> JobGroups:
 
 _INTS = {"dp_rank": 0, "stage": 0, "rank": -1, "step": 0, "seq_id": 0, "mc": -1}
 """The whole-number columns kept, and the least value each may hold (-1: none)."""
-_TIMES = {"start_ts": 0.0, "duration": -CLOCK_SKEW}
-"""The time columns kept (seconds), and the least value each may hold."""
+LATEST_START = 1e10
+"""The latest start read (s): a clock's seconds since 1970 (a recorder's wall clock) until the year 2286."""
+_TIMES = {"start_ts": (0.0, LATEST_START), "duration": (-CLOCK_SKEW, MOST_SECONDS)}
+"""The time columns kept (seconds), and the least and most value each may hold."""
 MOST_WHOLE = MOST_GROUP * 1024
 """The largest whole number a column may hold (a step, a rank, a place among operations)."""
 
@@ -238,19 +241,19 @@ def _whole_column(name: str, values: Sequence[object]) -> array[int]:
 
 def _time_column(name: str, values: Sequence[object]) -> array[float]:
     """A column of times in seconds, bounded (`_TIMES`, MOST_SECONDS)."""
-    least = _TIMES[name]
+    least, most = _TIMES[name]
 
     def good(v: object) -> bool:
-        return isinstance(v, (int, float)) and math.isfinite(v) and least <= v <= MOST_SECONDS
+        return isinstance(v, (int, float)) and math.isfinite(v) and least <= v <= most
 
     out: array[float] | None
     try:
         out = array("d", cast("Sequence[float]", values))
     except TypeError:
         out = None
-    if out is None or not all(map(math.isfinite, out)) or (out and not least <= min(out) <= max(out) <= MOST_SECONDS):
+    if out is None or not all(map(math.isfinite, out)) or (out and not least <= min(out) <= max(out) <= most):
         i = _first_bad(values, good)
-        raise OpTraceError(f"row {i}: {name} is {values[i]!r}: not a time between {least:g} and {MOST_SECONDS:.0f} s")
+        raise OpTraceError(f"row {i}: {name} is {values[i]!r}: not a time between {least:g} and {most:.0f} s")
     return out
 
 
@@ -418,7 +421,8 @@ _STAGE_THREAD = re.compile(r"PP rank (\d+)")
 def job_file_kind(head: bytes) -> str | None:
     """What a file's first bytes (inflated when gzip'd, 64 KiB are enough) say it is, when it is a job's file:
     "parquet" (an operation table), "timeline" (the artifact's Chrome timeline: a JSON list of events whose args
-    carry `seq_id` and `model_chunk`), "meta" (group sizes); None for anything else (a rank's trace).
+    carry `seq_id` and `model_chunk`), "oplines" (a worker's operations as `ops.JobRecorder` writes them: a first
+    line of group sizes), "meta" (group sizes); None for anything else (a rank's trace).
 
     >>> job_file_kind(b"PAR1..."), job_file_kind(b"trial_name: AR\\ndp_size: 4\\n"), job_file_kind(b'{"traceEvents"')
     ('parquet', 'meta', None)
@@ -428,6 +432,8 @@ def job_file_kind(head: bytes) -> str | None:
     if head.startswith(PARQUET_MAGIC):
         return "parquet"
     text = head.lstrip()
+    if text.startswith(b'{"job":') and b'"pp_size"' in text.split(b"\n", 1)[0]:
+        return "oplines"
     if text.startswith(b"[") and b'"seq_id"' in text and b'"model_chunk"' in text:
         return "timeline"
     if not text.startswith((b"{", b"[")) and _META_LINE.search(head):
@@ -517,6 +523,49 @@ def read_op_timeline(data: bytes) -> OpTable:
     return op_table(columns)
 
 
+def read_op_lines(files: Mapping[str, bytes]) -> tuple[OpTable, JobGroups]:
+    """An operation table from the JSONL files of a job's workers (`ops.JobRecorder`: a first line of group sizes,
+    then one operation a line), and the group sizes, which every file must give alike.
+
+    >>> head = b'{"job": "tiny", "dp_size": 1, "pp_size": 1, "tp_size": 1, "dsp_size": 1, "vpp_size": 1}\\n'
+    >>> op = b'{"dp_rank": 0, "stage": 0, "rank": 0, "step": 0, "optype": "optimizer", "start_ts": 1.0, '
+    >>> op += b'"duration": 0.5, "seq_id": 0, "mc": 0, "mb_id": -1}\\n'
+    >>> table, groups = read_op_lines({"w0.jsonl": head + op})
+    >>> len(table), groups.name
+    (1, 'tiny')
+    """
+    columns: dict[str, list[object]] = {c: [] for c in OP_COLUMNS}
+    headers: dict[str, JobGroups] = {}
+    for name, data in files.items():
+        lines = _inflated(data).decode("utf-8", errors="replace").splitlines()
+        try:
+            head = json.loads(lines[0]) if lines else None
+        except ValueError:
+            head = None
+        if not isinstance(head, dict) or "pp_size" not in head:
+            raise OpTraceError(f"{name}: line 1 does not give the job's group sizes")
+        text = "\n".join(f"{k}: {v}" for k, v in head.items() if k != "job")
+        headers[name] = replace(groups_of_meta(text), name=str(head.get("job") or "")[:80])
+        for number, line in enumerate(lines[1:], 2):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:
+                raise OpTraceError(f"{name}: line {number} is not JSON") from None
+            if not isinstance(row, dict):
+                raise OpTraceError(f"{name}: line {number} is not an operation")
+            for c in OP_COLUMNS:
+                columns[c].append(row.get(c, -1 if c in ("mc", "gmc", "mb_id") else None))
+    sizes = set(headers.values())
+    if len(sizes) != 1:
+        raise OpTraceError("the workers' files give different group sizes: " + "; ".join(sorted(map(str, sizes)))[:300])
+    try:
+        return op_table(columns), sizes.pop()
+    except OpTraceError as exc:
+        raise OpTraceError(f"the workers' operations: {exc}") from None
+
+
 @dataclass(frozen=True)
 class JobFile:
     """A job read from its files: its operations, its group sizes, a line for each thing the files left unsaid (a
@@ -526,12 +575,15 @@ class JobFile:
     groups: JobGroups
     notes: tuple[str, ...] = ()
     transfers_drawn: bool = False
+    left_out: tuple[str, ...] = ()
+    """A line for each file given that is not the job's (a rank's trace, a note), left out."""
 
 
 def read_job(files: Mapping[str, bytes]) -> JobFile:
     """A job from its files (name to bytes): one operation table (Parquet or the artifact's timeline) and at most
-    one meta file. Without a meta file the data-parallel and pipeline sizes are the table's, tensor and context
-    parallelism 1, said in a note; with one, the table is checked against it by `analysis.job_times`.
+    one meta file, or its workers' JSONL (`ops.JobRecorder`); any other file is left out with a line (`left_out`).
+    Without a meta file the data-parallel and pipeline sizes are the table's, tensor and context parallelism 1, said
+    in a note; with one, the table is checked against it by `analysis.job_times`.
 
     >>> meta = b"trial_name: tiny\\ndp_size: 1\\npp_size: 1\\n"
     >>> events = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "PP rank 0, compute"}},
@@ -541,17 +593,24 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
     >>> job.groups.name, len(job.table), job.notes
     ('tiny', 1, ())
     """
-    tables, metas = [], []
+    tables, metas, workers, left = [], [], [], []
     for name, data in files.items():
         if len(data) > MOST_BYTES:
             raise OpTraceError(f"{name}: {len(data) >> 20} MiB, beyond the {MOST_BYTES >> 20} MiB read")
         kind = job_file_kind(data[:65536] if not data.startswith(GZIP_MAGIC) else _head(data))
         if kind == "meta":
             metas.append(name)
+        elif kind == "oplines":
+            workers.append(name)
         elif kind in ("parquet", "timeline"):
             tables.append((name, kind))
         else:
-            raise OpTraceError(f"{name}: neither an operation table nor a job's meta file")
+            left.append(f"{name}: left out, neither an operation table nor a job's meta file")
+    if workers:
+        if tables or metas:
+            raise OpTraceError("a job is its workers' operation files alone, or one table and its meta file")
+        table, groups = read_op_lines({name: files[name] for name in workers})
+        return JobFile(table, groups, left_out=tuple(left))
     if len(tables) != 1 or len(metas) > 1:
         raise OpTraceError(
             f"a job is one operation table and at most one meta file; given {len(tables)} table(s), "
@@ -565,7 +624,7 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
     drawn = kind == "timeline"
     if metas:
         text = files[metas[0]][:65536].decode("utf-8", errors="replace")
-        return JobFile(table, groups_of_meta(text), (), drawn)
+        return JobFile(table, groups_of_meta(text), (), drawn, tuple(left))
     dp = 1 + max(table.dp, default=0)
     pp = 1 + max(table.stage, default=0)
     return JobFile(
@@ -573,6 +632,7 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
         replace(JobGroups(dp=dp, pp=pp), name=name.rsplit("/", 1)[-1]),
         (f"no meta file: tensor and context parallelism read as 1 (the table holds DP {dp} × PP {pp})",),
         drawn,
+        tuple(left),
     )
 
 

@@ -77,13 +77,20 @@ def test_words_for_each_published_cause(capsys: pytest.CaptureFixture[str]) -> N
     [
         (("trace-ST.parquet", "meta-AR.yaml"), "the table holds data-parallel ranks 0, 1 but the job has 4"),
         (("trace-ST.parquet", "trace-AR.parquet"), "given 2 table(s), 0 meta file(s)"),
-        (("trace-ST.parquet", "../ddp4/rank0.jsonl.gz"), "neither an operation table nor a job's meta file"),
     ],
 )
 def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], files: tuple[str, ...], said: str) -> None:
     status, out, err = run(capsys, *(str(JOBS / f) for f in files))
     assert status == 1 and out == ""
     assert len(err.strip().splitlines()) == 1 and said in err and "Traceback" not in err
+
+
+def test_a_file_not_of_the_job_is_left_out_with_a_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(
+        capsys, str(JOBS / "trace-ST.parquet"), str(JOBS / "meta-ST.yaml"), str(JOBS / ".." / "ddp4" / "rank0.jsonl.gz")
+    )
+    assert status == 1 and "slowdown S = 1.179" in out
+    assert "rank0.jsonl.gz: left out, neither an operation table nor a job's meta file" in err
 
 
 def test_a_broken_parquet_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -111,7 +111,8 @@ def real_sets() -> list[list[Path]]:
     """Every real run the repository keeps, in each recording it has (two ranks at least); 3D-parallel jobs
     (jobs3d: one operation table per job, not a file per rank) are not per-rank runs."""
     sets = []
-    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz")} - {FIXTURES / "jobs3d"}):
+    jobs = {"jobs3d", "jobs3d_real"}
+    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz") if not jobs & set(p.parts)}):
         some = [sorted(folder.glob(p)) for p in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz")]
         some = [found for found in some if len(found) >= 2] or [sorted(folder.glob("*.json.gz"))]
         sets += [found for found in some if len(found) >= 2]

@@ -15,7 +15,13 @@ from ddpcore.cli import main
 from ddpcore.traces import DepthGuard, ReadError, chunked, chunks_of, load, parse_kineto, read_paths, read_trace
 from scripts.tracegen import generated_trace
 
-TRACES = sorted(p for p in FIXTURES.rglob("*.gz") if "summary" not in p.name and "jobs3d" not in p.parts)
+TRACES = sorted(
+    p
+    for p in FIXTURES.rglob("*.gz")
+    if "summary" not in p.name
+    and not p.parent.name.startswith("jobs3d")
+    and not p.parent.parent.name.startswith("jobs3d")
+)
 
 
 @pytest.mark.parametrize("path", TRACES, ids=lambda p: str(p.relative_to(FIXTURES)))

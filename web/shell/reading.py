@@ -131,7 +131,7 @@ def job_of(files, sizes, progress):
     """A 3D-parallel job's what-if when the files are a job's (an operation table and its meta file, told by
     content); None when they are per-rank traces. Its pickle is (JOB, what-if or None, notes, errors)."""
     kinds = [job_file_kind(_head(file)) for file in files]
-    if not any(kind in ("parquet", "timeline") for kind in kinds):
+    if not any(kind in ("parquet", "timeline", "oplines") for kind in kinds):
         return None
     try:
         read = {}
@@ -144,7 +144,8 @@ def job_of(files, sizes, progress):
         del read
         times = job_times(job.table, job.groups, job.transfers_drawn)
         whatif = job_whatif(times)
-        return to_js([pickle.dumps((JOB, whatif, job.notes, ()))])
+        left = tuple(FileError(RUN, Message.of("job.unreadable", detail=line)) for line in job.left_out)
+        return to_js([pickle.dumps((JOB, whatif, job.notes, left))])
     except OpTraceError as exc:
         error = FileError(RUN, Message.of("job.unreadable", detail=str(exc)))
         return to_js([pickle.dumps((JOB, None, (), (error,)))])
