@@ -34,11 +34,13 @@ from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
 
 __all__ = [
     "DECOMPOSE_FROM",
+    "Timeline",
     "JobWhatIf",
     "JobTimes",
     "job_times",
     "job_verdict",
     "job_whatif",
+    "job_timelines",
     "simulated_job",
 ]
 
@@ -447,6 +449,22 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
             "without_worst_s": statistics.fmean(worst_removed),
             "without_last_s": statistics.fmean(last_removed),
         }
+    )
+
+
+def job_timelines(times: JobTimes) -> tuple[Timeline, Timeline]:
+    """Each operation's start and end per instance, as recorded (re-timed with the recorded durations, transfers and
+    launch gaps, which gives back the trace) and in the ideal (typical durations, no launch gap), each step from 0:
+    the two timelines the Perfetto export draws side by side.
+
+    >>> measured, ideal = job_timelines(job_times(*simulated_job(dp=2, pp=2, steps=2, slow=(1, 0))))
+    >>> key = ("optimizer", 0, 1)
+    >>> measured.ends[key][1] > ideal.ends[key][1]
+    True
+    """
+    return (
+        simulate(times, times.duration, times.transfer, times.delay),
+        simulate(times, *_typical(times), None),
     )
 
 

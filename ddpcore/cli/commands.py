@@ -410,7 +410,19 @@ def _run_job(args: argparse.Namespace, files: Sequence[str]) -> int:
         return 1
     for line in (*job.left_out, *job.notes, *times.skipped):
         _say("analyze", line)
-    _emit(Report(job_payload(whatif, job.notes, job.left_out), (job_text,)), args.json)
+    report = Report(job_payload(whatif, job.notes, job.left_out), (job_text,))
+    if args.perfetto:
+        from ..analysis import job_timelines
+        from ..ops import job_trace_events
+
+        try:
+            events = job_trace_events(times, *job_timelines(times))
+            Path(args.perfetto).write_text(json.dumps(events, allow_nan=False), encoding="utf-8")
+        except (OSError, ValueError) as exc:
+            _say("analyze", f"error: {args.perfetto}: {getattr(exc, 'strerror', None) or exc}")
+            return 1
+        report = report.plus({"perfetto": args.perfetto})
+    _emit(report, args.json)
     return 1 if job.left_out else 0
 
 

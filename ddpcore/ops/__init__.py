@@ -44,7 +44,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         JobSizes,
     )
     from .perfetto import (  # noqa: F401
+        JOB_EVENTS,
         PERFETTO_RANKS,
+        job_trace_events,
         trace_events,
     )
     from .replay import (  # noqa: F401
@@ -88,7 +90,9 @@ _LAZY = {
         "OP_TYPES",
     ),
     "perfetto": (
+        "JOB_EVENTS",
         "PERFETTO_RANKS",
+        "job_trace_events",
         "trace_events",
     ),
     "replay": (

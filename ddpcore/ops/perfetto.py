@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 
-from ..analysis import Analysis, StepSummary
+from ..analysis import Analysis, JobTimes, StepSummary, Timeline
 
-__all__ = ["PERFETTO_RANKS", "trace_events"]
+__all__ = ["JOB_EVENTS", "PERFETTO_RANKS", "job_trace_events", "trace_events"]
 
 PERFETTO_RANKS = 64
 """Every rank gets a track up to this many; past it, only the ranks the lanes draw (the latest and the median)."""
@@ -152,3 +152,67 @@ def trace_events(analysis: Analysis) -> dict:
             "stragglers": [s.rank for s in analysis.stragglers],
         },
     }
+
+
+JOB_EVENTS = 200_000
+"""The most operations a job's export draws per timeline (steps past it are left out, and said): Perfetto opens
+that many in a few seconds."""
+IDEAL_PID = 10_000
+"""The ideal timeline's processes are numbered from here (the measured one's are the DP ranks)."""
+
+
+def _job_lane(times: JobTimes, line: Timeline, pid_base: int, label: str) -> tuple[list[dict], int]:
+    """One timeline of a job: a process per DP rank, a thread per stage, its steps one after another (each from the
+    end of the one before); the events and how many steps were drawn."""
+    events: list[dict] = []
+    for d in range(times.dps):
+        events += _meta(pid_base + d, f"DP rank {d}, {label}", pid_base + d)
+        events += [e for s in range(times.groups.pp) for e in _meta(pid_base + d, f"stage {s}", 0, s)]
+    keys = list(line.ends)
+    offset, drawn = 0.0, 0
+    for t, step in enumerate(times.steps):
+        lo, hi = t * times.dps, (t + 1) * times.dps
+        if drawn and len(events) + len(keys) * times.dps > JOB_EVENTS:
+            break
+        for k in keys:
+            for i in range(lo, hi):
+                start, end = line.starts[k][i], line.ends[k][i]
+                events.append(
+                    _x(
+                        k[0],
+                        pid_base + i % times.dps,
+                        k[2],
+                        (offset + start) * US,
+                        (end - start) * US,
+                        step=step,
+                        seq=k[1],
+                    )
+                )
+        offset += max(max(line.ends[k][lo:hi]) for k in keys) * 1.02
+        drawn += 1
+    return events, drawn
+
+
+def job_trace_events(times: JobTimes, measured: Timeline, ideal: Timeline) -> dict:
+    """A 3D-parallel job as a Chrome trace-event file: each DP rank's stages as recorded, and the same in the ideal
+    (every operation at its typical duration, `analysis.job_timelines`) below, so that Perfetto shows where the
+    recorded step loses its time. Times in µs; at most JOB_EVENTS operations per timeline (a note says how many steps
+    were drawn).
+
+    >>> from ddpcore.analysis import job_times, job_timelines, simulated_job
+    >>> times = job_times(*simulated_job(dp=2, pp=2, steps=2, slow=(1, 0)))
+    >>> events = job_trace_events(times, *job_timelines(times))["traceEvents"]
+    >>> sorted({e["pid"] for e in events if e["ph"] == "X"})
+    [0, 1, 10000, 10001]
+    """
+    real, shown = _job_lane(times, measured, 0, "measured")
+    typical, _ = _job_lane(times, ideal, IDEAL_PID, "ideal (typical durations)")
+    note = {
+        "name": f"{shown} of {len(times.steps)} steps drawn",
+        "ph": "i",
+        "s": "g",
+        "pid": 0,
+        "tid": 0,
+        "ts": 0.0,
+    }
+    return {"traceEvents": [*real, *typical, note], "displayTimeUnit": "ms"}

@@ -97,3 +97,22 @@ def test_a_broken_parquet_is_one_line(capsys: pytest.CaptureFixture[str], tmp_pa
     (tmp_path / "t.parquet").write_bytes(b"PAR1" + b"\0" * 64)
     status, out, err = run(capsys, str(tmp_path / "t.parquet"))
     assert status == 1 and "not a Parquet file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_perfetto_holds_the_measured_and_the_ideal_timelines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "job.json"
+    status, printed, _ = run(
+        capsys, str(JOBS / "trace-ST.parquet"), str(JOBS / "meta-ST.yaml"), "--perfetto", str(out), "--json"
+    )
+    assert status == 0 and json.loads(printed)["perfetto"] == str(out)
+    events = json.loads(out.read_text())["traceEvents"]
+    ops = [e for e in events if e["ph"] == "X"]
+    measured = [e for e in ops if e["pid"] < 10_000]
+    ideal = [e for e in ops if e["pid"] >= 10_000]
+    assert len(measured) == len(ideal) == 6784
+    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    assert {"DP rank 0, measured", "DP rank 1, ideal (typical durations)"} <= names
+    last = max(e["ts"] + e["dur"] for e in measured)
+    assert last > max(e["ts"] + e["dur"] for e in ideal), "the recorded steps take longer than the ideal ones"
