@@ -121,9 +121,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .jobwhatif import (  # noqa: F401
         DECOMPOSE_FROM,
+        JobStepDrawing,
         JobTimes,
         JobWhatIf,
         Timeline,
+        job_step_drawing,
         job_timelines,
         job_times,
         job_verdict,
@@ -343,9 +345,11 @@ _LAZY = {
     ),
     "jobwhatif": (
         "DECOMPOSE_FROM",
+        "JobStepDrawing",
         "JobTimes",
         "JobWhatIf",
         "Timeline",
+        "job_step_drawing",
         "job_timelines",
         "job_times",
         "job_verdict",

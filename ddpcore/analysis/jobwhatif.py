@@ -40,6 +40,8 @@ __all__ = [
     "job_times",
     "job_verdict",
     "job_whatif",
+    "JobStepDrawing",
+    "job_step_drawing",
     "job_timelines",
     "simulated_job",
 ]
@@ -466,6 +468,47 @@ def job_timelines(times: JobTimes) -> tuple[Timeline, Timeline]:
         simulate(times, times.duration, times.transfer, times.delay),
         simulate(times, *_typical(times), None),
     )
+
+
+@dataclass(frozen=True)
+class JobStepDrawing:
+    """One step of a job as the page draws it: each drawn worker's operations (type, stage, DP rank, start, end in
+    seconds from the step's start), as recorded and in the ideal; the DP ranks drawn, the slowest first."""
+
+    step: int
+    dp_ranks: tuple[int, ...]
+    measured: tuple[tuple[str, int, int, float, float], ...]
+    ideal: tuple[tuple[str, int, int, float, float], ...]
+
+
+DRAWN_DP_RANKS = 4
+"""The most DP ranks a step's drawing holds: the step's slowest and the lowest others."""
+
+
+def job_step_drawing(times: JobTimes, measured: Timeline, ideal: Timeline, w: JobWhatIf) -> JobStepDrawing:
+    """The job's worst step (the largest slowdown against the ideal) as recorded and in the ideal, for the DP ranks
+    that show it: the step's slowest (by `by_dp_step`) and the lowest others, up to DRAWN_DP_RANKS.
+
+    >>> times = job_times(*simulated_job(dp=2, pp=2, steps=2, slow=(1, 0)))
+    >>> w = job_whatif(times)
+    >>> d = job_step_drawing(times, *job_timelines(times), w)
+    >>> d.dp_ranks, len(d.measured) == len(d.ideal)
+    ((1, 0), True)
+    """
+    t = max(range(len(times.steps)), key=lambda j: (w.step_slowdown.get(times.steps[j], 1.0), -j))
+    step = times.steps[t]
+    by = w.by_dp_step.get(step, {})
+    slowest = max(by, key=lambda d: by[d]) if by else 0
+    ranks = (slowest, *[d for d in range(times.dps) if d != slowest][: DRAWN_DP_RANKS - 1])
+
+    def ops(line: Timeline) -> tuple[tuple[str, int, int, float, float], ...]:
+        return tuple(
+            (k[0], k[2], d, line.starts[k][t * times.dps + d], line.ends[k][t * times.dps + d])
+            for k in line.ends
+            for d in ranks
+        )
+
+    return JobStepDrawing(step, ranks, ops(measured), ops(ideal))
 
 
 def _explained(real: Sequence[float], ideal: Sequence[float], removed: Sequence[float]) -> float:

@@ -59,3 +59,19 @@ def test_a_job_read_replaces_the_run_shown():
     markup = app.screen(shown).regions
     assert 'data-testid="job-panel"' in markup["job-panel"]
     assert "move layers off stage 3" in markup["job-panel"]
+
+
+def test_the_worst_step_is_drawn_as_recorded_and_in_the_ideal():
+    from ddpcore.analysis import job_step_drawing, job_timelines
+
+    job = read_job({"t.json.gz": (JOBS / "timeline-AR.json.gz").read_bytes()})
+    times = job_times(job.table, job.groups, job.transfers_drawn)
+    w = job_whatif(times)
+    step = job_step_drawing(times, *job_timelines(times), w)
+    assert step.dp_ranks[0] == 0, "the slow worker's DP rank is the step's slowest"
+    html = job_html(w, (), "en", step)
+    assert 'data-testid="job-step"' in html and f'data-step="{step.step}"' in html
+    measured = html.count('data-block="measured"')
+    assert measured == html.count('data-block="ideal"') == len(step.measured) > 0
+    assert 'data-kind="forward"' in html and 'data-kind="pp"' in html
+    assert "Tel qu&#x27;enregistré" in job_html(w, (), "fr", step)

@@ -10,7 +10,16 @@ import js
 from ddpview.reading import DONE, FITTED, JOB, MEASURING, PROGRESS, SIZES, parts, too_large
 from pyodide.ffi import to_js
 
-from ddpcore.analysis import RUN, job_times, job_whatif, judge, measure_loaded, outlook_of
+from ddpcore.analysis import (
+    RUN,
+    job_step_drawing,
+    job_timelines,
+    job_times,
+    job_whatif,
+    judge,
+    measure_loaded,
+    outlook_of,
+)
 from ddpcore.base import Message
 from ddpcore.traces import (
     GZIP_MAGIC,
@@ -144,11 +153,12 @@ def job_of(files, sizes, progress):
         del read
         times = job_times(job.table, job.groups, job.transfers_drawn)
         whatif = job_whatif(times)
+        step = job_step_drawing(times, *job_timelines(times), whatif)
         left = tuple(FileError(RUN, Message.of("job.unreadable", detail=line)) for line in job.left_out)
-        return to_js([pickle.dumps((JOB, whatif, job.notes, left))])
+        return to_js([pickle.dumps((JOB, whatif, job.notes, left, step))])
     except OpTraceError as exc:
         error = FileError(RUN, Message.of("job.unreadable", detail=str(exc)))
-        return to_js([pickle.dumps((JOB, None, (), (error,)))])
+        return to_js([pickle.dumps((JOB, None, (), (error,), None))])
 
 
 def parse_files(files):

@@ -165,9 +165,9 @@ class TracesShell:
             if action != self.action:
                 return
             if pieces and pieces[0][0] == reading.JOB:
-                _, whatif, notes, errors = pieces[0]
+                _, whatif, notes, errors, step = pieces[0]
                 self.measured_there = None
-                await stepped(self.page.updating(app.with_job(self.page.model, whatif, notes, errors)))
+                await stepped(self.page.updating(app.with_job(self.page.model, whatif, notes, errors, step)))
                 return
             measured, errors, outlook, fit_error = reading.joined(pieces)
             model = await stepped(app.measured_in_steps(self.page.model, measured, errors))

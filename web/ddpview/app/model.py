@@ -18,7 +18,7 @@ from ..state import Notice, ViewState, decode, is_anchor
 from ..views import Frame
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
-    from ddpcore.analysis import Analysis, Comparison, JobWhatIf, Measured, Outlook
+    from ddpcore.analysis import Analysis, Comparison, JobStepDrawing, JobWhatIf, Measured, Outlook
     from ddpcore.traces import FileError
 
 __all__ = ["COPYABLE", "LOG_SCALE", "TRACES_FOUND", "Model", "TracesModel", "initial", "slot"]
@@ -60,6 +60,7 @@ class TracesModel:
     job: JobWhatIf | None = None
     """A 3D-parallel job read instead of per-rank traces (ddpcore.analysis.jobwhatif), with its readers' notes."""
     job_notes: tuple[str, ...] = ()
+    job_step: JobStepDrawing | None = None
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def _region_markup(model: Model, kept: bool) -> dict[str, str]:
         markup = _traces_markup(t, lang)
         markup["trace-fit"] = fit_html(state, t.outlook, t.fit_error, fit_due(model), lang)
         markup["compare-panel"] = compare_html(t.comparison, t.after_errors, t.reading_after, state.compare, lang)
-        markup["job-panel"] = job_html(t.job, t.job_notes, lang)
+        markup["job-panel"] = job_html(t.job, t.job_notes, lang, t.job_step)
     else:
         markup = regions(state, model.frame, lang, kept and not model.playing)
     markup[PROGRESS_REGION] = progress_html(model.traces.progress, lang)

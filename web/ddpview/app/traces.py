@@ -15,7 +15,7 @@ from ..reading import FileProgress, Progress, progress_of, progressed
 from .model import Model, TracesModel
 
 if TYPE_CHECKING:
-    from ddpcore.analysis import JobWhatIf, Measured, Outlook
+    from ddpcore.analysis import JobStepDrawing, JobWhatIf, Measured, Outlook
     from ddpcore.traces import FileError
 
 __all__ = [
@@ -79,14 +79,21 @@ def measured_in_steps(
     return replace(model, traces=(yield from _analysing(loaded)))
 
 
-def with_job(model: Model, job: JobWhatIf | None, notes: tuple[str, ...], errors: tuple[FileError, ...]) -> Model:
-    """A 3D-parallel job read (its what-if, or None and why): it replaces the run shown, whose verdict, fit and
-    comparison go."""
+def with_job(
+    model: Model,
+    job: JobWhatIf | None,
+    notes: tuple[str, ...],
+    errors: tuple[FileError, ...],
+    step: JobStepDrawing | None = None,
+) -> Model:
+    """A 3D-parallel job read (its what-if and its worst step's drawing, or None and why): it replaces the run shown,
+    whose verdict, fit and comparison go."""
     traces = replace(
         TracesModel(threshold=model.traces.threshold),
         job=job,
         job_notes=notes,
         errors=errors,
+        job_step=step,
     )
     return replace(model, traces=traces)
 

@@ -544,6 +544,28 @@ TEXT: dict[str, dict[str, str]] = {
     "job.stage_n_key": {"en": "stage {label}", "fr": "étage {label}"},
     "job.dp_n_key": {"en": "DP {label}", "fr": "DP {label}"},
     "job.type_key": {"en": "{label}", "fr": "{label}"},
+    "job.step_measured": {"en": "As recorded", "fr": "Tel qu'enregistré"},
+    "job.step_ideal": {
+        "en": "Ideal: every operation at its typical duration",
+        "fr": "Idéal : chaque opération à sa durée typique",
+    },
+    "job.lane": {"en": "DP {dp} · stage {stage}", "fr": "DP {dp} · étage {stage}"},
+    "job.op": {"en": "{op}: {start} to {end} ms", "fr": "{op} : de {start} à {end} ms"},
+    "job.step_label": {
+        "en": "Step {step}, the job's worst, as recorded and in the ideal, one lane per worker",
+        "fr": "Le pas {step}, le pire du job, tel qu'enregistré et dans l'idéal, une ligne par worker",
+    },
+    "job.step_help": {
+        "en": "Step {step}, the one furthest from its ideal, for its slowest DP rank and a few others: the recorded "
+        "operations above, the same at typical durations below, on one time axis.",
+        "fr": "Le pas {step}, le plus éloigné de son idéal, pour son rang DP le plus lent et quelques autres : les "
+        "opérations enregistrées en haut, les mêmes aux durées typiques en bas, sur un même axe de temps.",
+    },
+    "job.kind_forward": {"en": "forward", "fr": "forward"},
+    "job.kind_backward": {"en": "backward", "fr": "backward"},
+    "job.kind_pp": {"en": "pipeline send/receive", "fr": "envoi/réception du pipeline"},
+    "job.kind_dp": {"en": "data-parallel and clip collectives", "fr": "collectives data-parallel et clip"},
+    "job.kind_other": {"en": "optimizer and other", "fr": "optimiseur et autres"},
     "job.more": {"en": "(the largest; {n} more)", "fr": "(les plus grands ; {n} de plus)"},
     "compare.title": {"en": "Before and after a fix", "fr": "Avant et après une correction"},
     "compare.pick": {"en": "The run after the fix", "fr": "L'exécution après la correction"},

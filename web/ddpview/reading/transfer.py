@@ -30,7 +30,8 @@ __all__ = [
 
 SIZES, PROGRESS, MEASURING, DONE, FITTED = "sizes", "progress", "measuring", "done", "fitted"
 JOB = "job"
-"""The first field of the one part a 3D-parallel job's read posts (with DONE): (JOB, what-if, notes, errors)."""
+"""The first field of the one part a 3D-parallel job's read posts (with DONE): (JOB, what-if, notes, errors, its
+worst step's drawing)."""
 """The kinds of message the reading worker posts to the page (its `type`); a message of none of these kinds says
 that the worker failed, and why (`message`)."""
 

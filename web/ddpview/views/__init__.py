@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         HEAT_ROWS,
         job_heatmap,
         job_html,
+        job_step_svg,
     )
     from .page import (  # noqa: F401
         IN_PLACE,
@@ -96,6 +97,7 @@ _LAZY = {
         "HEAT_ROWS",
         "job_heatmap",
         "job_html",
+        "job_step_svg",
     ),
     "page": (
         "Frame",

@@ -13,9 +13,9 @@ from .. import i18n
 from ..markup import AttrValue, esc, output, svg_figure, tag, text
 
 if TYPE_CHECKING:
-    from ddpcore.analysis import JobWhatIf
+    from ddpcore.analysis import JobStepDrawing, JobWhatIf
 
-__all__ = ["HEAT_ROWS", "job_html", "job_heatmap"]
+__all__ = ["HEAT_ROWS", "job_heatmap", "job_html", "job_step_svg"]
 
 HEAT_ROWS = 64
 """The most DP ranks the heatmap draws a row for (the worst ones, by what they cost alone); the table lists all."""
@@ -110,6 +110,113 @@ def job_heatmap(w: JobWhatIf, lang: str) -> str:
     return tag("figure", None, figure, text("figcaption", {"class": "help"}, i18n.t("job.heatmap_help", lang)))
 
 
+STEP_W, LANE_H, GAP, STEP_LABEL_W = 680.0, 12.0, 3.0, 120.0
+KINDS = (
+    ("forward", "#4c78a8", ("forward-compute",)),
+    ("backward", "#f58518", ("backward-compute",)),
+    ("pp", "#b279a2", ("forward-send", "forward-recv", "backward-send", "backward-recv")),
+    (
+        "dp",
+        "#54a24b",
+        (
+            "params-all-gather",
+            "grads-reduce-scatter",
+            "separate-grads-all-reduce",
+            "layernorm-grads-all-reduce",
+            "embedding-grads-all-reduce",
+            "optimizer-clip-main-grad",
+        ),
+    ),
+)
+"""How the step's drawing colours operations: forward and backward computes, pipeline sends and receives, the
+data-parallel and clip collectives; anything else (the optimizer, gc) grey."""
+OTHER = ("other", "#9d9d9d", ())
+
+
+def _kind(optype: str) -> tuple[str, str, tuple[str, ...]]:
+    return next((k for k in KINDS if optype in k[2]), OTHER)
+
+
+def job_step_svg(d: JobStepDrawing, lang: str) -> str:
+    """The job's worst step, as recorded and in the ideal, one lane per drawn worker (DP rank, stage), on one time
+    axis: where the recorded step loses its time."""
+    stages = 1 + max((op[1] for op in (*d.measured, *d.ideal)), default=0)
+    lanes = [(dp, s) for dp in d.dp_ranks for s in range(stages)]
+    top = max((op[4] for op in (*d.measured, *d.ideal) if math.isfinite(op[4])), default=1.0) or 1.0
+    scale = (STEP_W - STEP_LABEL_W) / top
+    block = (LANE_H + GAP) * len(lanes) + 18.0
+    parts: list[str] = []
+    for b, (name, ops) in enumerate((("job.step_measured", d.measured), ("job.step_ideal", d.ideal))):
+        y0 = b * block
+        parts.append(text("text", {"x": 0, "y": y0 + 12, "class": "axis"}, i18n.t(name, lang)))
+        for row, (dp, s) in enumerate(lanes):
+            y = y0 + 18.0 + row * (LANE_H + GAP)
+            parts.append(
+                text(
+                    "text",
+                    {"x": STEP_LABEL_W - 6, "y": y + LANE_H - 2, "text-anchor": "end", "class": "axis"},
+                    i18n.t("job.lane", lang, dp=dp, stage=s),
+                )
+            )
+            for optype, stage, rank, start, end in ops:
+                if (rank, stage) != (dp, s) or not (math.isfinite(start) and math.isfinite(end)):
+                    continue
+                kind, colour, _ = _kind(optype)
+                label = i18n.t(
+                    "job.op",
+                    lang,
+                    op=optype,
+                    start=i18n.number(start * 1000, lang, 1),
+                    end=i18n.number(end * 1000, lang, 1),
+                )
+                parts.append(
+                    tag(
+                        "rect",
+                        {
+                            "x": STEP_LABEL_W + start * scale,
+                            "y": y,
+                            "width": max(0.5, (end - start) * scale),
+                            "height": LANE_H,
+                            "fill": colour,
+                            "data-testid": "job-op",
+                            "data-kind": kind,
+                            "data-block": "measured" if b == 0 else "ideal",
+                        },
+                        text("title", None, label),
+                    )
+                )
+    height = 2 * block
+    legend = tag(
+        "p",
+        {"class": "help"},
+        *(
+            tag(
+                "span",
+                {"class": "job-key"},
+                tag(
+                    "svg",
+                    {"width": 10, "height": 10, "aria-hidden": "true"},
+                    tag("rect", {"width": 10, "height": 10, "fill": colour}),
+                ),
+                " ",
+                esc(i18n.t(f"job.kind_{kind}", lang)),
+                " ",
+            )
+            for kind, colour, _ in (*KINDS, OTHER)
+        ),
+    )
+    attributes: dict[str, AttrValue] = {
+        "data-testid": "job-step",
+        "class": "job-heatmap job-step",
+        "width": STEP_W,
+        "height": height,
+        "data-step": d.step,
+    }
+    figure = svg_figure(STEP_W, height, i18n.t("job.step_label", lang, step=d.step), attributes, *parts)
+    caption = text("figcaption", {"class": "help"}, i18n.t("job.step_help", lang, step=d.step))
+    return tag("figure", None, figure, legend, caption)
+
+
 def _split(testid: str, title: str, by: Mapping[Any, float], name: str, lang: str) -> str:
     """One split of S as a table: the LISTED largest, each with its figure."""
     rows = [
@@ -127,8 +234,9 @@ def _split(testid: str, title: str, by: Mapping[Any, float], name: str, lang: st
     return tag("table", {"class": "job-split"}, text("caption", None, caption), tag("tbody", None, *rows))
 
 
-def job_html(w: JobWhatIf | None, notes: tuple[str, ...], lang: str) -> str:
-    """The panel of a 3D-parallel job, or nothing when Your traces holds none."""
+def job_html(w: JobWhatIf | None, notes: tuple[str, ...], lang: str, step: JobStepDrawing | None = None) -> str:
+    """The panel of a 3D-parallel job, or nothing when Your traces holds none; with `step`, its worst step drawn as
+    recorded and in the ideal."""
     if w is None:
         return ""
     g = w.groups
@@ -158,6 +266,8 @@ def job_html(w: JobWhatIf | None, notes: tuple[str, ...], lang: str) -> str:
                 _split("job-by-type", i18n.t("job.by_type", lang), w.by_optype, "job.type_key", lang),
             )
         )
+    if step is not None and step.measured:
+        body.append(job_step_svg(step, lang))
     lines = [*notes, *w.skipped]
     if lines:
         body.append(tag("ul", {"class": "help", "data-testid": "job-notes"}, *(text("li", None, n) for n in lines)))
