@@ -554,6 +554,10 @@ def _parts(by_optype: Mapping[str, float]) -> tuple[str, ...]:
     return (ranked[0][0],) + tuple(t for t, r in ranked[1:2] if r - 1 >= (ranked[0][1] - 1) / 2)
 
 
+EVERYWHERE = 0.5
+"""The share of the slowdown the least slowing worker's real durations alone must give back for the slowdown to be
+in every worker (jitter), not in a place: one slow worker's or stage's leaves the others near 1."""
+
 ONE_RANK_SHARE = 0.75
 """The share of the slowdown one DP rank's real durations alone must give back for the slowdown to be that rank's:
 with work uneven across k ranks that take turns, each gives back about a k-th (a half with 2, SE: 38 % with 32)."""
@@ -577,7 +581,8 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     """What a job's what-if says, in order of weight (codes `job.*`): no straggler below DECOMPOSE_FROM; one worker
     when the worst workers explain at least EXPLAINS of the slowdown (M_W); work uneven across data-parallel ranks
     when the slow DP rank moves (`_uneven`); the last stage when
-    it explains at least EXPLAINS (M_S); otherwise where the slowdown is largest by rank, stage and type.
+    it explains at least EXPLAINS (M_S); in every worker when even the least slowing worker's durations alone give
+    back EVERYWHERE of it (jitter); otherwise where the slowdown is largest by rank, stage and type.
 
     >>> from ddpcore.traces.optrace import JobGroups
     >>> w = JobWhatIf(JobGroups(dp=2, pp=2), (1,), (1.0,), (1.0,), (1.0,), 1.0, 1.01, {1: 1.01})
@@ -602,6 +607,14 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     last = w.groups.pp - 1
     if w.groups.pp > 1 and w.m_s >= EXPLAINS:
         said.append(Message.of("job.last_stage", stage_ratio=Ratio(w.by_stage[last]), share=Share(w.m_s), stage=last))
+    least = min(w.by_worker.values(), default=1.0)
+    if not said and least - 1 >= EVERYWHERE * (w.slowdown - 1):
+        stage = next(iter(w.by_stage))
+        said.append(
+            Message.of(
+                "job.everywhere", ratio=ratio, least=Ratio(least), stage=stage, stage_ratio=Ratio(w.by_stage[stage])
+            )
+        )
     if not said:
         dp = next(iter(w.by_dp))
         stage = next(iter(w.by_stage))

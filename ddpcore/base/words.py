@@ -570,6 +570,14 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "le dernier étage porte trop du modèle : {stage_ratio} de lui seul, {share} du ralentissement ; "
         "déplacez des couches hors de l'étage {stage}",
     },
+    "job.everywhere": {
+        "en": "the slowdown ({ratio}) is in every worker: each one's real durations alone slow the job by at least "
+        "{least}, durations that vary from step to step and worker to worker (as on a shared or noisy machine); the "
+        "worst stage is {stage} ({stage_ratio})",
+        "fr": "le ralentissement ({ratio}) est dans chaque worker : les durées réelles de chacun ralentissent seules "
+        "le job d'au moins {least}, des durées qui varient d'un pas et d'un worker à l'autre (comme sur une machine "
+        "partagée ou bruitée) ; le pire étage est le {stage} ({stage_ratio})",
+    },
     "job.spread": {
         "en": "the slowdown ({ratio}) has no single place: the worst data-parallel rank {dp} costs {dp_ratio} alone, "
         "the worst stage {stage} {stage_ratio}, the worst operation type {optype} {optype_ratio}",

@@ -421,6 +421,7 @@ DIAGNOSIS_KINDS = {
     "job.last_stage": "stage_imbalance",
     "job.data_parallel": "uneven_work",
     "job.spread": "spread",
+    "job.everywhere": "everywhere",
     "job.none": "none",
 }
 """Each sentence of a job's verdict and the `diagnosis.kind` it gives in the JSON."""
