@@ -536,10 +536,12 @@ def _run_analyze(args: argparse.Namespace) -> int:
     from ..analysis import FitError, judge, outlook_or_why
     from .verdicts import analysis_payload, analysis_text, fit_payload
 
-    if args.ray is None:
-        job = _job_files(args.files)
-        if job is not None:
-            return _run_job(args, job)
+    job = _job_files(args.files)
+    if job is not None and args.ray is not None:
+        _say("analyze", "error: a 3D-parallel job's files are analysed on one machine: run analyze without --ray")
+        return 1
+    if job is not None:
+        return _run_job(args, job)
     if args.ray is not None:
         on_ray = _on_ray(args)
         if on_ray is None:

@@ -116,3 +116,8 @@ def test_perfetto_holds_the_measured_and_the_ideal_timelines(
     assert {"DP rank 0, measured", "DP rank 1, ideal (typical durations)"} <= names
     last = max(e["ts"] + e["dur"] for e in measured)
     assert last > max(e["ts"] + e["dur"] for e in ideal), "the recorded steps take longer than the ideal ones"
+
+
+def test_a_job_on_ray_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, str(JOBS / "trace-ST.parquet"), "--ray", "local")
+    assert status == 1 and out == "" and "analysed on one machine: run analyze without --ray" in err
