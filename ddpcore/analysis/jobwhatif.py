@@ -577,10 +577,18 @@ def _uneven(w: JobWhatIf) -> bool:
     return _binomial_above(len(worst_each), most, 1.0 / dps) > ALPHA / dps
 
 
+def _stage_alike(w: JobWhatIf, stage: int) -> bool:
+    """Whether a stage's workers slow the job alike (each at least half as much as its worst): a stage that holds
+    too much of the model is heavy in every DP rank; one slow worker on it is not the stage's (with one DP rank
+    the two cannot be told apart, and both are said)."""
+    alone = [v - 1 for (d, s), v in w.by_worker.items() if s == stage]
+    return len(alone) < 2 or min(alone) >= 0.5 * max(alone)
+
+
 def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     """What a job's what-if says, in order of weight (codes `job.*`): no straggler below DECOMPOSE_FROM; one worker
     when the worst workers explain at least EXPLAINS of the slowdown (M_W); work uneven across data-parallel ranks
-    when the slow DP rank moves (`_uneven`); the last stage when
+    when the slow DP rank moves (`_uneven`); the last stage when its workers slow the job alike (`_stage_alike`) and
     it explains at least EXPLAINS (M_S); in every worker when even the least slowing worker's durations alone give
     back EVERYWHERE of it (jitter); otherwise where the slowdown is largest by rank, stage and type.
 
@@ -605,7 +613,7 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
             Message.of("job.data_parallel", most=most, steps=len(worst_each), rank_ratio=Ratio(worst_rank), ratio=ratio)
         )
     last = w.groups.pp - 1
-    if w.groups.pp > 1 and w.m_s >= EXPLAINS:
+    if w.groups.pp > 1 and w.m_s >= EXPLAINS and _stage_alike(w, last):
         said.append(Message.of("job.last_stage", stage_ratio=Ratio(w.by_stage[last]), share=Share(w.m_s), stage=last))
     least = min(w.by_worker.values(), default=1.0)
     if not said and least - 1 >= EVERYWHERE * (w.slowdown - 1):
