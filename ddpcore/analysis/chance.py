@@ -64,6 +64,7 @@ from ..storage import (
 __all__ = [
     "ALPHA",
     "DISCOVERY",
+    "binomial_above",
     "Across",
     "Atoms",
     "adjusted",
@@ -705,7 +706,7 @@ def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, al
     level = alpha / len(SCAN_Z)
     counts = _counts_upto(ordered, [tail.at(z) for z in SCAN_Z])
     return any(
-        _binomial_above(total - alone, total - count - alone, min(1.0, MISFIT * _upper(z))) <= level
+        binomial_above(total - alone, total - count - alone, min(1.0, MISFIT * _upper(z))) <= level
         for z, count in zip(SCAN_Z, counts)
     )
 
@@ -1416,7 +1417,7 @@ def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
 
 def crowded_count(suspects: int, ranks: int) -> int:
     """How many of `suspects` rank-steps one rank of `ranks` must hold to hold more than chance gives it, if each
-    were any rank's alike: the least count whose binomial upper tail (`_binomial_above`) is at most ALPHA / ranks
+    were any rank's alike: the least count whose binomial upper tail (`binomial_above`) is at most ALPHA / ranks
     (every rank tested), found by halving.
 
     >>> crowded_count(40, 4), crowded_count(0, 4)
@@ -1427,7 +1428,7 @@ def crowded_count(suspects: int, ranks: int) -> int:
     low, high = 1, suspects + 1
     while low < high:
         middle = (low + high) // 2
-        if _binomial_above(suspects, middle, 1.0 / ranks) <= ALPHA / ranks:
+        if binomial_above(suspects, middle, 1.0 / ranks) <= ALPHA / ranks:
             high = middle
         else:
             low = middle + 1
@@ -1721,14 +1722,14 @@ def usual_needed(tail: Tail | Atoms, count: int, p: float) -> float:
     if isinstance(tail, Atoms):
         chance = tail.far
         for m in range(len(tail.mass) - 1, -1, -1):
-            if _binomial_above(count, need, chance + tail.mass[m]) > p:
+            if binomial_above(count, need, chance + tail.mass[m]) > p:
                 return tail.low + (m + 1) * tail.step
             chance += tail.mass[m]
         return tail.low
     low, high = 0.0, 1.0
     for _ in range(60):
         middle = (low + high) / 2
-        low, high = (middle, high) if _binomial_above(count, need, middle) <= p else (low, middle)
+        low, high = (middle, high) if binomial_above(count, need, middle) <= p else (low, middle)
     return tail.above(low) if low > 0 else math.inf
 
 
@@ -1742,15 +1743,15 @@ def usual_of(tail: Tail, spread: Atoms | None, count: int, p: float) -> float:
     return on_time if spread is None else max(on_time, usual_needed(spread, count, p))
 
 
-def _binomial_above(n: int, k: int, s: float) -> float:
+def binomial_above(n: int, k: int, s: float) -> float:
     """The chance that at least k of n draws pass what each passes with chance s: its terms added from k up while
     they count (past the mode, each is less than the one before); for k at or below the mean, one less the terms
     below k, added from k - 1 down while they count. Summed from k up there, a tail of 10^7 rank-steps at a quantile
     they fall short of added every term up to n: seconds, and a list of 10^7 floats.
 
-    >>> round(_binomial_above(10, 3, 0.1), 4), _binomial_above(10**8, 50, 1e-8) < 1e-60
+    >>> round(binomial_above(10, 3, 0.1), 4), binomial_above(10**8, 50, 1e-8) < 1e-60
     (0.0702, True)
-    >>> round(_binomial_above(10, 1, 0.3), 4), round(1 - 0.7**10, 4), _binomial_above(10**7, 60_000, 0.025)
+    >>> round(binomial_above(10, 1, 0.3), 4), round(1 - 0.7**10, 4), binomial_above(10**7, 60_000, 0.025)
     (0.9718, 0.9718, 1.0)
     """
     if k <= 0 or s >= 1.0:
@@ -1867,7 +1868,7 @@ def shortest_stretch(steps: int, ranks: int, transient: float, alpha: float = AL
     length = max(2, math.ceil(STRETCH_SHARE * steps))
     if transient <= 0.0:
         return length
-    while length <= steps and ranks * steps * _binomial_above(length, majority(length), transient) > alpha:
+    while length <= steps and ranks * steps * binomial_above(length, majority(length), transient) > alpha:
         length += 1
     return length
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..base import Message, Ratio, Share
 from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
-from .chance import ALPHA, _binomial_above
+from .chance import ALPHA, binomial_above
 from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
 
 __all__ = [
@@ -574,7 +574,7 @@ def _uneven(w: JobWhatIf) -> bool:
     if max(w.by_dp.values()) - 1 >= ONE_RANK_SHARE * (w.slowdown - 1):
         return False
     most = max(worst_each.count(d) for d in set(worst_each))
-    return _binomial_above(len(worst_each), most, 1.0 / dps) > ALPHA / dps
+    return binomial_above(len(worst_each), most, 1.0 / dps) > ALPHA / dps
 
 
 def _stage_alike(w: JobWhatIf, stage: int) -> bool:
