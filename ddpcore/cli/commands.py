@@ -367,26 +367,31 @@ class ProgressLine:
             print(f"\rmeasured {done:,}/{total:,} steps", end=end, file=sys.stderr, flush=True)
 
 
+JOB_LOOKS = 8
+"""How many of the files given `analyze` looks into to tell a 3D-parallel job's from per-rank traces (a job is a
+table and a meta file, or a file per worker; a folder may hold a note or two besides)."""
+
+
 def _job_files(paths: Sequence[str]) -> list[str] | None:
-    """The files given when they are a 3D-parallel job's (an operation table and its meta file, told by content:
-    `traces.job_file_kind`), else None (per-rank traces); unreadable ones are left to the traces' reader."""
+    """The files given when they are a 3D-parallel job's (told by content, `traces.job_file_kind`, in the first
+    JOB_LOOKS files), else None (per-rank traces, read as ever: a few looks, whatever the number of ranks)."""
     from ..traces import GZIP_MAGIC, files_in, job_file_kind
 
-    kinds = []
     files = files_in(paths)
-    for path in files:
+    for path in files[:JOB_LOOKS]:
         try:
             with open(path, "rb") as handle:
-                head = handle.read(1 << 20)
+                head = handle.read(1 << 16)
         except OSError:
-            return None
+            continue
         if head.startswith(GZIP_MAGIC):
             try:
                 head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 1 << 16)
             except zlib.error:
-                return None
-        kinds.append(job_file_kind(head[: 1 << 16]))
-    return files if kinds and any(k in ("parquet", "timeline", "oplines") for k in kinds) else None
+                continue
+        if job_file_kind(head) in ("parquet", "timeline", "oplines"):
+            return files
+    return None
 
 
 def _run_job(args: argparse.Namespace, files: Sequence[str]) -> int:
