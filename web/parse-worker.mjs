@@ -19,6 +19,11 @@ self.onmessage = async (event) => {
   }
   try {
     const reading = await ready;
+    if (event.data.perfetto) {
+      const bytes = reading.job_perfetto();
+      self.postMessage({ type: reading.PERFETTO, bytes }, [bytes.buffer]);
+      return;
+    }
     if (event.data.refit !== undefined) {
       const bytes = reading.refit(event.data.refit);
       self.postMessage({ type: reading.FITTED, bytes }, [bytes.buffer]);

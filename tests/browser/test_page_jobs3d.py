@@ -4,6 +4,7 @@ heatmap and its diagnosis in both languages, read off the page's main thread."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from pages import value
@@ -30,6 +31,12 @@ def test_a_job_timeline_gives_the_published_what_if(open_page):
     assert first.get_attribute("data-key") == "3"
     assert "move layers off stage 3" in page.inner_text("[data-testid=job-diagnosis]")
     assert page.inner_text("#trace-summary").strip() == ""
+    with page.expect_download() as download:
+        page.click("[data-testid=job-perfetto]")
+    events = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))["traceEvents"]
+    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    assert {"DP rank 0, measured", "DP rank 1, ideal (typical durations)"} <= names
+    assert sum(e["ph"] == "X" for e in events) == 2 * 6784
     page.select_option("[data-testid=lang]", "fr")
     assert "déplacez des couches hors de l'étage 3" in page.inner_text("[data-testid=job-diagnosis]")
     assert "1,18×" in page.inner_text("[data-testid=job-panel]")

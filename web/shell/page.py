@@ -67,6 +67,7 @@ class Page:
             ("trace-map", "keydown", traces.on_map_key),
             ("trace-ranks", "click", traces.on_rank_page),
             ("perfetto-download", "click", traces.on_perfetto),
+            ("job-perfetto", "click", traces.on_perfetto),
             ("after-files", "change", self.after.on_files),
         ):
             by_id(name).addEventListener(kind, guarded(handler))

@@ -7,7 +7,7 @@ import time
 import zlib
 
 import js
-from ddpview.reading import DONE, FITTED, JOB, MEASURING, PROGRESS, SIZES, parts, too_large
+from ddpview.reading import DONE, FITTED, JOB, MEASURING, PERFETTO, PROGRESS, SIZES, parts, too_large
 from pyodide.ffi import to_js
 
 from ddpcore.analysis import (
@@ -21,6 +21,7 @@ from ddpcore.analysis import (
     outlook_of,
 )
 from ddpcore.base import Message
+from ddpcore.ops import job_trace_events
 from ddpcore.traces import (
     GZIP_MAGIC,
     MOST_BYTES,
@@ -35,7 +36,7 @@ from ddpcore.traces import (
 
 from .heap import set_aside
 
-__all__ = ["DONE", "FITTED", "parse_files", "refit"]
+__all__ = ["DONE", "FITTED", "PERFETTO", "job_perfetto", "parse_files", "refit"]
 """What the worker's script (web/parse-worker.mjs) calls and posts."""
 
 SLICE = 1024 * 1024
@@ -125,6 +126,19 @@ def refit(threshold):
     return to_js(pickle.dumps(fitted(_kept[0] if _kept else None, threshold)))
 
 
+_kept_job: list = []
+"""The last job read, laid out and re-timed (its `JobTimes` and timelines), kept so that its Perfetto file is made
+here when the page asks (tens of MB: not sent unless asked)."""
+
+
+def job_perfetto():
+    """The last job's measured and ideal timelines as a Perfetto trace-event file (JSON bytes)."""
+    if not _kept_job:
+        return to_js(b"")
+    times, measured, ideal = _kept_job
+    return to_js(json.dumps(job_trace_events(times, measured, ideal), allow_nan=False).encode())
+
+
 def _head(file):
     """A file's first bytes as `job_file_kind` reads them (inflated when gzip'd)."""
     data = js.FileReaderSync.new().readAsArrayBuffer(file.slice(0, SLICE)).to_bytes()
@@ -153,7 +167,9 @@ def job_of(files, sizes, progress):
         del read
         times = job_times(job.table, job.groups, job.transfers_drawn)
         whatif = job_whatif(times)
-        step = job_step_drawing(times, *job_timelines(times), whatif)
+        lines = job_timelines(times)
+        step = job_step_drawing(times, *lines, whatif)
+        _kept_job[:] = [times, *lines]
         left = tuple(FileError(RUN, Message.of("job.unreadable", detail=line)) for line in job.left_out)
         return to_js([pickle.dumps((JOB, whatif, job.notes, left, step))])
     except OpTraceError as exc:

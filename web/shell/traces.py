@@ -148,6 +148,9 @@ class TracesShell:
         elif kind == reading.DONE:
             self.busy = False
             in_background(self.show(data.parts, self.action))
+        elif kind == reading.PERFETTO:
+            if data.bytes.length:
+                self.save(data.bytes)
         elif kind == reading.FITTED:
             self.refitting = None
             in_background(self.land_fit(*pickle.loads(data.bytes.to_bytes())))
@@ -236,13 +239,21 @@ class TracesShell:
         self.page.update(app.with_measured(self.page.model, *measure_loaded(load(contents))))
 
     def on_perfetto(self, event):
-        """The analysis shown, as a Perfetto trace-event file the browser saves (made here, from memory)."""
+        """The analysis shown, as a Perfetto trace-event file the browser saves (made here, from memory); a 3D-parallel
+        job's is made by the worker that holds it (its measured and ideal timelines), and saved when it arrives."""
         from ddpcore.ops import trace_events
 
+        if self.page.model.traces.job is not None and self.worker is not None:
+            self.worker.postMessage(to_js({"perfetto": True}, dict_converter=js.Object.fromEntries))
+            return
         analysis = self.page.model.traces.analysis
         if analysis is None:
             return
-        data = json.dumps(trace_events(analysis), allow_nan=False)
+        self.save(json.dumps(trace_events(analysis), allow_nan=False))
+
+    @staticmethod
+    def save(data):
+        """Text or a JS byte array saved by the browser as the Perfetto file."""
         blob = js.Blob.new(to_js([data]), to_js({"type": "application/json"}, dict_converter=js.Object.fromEntries))
         url = js.URL.createObjectURL(blob)
         link = js.document.createElement("a")

@@ -173,6 +173,7 @@ def screen(model: Model, kept: bool = True) -> Screen:
             **{block: {"hidden": model.traces.analysis is None} for block, _ in COPYABLE},
             **{button: dict.fromkeys(("hidden", "disabled"), model.traces.analysis is None) for _, button in COPYABLE},
             "trace-cancel": {"hidden": not loading},
+            "job-export": {"hidden": model.traces.job is None},
             **{part: {"hidden": model.traces.analysis is None} for part in TRACES_FOUND},
             "traces-empty": {"hidden": model.traces.analysis is not None or bool(loading)},
             "alert-threshold": {"value": threshold_shown(model)},

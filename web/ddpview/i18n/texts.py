@@ -566,6 +566,12 @@ TEXT: dict[str, dict[str, str]] = {
     "job.kind_pp": {"en": "pipeline send/receive", "fr": "envoi/réception du pipeline"},
     "job.kind_dp": {"en": "data-parallel and clip collectives", "fr": "collectives data-parallel et clip"},
     "job.kind_other": {"en": "optimizer and other", "fr": "optimiseur et autres"},
+    "job.perfetto_help": {
+        "en": "The job's steps as recorded, and below them the same at typical durations, a process per DP rank and "
+        "a thread per stage (made in your browser).",
+        "fr": "Les pas du job tels qu'enregistrés, et en dessous les mêmes aux durées typiques, un processus par rang "
+        "DP et un fil par étage (fait dans votre navigateur).",
+    },
     "job.more": {"en": "(the largest; {n} more)", "fr": "(les plus grands ; {n} de plus)"},
     "compare.title": {"en": "Before and after a fix", "fr": "Avant et après une correction"},
     "compare.pick": {"en": "The run after the fix", "fr": "L'exécution après la correction"},

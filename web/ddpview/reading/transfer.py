@@ -17,6 +17,7 @@ __all__ = [
     "DONE",
     "FITTED",
     "JOB",
+    "PERFETTO",
     "ITEMS_PER_PART",
     "MEASURING",
     "PART_BYTES",
@@ -30,6 +31,8 @@ __all__ = [
 
 SIZES, PROGRESS, MEASURING, DONE, FITTED = "sizes", "progress", "measuring", "done", "fitted"
 JOB = "job"
+PERFETTO = "perfetto"
+"""The kind of the message carrying a job's Perfetto file (its bytes), made in the worker when the page asks."""
 """The first field of the one part a 3D-parallel job's read posts (with DONE): (JOB, what-if, notes, errors, its
 worst step's drawing)."""
 """The kinds of message the reading worker posts to the page (its `type`); a message of none of these kinds says
