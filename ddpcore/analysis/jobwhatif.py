@@ -147,13 +147,11 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
     if not steps:
         raise OpTraceError("no step holds every worker's operations: " + skipped[0])
     first = steps[0]
-    rows = table.rows
     template = [
         OpRow(0, k[2], table.rank[i], first, k[0], table.start[i], table.duration[i], k[1], table.chunk[i])
         for (k, d, step), i in at.items()
         if d == 0 and step == first
     ]
-    del rows
     try:
         graph = graph_of(template, groups.pp, groups.dp * groups.cp > 1)
     except ValueError as exc:

@@ -7,7 +7,6 @@ import json
 import os
 import sys
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import asdict, replace
@@ -373,9 +372,9 @@ table and a meta file, or a file per worker; a folder may hold a note or two bes
 
 
 def _job_files(paths: Sequence[str]) -> list[str] | None:
-    """The files given when they are a 3D-parallel job's (told by content, `traces.job_file_kind`, in the first
+    """The files given when they are a 3D-parallel job's (told by content, `traces.kind_of_head`, in the first
     JOB_LOOKS files), else None (per-rank traces, read as ever: a few looks, whatever the number of ranks)."""
-    from ..traces import GZIP_MAGIC, files_in, job_file_kind
+    from ..traces import files_in, kind_of_head
 
     files = files_in(paths)
     for path in files[:JOB_LOOKS]:
@@ -384,12 +383,7 @@ def _job_files(paths: Sequence[str]) -> list[str] | None:
                 head = handle.read(1 << 16)
         except OSError:
             continue
-        if head.startswith(GZIP_MAGIC):
-            try:
-                head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 1 << 16)
-            except zlib.error:
-                continue
-        if job_file_kind(head) in ("parquet", "timeline", "oplines"):
+        if kind_of_head(head) in ("parquet", "timeline", "oplines"):
             return files
     return None
 

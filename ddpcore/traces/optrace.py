@@ -17,7 +17,7 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import cast
+from typing import Any, cast
 
 __all__ = [
     "CLOCK_SKEW",
@@ -31,6 +31,7 @@ __all__ = [
     "OpTable",
     "groups_of_meta",
     "job_file_kind",
+    "kind_of_head",
     "op_table",
     "read_job",
     "read_op_lines",
@@ -335,49 +336,27 @@ _ARRAY_CODES = {
 """Arrow's primitive types and the `array` typecode of the same layout."""
 
 
-def _arrow_column(column: object) -> Sequence[object]:
-    """An Arrow column's values: primitive columns without nulls copied from their buffers (a C pass), dictionary
-    columns as their words and codes, anything else as a list."""
-    chunks = column.chunks  # type: ignore[attr-defined]
-    kind = str(column.type)  # type: ignore[attr-defined]
-    if column.null_count == 0 and kind in _ARRAY_CODES:  # type: ignore[attr-defined]
-        code = _ARRAY_CODES[kind]
-        out = array(code)
-        for chunk in chunks:
-            size = out.itemsize
-            out.frombytes(memoryview(chunk.buffers()[1])[chunk.offset * size : (chunk.offset + len(chunk)) * size])
-        return out
-    if kind.startswith("dictionary") and column.null_count == 0 and len(chunks) == 1:  # type: ignore[attr-defined]
-        chunk = chunks[0]
-        codes = _arrow_column(_Chunked(chunk.indices))
-        return _Coded(tuple(chunk.dictionary.to_pylist()), array("q", codes))  # type: ignore[arg-type]
-    return column.to_pylist()  # type: ignore[attr-defined]
+def _primitive(chunks: Sequence[object], kind: str) -> array[Any]:
+    """Arrow arrays of one primitive type without nulls, copied from their value buffers (a C pass)."""
+    out = array(_ARRAY_CODES[kind])
+    size = out.itemsize
+    for chunk in chunks:
+        start = chunk.offset * size  # type: ignore[attr-defined]
+        out.frombytes(memoryview(chunk.buffers()[1])[start : start + len(chunk) * size])  # type: ignore[attr-defined,arg-type]
+    return out
 
 
-@dataclass(frozen=True)
-class _Chunked:
-    """One Arrow array seen as a column of one chunk (what `_arrow_column` reads)."""
-
-    array: object
-
-    @property
-    def chunks(self) -> list[object]:
-        """The one chunk."""
-        return [self.array]
-
-    @property
-    def type(self) -> object:
-        """The array's Arrow type."""
-        return self.array.type  # type: ignore[attr-defined]
-
-    @property
-    def null_count(self) -> int:
-        """How many of its values are null."""
-        return self.array.null_count  # type: ignore[attr-defined]
-
-    def to_pylist(self) -> list[object]:
-        """Its values as Python objects."""
-        return self.array.to_pylist()  # type: ignore[attr-defined]
+def _arrow_column(column: Any) -> Sequence[object]:
+    """An Arrow column's values: primitive columns without nulls from their buffers (`_primitive`), a dictionary
+    column of one chunk as its words and codes, anything else as a list."""
+    kind = str(column.type)
+    if column.null_count == 0 and kind in _ARRAY_CODES:
+        return _primitive(column.chunks, kind)
+    if kind.startswith("dictionary") and column.null_count == 0 and len(column.chunks) == 1:
+        chunk = column.chunks[0]
+        codes = _primitive([chunk.indices], str(chunk.indices.type))
+        return _Coded(tuple(chunk.dictionary.to_pylist()), array("q", codes))
+    return list(column.to_pylist())
 
 
 def read_op_parquet(data: bytes | str) -> OpTable:
@@ -597,7 +576,7 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
     for name, data in files.items():
         if len(data) > MOST_BYTES:
             raise OpTraceError(f"{name}: {len(data) >> 20} MiB, beyond the {MOST_BYTES >> 20} MiB read")
-        kind = job_file_kind(data[:65536] if not data.startswith(GZIP_MAGIC) else _head(data))
+        kind = kind_of_head(data[: 1 << 20])
         if kind == "meta":
             metas.append(name)
         elif kind == "oplines":
@@ -636,9 +615,21 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
     )
 
 
-def _head(data: bytes) -> bytes:
-    """The first 64 KiB of a gzip'd file, inflated (what `job_file_kind` reads)."""
-    try:
-        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data[: 1 << 20], 65536)
-    except zlib.error:
-        return b""
+HEAD = 1 << 16
+"""How much of a file `kind_of_head` reads (inflated when gzip'd): enough for any job file's first line."""
+
+
+def kind_of_head(head: bytes) -> str | None:
+    """`job_file_kind` of a file's first bytes as stored (a gzip'd file's inflated first, up to HEAD bytes): what
+    `read_job`, `analyze` and the page's reading worker look at.
+
+    >>> import gzip
+    >>> kind_of_head(gzip.compress(b"dp_size: 2\\npp_size: 4\\n")), kind_of_head(b"\\x1f\\x8b broken")
+    ('meta', None)
+    """
+    if head.startswith(GZIP_MAGIC):
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head[: 1 << 20], HEAD)
+        except zlib.error:
+            return None
+    return job_file_kind(head[:HEAD])

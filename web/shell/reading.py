@@ -4,7 +4,6 @@ ddpcore's measurement of the traces, so the page receives only what it draws and
 import json
 import pickle
 import time
-import zlib
 
 import js
 from ddpview.reading import DONE, FITTED, JOB, MEASURING, PERFETTO, PROGRESS, SIZES, parts, too_large
@@ -23,12 +22,11 @@ from ddpcore.analysis import (
 from ddpcore.base import Message
 from ddpcore.ops import job_trace_events
 from ddpcore.traces import (
-    GZIP_MAGIC,
     MOST_BYTES,
     FileError,
     OpTraceError,
     collect,
-    job_file_kind,
+    kind_of_head,
     read_job,
     read_or_why,
     steps_in,
@@ -140,20 +138,14 @@ def job_perfetto():
 
 
 def _head(file):
-    """A file's first bytes as `job_file_kind` reads them (inflated when gzip'd)."""
-    data = js.FileReaderSync.new().readAsArrayBuffer(file.slice(0, SLICE)).to_bytes()
-    if data.startswith(GZIP_MAGIC):
-        try:
-            data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, 1 << 16)
-        except zlib.error:
-            return b""
-    return data[: 1 << 16]
+    """A file's first bytes, as stored (what `kind_of_head` reads)."""
+    return js.FileReaderSync.new().readAsArrayBuffer(file.slice(0, 1 << 16)).to_bytes()
 
 
 def job_of(files, sizes, progress):
     """A 3D-parallel job's what-if when the files are a job's (an operation table and its meta file, told by
     content); None when they are per-rank traces. Its pickle is (JOB, what-if or None, notes, errors)."""
-    kinds = [job_file_kind(_head(file)) for file in files]
+    kinds = [kind_of_head(_head(file)) for file in files]
     if not any(kind in ("parquet", "timeline", "oplines") for kind in kinds):
         return None
     try:
