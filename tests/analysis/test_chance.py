@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from dataclasses import replace
 
 import pytest
 from hypothesis import example, given, settings
@@ -40,7 +41,7 @@ from ddpcore.analysis import (
     usual_offsets,
     what_if,
 )
-from ddpcore.analysis.chance import effective_steps
+from ddpcore.analysis.chance import Persistence, effective_steps, least_needed, level_of
 from ddpcore.traces import simulated_run
 
 NOISY = RunSet(FIXTURES / "noise")
@@ -363,6 +364,28 @@ def test_a_rank_twice_as_slow_is_named_in_three_steps_and_a_little_slow_one_need
     assert more is not None and persistence(Lateness(1.0, more, 0, more, 1.0), list(range(more)), 4, tail)
     assert persistence(Lateness(1.0, more - 1, 0, more - 1, 1.0), list(range(more - 1)), 4, tail) is None
     assert persistence(Lateness(9.0, 3, 0, 3, 9.0), [0], 4, tail) is None, "over the threshold in one step of 3"
+
+
+def test_a_rank_held_back_alike_in_each_step_of_a_short_window_is_named_by_its_least():
+    """A sleep holds a rank back by about the same time in each step: in 3 steps of 4 ranks its mean (1.9 spreads)
+    is short of what the mean of 3 draws passes at the level (2.11), and its majority short of the majority's, but
+    every one of its steps is past the 95th percentile, which 3 draws all pass once in 8,000."""
+    tail = Tail(0.0, 1.2816, 1.2816)
+    held = Lateness(1.9, 3, 0, 3, 1.9, usual_ms=1.9, stretch_usual_ms=1.9, least_ms=1.7)
+    assert held.mean_ms < mean_needed(tail, 3, level_of(4)) and held.usual_ms < 2.4
+    assert persistence(held, [0, 1, 2], 4, tail) == Persistence(0, 3)
+    assert persistence(replace(held, least_ms=1.2), [0, 1, 2], 4, tail) is None, "one step within chance"
+
+
+@pytest.mark.parametrize("count", [2, 3, 5, 13])
+def test_the_least_of_a_few_draws_passes_its_need_as_often_as_numpy_draws_do(count):
+    """`least_needed` against numpy: the least of `count` standard normal draws passes it in 1 of 1,000 runs of
+    them (400,000 runs)."""
+    import numpy as np
+
+    need = least_needed(Tail(0.0, 1.2816, 1.2816), None, count, 0.001)
+    least = np.random.default_rng(count).standard_normal((400_000, count)).min(axis=1)
+    assert float(np.mean(least > need)) == pytest.approx(0.001, abs=4 * math.sqrt(0.001 / 400_000))
 
 
 def test_a_rank_slow_from_a_step_on_is_named_for_that_stretch():
