@@ -10,6 +10,7 @@ The other commands set up what they need and run code of scripts/ (scripts/tasks
     python build.py bench --scale         the summaries path at 10^6-10^8 rank-steps, into bench/ (minutes)
     python build.py bench --verdict       the verdict's false alarms and misses over a grid of runs (15 minutes)
     python build.py bench --jobs3d [--artifact DIR]   3D-parallel what-if against the OSDI 2025 artifact's scripts
+    python build.py bench --callbacks     what the Lightning and Hugging Face callbacks add to a step
 """
 
 from __future__ import annotations
@@ -310,6 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         "--artifact DIR (a checkout of ByteDance-Seed/StragglerAnalysis) is given (bench/results.json's jobs3d)",
     )
     p_bench.add_argument("--artifact", type=Path, help="with --jobs3d: the artifact's checkout")
+    p_bench.add_argument(
+        "--callbacks",
+        action="store_true",
+        help="only what the framework callbacks add to a training step (bench/results.json's callbacks)",
+    )
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "test":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -323,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         return _task("bench.scale", str(args.out))
     elif args.command == "bench" and args.verdict:
         return _task("bench.verdict", str(args.out))
+    elif args.command == "bench" and args.callbacks:
+        return _task("bench.callbacks", str(args.out))
     elif args.command == "bench" and args.jobs3d:
         given = ["--artifact", str(args.artifact.resolve())] if args.artifact else []
         return _task("bench.jobs3d", str(args.out), *given)

@@ -19,8 +19,10 @@ CORE_LAYERS = {
     "analysis": ("base", "storage", "model", "traces"),
     "ops": ("base", "storage", "model", "traces", "analysis"),
     "cli": ("base", "storage", "model", "traces", "analysis", "ops"),
+    "integrations": ("base", "ops"),
 }
-"""Each ddpcore package and those it may import (base <- model; base, storage <- traces <- analysis <- ops <- cli)."""
+"""Each ddpcore package and those it may import (base <- model; base, storage <- traces <- analysis <- ops <- cli;
+ops <- integrations, which the frameworks' users import and nothing of ddpcore does)."""
 VIEW_ROOMS = ("markup", "i18n", "state", "views", "reading", "app", "warmup")
 """The ddpview rooms, each importing only those before it (markup <- i18n <- state <- views <- reading <- app <-
 warmup) and the ddpcore front doors."""

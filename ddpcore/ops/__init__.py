@@ -34,6 +34,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         serve_metrics,
         served,
     )
+    from .hooked import (  # noqa: F401
+        HookedSteps,
+    )
     from .instrument import (  # noqa: F401
         Recorder,
         StepTimes,
@@ -80,6 +83,7 @@ _LAZY = {
         "serve_metrics",
         "served",
     ),
+    "hooked": ("HookedSteps",),
     "instrument": (
         "Recorder",
         "StepTimes",

@@ -10,7 +10,8 @@ from paths import ROOT
 
 from scripts.bench import budgets, report
 
-PARTS = ("scale", "budgets", "core_timings", "in_pyodide", "native", "probes", "reads", "report", "start", "__main__")
+PARTS = ("scale", "callbacks", "budgets", "core_timings", "in_pyodide", "native", "probes", "reads", "report", "start")
+PARTS += ("__main__",)
 
 
 @pytest.mark.parametrize("part", PARTS)

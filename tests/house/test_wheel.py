@@ -15,6 +15,29 @@ from paths import FIXTURES
 ROOT = Path(__file__).resolve().parents[2]
 
 
+HOOKED = """
+import json, types
+from ddpcore.integrations import TrainerHooks
+class Model:
+    def parameters(self): return iter(())
+    def register_forward_pre_hook(self, hook): self.pre = hook; return types.SimpleNamespace(remove=lambda: None)
+    def register_forward_hook(self, hook): self.post = hook; return types.SimpleNamespace(remove=lambda: None)
+model, hooks = Model(), TrainerHooks("run")
+args = types.SimpleNamespace(output_dir="run", process_index=0, world_size=2)
+state = types.SimpleNamespace(global_step=0)
+hooks.on_train_begin(args, state, None, model=model)
+hooks.on_step_begin(args, state, None)
+model.pre(model, ()); model.post(model, (), None)
+for event in ("on_pre_optimizer_step", "on_optimizer_step", "on_step_end"):
+    getattr(hooks, event)(args, state, None)
+hooks.on_train_end(args, state, None)
+print(*(json.loads(line)["phase"] for line in open("run/ddpcore/rank0.jsonl")))
+"""
+"""The Hugging Face callback's hooks driven from an installed ddpcore, without transformers: one step, as a training
+job that imports the integration writes it (a model with no trainable parameter: the backward runs to the
+optimizer's start, the barrier unknown)."""
+
+
 def test_the_wheel_holds_every_module_and_installs(tmp_path):
     """Built from a copy of what the package is made of: a tree's own build/ left by an earlier build would fill in
     what its configuration leaves out."""
@@ -51,6 +74,12 @@ def test_the_wheel_holds_every_module_and_installs(tmp_path):
     imported = ran("-c", "from ddpcore.ops import Recorder; print(Recorder.__name__)")
     assert imported.stdout.strip() == "Recorder", imported.stderr
     assert "prometheus_client" in ran("-c", "import ddpcore.ops.exporter").stderr
+    missing = ran("-c", "from ddpcore.integrations import lightning_callback; lightning_callback()")
+    assert 'pip install "ddpcore[lightning]"' in missing.stderr, missing.stderr
+    hooked = ran("-c", HOOKED)
+    assert hooked.returncode == 0 and hooked.stdout.split() == ["load", "forward", "backward", "optimizer"], (
+        hooked.stderr
+    )
     subprocess.run([str(python), "-m", "pip", "install", "-q", f"{wheel}[prometheus]"], check=True)
     extra = ran("-c", "from ddpcore.ops.exporter import Exporter; Exporter(0); print('ok')")
     assert extra.stdout.strip() == "ok", extra.stderr

@@ -1,0 +1,75 @@
+"""Where an integration writes a rank's JSONL, and the error when its framework is missing.
+
+>>> rank_file("/tmp/run", 3)
+PosixPath('/tmp/run/ddpcore/rank3.jsonl')
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..ops import HookedSteps, Recorder
+
+__all__ = ["FOLDER", "framework", "framework_class", "hooked_steps", "rank_file"]
+
+FOLDER = "ddpcore"
+"""The folder, under a framework's own logging directory, that holds one JSONL per rank."""
+
+
+def rank_file(logs: str | Path, rank: int) -> Path:
+    """The JSONL of `rank` under a framework's logging directory `logs`: one file a rank, none more on rank 0."""
+    return Path(logs) / FOLDER / f"rank{rank}.jsonl"
+
+
+def framework(module: str, extra: str) -> ModuleType:
+    """A framework's module, or an ImportError that says which extra installs it.
+
+    >>> framework("no_such_framework_here", "lightning")
+    Traceback (most recent call last):
+    ...
+    ImportError: this ddpcore integration needs no_such_framework_here: pip install "ddpcore[lightning]"
+    """
+    try:
+        return import_module(module)
+    except ImportError:
+        raise ImportError(f'this ddpcore integration needs {module}: pip install "ddpcore[{extra}]"') from None
+
+
+@cache
+def framework_class(hooks: type, module: str, base: str, extra: str) -> type:
+    """`hooks` made a subclass of a framework's callback class (`module`.`base`), so that the framework takes it for
+    one of its own: made once, on first use (ImportError, saying which extra installs the framework, without it).
+
+    >>> class Hooks:
+    ...     pass
+    >>> made = framework_class(Hooks, "collections", "OrderedDict", "none")
+    >>> made.__name__, issubclass(made, Hooks), made is framework_class(Hooks, "collections", "OrderedDict", "none")
+    ('DdpcoreOrderedDict', True, True)
+    """
+    return type(f"Ddpcore{base}", (hooks, getattr(framework(module, extra), base)), {"__module__": hooks.__module__})
+
+
+def hooked_steps(path: Path, rank: int, model: Any, clock: Callable[[], float] = time.time) -> HookedSteps:
+    """A rank's `HookedSteps` writing to `path` (its folder made), with a post-accumulate-grad hook on each of the
+    model's trainable tensors: the last one ready before the backward returns is the rank's readiness.
+
+    >>> import tempfile, types
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     steps = hooked_steps(rank_file(folder, 0), 0, types.SimpleNamespace(parameters=lambda: iter(())))
+    ...     steps.close()
+    >>> steps.handles
+    []
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    steps = HookedSteps(Recorder(path, rank=rank, clock=clock), clock)
+    ready = steps.grad_ready
+    for p in model.parameters():
+        if p.requires_grad and hasattr(p, "register_post_accumulate_grad_hook"):
+            steps.hooked(p.register_post_accumulate_grad_hook(lambda _: ready()))
+    return steps
