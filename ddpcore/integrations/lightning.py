@@ -9,9 +9,9 @@ the load between batches, the forward to `on_before_backward`, the backward to t
 (post-accumulate-grad hooks), the barrier to `on_after_backward` on a step that synchronises, and the optimizer
 from `on_before_optimizer_step` to `on_train_batch_end`. A step is an optimizer step (`trainer.global_step`): with
 gradient accumulation its micro-batches add to it. A validation loop is kept apart (nothing of it is counted), and
-a resumed run goes on with the steps it resumed at. Works for the `ddp` and `fsdp` strategies alike: where a
-sharded model's flat parameters call no gradient hook, the backward runs to `on_after_backward` and no barrier is
-recorded (the verdict then reads the step from its start).
+a resumed run goes on with the steps it resumed at. Written for the `ddp` and `fsdp` strategies: where a sharded
+model's flat parameters call no gradient hook, the backward runs to `on_after_backward` and no barrier is recorded
+(the verdict then reads the step from its start). Lightning runs `fsdp` on GPUs only: only `ddp` was run here.
 """
 
 from __future__ import annotations

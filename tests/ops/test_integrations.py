@@ -49,11 +49,17 @@ def rows(path: Path) -> list[tuple[int, str, float]]:
 
 
 def lightning_fit(
-    tmp_path: Path, batches: int, accumulate: int = 1, first_step: int = 0, world: int = 4, rank: int = 0
+    tmp_path: Path,
+    batches: int,
+    accumulate: int = 1,
+    first_step: int = 0,
+    world: int = 4,
+    rank: int = 0,
+    tensors: int = 2,
 ):
     """A fake Lightning fit of `batches` batches in the fit loop's hook order (load 2 ms, forward 10, backward 20,
     barrier 5 on a step's last batch, optimizer 3), a validation loop of 50 ms after batch 2; the rank's rows."""
-    clock, model = Clock(), Model()
+    clock, model = Clock(), Model(tensors)
     hooks = LightningHooks(tmp_path, clock=clock)
     trainer = SimpleNamespace(
         global_rank=rank,
@@ -119,6 +125,13 @@ def test_a_resumed_run_goes_on_with_its_steps_and_one_rank_records_no_barrier(tm
     assert [s for s, phase, _ in got if phase == "optimizer"] == [120, 121, 122]
     assert "allreduce" not in {phase for _, phase, _ in got}
     assert [p.name for p in (tmp_path / "ddpcore").iterdir()] == ["rank2.jsonl"], "one file a rank, none more"
+
+
+def test_a_sharded_model_whose_tensors_call_no_gradient_hook_records_no_barrier(tmp_path):
+    """FSDP's flat parameters without `use_orig_params`: the backward runs to `on_after_backward`, and no barrier is
+    guessed."""
+    got = lightning_fit(tmp_path, 2, tensors=0)
+    assert got[:4] == [(0, "load", 2.0), (0, "forward", 10.0), (0, "backward", 25.0), (0, "optimizer", 3.0)]
 
 
 def trainer_run(
