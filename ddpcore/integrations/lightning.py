@@ -40,9 +40,7 @@ class LightningHooks:
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:
         """Open the rank's file and hook each trainable parameter's gradient."""
         logs = self.dirpath or getattr(trainer, "log_dir", None) or trainer.default_root_dir
-        path = rank_file(logs, trainer.global_rank)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.steps = hooked_steps(path, trainer.global_rank, pl_module, self.clock)
+        self.steps = hooked_steps(rank_file(logs, trainer.global_rank), trainer.global_rank, pl_module, self.clock)
 
     def on_train_epoch_start(self, trainer: Any, pl_module: Any) -> None:
         """The first batch's load is counted from the epoch's start."""
