@@ -261,11 +261,12 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.title": {"en": "Your traces: find the straggler", "fr": "Vos traces : trouver le retardataire"},
     "traces.pick": {"en": "Trace files, one per rank", "fr": "Fichiers de trace, un par rang"},
     "traces.drop": {
-        "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here, one per rank, or a "
-        "3D-parallel job's timeline with its meta file (.yaml). They are read in your browser and sent nowhere.",
-        "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore, un par "
-        "rang, ou la timeline d'un job parallèle 3D avec son fichier meta (.yaml). Ils sont lus dans votre "
-        "navigateur et ne sont envoyés nulle part.",
+        "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here (its Recorder's, or its "
+        "Lightning or Hugging Face callback's), one per rank, or a 3D-parallel job's timeline with its meta file "
+        "(.yaml). They are read in your browser and sent nowhere.",
+        "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore (de son "
+        "Recorder, ou de son callback Lightning ou Hugging Face), un par rang, ou la timeline d'un job parallèle 3D "
+        "avec son fichier meta (.yaml). Ils sont lus dans votre navigateur et ne sont envoyés nulle part.",
     },
     "traces.example": {
         "en": "Load the example (4 ranks, rank 2 slowed)",
