@@ -95,8 +95,12 @@ class TrainerHooks:
             self.steps.optimizer_start()
 
     def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        """The optimizer's step ends."""
+        """The optimizer's step ends. A Trainer older than `on_pre_optimizer_step` (transformers 4.42 to its
+        arrival) ends the backward here instead, and the optimizer goes untimed (in the barrier's time)."""
         if self.steps is not None:
+            if self._backward:
+                self.steps.backward_end(sync=self._ranks > 1)
+                self._backward = False
             self.steps.optimizer_end()
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:

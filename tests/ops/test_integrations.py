@@ -199,6 +199,32 @@ def test_the_trainer_callback_adds_an_accumulations_micro_batches_to_one_step(tm
     ]  # fmt: skip
 
 
+def test_a_trainer_without_the_pre_optimizer_event_still_ends_the_backward(tmp_path):
+    """transformers from 4.42 (`on_optimizer_step`) until `on_pre_optimizer_step` came: the backward and the barrier
+    end at the optimizer's end, the optimizer untimed."""
+    clock, model = Clock(), Model()
+    hooks = TrainerHooks(tmp_path, clock=clock)
+    args, state = (
+        SimpleNamespace(output_dir=str(tmp_path), process_index=0, world_size=2),
+        SimpleNamespace(global_step=0),
+    )
+    hooks.on_train_begin(args, state, None, model=model)
+    clock.run(2)
+    hooks.on_step_begin(args, state, None)
+    model.forward(clock.run, 10)
+    model.backward(clock.run, 20, 5)
+    clock.run(3)
+    hooks.on_optimizer_step(args, state, None)
+    hooks.on_step_end(args, state, None)
+    hooks.on_train_end(args, state, None)
+    assert rows(rank_file(tmp_path, 0)) == [
+        (0, "load", 2.0),
+        (0, "forward", 10.0),
+        (0, "backward", 20.0),
+        (0, "allreduce", 8.0),
+    ]
+
+
 def test_four_ranks_through_the_callback_name_the_one_slow_in_its_forward(tmp_path):
     """Four ranks recorded by the trainer callback, rank 3's forward 30 ms longer, each rank waiting at the barrier
     for the latest: the files are ddpcore's JSONL and the verdict names rank 3, its cause the forward."""
