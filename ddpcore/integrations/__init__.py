@@ -20,10 +20,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         lightning_callback,
     )
     from .rankfiles import (  # noqa: F401
-        FOLDER,
-        framework,
-        framework_class,
-        hooked_steps,
         rank_file,
     )
 
@@ -38,13 +34,7 @@ _LAZY = {
         "LightningHooks",
         "lightning_callback",
     ),
-    "rankfiles": (
-        "FOLDER",
-        "framework",
-        "framework_class",
-        "hooked_steps",
-        "rank_file",
-    ),
+    "rankfiles": ("rank_file",),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..ops import HookedSteps, Recorder
 
-__all__ = ["FOLDER", "framework", "framework_class", "hooked_steps", "rank_file"]
+__all__ = ["rank_file"]
 
 FOLDER = "ddpcore"
 """The folder, under a framework's own logging directory, that holds one JSONL per rank."""
