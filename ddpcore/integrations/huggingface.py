@@ -64,10 +64,14 @@ class TrainerHooks:
 
     def _forward_start(self, module: Any, inputs: Any) -> None:
         if self.steps is not None and self._in_step:
-            if self._backward:
-                self.steps.backward_end(sync=False)
-                self._backward = False
+            self._backward_ends(sync=False)
             self.steps.forward_start()
+
+    def _backward_ends(self, sync: bool) -> None:
+        """The backward of the last forward, if it has not ended yet, ends now (`HookedSteps.backward_end`)."""
+        if self.steps is not None and self._backward:
+            self.steps.backward_end(sync)
+            self._backward = False
 
     def _forward_end(self, module: Any, inputs: Any, output: Any) -> None:
         if self.steps is not None and self._in_step:
@@ -82,25 +86,19 @@ class TrainerHooks:
 
     def on_substep_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """A micro-batch that does not synchronise ends."""
-        if self.steps is not None and self._backward:
-            self.steps.backward_end(sync=False)
-            self._backward = False
+        self._backward_ends(sync=False)
 
     def on_pre_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """The last micro-batch's backward (synchronised) has ended; the optimizer starts."""
+        self._backward_ends(sync=self._ranks > 1)
         if self.steps is not None:
-            if self._backward:
-                self.steps.backward_end(sync=self._ranks > 1)
-                self._backward = False
             self.steps.optimizer_start()
 
     def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """The optimizer's step ends. A Trainer older than `on_pre_optimizer_step` (transformers 4.42 to its
         arrival) ends the backward here instead, and the optimizer goes untimed (in the barrier's time)."""
+        self._backward_ends(sync=self._ranks > 1)
         if self.steps is not None:
-            if self._backward:
-                self.steps.backward_end(sync=self._ranks > 1)
-                self._backward = False
             self.steps.optimizer_end()
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
