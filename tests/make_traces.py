@@ -37,6 +37,14 @@ sharing 2 cores jitter by as much as its sleep (`heavy_clean` is `heavy_moving`'
 
 (on an otherwise idle machine: any other process taking CPU while a scenario runs changes its truth; the set was
 written one scenario at a time, each while nothing outside the run used the CPU).
+
+The held-out set (`tests/fixtures/heldout`, one sitting, recorded by a helper that never saw the verdict's code with
+the verdict as it stood, and scored before anyone looked at its runs): kinds the other sets hold on an idle machine,
+on a busy one, plus a profiler window of 4 steps. A moving straggler, rank-steps slowed at random (a draw of another
+seed than the noise set's), two slow ranks, a small persistent straggler (8 ms) and an onset, each beside a competing
+CPU-bound process, with their clean references (`busy_clean`, `clean`, `window4_clean`):
+
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/heldout --heldout
 """
 
 from __future__ import annotations
@@ -86,6 +94,8 @@ class Scenario:
     batch: int = BATCH
     """Samples a step: a larger batch makes each rank's work long enough that the ranks sharing the 2 cores
     jitter by as much as a sleep (`heavy_*`)."""
+    seed: int = NOISE_SEED
+    """The seed of the `prob` draw."""
 
     @property
     def rank(self) -> int | None:
@@ -99,7 +109,7 @@ class Scenario:
         if self.moving:
             return rank == step % WORLD
         if self.prob:
-            return (step, rank) in _drawn(self.prob)
+            return (step, rank) in _drawn(self.prob, self.seed)
         return rank in self.ranks
 
     def slowed(self) -> list[tuple[int, int]]:
@@ -113,9 +123,9 @@ class Scenario:
 
 
 @cache
-def _drawn(prob: float) -> frozenset[tuple[int, int]]:
+def _drawn(prob: float, seed: int = NOISE_SEED) -> frozenset[tuple[int, int]]:
     """The rank-steps a seeded draw slows with probability `prob`, in one stream over steps then ranks."""
-    rng = random.Random(NOISE_SEED)
+    rng = random.Random(seed)
     return frozenset((s, r) for s in range(STEPS) for r in range(WORLD) if rng.random() < prob)
 
 
@@ -172,7 +182,20 @@ and with rank 1 slow (20 ms in its forward); rank 1 slow (20 ms in its forward) 
 window, steps 22-33, is before the onset); and a step of HEAVY_BATCH samples, clean and with a moving straggler
 (rank step % 4, 18 ms in its forward), where 4 ranks sharing 2 cores jitter by about as much as the sleep: a sleeping
 rank frees a core, and the others speed up."""
-SETS = {"causes": SCENARIOS, "noise": NOISE, "pairs": PAIRS, "verdict": VERDICT}
+HELDOUT_SEED = 7
+HELDOUT = {
+    "busy_clean": Scenario((), "", 0.0, busy=True),
+    "busy_moving": Scenario((), "forward", 20.0, moving=True, busy=True),
+    "busy_random": Scenario((), "forward", 30.0, prob=0.1, seed=HELDOUT_SEED, busy=True),
+    "busy_two": Scenario((1, 3), "forward", 15.0, busy=True),
+    "busy_small": Scenario((2,), "forward", 8.0, busy=True),
+    "window4_slow": Scenario((2,), "forward", 20.0, profiled=4),
+    "window4_clean": Scenario((), "", 0.0, profiled=4),
+    "busy_onset": Scenario((1,), "forward", 20.0, from_step=35, busy=True),
+    "clean": Scenario((), "", 0.0),
+}
+"""The scenarios of `tests/fixtures/heldout` (the module's docstring); each busy run's reference is `busy_clean`."""
+SETS = {"causes": SCENARIOS, "noise": NOISE, "pairs": PAIRS, "verdict": VERDICT, "heldout": HELDOUT}
 
 
 PREFETCH_DEPTH = 2
@@ -324,6 +347,10 @@ def write_truth(folder: Path, scenario: Scenario, name: str) -> None:
         "sleep_ms": scenario.sleep_ms,
         "from_step": scenario.from_step,
         "busy": scenario.busy,
+        "seed": scenario.seed if scenario.prob else None,
+        "prob": scenario.prob,
+        "moving": scenario.moving,
+        "ranks": list(scenario.ranks),
         "delayed_steps": sorted({s for s, _ in slowed}),
         "slowed": [list(pair) for pair in slowed],
         "profiled_steps": list(scenario.window()),
@@ -333,7 +360,8 @@ def write_truth(folder: Path, scenario: Scenario, name: str) -> None:
 
 
 def main(out: str, names: list[str], kind: str = "causes") -> None:
-    """Write the named scenarios of one set (`SETS`: causes, noise, pairs or verdict), every one when none is named."""
+    """Write the named scenarios of one set (`SETS`: causes, noise, pairs, verdict or heldout), every one when none is
+    named."""
     import multiprocessing
 
     import torch.multiprocessing as mp
@@ -358,7 +386,7 @@ def main(out: str, names: list[str], kind: str = "causes") -> None:
 
 
 if __name__ == "__main__":
-    sets = {"--noise": "noise", "--pairs": "pairs", "--verdict": "verdict"}
+    sets = {"--noise": "noise", "--pairs": "pairs", "--verdict": "verdict", "--heldout": "heldout"}
     args = [a for a in sys.argv[1:] if a not in sets]
     chosen = next((sets[a] for a in sys.argv[1:] if a in sets), "causes")
     root = args[0] if args else str(Path(__file__).resolve().parent / "fixtures" / chosen)
