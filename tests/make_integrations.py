@@ -7,11 +7,16 @@ truth. Every rank's forward sleeps DEVICE_S as well, the device's time, so that 
   `lightning_callback()`; Lightning starts the other ranks itself.
 - `transformers`: a Hugging Face `Trainer` on a 1-layer GPT-2 of width 32, with `trainer_callback()`, under
   `torchrun --nproc_per_node 4`.
+- `fsdp`: a loop of its own on a 4-layer perceptron sharded by FSDP2 (`fully_shard` on each layer and the model),
+  recorded by the hooks of `accelerate_steps` (a Lightning `fsdp` strategy needs GPUs), under `torchrun`: what the
+  hooks write under FSDP, where the ranks wait for a slow one at the all-gathers of their forward
+  (docs/production.md).
 
 Regenerate (not part of the tests; needs torch, Lightning and transformers, which the tests do not):
 
     /tmp/torchvenv/bin/pip install lightning transformers      # beside the CPU torch of tests/make_traces.py
-    /tmp/torchvenv/bin/python -m tests.make_integrations tests/fixtures/integrations
+    /tmp/torchvenv/bin/python -m tests.make_integrations tests/fixtures/integrations          # every framework
+    /tmp/torchvenv/bin/python -m tests.make_integrations tests/fixtures/integrations fsdp     # one of them
 
 on an otherwise idle machine (a process taking CPU while a run records changes its truth). Each run's folder holds
 `rank{r}.jsonl.gz` as the integration wrote it (gzipped after) and `truth.json`: every rank's wall time of each
@@ -161,6 +166,50 @@ def _transformers(folder: Path, scenario: str) -> None:
         torch.distributed.destroy_process_group()  # else a gloo thread may abort the process as it exits
 
 
+def _fsdp(folder: Path, scenario: str) -> None:
+    """One rank of an FSDP2 loop of STEPS steps (torchrun starts the 4), recorded by `accelerate_steps`' hooks."""
+    import types
+
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.fsdp import fully_shard
+
+    from ddpcore.integrations import accelerate_steps
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.Tanh()) for _ in range(4)])
+    for layer in model:
+        fully_shard(layer)
+    fully_shard(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
+    plain = types.SimpleNamespace(
+        process_index=rank,
+        num_processes=dist.get_world_size(),
+        sync_gradients=True,
+        backward=lambda loss: loss.backward(),
+    )
+    steps = accelerate_steps(plain, model, folder)
+    g = torch.Generator().manual_seed(rank)
+    batches = [(torch.randn(32, 256, generator=g), torch.randn(32, 256, generator=g)) for _ in range(STEPS)]
+    walls = _Walls()
+    for x, y in steps.batches(batches):
+        walls.mark()
+        with steps.forward():
+            _sleep(rank, scenario)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+        steps.backward(loss)
+        with steps.optimizer():
+            optimizer.step()
+            optimizer.zero_grad()
+    walls.mark()
+    steps.close()
+    walls.write(folder, rank)
+    dist.destroy_process_group()
+
+
 def _gathered(folder: Path, framework: str, version: str, scenario: str) -> None:
     """The ranks' files gzipped into the folder, their walls into truth.json."""
     for path in sorted((folder / "ddpcore").glob("rank*.jsonl")):
@@ -186,26 +235,25 @@ def _gathered(folder: Path, framework: str, version: str, scenario: str) -> None
     (folder / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
 
 
-def record(root: Path) -> None:
-    """Every framework's clean and slow runs under `root`, one after the other."""
+FRAMEWORKS = {"lightning": "lightning", "transformers": "transformers", "fsdp": "torch"}
+"""Each run's folder under the fixtures' root, and the package whose version its truth names."""
+
+
+def record(root: Path, only: list[str]) -> None:
+    """The clean and slow runs of every framework (or of those in `only`) under `root`, one after the other."""
     from importlib.metadata import version
 
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(WORLD)]
     for scenario in SCENARIOS:
-        folder = root / "lightning" / scenario
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-        subprocess.run(
-            [sys.executable, "-m", "tests.make_integrations", "--lightning", str(folder), scenario], check=True
-        )
-        _gathered(folder, "lightning", version("lightning"), scenario)
-        folder = root / "transformers" / scenario
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True)
-        torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(WORLD)]
-        subprocess.run(
-            [*torchrun, "-m", "tests.make_integrations", "--transformers", str(folder), scenario], check=True
-        )
-        _gathered(folder, "transformers", version("transformers"), scenario)
+        for name, package in FRAMEWORKS.items():
+            if only and name not in only:
+                continue
+            folder = root / name / scenario
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            launch = [sys.executable] if name == "lightning" else torchrun
+            subprocess.run([*launch, "-m", "tests.make_integrations", f"--{name}", str(folder), scenario], check=True)
+            _gathered(folder, package, version(package), scenario)
 
 
 if __name__ == "__main__":
@@ -213,5 +261,7 @@ if __name__ == "__main__":
         _lightning(Path(sys.argv[2]), sys.argv[3])
     elif sys.argv[1] == "--transformers":
         _transformers(Path(sys.argv[2]), sys.argv[3])
+    elif sys.argv[1] == "--fsdp":
+        _fsdp(Path(sys.argv[2]), sys.argv[3])
     else:
-        record(Path(sys.argv[1]))
+        record(Path(sys.argv[1]), sys.argv[2:])

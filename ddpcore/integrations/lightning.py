@@ -11,7 +11,9 @@ from `on_before_optimizer_step` to `on_train_batch_end`. A step is an optimizer 
 gradient accumulation its micro-batches add to it. A validation loop is kept apart (nothing of it is counted), and
 a resumed run goes on with the steps it resumed at. Written for the `ddp` and `fsdp` strategies: where a sharded
 model's flat parameters call no gradient hook, the backward runs to `on_after_backward` and no barrier is recorded
-(the verdict then reads the step from its start). Lightning runs `fsdp` on GPUs only: only `ddp` was run here.
+(the verdict then reads the step from its start). Lightning runs `fsdp` on GPUs only; the same hooks on an FSDP2 model
+on CPU record every phase, but a rank slow in its forward is not named: the others wait for it inside their own
+forward, at FSDP's all-gathers, not at the gradient barrier (docs/production.md).
 """
 
 from __future__ import annotations

@@ -305,3 +305,23 @@ def test_a_real_run_through_the_integration_names_the_slow_rank_its_cause_and_co
     assert named.straggler_cost_ms == pytest.approx(growth, rel=0.2)
     quiet = analyze(clean.traces)
     assert not quiet.stragglers and quiet.transient.straggler_steps == 0
+
+
+def test_under_fsdp_the_hooks_record_every_phase_but_a_rank_slow_in_its_forward_is_not_seen():
+    """A real FSDP2 run (4 layers sharded, gloo on CPU, the hooks of `accelerate_steps`): every rank's every step
+    holds its load, forward, backward, barrier and optimizer, and the slowed run's iterations grew by about its
+    rank's sleep; yet the verdict names nobody, because the ranks on time wait for the slow one at the all-gathers
+    inside their own forward, not at the gradient barrier (docs/production.md). A known limit, kept in sight: the
+    day the verdict reads FSDP's waits, this test changes with it."""
+    folder = INTEGRATIONS / "fsdp"
+    slow = read_paths(sorted(str(p) for p in (folder / "slow").glob("rank*.jsonl.gz")))
+    assert len(slow.traces) == 4 and not slow.errors
+    for trace in slow.traces:
+        assert all({"load", "forward", "backward", "optimizer"} <= {p.phase for p in s.phases} for s in trace.steps)
+        assert all([c.phase for c in s.collectives] == ["allreduce"] for s in trace.steps)
+    growth = _walls(json.loads((folder / "slow" / "truth.json").read_text())) - _walls(
+        json.loads((folder / "clean" / "truth.json").read_text())
+    )
+    assert growth > 0.5 * json.loads((folder / "slow" / "truth.json").read_text())["sleep_ms"]
+    verdict = analyze(slow.traces)
+    assert verdict.stragglers == () and verdict.straggler_cost_ms == 0
