@@ -151,13 +151,13 @@ def analysis_text(p: dict) -> str:
     >>> from ddpcore.traces import simulated_run
     >>> a = analyze(simulated_run(8, 30, persistent=(3,), seed=1)[0])
     >>> print(analysis_text(analysis_payload(a, [])).splitlines()[0])
-    persistent straggler(s): rank 3 (late in 30/30 steps, median gap 41.3%, 19.68 ms)
+    persistent straggler(s): rank 3 (late in 30/30 steps, median gap 41.3%, ready 19.68 ms after the median rank)
     """
     steps = len(p["steps"])
     if p["stragglers"]:
         who = "persistent straggler(s): " + ", ".join(
             f"rank {s['rank']} (late in {s['late_steps']}/{steps} steps, median gap {s['median_gap']:.1%}, "
-            f"{s['median_cost_ms']:.2f} ms{_stretch(s)})"
+            f"ready {s['median_cost_ms']:.2f} ms after the median rank{_stretch(s)})"
             for s in p["stragglers"]
         )
     else:

@@ -437,9 +437,9 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.stragglers_are": {"en": "Persistent straggler: {ranks}", "fr": "Retardataire persistant : {ranks}"},
     "traces.persistent_line": {
         "en": "rank {r}: late in {late} of {steps} steps; over all of them, its own median gap is {gap} of the step "
-        "({cost} a step)",
+        "(ready {cost} after the median rank)",
         "fr": "rang {r} : en retard sur {late} pas sur {steps} ; sur tous, son propre écart médian est de {gap} du pas "
-        "({cost} par pas)",
+        "(prêt {cost} après le rang médian)",
     },
     "traces.no_straggler": {
         "en": "No persistent straggler: no rank is over the threshold in most steps and later than chance allows",
