@@ -47,7 +47,8 @@ class RunFacts:
     """What a run's warnings are about, however its ranks were read: the ranks holding steps the others lack
     (rank, source, how many), whether the warmup step was left out, the common steps and ranks counted, the largest
     world size the files declare (0: none), how many rank-steps measured nothing and the first of them in step
-    then rank order (step, rank, ms), the pairs of ranks holding the same steps, and the steps no rank released."""
+    then rank order (step, rank, ms), the pairs of ranks holding the same steps, the steps no rank released, and
+    whether they are a trainer's logged spans."""
 
     partial: Sequence[tuple[int, str, int]] = ()
     warmup: bool = False
@@ -58,11 +59,13 @@ class RunFacts:
     first_unmeasured: tuple[int, int, float] | None = None
     copies: Sequence[tuple[int, int]] = ()
     unreleased: int = 0
+    logged: bool = False
+    """The ranks' forward and backward are one span of a trainer's logs (`phases.FORWARD_BACKWARD`)."""
 
 
 def caveats_of(facts: RunFacts) -> tuple[Caveat, ...]:
     """The run's warnings, always in this order: partial ranks, warmup, one step, some ranks, unmeasured, copies,
-    no release.
+    no release, logged spans.
 
     >>> [c.code for c in caveats_of(RunFacts(warmup=True, steps=1, ranks=4, world=8, copies=[(0, 1)]))]
     ['warmup', 'one_step', 'some_ranks', 'copies']
@@ -80,6 +83,8 @@ def caveats_of(facts: RunFacts) -> tuple[Caveat, ...]:
     said += [Caveat("copies", first=a, second=b) for a, b in facts.copies]
     if facts.unreleased:
         said.append(Caveat("no_release", steps=facts.unreleased))
+    if facts.logged:
+        said.append(Caveat("logged_spans"))
     return tuple(said)
 
 

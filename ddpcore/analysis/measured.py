@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import chain
 
-from ..base import CAUSES, LOAD, Message
+from ..base import CAUSES, FORWARD_BACKWARD, LOAD, Message
 from ..storage import Fan, block_rows, ranges
 from ..traces import (
     FileError,
@@ -147,6 +147,7 @@ def measure(
             first_unmeasured=first,
             copies=copied,
             unreleased=sum(not s.released for s in steps),
+            logged=any(FORWARD_BACKWARD in k for k in kept),
         )
     )
     slowest = Counter(s.slowest_rank for s in steps)

@@ -38,7 +38,7 @@ from functools import partial, reduce
 from itertools import accumulate, chain
 from typing import TypeVar, cast
 
-from ..base import CAUSES, LOAD, THRESHOLD
+from ..base import CAUSES, FORWARD_BACKWARD, LOAD, THRESHOLD
 from ..storage import (
     SAMPLE,
     Positions,
@@ -863,6 +863,7 @@ def measure_shards(
             first_unmeasured=first_bad,
             copies=run.copies,
             unreleased=sum(not r for r in released),
+            logged=run.parts is not None and FORWARD_BACKWARD in run.parts,
         )
     )
     periods = [s.median_step_ms for s in summarised]

@@ -216,6 +216,22 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "ligne {line} : rang {rank} dans un fichier du rang {first} (un fichier par rang)",
     },
     "file.jsonl_empty": {"en": "no events: an empty JSONL trace", "fr": "aucun événement : une trace JSONL vide"},
+    "file.titan_object": {
+        "en": "line {line}: expected an object of torchtitan's structured logs (rank, time_us, log_type_name)",
+        "fr": "ligne {line} : un objet des journaux structurés de torchtitan (rank, time_us, log_type_name) était "
+        "attendu",
+    },
+    "file.titan_times": {
+        "en": "line {line}: 'time_us' must be finite microseconds, a span's end no earlier than its start",
+        "fr": "ligne {line} : 'time_us' doit être un nombre fini de microsecondes, la fin d'un intervalle pas avant "
+        "son début",
+    },
+    "file.titan_steps": {
+        "en": "torchtitan's logs with no step holding a fwd_bwd span: log a training run with the structured logger "
+        "on (DebugConfig.enable_structured_logging)",
+        "fr": "journaux de torchtitan sans aucun pas contenant un intervalle fwd_bwd : journalisez un entraînement "
+        "avec le journal structuré activé (DebugConfig.enable_structured_logging)",
+    },
     "summary.row": {"en": "step row {row}", "fr": "ligne de pas {row}"},
     "summary.row_column": {"en": "step row {row} '{column}'", "fr": "ligne de pas {row} '{column}'"},
     "summary.field": {"en": "'{field}'", "fr": "'{field}'"},
@@ -345,6 +361,18 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "{steps} pas sans collective de gradients sur chaque rang : leur retard est mesuré depuis le début du "
         "pas de chaque rang, ce qui manque le temps perdu entre les pas et après le premier bucket",
     },
+    "warn.logged_spans": {
+        "en": "these are a trainer's logged spans (torchtitan's): a rank late to the all-reduce it runs before fwd_bwd "
+        "(slow loading, garbage collection, a checkpoint, the optimizer) is named with its cause, but a rank slow "
+        "inside fwd_bwd is not seen, since every rank's fwd_bwd ends at the gradient all-reduce, and on GPUs these "
+        "spans time kernel launches, not kernels; to see it, record with ddpcore's comm hook (ddpcore.ops) or a "
+        "profiler window",
+        "fr": "ce sont les intervalles journalisés d'un entraîneur (ceux de torchtitan) : un rang en retard à "
+        "l'all-reduce qu'il fait avant fwd_bwd (chargement lent, ramasse-miettes, checkpoint, optimiseur) est nommé "
+        "avec sa cause, mais un rang lent dans fwd_bwd n'est pas vu, car le fwd_bwd de chaque rang finit à "
+        "l'all-reduce des gradients, et sur GPU ces intervalles mesurent les lancements de noyaux, pas les noyaux ; "
+        "pour le voir, enregistrez avec le comm hook de ddpcore (ddpcore.ops) ou une fenêtre du profileur",
+    },
     "warn.copies": {
         "en": "ranks {first} and {second} hold the same steps to the microsecond: the same file under two rank "
         "numbers?",
@@ -442,6 +470,14 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "{ms} par pas où son GPU attend, inactif, que l'hôte lance le travail",
     },
     "cause.copies": {"en": "{ms} a step in memory copies", "fr": "{ms} par pas en copies mémoire"},
+    "cause.forward_backward": {
+        "en": "{ms} a step longer in its forward and backward (one span in its logs: which of the two, they do not "
+        "say)",
+        "fr": "{ms} par pas de plus dans son forward et son backward (un seul intervalle dans ses journaux : lequel "
+        "des deux, ils ne le disent pas)",
+    },
+    "cause.gc": {"en": "{ms} a step in garbage collection", "fr": "{ms} par pas en ramasse-miettes"},
+    "cause.checkpoint": {"en": "{ms} a step saving checkpoints", "fr": "{ms} par pas à enregistrer des checkpoints"},
     "cause.mixed": {
         "en": "{ms} a step with no single cause: {parts}",
         "fr": "{ms} par pas sans cause unique : {parts}",
@@ -484,6 +520,20 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "{ms} more than the median rank in each of those steps, in memory copies",
         "fr": "{ms} de plus que le rang médian dans chacun de ces pas, en copies mémoire",
     },
+    "causes.forward_backward": {
+        "en": "{ms} more than the median rank in each of those steps, in their forward and backward (one span in "
+        "their logs)",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, dans leur forward et leur backward (un seul "
+        "intervalle dans leurs journaux)",
+    },
+    "causes.gc": {
+        "en": "{ms} more than the median rank in each of those steps, in garbage collection",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, en ramasse-miettes",
+    },
+    "causes.checkpoint": {
+        "en": "{ms} more than the median rank in each of those steps, saving checkpoints",
+        "fr": "{ms} de plus que le rang médian dans chacun de ces pas, à enregistrer des checkpoints",
+    },
     "causes.mixed": {
         "en": "{ms} more than the median rank in each of those steps, with no single cause: {parts}",
         "fr": "{ms} de plus que le rang médian dans chacun de ces pas, sans cause unique : {parts}",
@@ -499,6 +549,9 @@ WORDS: dict[str, dict[str, str]] = {
     "part.gpu_compute": {"en": "GPU kernels", "fr": "noyaux GPU"},
     "part.host_launch": {"en": "GPU idle for the host", "fr": "GPU inactif pour l'hôte"},
     "part.copies": {"en": "copies", "fr": "copies"},
+    "part.forward_backward": {"en": "forward and backward", "fr": "forward et backward"},
+    "part.gc": {"en": "garbage collection", "fr": "ramasse-miettes"},
+    "part.checkpoint": {"en": "checkpoint", "fr": "enregistrement de checkpoint"},
     "part.mixed": {"en": "several parts", "fr": "plusieurs parts"},
     "prefetch.saves": {
         "en": "prefetching input would save about {ms} a step",

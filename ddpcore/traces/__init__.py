@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .columnar import (  # noqa: F401
         COLUMNAR_COLUMNS,
-        MAGIC,
+        COLUMNAR_OF,
+        MAGICS,
         MAX_ROWS,
         encode_columns,
         read_columnar,
@@ -123,7 +124,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         kept_parts,
     )
     from .summary import (  # noqa: F401
+        COLUMNAR_VERSIONS,
         COLUMNS,
+        COLUMNS_V2,
         FLAGS,
         FORMAT,
         GPU,
@@ -161,7 +164,8 @@ _LAZY = {
     ),
     "columnar": (
         "COLUMNAR_COLUMNS",
-        "MAGIC",
+        "COLUMNAR_OF",
+        "MAGICS",
         "MAX_ROWS",
         "encode_columns",
         "read_columnar",
@@ -261,7 +265,9 @@ _LAZY = {
         "kept_parts",
     ),
     "summary": (
+        "COLUMNAR_VERSIONS",
         "COLUMNS",
+        "COLUMNS_V2",
         "FLAGS",
         "FORMAT",
         "GPU",

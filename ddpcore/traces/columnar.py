@@ -1,5 +1,6 @@
-"""Summaries of version 3: the same columns as version 2 (`summary.COLUMNS`), kept as arrays, read with C loops and
-no Python work a row, so that 10,000 ranks x 1,000 steps read in seconds.
+"""Summaries of versions 3 and 4: the same columns as version 2 (`summary.COLUMNS_V2`; version 4 adds a trainer's
+logged phases, `summary.LOGGED_COLUMNS`, and is written only where one of them holds time), kept as arrays, read with
+C loops and no Python work a row, so that 10,000 ranks x 1,000 steps read in seconds.
 
 A file is gzip of one line of JSON, the header, then each column's bytes one after another:
 
@@ -38,26 +39,30 @@ from ..storage import US_DIGITS, US_PER_MS, Micros
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import RankColumns, RankFacts, columns_of
 from .summary import (
+    COLUMNAR_VERSIONS,
     COLUMNS,
+    COLUMNS_V2,
     FLAGS,
     FORMAT,
     GPU,
+    LOGGED_COLUMNS,
     LOWS,
     MAX_MS,
     PARTS,
-    VERSION,
     json_summary_bytes,
     named_columns,
 )
 
-__all__ = ["COLUMNAR_COLUMNS", "MAGIC", "MAX_ROWS", "encode_columns", "read_columnar", "summary_bytes"]
+__all__ = ["COLUMNAR_COLUMNS", "COLUMNAR_OF", "MAGICS", "MAX_ROWS", "encode_columns", "read_columnar", "summary_bytes"]
 
-COLUMNAR = VERSION
-"""The version number of the columnar summary: the newest."""
-MAGIC = b'{"format":"' + FORMAT.encode() + b'","version":' + str(COLUMNAR).encode() + b","
-"""How a version 3 file starts once inflated: its header's first keys, written in this order."""
+COLUMNAR = COLUMNAR_VERSIONS[-1]
+"""The newest columnar version."""
+MAGICS = tuple(b'{"format":"' + FORMAT.encode() + b'","version":' + str(v).encode() + b"," for v in COLUMNAR_VERSIONS)
+"""How a columnar file starts once inflated, one for each version: its header's first keys, written in this order."""
 COLUMNAR_COLUMNS = (*COLUMNS, "gpu_measured")
-"""Version 2's columns, and whether each row has GPU time (version 2 writes null instead)."""
+"""The newest version's columns, and whether each row has GPU time (version 2 writes null instead)."""
+COLUMNAR_OF = {COLUMNAR_VERSIONS[0]: (*COLUMNS_V2, "gpu_measured"), COLUMNAR: COLUMNAR_COLUMNS}
+"""Each columnar version's columns: version 3 holds no logged phase (`summary.LOGGED_COLUMNS`)."""
 HEADER_LIMIT = 64 * 1024
 """The largest header read: it holds a few hundred bytes."""
 MAX_ROWS = 10**7
@@ -104,7 +109,7 @@ def _little(values: array) -> bytes:
 
 
 def encode_columns(rank: int, world_size: int | None, source: str, columns: Mapping[str, array]) -> bytes:
-    """A version 3 summary from whole columns already in their units (`COLUMNAR_COLUMNS`: steps, flags as 0 or 1,
+    """A columnar summary from whole columns already in their units (`COLUMNAR_COLUMNS`: steps, flags as 0 or 1,
     times in µs), without a Python step a row: generators of large runs write with it directly.
 
     >>> from array import array
@@ -115,8 +120,10 @@ def encode_columns(rank: int, world_size: int | None, source: str, columns: Mapp
     [30.0, 30.0, 30.0]
     """
     rows = len(columns["step"])
+    logged = any(c in columns and any(columns[c]) for c in LOGGED_COLUMNS)
+    version = COLUMNAR if logged else COLUMNAR_VERSIONS[0]
     described, body = [], []
-    for name in COLUMNAR_COLUMNS:
+    for name in COLUMNAR_OF[version]:
         values = columns[name]
         if len(values) != rows:
             raise ValueError(f"column {name} has {len(values)} rows, not {rows}")
@@ -132,7 +139,7 @@ def encode_columns(rank: int, world_size: int | None, source: str, columns: Mapp
         encoding = "delta" if name in _DELTA else "plain"
         described.append({"name": name, "type": kind, "unit": _unit(name), "encoding": encoding})
         body.append(_planes(_little(packed), packed.itemsize))
-    header = {"format": FORMAT, "version": COLUMNAR, "rank": rank, "world_size": world_size, "source": source}
+    header = {"format": FORMAT, "version": version, "rank": rank, "world_size": world_size, "source": source}
     header |= {"steps": rows, "columns": described}
     line = json.dumps(header, separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
     return gzip.compress(line + b"".join(body), mtime=0)
@@ -143,14 +150,15 @@ def _micro(column: Sequence[float], digits: int = US_DIGITS) -> array:
 
 
 def summary_bytes(facts: RankFacts | RankColumns, version: int = COLUMNAR) -> bytes:
-    """A rank's summary file (gzipped, byte for byte the same for the same facts): version 3 unless asked.
+    """A rank's summary file (gzipped, byte for byte the same for the same facts): columnar unless asked, version 3
+    where no logged phase holds time (`encode_columns`), else 4.
 
     >>> from ddpcore.traces import simulated_run
     >>> data = summary_bytes(simulated_run(2, 5, seed=1)[0][1])
-    >>> gzip.decompress(data).startswith(MAGIC)
+    >>> gzip.decompress(data).startswith(MAGICS[0])
     True
     """
-    if version != COLUMNAR:
+    if version not in COLUMNAR_VERSIONS:
         return json_summary_bytes(facts, version)
     t = facts if isinstance(facts, RankColumns) else columns_of(facts)
     named = named_columns(t)
@@ -186,13 +194,14 @@ def _whole(value: object, field: str, low: int, high: int) -> int:
     return value
 
 
-def _described(columns: object) -> list[tuple[str, str, bool]]:
-    """The header's columns as (name, type, delta-encoded), refused unless they are version 3's, in order, each
+def _described(columns: object, version: int) -> list[tuple[str, str, bool]]:
+    """The header's columns as (name, type, delta-encoded), refused unless they are its version's, in order, each
     with a type and encoding it may have."""
-    if not isinstance(columns, list) or len(columns) != len(COLUMNAR_COLUMNS):
+    expected = COLUMNAR_OF[version]
+    if not isinstance(columns, list) or len(columns) != len(expected):
         raise ReadError("file.summary_columns")
     out = []
-    for name, column in zip(COLUMNAR_COLUMNS, columns):
+    for name, column in zip(expected, columns):
         if not isinstance(column, dict) or column.get("name") != name or column.get("unit") != _unit(name):
             raise ReadError("file.summary_columns")
         kind, encoding = column.get("type"), column.get("encoding")
@@ -326,7 +335,8 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     header, start = _header(data)
-    if header.get("format") != FORMAT or header.get("version") != COLUMNAR:
+    version = header.get("version")
+    if header.get("format") != FORMAT or isinstance(version, bool) or version not in COLUMNAR_OF:
         raise ReadError("file.columnar_header")
     rank = _whole(header.get("rank"), "rank", 0, MAX_RANK)
     world = header.get("world_size")
@@ -334,7 +344,8 @@ def read_columnar(data: bytes, source: str) -> RankColumns:
     rows = _whole(header.get("steps"), "steps", 0, MAX_ROWS)
     if not rows:
         raise ReadError("file.summary_empty")
-    named = _arrays(data[start:], _described(header.get("columns")), rows)
+    named = _arrays(data[start:], _described(header.get("columns"), version), rows)
+    named |= {c: _Column(bytes(4 * rows), "i4", False) for c in COLUMNAR_COLUMNS if c not in named}
     read_steps = named["step"].values
     low, high = (read_steps[0], read_steps[-1]) if named["step"].following else (min(read_steps), max(read_steps))
     if low < 0 or high > MAX_STEP:

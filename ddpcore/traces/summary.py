@@ -28,13 +28,15 @@ import math
 from array import array
 from collections.abc import Sequence
 
-from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, OPTIMIZER, OTHER_COMM, SUMMED, Interval, Message
+from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, LOGGED, OPTIMIZER, OTHER_COMM, SUMMED, Interval, Message
 from ..storage import US_DIGITS
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of, kept_parts
 
 __all__ = [
+    "COLUMNAR_VERSIONS",
     "COLUMNS",
+    "COLUMNS_V2",
     "FLAGS",
     "FORMAT",
     "GPU",
@@ -54,8 +56,11 @@ __all__ = [
 ]
 
 FORMAT = "ddpcore-summary"
-VERSION = 3
-"""The newest version, the one `summary_bytes` writes (columnar.py); versions 1 and 2 are JSON."""
+COLUMNAR_VERSIONS = (3, 4)
+"""The columnar versions (columnar.py): 3 holds ddpcore's phases, 4 a trainer's logged ones beside them (`LOGGED`);
+`summary_bytes` writes 3 where those are all zero, so that a reader of version 3 reads every summary it did."""
+VERSION = COLUMNAR_VERSIONS[-1]
+"""The newest version; versions 1 and 2 are JSON."""
 JSON_VERSION = 2
 SUFFIX = ".ddpsum.json.gz"
 TIMING = ("length_ms", "period_ms")
@@ -65,9 +70,16 @@ PHASE_COLUMNS = tuple(f"{p}_ms" for p in SUMMED)
 PARTS = tuple(f"cause_{p}_ms" for p in CAUSES)
 GPU = tuple(f"gpu_{c}" for c in DEVICE_COLUMNS)
 COLUMNS = ("step", "start_ms", *TIMING, *FLAGS, *MEASURES, *PHASE_COLUMNS, *PARTS, *GPU)
-COLUMNS_V1 = ("step", "start_ms", *TIMING, FLAGS[0], *MEASURES[:3], *PHASE_COLUMNS, *GPU)
+"""The newest version's columns."""
+LOGGED_COLUMNS = (*(f"{p}_ms" for p in LOGGED), *(f"cause_{p}_ms" for p in LOGGED))
+"""The columns of a trainer's logged phases and parts, which versions 1 to 3 do not hold."""
+COLUMNS_V2 = tuple(c for c in COLUMNS if c not in LOGGED_COLUMNS)
+"""The columns of versions 2 and 3."""
+COLUMNS_V1 = tuple(
+    c for c in ("step", "start_ms", *TIMING, FLAGS[0], *MEASURES[:3], *PHASE_COLUMNS, *GPU) if c in COLUMNS_V2
+)
 """Version 1's columns: no release flags, no work, no parts."""
-COLUMNS_OF = {1: COLUMNS_V1, JSON_VERSION: COLUMNS}
+COLUMNS_OF = {1: COLUMNS_V1, JSON_VERSION: COLUMNS_V2}
 NS_DIGITS = 6
 MAX_MS = 1e14
 DRAWN_IN_ORDER = (LOAD, FORWARD, BACKWARD, ALLREDUCE, OTHER_COMM, OPTIMIZER)
@@ -100,7 +112,7 @@ def named_columns(t: RankColumns) -> dict[str, Sequence]:
     return named
 
 
-def _row(named: dict[str, Sequence], i: int) -> list[object]:
+def _row(named: dict[str, Sequence], i: int, columns: Sequence[str]) -> list[object]:
     def cell(column: str) -> object:
         value = named[column][i]
         if column == "step":
@@ -111,7 +123,7 @@ def _row(named: dict[str, Sequence], i: int) -> list[object]:
             return round(value, US_DIGITS)
         return _rounded(float(value) if column in PARTS else value)
 
-    return [cell(c) for c in COLUMNS]
+    return [cell(c) for c in columns]
 
 
 def json_summary_bytes(facts: RankFacts | RankColumns, version: int = JSON_VERSION) -> bytes:
@@ -128,14 +140,16 @@ def json_summary_bytes(facts: RankFacts | RankColumns, version: int = JSON_VERSI
     if version != JSON_VERSION:
         raise ValueError(f"JSON summaries are written in version {JSON_VERSION}, not {version}")
     named = named_columns(facts if isinstance(facts, RankColumns) else columns_of(facts))
+    if any(any(named[c]) for c in LOGGED_COLUMNS):
+        raise ValueError(f"JSON summaries hold no {', '.join(LOGGED)}: write version {VERSION}")
     body = {
         "format": FORMAT,
         "version": JSON_VERSION,
         "rank": facts.rank,
         "world_size": facts.world_size,
         "source": facts.source,
-        "columns": list(COLUMNS),
-        "steps": [_row(named, i) for i in range(len(named["step"]))],
+        "columns": list(COLUMNS_V2),
+        "steps": [_row(named, i, COLUMNS_V2) for i in range(len(named["step"]))],
     }
     return gzip.compress(json.dumps(body, separators=(",", ":")).encode(), mtime=0)
 
@@ -232,7 +246,7 @@ def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> Rank
     world = top.get("world_size")
 
     def floats(column: str) -> array[float]:
-        return array("d", named[column])
+        return array("d", named[column]) if column in named else array("d", bytes(8 * len(rows)))
 
     def flags(column: str, missing: bool) -> bytes:
         """A true-or-false column, a byte a row (a tuple of bools costs 8 bytes a row); a version 1 summary has
@@ -257,7 +271,7 @@ def _table(rows: list, top: dict, source: str, columns: tuple[str, ...]) -> Rank
         from_release=flags("from_release", False),
         work_ms=floats("work_ms" if "work_ms" in named else "compute_ms"),
         comm_free_ms=floats("comm_free_ms" if "comm_free_ms" in named else "arrival_ms"),
-        parts_ms=kept_parts({p: named[c] for p, c in zip(CAUSES, PARTS)}) if PARTS[0] in named else None,
+        parts_ms=kept_parts({p: named.get(c, ()) for p, c in zip(CAUSES, PARTS)}) if PARTS[0] in named else None,
     )
 
 
@@ -292,11 +306,11 @@ def read_summary(top: dict, source: str) -> RankColumns:
     (1, 'rank1.ddpsum.json', 5)
     """
     version = top.get("version")
-    if version == VERSION:
+    if version in COLUMNAR_VERSIONS:
         raise ReadError("file.columnar_header")
     columns = COLUMNS_OF.get(version) if isinstance(version, int) and not isinstance(version, bool) else None
     if columns is None:
-        known = ", ".join(map(str, COLUMNS_OF)) + f" and {VERSION}"
+        known = ", ".join(map(str, (*COLUMNS_OF, *COLUMNAR_VERSIONS[:-1]))) + f" and {VERSION}"
         raise ReadError("file.summary_version", version=repr(version), known=known)
     if top.get("columns") != list(columns):
         raise ReadError("file.summary_columns")

@@ -30,13 +30,14 @@ from ..base import (
     CAUSES,
     COPIES,
     FORWARD,
+    FORWARD_BACKWARD,
     GPU_COMM,
     GPU_COMPUTE,
+    HOST,
     HOST_LAUNCH,
     IDLE,
     LOAD,
     MEASURED,
-    OPTIMIZER,
     OTHER_COMM,
     Interval,
     Spans,
@@ -52,9 +53,10 @@ from .stepfacts import DeviceTime, RankColumns, RankFacts, StepFacts, columns_of
 
 __all__ = ["arrival_ms", "facts_of", "table_of", "work_parts"]
 
-HOST_ORDER = (FORWARD, BACKWARD, OPTIMIZER, LOAD)
-"""Host phases overlap (a DataLoader thread, an async collective): each instant of the work goes to the first."""
-GPU_ORDER = (GPU_COMPUTE, COPIES, LOAD, HOST_LAUNCH)
+HOST_ORDER = tuple(p for p in MEASURED if p in HOST)
+"""Host phases overlap (a DataLoader thread, an async collective): each instant of the work goes to the first, in the
+order a measured step gives them (`phases.MEASURED`)."""
+GPU_ORDER: tuple[str, ...] = (GPU_COMPUTE, COPIES, LOAD, HOST_LAUNCH)
 """On a GPU, each instant goes to a compute kernel, else a copy, else to what the host was doing while the GPU idled:
 loading input, launching work (any other phase), or nothing (between steps)."""
 
@@ -72,7 +74,7 @@ def _gradient_launches(step: TraceStep) -> list[float]:
 
 
 def _backward_end(step: TraceStep) -> float:
-    backward = [p.end_ms for p in step.phases if p.phase == BACKWARD]
+    backward = [p.end_ms for p in step.phases if p.phase in (BACKWARD, FORWARD_BACKWARD)]
     return max(backward) if backward else step.end_ms
 
 

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ddpcore.analysis.chance import ALPHA
+from ddpcore.base import SUMMED
 from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS, RankColumns
 from ddpcore.traces.stepfacts import CAUSES
 from scripts.bench.budgets import BUDGETS
@@ -207,7 +208,7 @@ def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
     for r in range(n):
         wait = following - start - ready[:, r]
         arrival = forward[:, r] + 0.1 * backward[:, r]
-        phases = {p: zeros for p in ("load", "other_comm", "idle")} | {
+        phases = dict.fromkeys(SUMMED, zeros) | {
             "forward": col(forward[:, r]),
             "backward": col(backward[:, r]),
             "allreduce": col(wait),

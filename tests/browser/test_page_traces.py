@@ -598,3 +598,25 @@ def test_one_story_on_a_screen_in_both_languages(open_page, tmp_path):
     assert len(line) == 1 and line[0].get_attribute("data-count") == "5", "five copies, one line"
     assert "(and 4 more like it: ranks 0, 2, 3, 4, 5)" in line[0].inner_text()
     watch.assert_clean()
+
+
+def test_torchtitan_logs_are_read_in_the_page_with_what_they_cannot_show(open_page):
+    """torchtitan's own structured logs of 4 ranks, rank 1 slow to fetch its batch: named with its cause, its
+    forward and backward drawn as the one span the logs give, and a warning says what such logs cannot show, in
+    both languages."""
+    page, watch = open_page("#view=traces")
+    logs = sorted((FIXTURES / "titan" / "slow_load").glob("training.global_rank_*.jsonl.gz"))
+    page.set_input_files("[data-testid=trace-files]", [str(p) for p in logs])
+    traces_written(page)
+    assert value(page, "trace-straggler") == 1
+    assert "loading its input" in page.inner_text("#trace-summary")
+    lanes = page.locator("[data-testid=trace-timeline] [data-testid=lane]")
+    assert lanes.count() == 4 and lanes.nth(0).locator("rect.bar.forward_backward").count() >= 1
+    warnings = " ".join(page.locator("[data-testid=trace-warning]").all_inner_texts())
+    assert "a rank slow inside fwd_bwd is not seen" in warnings
+    page.select_option("[data-testid=lang]", "fr")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert "un rang lent dans fwd_bwd n'est pas vu" in " ".join(
+        page.locator("[data-testid=trace-warning]").all_inner_texts()
+    )
+    watch.assert_clean()

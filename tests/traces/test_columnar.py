@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from ddpcore.traces import (
     COLUMNAR_COLUMNS,
-    MAGIC,
+    COLUMNAR_OF,
+    MAGICS,
     encode_columns,
     load,
     read_columnar,
@@ -59,8 +60,8 @@ def test_a_columnar_summary_holds_every_column_to_the_microsecond():
 def test_it_starts_with_its_header_and_is_read_the_same_unzipped():
     data = summary_bytes(RANKS[1])
     header, body = parts(data)
-    assert gzip.decompress(data).startswith(MAGIC)
-    assert [c["name"] for c in header["columns"]] == list(COLUMNAR_COLUMNS)
+    assert gzip.decompress(data).startswith(MAGICS[0])
+    assert header["version"] == 3 and [c["name"] for c in header["columns"]] == list(COLUMNAR_OF[3])
     assert {c["unit"] for c in header["columns"]} == {"step", "flag", "us"}
     assert header["steps"] == 30 and header["rank"] == 1
     assert list(read_columnar(gzip.decompress(data), "r").step) == list(read_columnar(data, "r").step)

@@ -15,7 +15,7 @@ from runs import files
 
 from ddpcore.analysis import analyze
 from ddpcore.cli import analysis_payload, main
-from ddpcore.traces import FORMAT, JSON_VERSION, MAGIC, SUFFIX, VERSION, facts_of, load, summary_bytes
+from ddpcore.traces import FORMAT, JSON_VERSION, MAGICS, SUFFIX, VERSION, facts_of, load, summary_bytes
 
 RUNS = [
     ("ddp4", "*.jsonl.gz"),
@@ -126,7 +126,7 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
     assert len(loaded.traces) == 3 and [e.source for e in loaded.errors] == list(bad)
     for e in loaded.errors:
         assert "\n" not in e.message and "summary" in e.message
-    assert "versions 1, 2 and 3" in loaded.errors[0].message
+    assert "versions 1, 2, 3 and 4" in loaded.errors[0].message
 
 
 @pytest.mark.parametrize(
@@ -147,7 +147,7 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
 )
 def test_a_bad_value_deep_in_a_summary_is_named_by_its_row_and_column(column, bad, says):
     """The reader checks whole columns at once; a value that fails is still named by its row and column."""
-    from ddpcore.traces import COLUMNS
+    from ddpcore.traces import COLUMNS_V2 as COLUMNS
 
     traces = load(files("ddp8/s2.0", "*.jsonl.gz")).traces
     first = body(summarised(traces)[0][1])
@@ -189,7 +189,7 @@ def test_the_recorder_writes_the_summary_summarize_would(tmp_path):
                 )
     from_file = load([("rank3.jsonl", jsonl.read_bytes())]).traces[0]
     assert summary.read_bytes() == summary_bytes(facts_of(from_file))
-    assert summary.read_bytes().startswith(b"\x1f\x8b") and gzip.decompress(summary.read_bytes()).startswith(MAGIC)
+    assert summary.read_bytes().startswith(b"\x1f\x8b") and gzip.decompress(summary.read_bytes()).startswith(MAGICS[0])
     assert load([("s", summary.read_bytes())]).traces[0].rank == 3
 
 

@@ -262,11 +262,12 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.pick": {"en": "Trace files, one per rank", "fr": "Fichiers de trace, un par rang"},
     "traces.drop": {
         "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here (its Recorder's, or its "
-        "Lightning or Hugging Face callback's), one per rank, or a 3D-parallel job's timeline with its meta file "
-        "(.yaml). They are read in your browser and sent nowhere.",
+        "Lightning or Hugging Face callback's), or torchtitan's structured logs, one per rank, or a 3D-parallel "
+        "job's timeline with its meta file (.yaml). They are read in your browser and sent nowhere.",
         "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore (de son "
-        "Recorder, ou de son callback Lightning ou Hugging Face), un par rang, ou la timeline d'un job parallèle 3D "
-        "avec son fichier meta (.yaml). Ils sont lus dans votre navigateur et ne sont envoyés nulle part.",
+        "Recorder, ou de son callback Lightning ou Hugging Face), ou les journaux structurés de torchtitan, un par "
+        "rang, ou la timeline d'un job parallèle 3D avec son fichier meta (.yaml). Ils sont lus dans votre "
+        "navigateur et ne sont envoyés nulle part.",
     },
     "traces.example": {
         "en": "Load the example (4 ranks, rank 2 slowed)",
@@ -656,6 +657,9 @@ TEXT: dict[str, dict[str, str]] = {
         "<code>loss.backward()</code>) : ce sont ceux que vos traces portent.",
     },
     "phase.idle": {"en": "idle", "fr": "inactif"},
+    "phase.forward_backward": {"en": "forward + backward", "fr": "forward + backward"},
+    "phase.gc": {"en": "garbage collection", "fr": "ramasse-miettes"},
+    "phase.checkpoint": {"en": "checkpoint", "fr": "sauvegarde"},
     "phase.between_steps": {"en": "between steps", "fr": "entre les pas"},
     "cost.step": {"en": "Step time", "fr": "Durée du pas"},
     "cost.ideal": {"en": "Ideal step (no straggler)", "fr": "Pas idéal (sans retardataire)"},

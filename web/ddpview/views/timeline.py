@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ddpcore.base import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, TRACE_LEGEND, Interval, Spans
+from ddpcore.base import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, LOGGED, TRACE_LEGEND, Interval, Spans
 from ddpcore.model import PHASES, Bucket, Schedule
 
 from .. import i18n
@@ -421,7 +421,8 @@ def trace_timeline_drawing(step: StepSummary, stragglers: tuple[int, ...], lang:
     ran, and for GPU traces one more the kernels (compute and communication)."""
     ranks = step.drawn
     gpu = any(r.device is not None for r in ranks)
-    legend = TRACE_LEGEND + (GPU_LEGEND if gpu else ())
+    logged = tuple(p for p in LOGGED if any(r.phases_ms.get(p) for r in ranks))
+    legend = TRACE_LEGEND + logged + (GPU_LEGEND if gpu else ())
     origin = min(r.start_ms for r in ranks)
     end = max(r.device_spans.end_ms(r.end_ms) for r in ranks) - origin
     geo = TimelineGeometry(max(end, 1e-6) * 1.02, len(ranks), 2 if gpu else 1, legend_top(legend, lang))

@@ -20,7 +20,7 @@ from ddpcore.analysis import (
     stretch_message,
     undecided_message,
 )
-from ddpcore.base import SUMMED, finished, say
+from ddpcore.base import LOGGED, SUMMED, finished, say
 from ddpcore.ops import dashboard, exposition, rules_file
 from ddpcore.traces import FileError, GpuGauges
 
@@ -358,11 +358,12 @@ def ranks_drawing(a: Analysis, lang: str, page: int = 0) -> Generator[None, None
         "traces.col_busy",
         "traces.col_compute",
     )
+    phases = [p for p in SUMMED if p not in LOGGED or any(r.median_phases_ms.get(p) for r in a.ranks)]
     head = tag(
         "tr",
         None,
         *(text("th", {"scope": "col"}, i18n.t(h, lang)) for h in headings),
-        *(text("th", {"scope": "col"}, i18n.t(f"phase.{p}", lang)) for p in SUMMED),
+        *(text("th", {"scope": "col"}, i18n.t(f"phase.{p}", lang)) for p in phases),
         text("th", {"scope": "col"}, i18n.t("traces.col_file", lang)),
     )
     late = {s.rank for s in a.stragglers}
@@ -381,7 +382,7 @@ def ranks_drawing(a: Analysis, lang: str, page: int = 0) -> Generator[None, None
             text("td", None, i18n.ms(r.median_wait_ms, lang)),
             text("td", None, _percent_or_dash(r.gpu.busy if r.gpu else None, lang)),
             text("td", None, _percent_or_dash(r.gpu.compute if r.gpu else None, lang)),
-            *(text("td", None, i18n.ms(r.median_phases_ms[p], lang)) for p in SUMMED),
+            *(text("td", None, i18n.ms(r.median_phases_ms[p], lang)) for p in phases),
             text("td", {"class": "source"}, r.source),
         ]
         body.append(tag("tr", {"class": "straggler" if r.rank in late else None, "data-testid": "trace-rank"}, *cells))
