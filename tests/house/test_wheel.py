@@ -80,6 +80,9 @@ def test_the_wheel_holds_every_module_and_installs(tmp_path):
     done = ran("-m", "ddpcore", "analyze", *traces)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("persistent straggler(s): rank 2")
+    logs = sorted(str(p) for p in (FIXTURES / "titan" / "slow_load").glob("*.jsonl.gz"))
+    titan = ran("-m", "ddpcore", "analyze", *logs)
+    assert titan.returncode == 0 and titan.stdout.startswith("persistent straggler(s): rank 1"), titan.stderr
     script = env / ("Scripts/ddpcore.exe" if sys.platform == "win32" else "bin/ddpcore")
     helped = subprocess.run([str(script), "--help"], cwd=tmp_path, capture_output=True, text=True)
     assert helped.returncode == 0 and "analyze" in helped.stdout, helped.stderr
