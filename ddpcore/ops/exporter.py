@@ -15,7 +15,7 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
-from ..base import RECORDED
+from ..base import LOGGED, RECORDED
 from .alerts import DEFAULT_JOB, PHASE_METRIC, STEP_METRIC, STEPS_METRIC, WAIT_HELP, WAIT_METRIC
 from .instrument import StepTimes
 
@@ -25,7 +25,9 @@ LABELS = ("job", "rank")
 
 
 class Exporter:
-    """One rank's metrics, in a registry of its own (one exporter per rank process, as in a real job)."""
+    """One rank's metrics, in a registry of its own (one exporter per rank process, as in a real job): the phases
+    ddpcore records, and a trainer's logged ones (`phases.LOGGED`, a replay of torchtitan's logs) from the first step
+    that spends time in them."""
 
     def __init__(self, rank: int, job: str = DEFAULT_JOB, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
@@ -34,13 +36,14 @@ class Exporter:
             STEP_METRIC, "Wall time of this rank's last finished training step.", LABELS, registry=self.registry
         ).labels(*values)
         self._wait = Gauge(WAIT_METRIC, f"{WAIT_HELP}.", LABELS, registry=self.registry).labels(*values)
-        phase = Gauge(
+        self._phase = Gauge(
             PHASE_METRIC,
             "Time this rank spent in each phase of its last step.",
             (*LABELS, "phase"),
             registry=self.registry,
         )
-        self._phases = {name: phase.labels(*values, name) for name in RECORDED}
+        self._values = values
+        self._phases = {name: self._phase.labels(*values, name) for name in RECORDED}
         self._steps = Counter(
             STEPS_METRIC.removesuffix("_total"), "Training steps this rank finished.", LABELS, registry=self.registry
         ).labels(*values)
@@ -49,6 +52,9 @@ class Exporter:
         """A step finished: its times become the rank's current values (what `Recorder(on_step=…)` calls)."""
         self._step.set(times.seconds)
         self._wait.set(times.wait_seconds)
+        for name in LOGGED:
+            if name not in self._phases and times.phases.get(name):
+                self._phases[name] = self._phase.labels(*self._values, name)
         for name, gauge in self._phases.items():
             gauge.set(times.phases.get(name, 0.0))
         self._steps.inc()

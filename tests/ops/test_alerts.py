@@ -261,6 +261,22 @@ def test_exporter_serves_the_names_the_rules_use():
     assert 'ddp_steps_total{job="ddp",rank="3"} 1.0' in text
 
 
+def test_the_exporter_adds_a_trainer_s_logged_phase_from_the_first_step_that_spends_time_in_it():
+    """A replay of torchtitan's logs: its forward and backward in one span is exported as such, not as a forward of
+    0; a run of ddpcore's own phases exports no such series."""
+    from prometheus_client import generate_latest
+
+    from ddpcore.ops import Exporter, StepTimes
+
+    exporter = Exporter(rank=1, job="titan")
+    exporter.observe(StepTimes(1, 0.05, 0.01, {"load": 0.01, "forward": 0.02}, 0.0))
+    assert b'phase="forward_backward"' not in generate_latest(exporter.registry)
+    exporter.observe(StepTimes(2, 0.05, 0.01, {"load": 0.01, "forward_backward": 0.03}, 0.0))
+    text = generate_latest(exporter.registry).decode()
+    assert 'ddp_phase_seconds{job="titan",phase="forward_backward",rank="1"} 0.03' in text
+    assert 'ddp_phase_seconds{job="titan",phase="forward",rank="1"} 0.0' in text
+
+
 def test_the_recorder_measures_the_wait_from_the_last_bucket_to_the_release():
     from ddpcore.ops import Recorder
 
