@@ -144,3 +144,35 @@ def test_the_shards_pipeline_says_the_same_as_the_whole_measure():
     assert [s.rank for s in a.stragglers] == [s.rank for s in b.stragglers] == [1]
     assert b.straggler_cost_ms == pytest.approx(a.straggler_cost_ms)
     assert [w.code for w in a.warnings] == [w.code for w in b.warnings] == ["logged_spans"]
+
+
+def test_accumulation_evaluation_and_broken_spans_are_read_as_the_trainer_runs_them():
+    """Two micro-batches fetched then two fwd_bwd (gradient accumulation): the barrier runs from the last batch
+    fetched to the first fwd_bwd, and both are the step's forward and backward; an eval span, an `_error` record, an
+    end with no start and a start with no end are left out."""
+    rows = [
+        _row("step_start", 0),
+        _row("fetching_batch_start", 1_000),
+        _row("fetching_batch_end", 3_000),
+        _row("fetching_batch_start", 3_500),
+        _row("fetching_batch_end", 6_000),
+        _row("fwd_bwd_start", 7_000),
+        _row("fwd_bwd_error", 8_000),
+        _row("fwd_bwd_end", 20_000),
+        _row("fwd_bwd_start", 20_500),
+        _row("fwd_bwd_end", 35_000),
+        _row("optim_end", 36_000),
+        _row("eval_start", 40_000),
+        _row("eval_end", 60_000),
+        _row("gc_collect_start", 61_000),
+        _row("step_end", 70_000),
+    ]
+    (trace,) = load([("r0.jsonl", "\n".join(rows).encode())]).traces
+    (s,) = trace.steps
+    assert [(p.phase, p.start_ms, p.end_ms) for p in s.phases] == [
+        (LOAD, 1.0, 3.0),
+        (LOAD, 3.5, 6.0),
+        (FORWARD_BACKWARD, 7.0, 20.0),
+        (FORWARD_BACKWARD, 20.5, 35.0),
+    ]
+    assert [(c.start_ms, c.end_ms) for c in s.collectives] == [(6.0, 7.0)] and (s.start_ms, s.end_ms) == (0.0, 70.0)
