@@ -7,6 +7,7 @@ PosixPath('/tmp/run/ddpcore/rank3.jsonl')
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from functools import cache
 from importlib import import_module
@@ -55,9 +56,36 @@ def framework_class(hooks: type, module: str, base: str, extra: str) -> type:
     return type(f"Ddpcore{base}", (hooks, getattr(framework(module, extra), base)), {"__module__": hooks.__module__})
 
 
+SHARDED_CLASSES = ("FSDPModule", "FullyShardedDataParallel")
+"""The classes a module sharded by FSDP (FSDP2's `fully_shard`, FSDP1's wrapper) is an instance of."""
+SHARDED = (
+    "ddpcore: this model is sharded by FSDP, whose ranks wait for a slow one at the all-gathers inside their forward, "
+    "not at the gradient barrier: the verdict on these files names a rank late to its step (loading, the optimizer) "
+    "but not one slow in its forward or backward; for those, record a profiler window (docs/production.md)"
+)
+"""What an integration says, once, when the model it hooks is sharded by FSDP."""
+
+
+def sharded(model: Any) -> bool:
+    """Whether any of a model's modules is sharded by FSDP (`SHARDED_CLASSES` in its classes), read by name so that
+    nothing of torch is imported.
+
+    >>> class FSDPModule: ...
+    >>> class Layer(FSDPModule): ...
+    >>> import types
+    >>> sharded(types.SimpleNamespace(modules=lambda: [Layer()])), sharded(types.SimpleNamespace(modules=lambda: []))
+    (True, False)
+    """
+    modules = getattr(model, "modules", None)
+    if modules is None:
+        return False
+    return any(c.__name__ in SHARDED_CLASSES for m in modules() for c in type(m).__mro__)
+
+
 def hooked_steps(path: Path, rank: int, model: Any, clock: Callable[[], float] = time.time) -> HookedSteps:
     """A rank's `HookedSteps` writing to `path` (its folder made), with a post-accumulate-grad hook on each of the
-    model's trainable tensors: the last one ready before the backward returns is the rank's readiness.
+    model's trainable tensors: the last one ready before the backward returns is the rank's readiness. A model sharded
+    by FSDP is recorded, with a warning (`SHARDED`): its ranks wait elsewhere than at the gradient barrier.
 
     >>> import tempfile, types
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -66,6 +94,8 @@ def hooked_steps(path: Path, rank: int, model: Any, clock: Callable[[], float] =
     >>> steps.handles
     []
     """
+    if sharded(model):
+        warnings.warn(SHARDED, stacklevel=3)
     path.parent.mkdir(parents=True, exist_ok=True)
     steps = HookedSteps(Recorder(path, rank=rank, clock=clock), clock)
     ready = steps.grad_ready

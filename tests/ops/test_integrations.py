@@ -325,3 +325,21 @@ def test_under_fsdp_the_hooks_record_every_phase_but_a_rank_slow_in_its_forward_
     assert growth > 0.5 * json.loads((folder / "slow" / "truth.json").read_text())["sleep_ms"]
     verdict = analyze(slow.traces)
     assert verdict.stragglers == () and verdict.straggler_cost_ms == 0
+
+
+def test_an_fsdp_model_is_recorded_with_a_warning_that_says_what_the_verdict_cannot_see(tmp_path):
+    """FSDP2's `fully_shard` makes each module an `FSDPModule`: recorded all the same, with one warning (told by the
+    class's name: nothing of torch is imported)."""
+    from ddpcore.integrations.rankfiles import hooked_steps
+
+    class FSDPModule:
+        pass
+
+    class Layer(FSDPModule):
+        pass
+
+    model = SimpleNamespace(modules=lambda: [Layer()], parameters=lambda: iter(()))
+    with pytest.warns(UserWarning, match="sharded by FSDP") as said:
+        steps = hooked_steps(tmp_path / "rank0.jsonl", 0, model)
+    steps.close()
+    assert len(said) == 1 and "profiler window" in str(said[0].message)
