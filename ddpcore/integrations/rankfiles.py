@@ -60,8 +60,8 @@ SHARDED_CLASSES = ("FSDPModule", "FullyShardedDataParallel")
 """The classes a module sharded by FSDP (FSDP2's `fully_shard`, FSDP1's wrapper) is an instance of."""
 SHARDED = (
     "ddpcore: this model is sharded by FSDP, whose ranks wait for a slow one at the all-gathers inside their forward, "
-    "not at the gradient barrier: the verdict on these files names a rank late to its step (loading, the optimizer) "
-    "but not one slow in its forward or backward; for those, record a profiler window (docs/production.md)"
+    "not at the gradient barrier that these files record: the verdict on them will not name a slow rank; record a "
+    "profiler window to see the all-gathers' waits (docs/production.md)"
 )
 """What an integration says, once, when the model it hooks is sharded by FSDP."""
 
