@@ -87,7 +87,8 @@ def measure(
     order = tuple(t.rank for t in tables)
     kept = [t.parts_ms or {} for t in tables]
     parted = all(t.parts_ms is not None for t in tables)
-    major = step_major(tables, rows, [p for p in CAUSES if any(p in k for k in kept)] if parted else None)
+    kept_causes = [p for p in CAUSES if any(p in k for k in kept)] if parted else None
+    major = step_major(tables, rows, kept_causes)
     by_rank, flags, parts = major.columns, major.flags, major.parts
 
     block = block_rows(len(tables))
@@ -147,7 +148,7 @@ def measure(
             first_unmeasured=first,
             copies=copied,
             unreleased=sum(not s.released for s in steps),
-            logged=any(FORWARD_BACKWARD in k for k in kept),
+            logged=kept_causes is not None and FORWARD_BACKWARD in kept_causes,
         )
     )
     slowest = Counter(s.slowest_rank for s in steps)

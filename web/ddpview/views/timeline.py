@@ -421,7 +421,7 @@ def trace_timeline_drawing(step: StepSummary, stragglers: tuple[int, ...], lang:
     ran, and for GPU traces one more the kernels (compute and communication)."""
     ranks = step.drawn
     gpu = any(r.device is not None for r in ranks)
-    logged = tuple(p for p in LOGGED if any(r.phases_ms.get(p) for r in ranks))
+    logged = tuple(p for p in LOGGED if any(r.phases_ms[p] for r in ranks))
     legend = TRACE_LEGEND + logged + (GPU_LEGEND if gpu else ())
     origin = min(r.start_ms for r in ranks)
     end = max(r.device_spans.end_ms(r.end_ms) for r in ranks) - origin

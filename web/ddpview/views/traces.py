@@ -358,7 +358,7 @@ def ranks_drawing(a: Analysis, lang: str, page: int = 0) -> Generator[None, None
         "traces.col_busy",
         "traces.col_compute",
     )
-    phases = [p for p in SUMMED if p not in LOGGED or any(r.median_phases_ms.get(p) for r in a.ranks)]
+    phases = [p for p in SUMMED if p not in LOGGED or any(r.median_phases_ms[p] for r in a.ranks)]
     head = tag(
         "tr",
         None,
