@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         KEPT,
         LEAD_POOLED,
         Across,
+        Adjusted,
         Atoms,
         Chance,
         Lateness,
@@ -246,6 +247,7 @@ _LAZY = {
     "chance": (
         "ALPHA",
         "Across",
+        "Adjusted",
         "Atoms",
         "Chance",
         "DISCOVERY",

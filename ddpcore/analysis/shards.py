@@ -59,6 +59,7 @@ from ..traces import WARMUP_STEP, FileError, RankColumns, RankFacts, RankTrace, 
 from .caveats import RunFacts, caveats_of
 from .chance import (
     KEPT,
+    Across,
     Atoms,
     Chance,
     Lateness,
@@ -86,7 +87,7 @@ from .rankwise import own_medians_at, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .rounds import chance_in_rounds
 from .runs import Releases, bound_of, drift, fingerprint, references
-from .stepwise import WAITS_READ, costs_of, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
+from .stepwise import WAITS_READ, CostRows, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
 from .whatif import retimed_saving
 
 __all__ = ["ROUNDS", "Shard", "ShardRounds", "asked", "asked_each", "measure_shards", "order_stats", "shards_of"]
@@ -315,9 +316,7 @@ class Shard:
     def adjust(self, usual: Sequence[float], work_medians: Sequence[float], base: float) -> None:
         """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`), against every
         rank's median work and the ranks on time's place (`chance.on_time_place`): `adjusted`."""
-        work = self.vectors["work"]
-        taken = adjusted(work, usual, work_medians, base)
-        self.vectors["adjusted"] = taken if taken is work else list(taken)
+        self.vectors["adjusted"] = adjusted(self.vectors["work"], usual, work_medians, base)
 
     def suspects(self, cuts: Sequence[float]) -> list[int]:
         """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut); how many per
@@ -371,17 +370,24 @@ class Shard:
             Reference(count, total, frozenset(gone) if leave else frozenset())
             for (count, total, leave), gone in zip(references, self.suspect_rows)
         ]
-        self.deviation_rows = [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
-        self._pool("deviations", of_positive_work(self.deviation_rows, self.vectors["work"]))
+        rows = self._deviation_rows()
+        self._pool("deviations", of_positive_work(rows, self.vectors["work"]))
         if self.tops is not None:
             work = _without(self.vectors["work"], self.tops)
-            self._pool("on_time", of_positive_work(_without(self.deviation_rows, self.tops), work))
+            self._pool("on_time", of_positive_work(_without(rows, self.tops), work))
         else:
             self.pooled.pop("on_time", None)
         return len(self.pooled["deviations"]), len(self.pooled.get("on_time", ()))
 
-    def lateness(self, tail: Tail) -> list[tuple[int, Lateness]]:
-        """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank."""
+    def _deviation_rows(self) -> list[array[float]]:
+        """Each step's deviations against its reference: made where read, not held (pooled in order, they are what
+        chance reads; past the floor, what the costs read)."""
+        return [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
+
+    def lateness(self, tail: Tail, floor: float) -> list[tuple[int, Lateness]]:
+        """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank; and, held for the costs, each
+        step's entries past the run's floor (`chance.past`)."""
+        self.beyond_rows = [past(row, floor) for row in self._deviation_rows()]
         return list(zip(self.ranks, lateness(self.vectors["adjusted"], self.references, tail, self.vectors["work"])))
 
     def waits(
@@ -404,31 +410,36 @@ class Shard:
         self.vectors["wait"] = list(self.wait_rows)
         return out
 
-    def costs(self, middles: Sequence[tuple[int, dict[int, float]]], floor: float) -> dict:
+    def costs(self, middles: Sequence[tuple[int, dict[int, float]]]) -> dict:
         """Each rank-step's cost and gap against every rank's middle wait; per step the shard's slowest rank (its
         cost, rank); per rank its summary; and the pooled on-time costs, each rank's usual cost taken out (what
-        `chance.cost_tail` fits)."""
-        self.cost_rows, self.gap_rows = [], []
+        `chance.cost_tail` fits). The costs are not held: made again from the waits where read (`CostRows`), and the
+        gaps from them (at 10^8 rank-steps, 16 bytes a rank-step less at a node's peak)."""
+        total = middles[0][0] if middles else len(self.ranks)
+        places = [at for _, at in middles]
+        self.cost_rows = CostRows(self.wait_rows, places, total)
         slowest = []
-        for wait, period, (n, at) in zip(self.wait_rows, self.columns["period_ms"], middles):
-            cost = costs_of(wait, at, n)
-            gap = gaps_of(cost, period)
+        for cost in self.cost_rows:
             i = cost.index(max(cost))
-            self.cost_rows.append(cost)
-            self.gap_rows.append(gap)
             slowest.append((cost[i], self.ranks[i]))
-        by_step = {"cost_ms": self.cost_rows, "gap": self.gap_rows, "wait_ms": self.wait_rows}
-        summaries = rank_summaries(self.tables, self.rows, by_step, {}, medians=self.medians)
+        across = Across.of(total, places)
+        summaries = rank_summaries(
+            self.tables, self.rows, {"wait_ms": self.wait_rows}, {}, medians=self.medians, across=across
+        )
         usual = [s.median_cost_ms for s in summaries]
-        self.beyond_rows = [past(row, floor) for row in self.deviation_rows]
-        del self.deviation_rows
         count = self._pool("costs", on_time_costs(self.cost_rows, self.beyond_rows, usual))
         return {"slowest": slowest, "summaries": summaries, "costs": count}
 
+    def _gaps(self, j: int, cost: Sequence[float]) -> array[float]:
+        """Step j's gaps, from its costs."""
+        return gaps_of(cost, self.columns["period_ms"][j])
+
     def over(self, threshold: float) -> list[int]:
-        """Per step, how many of the shard's ranks are over the threshold."""
+        """Per step, how many of the shard's ranks are over the threshold. The pooled on-time costs are let go: the
+        merge read their tail in the round before."""
+        self.pooled.pop("costs", None)
         self.threshold = float(threshold)
-        self.over_rows = [where_at_least(g, self.threshold) for g in self.gap_rows]
+        self.over_rows = [where_at_least(self._gaps(j, cost), self.threshold) for j, cost in enumerate(self.cost_rows)]
         return [len(o) for o in self.over_rows]
 
     def _least(self, j: int, over: int) -> Sequence[float]:
@@ -446,7 +457,7 @@ class Shard:
         with its columns, and whether it is beyond chance."""
         out = []
         where = {r: i for i, r in enumerate(self.ranks)}
-        for j, over in enumerate(self.over_rows):
+        for j, (over, cost) in enumerate(zip(self.over_rows, self.cost_rows)):
             wait, first = self.wait_rows[j], self.first_rows[j]
             chosen = read_entries(wait, self._least(j, len(over)), first, over)
             if slowest[j] in where:
@@ -458,8 +469,8 @@ class Shard:
                 "beyond": [i in beyond for i in picked],
                 "period_ms": gathered(self.columns["period_ms"].raw(j), picked, "d"),
                 "compute_ms": gathered(self.columns["compute_ms"].raw(j), picked, "d"),
-                "cost_ms": gathered(self.cost_rows[j], picked, "d"),
-                "gap": gathered(self.gap_rows[j], picked, "d"),
+                "cost_ms": gathered(cost, picked, "d"),
+                "gap": gathered(self._gaps(j, cost), picked, "d"),
                 "wait_ms": gathered(wait, picked, "d"),
                 "work_ms": gathered(self.columns["work_ms"].raw(j), picked, "f"),
                 "first_ms": gathered(first, picked, "f"),
@@ -561,12 +572,12 @@ def _pooled_read(shards: Sequence[Shard], key: str, length: int, read: Callable[
     (`runs_of_places`): the quantiles a tail is fitted through lie far apart, and one window over them all would
     bring nearly every value.
 
+    >>> import random
     >>> from ddpcore.traces import simulated_run
-    >>> ranks = simulated_run(6, 40, seed=2)[0]
-    >>> shards = shards_of(ranks, 2)
-    >>> _ = measure_shards(shards)
-    >>> every = sorted(v for s in shards for v in s.pooled["costs"])
-    >>> _pooled_read(shards, "costs", len(every), Tail.of) == Tail.of(every)
+    >>> rng, shards = random.Random(2), shards_of(simulated_run(6, 40, seed=2)[0], 2)
+    >>> counts = [s._pool("x", [array("d", sorted(rng.gauss(0.0, 1.0) for _ in range(300)))]) for s in shards]
+    >>> every = sorted(v for s in shards for v in s.pooled["x"])
+    >>> _pooled_read(shards, "x", len(every), Tail.of) == Tail.of(every)
     True
     """
     probe = _Known(length)
@@ -786,7 +797,7 @@ def measure_shards(
     found = chance_in_rounds(ShardRounds(shards, n, steps), n, steps)
     work_tail, floor, total = found.tail, found.floor_ms, found.total
     spread = Atoms.of_sorted(found.pooled)
-    lateness_of = dict(chain.from_iterable(asked(shards, "lateness", work_tail)))
+    lateness_of = dict(chain.from_iterable(asked(shards, "lateness", work_tail, floor)))
     count, first_bad = 0, None
     for b in began:
         c, f = b["unmeasured"]
@@ -802,7 +813,7 @@ def measure_shards(
     waited = asked(shards, "waits", released, latest)
     free = [min(w[j][0] for w in waited) for j in range(steps)]
     wait_sums = [math.fsum(part for w in waited for part in w[j][1]) for j in range(steps)]
-    costed = asked(shards, "costs", _middles(shards, "wait", n, steps), floor)
+    costed = asked(shards, "costs", _middles(shards, "wait", n, steps))
     slowest = [max((c["slowest"][j][0], -c["slowest"][j][1]) for c in costed)[1] * -1 for j in range(steps)]
     ranks_counted = Counter(slowest)
     summaries = sorted((r for c in costed for r in c["summaries"]), key=lambda r: r.rank)
@@ -812,7 +823,7 @@ def measure_shards(
     told("middles")
     over = [sum(o) for o in zip(*asked(shards, "over", threshold))]
     widths = [max(KEPT, k) for k in over]
-    wait_windows = order_stats(shards, "wait", [_window(n, k) for k in widths])
+    wait_windows = order_stats(shards, "wait", [_window(n, k) for k in widths], last=True)
     period_medians = [_median(v, n) for v in order_stats(shards, "period", [_median_places(n)] * steps, last=True)]
     step_parts: list[list[str] | None] = [None] * steps
     part_windows: dict[str, list[list[float]]] = {}

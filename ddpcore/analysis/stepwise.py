@@ -279,16 +279,19 @@ def read_entries(
 
 
 class CostRows(Sequence[array]):
-    """Each step's costs, made when read from its waits and their middle places (`costs_of`): kept whole until the
-    ranks are summarised, 10^8 rank-steps' costs would hold 0.8 GB more.
+    """Each step's costs, made when read from its waits and their middle places (`costs_of`; `total`: how many waits
+    the places are of, when the waits are some of them, a shard's): kept whole until the ranks are summarised, 10^8
+    rank-steps' costs would hold 0.8 GB more.
 
     >>> rows = CostRows([array("d", [20.0, 21.0, 0.5, 19.0])], [Middle.of([0.5, 19.0, 20.0, 21.0]).places()])
     >>> len(rows), list(rows[0])
     (1, [-1.0, -2.0, 19.5, 1.0])
     """
 
-    def __init__(self, waits: Sequence[Sequence[float]], places: Sequence[Mapping[int, float]]) -> None:
-        self.waits, self.places = waits, places
+    def __init__(
+        self, waits: Sequence[Sequence[float]], places: Sequence[Mapping[int, float]], total: int | None = None
+    ) -> None:
+        self.waits, self.places, self.total = waits, places, total
 
     def __len__(self) -> int:
         return len(self.waits)
@@ -297,7 +300,7 @@ class CostRows(Sequence[array]):
         if isinstance(j, slice):
             return [self[k] for k in range(len(self))[j]]
         wait = self.waits[j]
-        return costs_of(wait, self.places[j], len(wait))
+        return costs_of(wait, self.places[j], self.total or len(wait))
 
 
 def unmeasured(

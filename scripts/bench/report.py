@@ -62,7 +62,7 @@ def write_report(results: dict, out: Path) -> None:
         if figure is None:
             lines.append(f"| {budget.name} | not measured | {budget.bound} {budget.limit:g} {budget.unit} | — |")
             continue
-        shown = f"{figure:.0f}" if not budget.unit else f"{figure:.2f} {budget.unit}"
+        shown = f"{figure:.3g}" if not budget.unit else f"{figure:.2f} {budget.unit}"
         verdict = "pass" if budget.holds(figure) else "FAIL"
         lines.append(f"| {budget.name} | {shown} | {budget.bound} {budget.limit:g} {budget.unit} | {verdict} |")
     page = results["page"]

@@ -543,3 +543,27 @@ def test_a_step_with_more_late_entries_than_kept_is_measured_again():
     work[-1][:40] = [60.0] * 40
     assert top_kept(100) < 40
     assert beyond_chance(work).entries[-1] == tuple(range(40))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.floats(0.1, 100.0), min_size=4, max_size=4), min_size=1, max_size=6),
+    st.lists(st.sampled_from([0.0, 0.0, 3.5, 40.0]), min_size=4, max_size=4),
+    st.floats(-2.0, 2.0),
+)
+def test_work_adjusted_where_read_is_the_work_with_each_slow_ranks_offset_taken_out(work, usual, base):
+    """`adjusted` makes a step's row when read (nothing held for every step): each slow rank's work less its usual
+    offset, down to the step's median plus `base` at most; every other rank's as it was."""
+    from statistics import median
+
+    from ddpcore.analysis.chance import adjusted
+
+    medians = [median(row) for row in work]
+    taken = adjusted(work, usual, medians, base)
+    if not any(usual):
+        assert taken is work
+        return
+    expected = [[max(w - u, min(w, m + base)) if u else w for w, u in zip(row, usual)] for row, m in zip(work, medians)]
+    assert [list(row) for row in taken] == expected
+    assert len(taken) == len(work) and list(taken[-1]) == expected[-1]
+    assert [list(row) for row in taken[1:]] == expected[1:]

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from ddpcore.analysis import (
     AnalysisError,
+    Measured,
     Shard,
     analyze,
     judge,
@@ -170,6 +171,7 @@ def test_a_shard_lets_go_of_what_only_chance_read():
     10^7 rank-steps a node held 520 bytes a rank-step, most of it these."""
     from array import array
 
+    from ddpcore.analysis import CostRows
     from ddpcore.analysis.shards import CHANCE_ONLY, StepRows
 
     run, _ = simulated_run(40, 30, persistent=(3,), p=0.05, seed=4)
@@ -178,9 +180,27 @@ def test_a_shard_lets_go_of_what_only_chance_read():
     for s in shards:
         held = set(s.vectors) | set(s.pooled) | set(s.ordered)
         assert not held & set(CHANCE_ONLY)
-        assert not hasattr(s, "deviation_rows")
+        assert not hasattr(s, "deviation_rows") and not hasattr(s, "gap_rows")
+        assert isinstance(s.cost_rows, CostRows), "each step's costs are made again where read, not held"
+        assert "costs" not in s.pooled and "wait" not in s.ordered
         assert all(isinstance(row, array) for rows in s.ordered.values() for row in rows)
         assert all(isinstance(column, StepRows) for column in s.columns.values())
+
+
+def measured_keeping_costs(shards: list[Shard]) -> Measured:
+    """`measure_shards` at 0.1, each shard given back its pooled on-time costs once done (a merge lets them go in the
+    round after their tail is read), for a test to read them as the merge read them."""
+    pooled = {}
+
+    def keep(name: str) -> None:
+        if name == "middles":
+            pooled.update({k: s.pooled["costs"] for k, s in enumerate(shards)})
+
+    measured = measure_shards(shards, 0.1, progress=keep)
+    for k, s in enumerate(shards):
+        assert "costs" not in s.pooled, "the pooled on-time costs are let go once their tail is read"
+        s.pooled["costs"] = pooled[k]
+    return measured
 
 
 def test_a_pooled_read_brings_about_a_square_root_of_each_shard():
@@ -202,7 +222,7 @@ def test_a_pooled_read_brings_about_a_square_root_of_each_shard():
             assert 1 <= brought <= 2 * most
     run, _ = simulated_run(300, 200, persistent=(3,), p=0.05, seed=4)
     shards = shards_of(run, 2)
-    merge(shards)
+    measured_keeping_costs(shards)
     for s in shards:
         held = s.pooled["costs"]
         assert isqrt(len(held)) <= len(s.samples("costs")[0].at) <= isqrt(len(held)) + len(held.runs)
@@ -244,7 +264,7 @@ def test_a_shard_of_every_rank_reads_its_own_places():
     selection and a pooled vector's from its sorted runs, never merged: the same values the two rounds give."""
     one = Shard(simulated_run(40, 30, persistent=(3,), p=0.05, seed=8)[0])
     two = shards_of(simulated_run(40, 30, persistent=(3,), p=0.05, seed=8)[0], 2)
-    a, b = measure_shards([one], 0.1), measure_shards(two, 0.1)
+    a, b = measured_keeping_costs([one]), measure_shards(two, 0.1)
     wanted = [(k % 40, min(39, k % 40 + 5)) if k % 3 else None for k in range(len(a.steps))]
     for key in ("wait", "period"):
         assert order_stats([one], key, wanted) == order_stats(two, key, wanted)
