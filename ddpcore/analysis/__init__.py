@@ -140,6 +140,12 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         measure_loaded,
         one_run,
     )
+    from .parted import (  # noqa: F401
+        FilesRead,
+        Header,
+        Part,
+        measure_parts,
+    )
     from .rankmap import (  # noqa: F401
         MAX_ROWS,
         Cells,
@@ -172,13 +178,16 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         late_at_top,
     )
     from .runs import (  # noqa: F401
+        Drifts,
         Releases,
         Runs,
         bound_of,
         copies,
         drift,
+        drifts_to,
         fingerprint,
         references,
+        run_groups,
         runs_of,
     )
     from .shards import (  # noqa: F401
@@ -366,6 +375,12 @@ _LAZY = {
         "measure_loaded",
         "one_run",
     ),
+    "parted": (
+        "FilesRead",
+        "Header",
+        "Part",
+        "measure_parts",
+    ),
     "rankmap": (
         "Cells",
         "MAX_ROWS",
@@ -398,13 +413,16 @@ _LAZY = {
         "late_at_top",
     ),
     "runs": (
+        "Drifts",
         "Releases",
         "Runs",
         "bound_of",
         "copies",
         "drift",
+        "drifts_to",
         "fingerprint",
         "references",
+        "run_groups",
         "runs_of",
     ),
     "shards": (

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import chain
+from typing import TypeVar
 
 from ..base import CAUSES, FORWARD_BACKWARD, LOAD, Message
 from ..storage import Fan, block_rows, ranges
@@ -31,6 +32,7 @@ from ..traces import (
     FileError,
     Loaded,
     RankColumns,
+    Ranked,
     RankFacts,
     RankTrace,
     table_of,
@@ -42,7 +44,6 @@ from .rankwise import rank_summaries
 from .results import AnalysisError, Measured, StepSummary
 from .rounds import beyond_chance
 from .runs import copies, runs_of
-from .shards import Shard, measure_shards
 from .stepwise import CostRows, _at, _common_steps, _parts_at, _summarise_step, rows_of, step_major, unmeasured
 
 __all__ = ["measure", "measure_loaded", "one_run", "RUN"]
@@ -189,53 +190,24 @@ RUN = "—"
 
 
 def measure_loaded(
-    loaded: Loaded | Callable[[], Loaded],
-    progress: StepsDone | None = None,
-    fan: Fan = map,
-    at: float | None = None,
-    shards: Callable[[Sequence[RankColumns]], Sequence[Shard]] | None = None,
-    rounds: Callable[[str], None] | None = None,
+    loaded: Loaded, progress: StepsDone | None = None, fan: Fan = map
 ) -> tuple[Measured | None, tuple[FileError, ...]]:
-    """The readable files measured; when they cannot be compared, None and why, as one more error line (source
-    RUN): the command line, the page and a Ray cluster's nodes read a run this way (`one_run`). Without a threshold,
-    the whole measure the page judges again at each threshold (`measure`, a step at a time through `fan`, told to
-    `progress`). With a threshold `at`, the one pipeline of a measure at a threshold (`shards.measure_shards`): the
-    ranks held as `shards` makes them (one `Shard` in this process by default; `cli.fork.forked_shards`: shards in
-    forked processes), each round's name told to `rounds`, the shards let go after (their `close`, where they have
-    one); `loaded` is then best a function that reads the files, so that no caller holds their whole tables.
+    """The readable files' whole measure, which the page judges again at each threshold (`measure`, a step at a time
+    through `fan`, told to `progress`); when they cannot be compared, None and why, as one more error line (source
+    RUN). A measure at one threshold reads its files in parts instead, where they are measured
+    (`parted.measure_parts`), so that no process holds them all.
 
     >>> from ddpcore.traces import Loaded, simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
     >>> m, errors = measure_loaded(Loaded(tuple(ranks), ()))
-    >>> kept, _ = measure_loaded(Loaded(tuple(ranks), ()), at=0.1)
-    >>> len(m.ranks), errors, len(kept.steps), kept.threshold
-    (8, (), 30, 0.1)
+    >>> len(m.ranks), errors, len(m.steps)
+    (8, (), 30)
     """
-    read = loaded() if callable(loaded) else loaded
-    unread = read.errors
     try:
-        tables, errors = one_run(read, fan)
-        del read  # the shards slim the tables: nothing here may hold them whole
-        if at is None:
-            return measure(tables, progress, fan), errors
-        if len(tables) < 2:
-            raise AnalysisError("run.two_ranks")
-        held = (shards or _in_process)(tables)
-        del tables
-        try:
-            return measure_shards(held, at, rounds), errors
-        finally:
-            for s in held:
-                close = getattr(s, "close", None)
-                if close is not None:
-                    close()
+        tables, errors = one_run(loaded, fan)
+        return measure(tables, progress, fan), errors
     except AnalysisError as exc:
-        return None, (*unread, FileError(RUN, exc.message))
-
-
-def _in_process(tables: Sequence[RankColumns]) -> list[Shard]:
-    """Every rank as one shard, in this process."""
-    return [Shard(tables)]
+        return None, (*loaded.errors, FileError(RUN, exc.message))
 
 
 def one_run(loaded: Loaded, fan: Fan = map) -> tuple[list[RankColumns], tuple[FileError, ...]]:
@@ -251,12 +223,21 @@ def one_run(loaded: Loaded, fan: Fan = map) -> tuple[list[RankColumns], tuple[Fi
     tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
     if len(tables) < 2:
         return tables, loaded.errors
-    runs = runs_of(tables, fan)
-    if runs.kept is None:
-        groups = "; ".join(", ".join(t.source for t in g) for g in runs.groups)
-        raise AnalysisError("run.runs", count=len(runs.groups), groups=groups)
-    kept = ", ".join(t.source for t in runs.kept[:3]) + (", …" if len(runs.kept) > 3 else "")
-    others = tuple(
-        FileError(t.source, Message.of("file.another_run", count=len(runs.kept), kept=kept)) for t in runs.others
-    )
-    return list(runs.kept), (*loaded.errors, *others)
+    kept, others = the_run(runs_of(tables, fan).groups)
+    return list(kept), (*loaded.errors, *others)
+
+
+R = TypeVar("R", bound=Ranked)
+
+
+def the_run(groups: Sequence[Sequence[R]]) -> tuple[Sequence[R], tuple[FileError, ...]]:
+    """The largest of the runs found (groups of ranks read, largest first: `runs.run_groups`) and a line for each
+    file of another; AnalysisError when two are as large (none is analysed): one rule for a run read in this process
+    (`one_run`) and for one read in parts (`parted`)."""
+    if len(groups) > 1 and len(groups[0]) == len(groups[1]):
+        named = "; ".join(", ".join(t.source for t in g) for g in groups)
+        raise AnalysisError("run.runs", count=len(groups), groups=named)
+    kept = groups[0] if groups else ()
+    said = ", ".join(t.source for t in kept[:3]) + (", …" if len(kept) > 3 else "")
+    line = Message.of("file.another_run", count=len(kept), kept=said)
+    return kept, tuple(FileError(t.source, line) for g in groups[1:] for t in g)

@@ -36,7 +36,19 @@ from .chance import quantile
 
 T = TypeVar("T")
 
-__all__ = ["Releases", "Runs", "bound_of", "copies", "drift", "fingerprint", "references", "runs_of"]
+__all__ = [
+    "Drifts",
+    "Releases",
+    "Runs",
+    "bound_of",
+    "copies",
+    "drift",
+    "drifts_to",
+    "fingerprint",
+    "references",
+    "run_groups",
+    "runs_of",
+]
 
 DRIFT_OF_A_RUN = 0.05
 """A drift no run's ranks are ever told apart by: releases seen within a twentieth of a step."""
@@ -182,27 +194,70 @@ def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> Runs:
     """
     n = len(tables)
     worlds = [t.world_size for t in tables]
-    refs = references(n)
-    known = {i: Releases.of(tables[i]) for i in refs}
-    drifts = {(i, j): drift(known[i], known[j]) for i in refs for j in refs if j < i}
-    bound = bound_of(drifts, n)
-    main = groups_of(drifts, n, worlds, bound)[0][0]
-    taken = set(refs)
-    rest = [i for i in range(n) if i not in taken]
+    known = {i: Releases.of(tables[i]) for i in references(n)}
 
-    def compared(i: int) -> dict[tuple[int, int], float | None]:
-        mine = Releases.of(tables[i])
-        near = drift(mine, known[main])
-        found = {(i, main): near}
-        if near is None or near > bound or not _same_world(worlds[i], worlds[main]):
-            found.update({(i, j): drift(mine, known[j]) for j in refs if j != main})
-        return found
+    def rest(main: int, bound: float) -> dict[tuple[int, int], float | None]:
+        def compared(i: int) -> dict[tuple[int, int], float | None]:
+            return drifts_to(i, Releases.of(tables[i]), worlds[i], known, main, worlds[main], bound)
 
-    for some in _each_index(compared, rest, len(tables[0].step) if tables else 0, fan):
-        drifts.update(some)
-    groups = tuple(tuple(tables[i] for i in g) for g in groups_of(drifts, n, worlds, bound))
+        others = [i for i in range(n) if i not in known]
+        return {
+            k: d
+            for some in _each_index(compared, others, len(tables[0].step) if tables else 0, fan)
+            for k, d in some.items()
+        }
+
+    groups = tuple(tuple(tables[i] for i in g) for g in run_groups(n, worlds, known, rest))
     unique = len(groups) == 1 or len(groups[0]) > len(groups[1])
     return Runs(groups[0] if unique else None, groups)
+
+
+Drifts = dict[tuple[int, int], float | None]
+"""Drifts by pair of ranks (indices), None where two ranks have no common step."""
+
+
+def run_groups(
+    n: int,
+    worlds: Sequence[int | None],
+    known: dict[int, Releases],
+    rest: Callable[[int, float], Drifts],
+) -> list[list[int]]:
+    """The sets of n ranks (indices) linked as one run, largest first (`groups_of`): the references' drifts among
+    themselves give the bound and the run the first rank of their largest set belongs to (`main`); `rest(main,
+    bound)` gives every other rank's drifts (`drifts_to`), wherever their releases are (this process, or the forked
+    parts of a run that each read their own files: `parted`).
+
+    >>> a, b = Releases((1, 2, 3), (0.0, 30.0, 60.0), 30.0), Releases((1, 2, 3), (1e4, 1e4 + 45, 1e4 + 100), 30.0)
+    >>> run_groups(3, [None] * 3, {0: a, 1: a, 2: b}, lambda main, bound: {})
+    [[0, 1], [2]]
+    """
+    drifts: Drifts = {(i, j): drift(known[i], known[j]) for i in known for j in known if j < i}
+    bound = bound_of(drifts, n)
+    main = groups_of(drifts, n, worlds, bound)[0][0]
+    drifts.update(rest(main, bound))
+    return groups_of(drifts, n, worlds, bound)
+
+
+def drifts_to(
+    i: int,
+    mine: Releases,
+    world: int | None,
+    known: dict[int, Releases],
+    main: int,
+    main_world: int | None,
+    bound: float,
+) -> Drifts:
+    """Rank i's drift to the main run's first rank; when that does not link them, to every reference too.
+
+    >>> a = Releases((1, 2), (0.0, 30.0), 30.0)
+    >>> drifts_to(5, a, None, {0: a, 3: a}, 0, None, 0.05)
+    {(5, 0): 0.0}
+    """
+    near = drift(mine, known[main])
+    found: Drifts = {(i, main): near}
+    if near is None or near > bound or not _same_world(world, main_world):
+        found.update({(i, j): drift(mine, known[j]) for j in known if j != main})
+    return found
 
 
 def _each_index(task: Callable[[int], T], indices: Sequence[int], width: int, fan: Fan) -> list[T]:

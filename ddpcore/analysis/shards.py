@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial, reduce
 from itertools import accumulate, chain
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from ..base import CAUSES, FORWARD_BACKWARD, LOAD, THRESHOLD
 from ..storage import (
@@ -87,7 +87,17 @@ from .rankwise import own_medians_at, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .rounds import chance_in_rounds
 from .runs import Releases, bound_of, drift, fingerprint, references
-from .stepwise import WAITS_READ, CostRows, gaps_of, read_entries, rows_of, step_major, unmeasured, waits_of
+from .stepwise import (
+    WAITS_READ,
+    CostRows,
+    distinct_steps,
+    gaps_of,
+    read_entries,
+    rows_of,
+    step_major,
+    unmeasured,
+    waits_of,
+)
 from .whatif import retimed_saving
 
 __all__ = ["ROUNDS", "Shard", "ShardRounds", "asked", "asked_each", "measure_shards", "order_stats", "shards_of"]
@@ -132,7 +142,7 @@ work that the questions after it (`Shard.waits` on) never read. The steps' entri
 where it is (`StepRows`)."""
 
 
-def asked_each(shards: Sequence[Shard], name: str, each: Sequence[tuple]) -> list:
+def asked_each(shards: Sequence[Any], name: str, each: Sequence[tuple]) -> list:
     """Every shard's answer to one question (`name`, with the shard's own arguments `each[k]`), asked of every shard
     before any answer is awaited: shards in other processes or on other nodes (those with an `ask_later`, which
     sends the question and gives what waits for its answer) work at once, and a merge waits for the slowest, not
@@ -150,7 +160,7 @@ def asked_each(shards: Sequence[Shard], name: str, each: Sequence[tuple]) -> lis
     return [wait() for wait in waiting]
 
 
-def asked(shards: Sequence[Shard], name: str, *args: object) -> list:
+def asked(shards: Sequence[Any], name: str, *args: object) -> list:
     """Every shard's answer to one question, the same arguments for all (`asked_each`).
 
     >>> from ddpcore.traces import simulated_run
@@ -200,7 +210,8 @@ class Shard:
         parts of the work they keep."""
         parted = all(t.parts_ms is not None for t in self.tables)
         kept = {p for t in self.tables for p in (t.parts_ms or {})}
-        steps = set.intersection(*(set(t.step) for t in self.tables)) if self.tables else set()
+        distinct = distinct_steps(self.tables)
+        steps = set.intersection(*distinct.values()) if distinct else set()
         refs = [Releases.of(self.tables[i]) for i in references(len(self.tables))]
         return {
             "ranks": self.ranks,
@@ -774,8 +785,8 @@ def measure_shards(
 ) -> Measured:
     """What every shard's ranks measure, kept to the entries a verdict at `threshold` reads (module docstring): the
     one pipeline of a measure at a threshold, whether its ranks are one shard in this process, shards in forked
-    processes (`cli.fork.forked_shards`) or on the nodes of a Ray cluster (`cli.onray`). `progress` hears each
-    round's name (ROUNDS) before it.
+    processes that read their own files (`parted.measure_parts`, `cli.fork.forked_parts`) or on the nodes of a Ray
+    cluster (`cli.onray`). `progress` hears each round's name (ROUNDS) before it.
 
     >>> from ddpcore.traces import simulated_run
     >>> measured = measure_shards([Shard(simulated_run(4, 6, persistent=(1,), seed=0)[0])], 0.1)

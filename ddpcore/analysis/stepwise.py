@@ -371,26 +371,27 @@ def step_major(tables: Sequence[RankColumns], rows: Sequence[Sequence[int]], par
     (3, [1, 1, 1], None)
     """
     block = block_rows(len(tables))
+    lengths = {len(t.step) for t in tables}
+    shared = rows[0] if rows and isinstance(rows[0], range) and all(r == rows[0] for r in rows) else None
+    where = shared if shared is not None and len(lengths) == 1 else None
 
-    def across(columns: list, typecode: str) -> Transposed:
-        return Transposed(columns, typecode, block)
+    def across(name: str, typecode: str) -> Transposed:
+        if where is not None:
+            return Transposed([getattr(t, name) for t in tables], typecode, block, where)
+        return Transposed([picked(getattr(t, name), r) for t, r in zip(tables, rows)], typecode, block)
 
-    pairs = list(zip(tables, rows))
+    def part(p: str) -> Transposed:
+        def column(t: RankColumns, r: Sequence[int]) -> Sequence[float]:
+            if t.parts_ms and p in t.parts_ms:
+                return t.parts_ms[p] if where is not None else picked(t.parts_ms[p], r)
+            return array("f", bytes(4 * (len(t.step) if where is not None else len(r))))
+
+        return Transposed([column(t, r) for t, r in zip(tables, rows)], "f", block, where)
+
     return StepMajor(
-        {name: across([picked(getattr(t, name), r) for t, r in pairs], "d") for name in STEP_COLUMNS},
-        {name: across([picked(getattr(t, name), r) for t, r in pairs], "B") for name in STEP_FLAGS},
-        None
-        if parts is None
-        else {
-            p: across(
-                [
-                    picked(t.parts_ms[p], r) if t.parts_ms and p in t.parts_ms else array("f", bytes(4 * len(r)))
-                    for t, r in pairs
-                ],
-                "f",
-            )
-            for p in parts
-        },
+        {name: across(name, "d") for name in STEP_COLUMNS},
+        {name: across(name, "B") for name in STEP_FLAGS},
+        None if parts is None else {p: part(p) for p in parts},
     )
 
 
@@ -410,16 +411,28 @@ def _parts_at(parts: dict[str, Transposed], j: int) -> dict[str, Column]:
     return out
 
 
-def _common_steps(tables: Sequence[RankColumns]) -> tuple[list[int], list[tuple[int, str, int]], bool]:
-    """The steps every rank has, warmup left out; the ranks with steps beyond them (rank, source, how many); whether
-    the warmup step was left out. A set of step numbers is made once for each distinct sequence of them, not once a
-    rank (100,000 ranks of 1,000 steps: 5 GB of sets and ints)."""
+def distinct_steps(tables: Sequence[RankColumns]) -> dict[Sequence[int], set[int]]:
+    """Each distinct sequence of the ranks' step numbers, with its set: made once for each, not once a rank (100,000
+    ranks of 1,000 steps held as sets at once: 5 GB of sets and ints), so that the steps every rank has are their
+    intersection.
+
+    >>> from ddpcore.traces import simulated_run, table_of
+    >>> [len(s) for s in distinct_steps([table_of(r) for r in simulated_run(3, 4, seed=1)[0]]).values()]
+    [4]
+    """
     distinct: dict[Sequence[int], set[int]] = {}
     for t in tables:
         key = t.step if isinstance(t.step, range) else tuple(t.step)
         if key not in distinct:
             distinct[key] = set(key)
-    common = set.intersection(*distinct.values())
+    return distinct
+
+
+def _common_steps(tables: Sequence[RankColumns]) -> tuple[list[int], list[tuple[int, str, int]], bool]:
+    """The steps every rank has, warmup left out; the ranks with steps beyond them (rank, source, how many); whether
+    the warmup step was left out (`distinct_steps`)."""
+    distinct = distinct_steps(tables)
+    common = set.intersection(*distinct.values()) if distinct else set()
     if not common:
         raise AnalysisError("run.no_common_step")
     partial = [

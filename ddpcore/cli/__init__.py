@@ -17,10 +17,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         main,
     )
     from .fork import (  # noqa: F401
-        ForkedShard,
+        ForkedPart,
+        Reading,
         ShardLost,
         forked,
-        forked_shards,
+        forked_parts,
     )
     from .onray import (  # noqa: F401
         ANSWER_S,
@@ -57,10 +58,11 @@ _LAZY = {
         "main",
     ),
     "fork": (
-        "ForkedShard",
+        "ForkedPart",
+        "Reading",
         "ShardLost",
         "forked",
-        "forked_shards",
+        "forked_parts",
     ),
     "onray": (
         "ANSWER_S",

@@ -317,10 +317,14 @@ class ProgressLine:
         self.measured = (0, 0)
 
     def __call__(self, done: int, files: int, done_bytes: int, total: int) -> None:
-        """After each file: files and MiB read so far, on one line rewritten in place."""
-        if not self.shown and time.monotonic() - self.start < PROGRESS_AFTER_S:
+        """After each file: files and MiB read so far, on one line rewritten in place (at most every
+        PROGRESS_EVERY_S, and at the last file)."""
+        now = time.monotonic()
+        if not self.shown and now - self.start < PROGRESS_AFTER_S:
             return
-        self.shown = True
+        if self.shown and done != files and now - self.last < PROGRESS_EVERY_S:
+            return
+        self.shown, self.last = True, now
         mb = 1024 * 1024
         print(
             f"\rread {done}/{files} files, {done_bytes / mb:,.0f} of {total / mb:,.0f} MiB",
@@ -444,37 +448,38 @@ def _read(
 ) -> tuple[Loaded | None, Measured | None, list[dict]]:
     """The files read (in `--jobs` processes, with a progress line on a terminal for large inputs) and measured (in
     as many, this one and forked ones: `cli.fork`); each unreadable file is one line on stderr, and so is a run that
-    cannot be measured (then None). With a threshold `at`, the measure is kept to it (`analysis.measure_loaded`):
-    nothing here holds the files' tables, so none is returned."""
-    from ..analysis import measure_loaded
+    cannot be measured (then None). With a threshold `at`, the measure is kept to it: the files are cut into `--jobs`
+    parts, each read and measured by a process of its own (`analysis.measure_parts`), so that no process holds
+    every file's tables, and none is returned."""
+    from ..analysis import measure_loaded, measure_parts
     from ..traces import Keep, files_in, read_paths, steps_in
-    from .fork import ShardLost, forked, forked_shards
+    from .fork import ShardLost, forked, forked_parts
 
     THRESHOLD.check(args.threshold)
     _check_jobs(args.jobs)
     files = files_in(files)
     line = ProgressLine() if sys.stderr.isatty() else None
     jobs = jobs_for(len(files), args.jobs)
-
-    def read() -> Loaded:
-        loaded = read_paths(files, jobs, line, Keep.WHOLE if at is None else Keep.VERDICT)
-        if line is not None:
-            line.measuring(len(loaded.traces), sum(map(steps_in, loaded.traces)))
-        return loaded
-
-    kept = None if at is not None else read()
     try:
-        measured, errors = measure_loaded(
-            read if kept is None else kept,
-            line.steps if line is not None else None,
-            forked(jobs),
-            at,
-            forked_shards(jobs),
-            line.round if line is not None else None,
-        )
+        if at is not None:
+            parts = forked_parts(files, jobs, line)
+            try:
+                measured, errors = measure_parts(
+                    parts, at, line.round if line is not None else None, line.measuring if line is not None else None
+                )
+            finally:
+                for part in parts:
+                    close = getattr(part, "close", None)
+                    if close is not None:
+                        close()
+            return None, measured, _told(command, errors)
+        kept = read_paths(files, jobs, line, Keep.WHOLE)
+        if line is not None:
+            line.measuring(len(kept.traces), sum(map(steps_in, kept.traces)))
+        measured, errors = measure_loaded(kept, line.steps if line is not None else None, forked(jobs))
     except ShardLost as exc:
         _say(command, f"error: {exc}")
-        return kept, None, []
+        return None, None, []
     return kept, measured, _told(command, errors)
 
 

@@ -1,9 +1,11 @@
 """Work fanned out over this process and forked ones: a measure's steps, then its ranks, a range at a time
-(`storage.Fan`, `forked`); or a run's ranks cut into shards, each held and measured by a forked process of its own
-(`forked_shards`), which a measure at a threshold asks as it asks a Ray cluster's nodes (`analysis.measure_shards`).
+(`storage.Fan`, `forked`); or a run's files cut into parts, each read, then held and measured, by a forked process of
+its own (`forked_parts`), which a measure at a threshold asks as it asks a Ray cluster's nodes
+(`analysis.measure_parts`, `analysis.measure_shards`).
 
-A forked process starts with the parent's memory, so a task reads the ranks' columns where they already are (shared
-until written, and nothing writes them); only its answer is pickled back. The parent's objects are frozen out of the
+A forked task starts with the parent's memory, so it reads the ranks' columns where they already are (shared until
+written, and nothing writes them); only its answer is pickled back. A forked part reads its own files instead: a
+parent that read them all kept every table mapped in each part it forked. The parent's objects are frozen out of the
 collector first (`gc.freeze`), so that a child's collections do not touch, and so copy, every page of them. Where
 fork is not the way processes start (Windows, macOS: `sys.platform`), or with one job, the work stays in this
 process.
@@ -13,17 +15,20 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
+from typing import cast
 
-from ..analysis import AnalysisError, Shard
+from ..analysis import AnalysisError, FilesRead, Part, Shard
 from ..storage import Fan
-from ..traces import RankColumns
+from ..traces import Progress
 
-__all__ = ["ForkedShard", "ShardLost", "forked", "forked_shards"]
+__all__ = ["ForkedPart", "Reading", "ShardLost", "forked", "forked_parts"]
 
 
 class ShardLost(Exception):
@@ -69,27 +74,31 @@ def forked(jobs: int) -> Fan:
     return fan
 
 
-class ForkedShard:
-    """Some ranks' `analysis.Shard`, held by a forked process of its own: each question is sent (`ask_later`) and its
-    answer waited for when the merge reads it, so that every shard works at once. The process starts with the
-    parent's memory (the ranks' tables are not copied, only the pages it writes); it ends when asked (`close`) or
-    when the parent is gone. A question that fails there is raised here: an `AnalysisError` as itself (the run's,
-    not the process's), anything else as a RuntimeError with the process's traceback."""
+class ForkedPart:
+    """Some of a run's files (consecutive ones), read by a forked process of its own (`analysis.FilesRead`), which
+    then holds the `Shard` of its ranks in the run: each question is sent (`ask_later`) and its answer waited for
+    when it is read, so that every part works at once. The process reads its own files, so that no process holds
+    every rank's tables (the parent reads none); it tells how far its reading is (`Reading`), and ends when asked
+    (`close`) or when the parent is gone. A question that fails there is raised here: an `AnalysisError` as itself
+    (the run's, not the process's), anything else as a RuntimeError with the process's traceback."""
 
-    def __init__(self, tables: Sequence[RankColumns]) -> None:
+    def __init__(self, files: Sequence[str], first: int, reading: Reading | None = None) -> None:
         context = get_context("fork")
-        self.ranks = tuple(sorted(t.rank for t in tables))
+        self.files = (first, first + len(files))
+        self.ranks: tuple[int, ...] = ()
+        self.reading = reading
+        self.stashed: list[tuple[bool, object]] = []
         self.conn, theirs = context.Pipe()
         gc.freeze()
         try:
-            self.process = context.Process(target=_serve, args=(theirs, tables), daemon=True)
+            self.process = context.Process(target=_serve, args=(theirs, files, first, reading is not None), daemon=True)
             self.process.start()
         finally:
             gc.unfreeze()
         theirs.close()
 
     def ask_later(self, name: str, args: tuple) -> Callable[[], object]:
-        """Send one of `analysis.Shard`'s questions; what waits for its answer."""
+        """Send one of `analysis.FilesRead`'s or `analysis.Shard`'s questions; what waits for its answer."""
         try:
             self.conn.send((name, args))
         except OSError:
@@ -97,22 +106,51 @@ class ForkedShard:
         return self._answer
 
     def _answer(self) -> object:
-        try:
-            ok, value = self.conn.recv()
-        except (EOFError, OSError):
-            raise self._lost() from None
-        if not ok:
-            raise value
-        return value
+        while True:
+            try:
+                ok, value = self.stashed.pop(0) if self.stashed else self.conn.recv()
+            except (EOFError, OSError):
+                raise self._lost() from None
+            if ok is None:
+                self._heard(value)
+                continue
+            if not ok:
+                raise value  # type: ignore[misc]
+            return value
+
+    def _heard(self, value: object) -> None:
+        if self.reading is not None:
+            done, done_bytes = cast(tuple[int, int], value)
+            self.reading.heard(self, done, done_bytes)
+
+    def drain(self) -> None:
+        """Read the word it has sent of its reading, up to its first answer (kept for when it is awaited)."""
+        with contextlib.suppress(EOFError, OSError):
+            while not self.stashed and self.conn.poll(0):
+                ok, value = self.conn.recv()
+                if ok is None:
+                    self._heard(value)
+                else:
+                    self.stashed.append((ok, value))
+
+    def keep(self, indices: Sequence[int]) -> ForkedPart:
+        """Its files at these places (its ranks in the run) kept as its shard, asked as one from then on."""
+        self.ranks = cast(tuple[int, ...], self.ask_later("keep", (indices,))())
+        return self
 
     def _lost(self) -> ShardLost:
         self.process.join(timeout=1)
         code = self.process.exitcode
         how = f" (exit status {code})" if code is not None else ""
-        return ShardLost(f"the process measuring ranks {_span(self.ranks)} stopped answering{how}: no verdict")
+        held = (
+            f"measuring ranks {_span(self.ranks)}"
+            if self.ranks
+            else f"reading files {self.files[0] + 1}-{self.files[1]}"
+        )
+        return ShardLost(f"the process {held} stopped answering{how}: no verdict")
 
     def __getattr__(self, name: str) -> Callable[..., object]:
-        if name.startswith("_") or not callable(getattr(Shard, name, None)):
+        if name.startswith("_") or not callable(getattr(Shard, name, None) or getattr(FilesRead, name, None)):
             raise AttributeError(name)
         return lambda *args: self.ask_later(name, args)()
 
@@ -127,14 +165,58 @@ class ForkedShard:
             self.process.join()
 
 
+class Reading:
+    """How far the forked parts' reading is, told to `progress` as files and bytes read of all (`traces.Progress`):
+    each part says its own at most every TOLD_EVERY_S; when one is heard, the others' pending word is read too."""
+
+    def __init__(self, progress: Progress, files: Sequence[str]) -> None:
+        self.progress, self.files = progress, len(files)
+        self.total = sum(os.path.getsize(f) if os.path.isfile(f) else 0 for f in files)
+        self.parts: list[ForkedPart] = []
+        self.done: dict[int, tuple[int, int]] = {}
+        self.hearing = False
+
+    def heard(self, part: ForkedPart, done: int, done_bytes: int) -> None:
+        """A part's word: its files and bytes read so far (and the other parts' word sent since)."""
+        self.done[id(part)] = (done, done_bytes)
+        if self.hearing:
+            return
+        self.hearing = True
+        try:
+            for other in self.parts:
+                if other is not part:
+                    other.drain()
+        finally:
+            self.hearing = False
+        files, read = sum(d for d, _ in self.done.values()), sum(b for _, b in self.done.values())
+        self.progress(files, self.files, read, self.total)
+
+
+TOLD_EVERY_S = 0.5
+"""How often a forked part tells how far its reading is, at most (and once at its last file)."""
+
+
 def _span(ranks: Sequence[int]) -> str:
     return f"{ranks[0]}-{ranks[-1]}" if ranks else "(none)"
 
 
-def _serve(conn: Connection, tables: Sequence[RankColumns]) -> None:
-    """A forked shard's loop: its ranks' `Shard`, then each question answered until None or the parent is gone."""
-    shard = Shard(tables)
-    del tables
+def _serve(conn: Connection, files: Sequence[str], first: int, tell: bool) -> None:
+    """A forked part's loop: its files read (`analysis.FilesRead`, telling how far every TOLD_EVERY_S when asked
+    to), then each question answered until None or the parent is gone: the reading's first, its shard's once kept."""
+    last = [0.0]
+
+    def told(done: int, count: int, done_bytes: int, _total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] >= TOLD_EVERY_S or done == count:
+            last[0] = now
+            conn.send((None, (done, done_bytes)))
+
+    try:
+        read: FilesRead | None = FilesRead(files, first, told if tell else None)
+        failed = None
+    except Exception:
+        read, failed = None, RuntimeError(traceback.format_exc())
+    shard: Shard | None = None
     while True:
         try:
             asked = conn.recv()
@@ -144,34 +226,46 @@ def _serve(conn: Connection, tables: Sequence[RankColumns]) -> None:
             return
         name, args = asked
         try:
-            conn.send((True, getattr(shard, name)(*args)))
+            if failed is not None:
+                raise failed
+            assert read is not None
+            if name == "keep":
+                shard = read.keep(*args)
+                conn.send((True, shard.ranks))
+                continue
+            conn.send((True, getattr(shard if shard is not None else read, name)(*args)))
         except AnalysisError as exc:
             conn.send((False, exc))
         except Exception:
             conn.send((False, RuntimeError(traceback.format_exc())))
 
 
-def forked_shards(jobs: int) -> Callable[[Sequence[RankColumns]], list[Shard]]:
-    """How a measure at a threshold holds a run's ranks (`analysis.measure_loaded`'s `shards`): cut into `jobs`
-    shards of consecutive ranks, each in a forked process of its own (`ForkedShard`); one `analysis.Shard` in this
-    process with one job, or where fork is not the way processes start. `measure_loaded` closes the forked ones
-    after (`ForkedShard.close`).
+def forked_parts(files: Sequence[str], jobs: int, progress: Progress | None = None) -> list[Part]:
+    """How a measure at a threshold reads a run (`analysis.measure_parts`): its files cut into `jobs` parts of
+    consecutive files, each read and then held by a forked process of its own (`ForkedPart`), their reading told to
+    `progress`; one part read in this process with one job, or where fork is not the way processes start. The
+    caller closes the forked ones after (`ForkedPart.close`).
 
-    >>> from ddpcore.traces import simulated_run, table_of
-    >>> tables = [table_of(r) for r in simulated_run(5, 3, seed=1)[0]]
-    >>> shards = forked_shards(2)(tables)
-    >>> [s.ranks for s in shards], [len(h["ranks"]) for h in [s.hello() for s in shards]]
-    ([(0, 1, 2), (3, 4)], [3, 2])
-    >>> for s in shards:
-    ...     s.close()
+    >>> import os, tempfile
+    >>> from ddpcore.analysis import measure_parts
+    >>> from ddpcore.traces import simulated_run, summary_bytes
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     paths = [os.path.join(d, f"rank{r.rank}.ddps") for r in simulated_run(5, 3, seed=1)[0]]
+    ...     for path, r in zip(paths, simulated_run(5, 3, seed=1)[0]):
+    ...         _ = open(path, "wb").write(summary_bytes(r))
+    ...     parts = forked_parts(paths, 2)
+    ...     measured, errors = measure_parts(parts, 0.1)
+    >>> [getattr(p, "ranks", None) for p in parts], len(measured.ranks)
+    ([(0, 1, 2), (3, 4)], 5)
+    >>> for p in parts:
+    ...     p.close()
     """
-
-    def held(tables: Sequence[RankColumns]) -> list[Shard]:
-        count = min(jobs, len(tables))
-        if count <= 1 or sys.platform != "linux":
-            return [Shard(tables)]
-        ordered = sorted(tables, key=lambda t: t.rank)
-        size = -(-len(ordered) // count)
-        return [ForkedShard(ordered[k : k + size]) for k in range(0, len(ordered), size)]  # type: ignore[misc]
-
-    return held
+    count = min(jobs, len(files))
+    if count <= 1 or sys.platform != "linux":
+        return [FilesRead(files, 0, progress)]
+    size = -(-len(files) // count)
+    reading = Reading(progress, files) if progress is not None else None
+    parts = [ForkedPart(files[k : k + size], k, reading) for k in range(0, len(files), size)]
+    if reading is not None:
+        reading.parts = parts
+    return parts  # type: ignore[return-value]

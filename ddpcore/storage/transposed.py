@@ -17,6 +17,9 @@ class Transposed:
     columns are arrays of one type and length, their bytes are laid side by side and the values gathered by
     strided slices (C copies, a byte plane at a time), not a Python step a value; else by item.
 
+    With `rows` (consecutive ones), only those rows of every column are read, where they lie: a run's steps but its
+    warm-up one are not copied out of each rank's columns (a copy held them twice while a shard measured).
+
     With `block`, only that many rows of every column are laid side by side at a time (the block holding the row
     read), so that reading the rows in order copies each value once and holds a block, not a second copy of every
     column (10^7 rank-steps of six columns: 480 MB).
@@ -30,19 +33,26 @@ class Transposed:
     [[1, 4], [2, 5], [3, 6]]
     >>> Transposed([Micros(array("i", [1500, 20])), Micros(array("i", [7, 8]))], "d").at(0).tolist()
     [1.5, 0.007]
+    >>> later = Transposed([array("d", [1.0, 2.0, 3.0]), array("d", [4.0, 5.0, 6.0])], "d", 1, range(1, 3))
+    >>> later.rows, [later.at(j).tolist() for j in range(later.rows)]
+    (2, [[2.0, 5.0], [3.0, 6.0]])
     """
 
-    def __init__(self, columns: Sequence[Sequence], typecode: str, block: int | None = None) -> None:
+    def __init__(
+        self, columns: Sequence[Sequence], typecode: str, block: int | None = None, rows: range | None = None
+    ) -> None:
         self.typecode, self.count = typecode, len(columns)
-        self.rows = rows = len(columns[0]) if columns else 0
-        self.kept = _kept_as(columns, typecode, rows)
+        length = len(columns[0]) if columns else 0
+        span = rows if rows is not None else range(length)
+        self.first, self.rows = span.start, len(span)
+        self.kept = _kept_as(columns, typecode, length)
         if self.kept != typecode:
             columns = [c.us for c in columns]  # type: ignore[attr-defined]
         self.width = array(self.kept).itemsize
-        same = typecode == "B" and all(isinstance(c, bytes) and len(c) == rows for c in columns)
-        same = same or all(isinstance(c, array) and c.typecode == self.kept and len(c) == rows for c in columns)
+        same = typecode == "B" and all(isinstance(c, bytes) and len(c) == length for c in columns)
+        same = same or all(isinstance(c, array) and c.typecode == self.kept and len(c) == length for c in columns)
         self.columns, self.same = columns, same
-        self.block = max(1, block) if block else max(1, rows)
+        self.block = max(1, block) if block else max(1, self.rows)
         self.low = self.high = 0
         self.joined: bytes | None = None
         self.stride = 0
@@ -51,7 +61,7 @@ class Transposed:
         """The block of rows holding row j, laid side by side."""
         self.low = j - j % self.block
         self.high = min(self.rows, self.low + self.block)
-        low, high = self.low, self.high
+        low, high = self.first + self.low, self.first + self.high
         self.joined = b"".join(c[low:high] if isinstance(c, bytes) else c[low:high].tobytes() for c in self.columns)  # type: ignore[attr-defined]
         self.stride = (high - low) * self.width
 
@@ -63,7 +73,7 @@ class Transposed:
         Micros(array('i', [1500, 7]), 'd', 0)
         """
         if not self.same:
-            values = map(itemgetter(j), self.columns)
+            values = map(itemgetter(self.first + j), self.columns)
             return bytes(values) if self.typecode == "B" else array(self.typecode, values)
         if not self.low <= j < self.high or self.joined is None:
             self._laid(j)

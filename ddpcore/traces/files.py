@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .keeping import Keep, kept
 from .parse import FileError, Loaded, ReadRank, collect, read_or_why
 from .reader import READ_CHUNK
 
-__all__ = ["Progress", "chunks_of", "files_in", "read_path", "read_paths"]
+__all__ = ["Progress", "chunks_of", "files_in", "read_each", "read_path", "read_paths"]
 
 Progress = Callable[[int, int, int, int], None]
 """Called after each file: files done, files in all, bytes done, bytes in all."""
@@ -65,6 +65,29 @@ SENT_AT_ONCE = 32
 about 4 s)."""
 
 
+def read_each(
+    paths: Sequence[str], keep: Keep = Keep.WHOLE, progress: Progress | None = None
+) -> Iterator[ReadRank | FileError]:
+    """Every file read in this process, in the order given, each kept as `keep` declares (`kept`): one at a time,
+    so that a caller that keeps less of each (a forked part of a run, `cli.fork`) never holds a file read whole.
+
+    >>> [type(r).__name__ for r in read_each(["/no/such/file"])]
+    ['FileError']
+    """
+    return _told((_read_kept(path, keep) for path in paths), paths, progress)
+
+
+def _told(results: Iterable[ReadRank | FileError], paths: Sequence[str], progress: Progress | None) -> Iterator:
+    """The results of reading `paths`, in their order, `progress` told after each."""
+    sizes = [_size(p) for p in paths]
+    total, done_bytes = sum(sizes), 0
+    for i, result in enumerate(results):
+        done_bytes += sizes[i]
+        if progress:
+            progress(i + 1, len(paths), done_bytes, total)
+        yield result
+
+
 def read_paths(
     paths: Sequence[str], jobs: int = 1, progress: Progress | None = None, keep: Keep = Keep.WHOLE
 ) -> Loaded:
@@ -80,26 +103,11 @@ def read_paths(
     >>> len(whole.phases_ms) > 0, thin.phases_ms
     (True, {})
     """
-    sizes = [_size(p) for p in paths]
-    total, done_bytes = sum(sizes), 0
-    results: list[ReadRank | FileError] = []
-
-    def report(index: int, result: ReadRank | FileError) -> None:
-        nonlocal done_bytes
-        results.append(result)
-        done_bytes += sizes[index]
-        if progress:
-            progress(len(results), len(paths), done_bytes, total)
-
     if jobs <= 1 or len(paths) <= 1:
-        for i, path in enumerate(paths):
-            report(i, _read_kept(path, keep))
-        return collect(results)
+        return collect(read_each(paths, keep, progress))
     from concurrent.futures import ProcessPoolExecutor
 
     workers = min(jobs, len(paths))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         at_once = max(1, min(SENT_AT_ONCE, len(paths) // (4 * workers)))
-        for i, result in enumerate(pool.map(_read_kept, paths, [keep] * len(paths), chunksize=at_once)):
-            report(i, result)
-    return collect(results)
+        return collect(_told(pool.map(_read_kept, paths, [keep] * len(paths), chunksize=at_once), paths, progress))

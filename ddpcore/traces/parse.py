@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
+from typing import Protocol, TypeVar, cast
 
 from ..base import (
     ALLREDUCE,
@@ -59,11 +60,13 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MEMORY_KERNEL",
     "RankTrace",
+    "Ranked",
     "ReadRank",
     "TraceError",
     "TraceStep",
     "chunked",
     "collect",
+    "first_per_rank",
     "load",
     "load_streams",
     "parse_file",
@@ -832,19 +835,46 @@ def collect(results: Iterable[ReadRank | FileError]) -> Loaded:
     >>> len(loaded.traces), loaded.errors[0].message
     (1, 'a second file for rank 1 (first: rank1.jsonl)')
     """
-    traces: dict[int, ReadRank] = {}
+    traces, errors = first_per_rank(results)
+    return Loaded(tuple(cast(list[ReadRank], traces)), tuple(errors))
+
+
+class Ranked(Protocol):
+    """What `first_per_rank` reads of a file read: its rank and where it came from."""
+
+    @property
+    def rank(self) -> int:
+        """The rank the file is of."""
+        ...
+
+    @property
+    def source(self) -> str:
+        """Where the file came from (its path or name)."""
+        ...
+
+
+R = TypeVar("R", bound=Ranked)
+
+
+def first_per_rank(results: Iterable[R | FileError]) -> tuple[list[R], list[FileError]]:
+    """Each rank's first file (by rank) and the errors in the order given, a second file for a rank one of them:
+    what `collect` keeps of files read in one process, and a run read in parts keeps of what each part read
+    (`analysis.parted`).
+
+    >>> from ddpcore.traces import FileError
+    >>> from types import SimpleNamespace as S
+    >>> kept, errors = first_per_rank([S(rank=2, source="b"), FileError("x", "unreadable"), S(rank=2, source="c")])
+    >>> [r.source for r in kept], [e.source for e in errors]
+    (['b'], ['x', 'c'])
+    """
+    firsts: dict[int, R] = {}
     errors: list[FileError] = []
     for result in results:
         if isinstance(result, FileError):
             errors.append(result)
-            continue
-        trace = result
-        if trace.rank in traces:
-            errors.append(
-                FileError(
-                    trace.source, Message.of("file.second_for_rank", rank=trace.rank, first=traces[trace.rank].source)
-                )
-            )
-            continue
-        traces[trace.rank] = trace
-    return Loaded(tuple(traces[r] for r in sorted(traces)), tuple(errors))
+        elif result.rank in firsts:
+            first = firsts[result.rank].source
+            errors.append(FileError(result.source, Message.of("file.second_for_rank", rank=result.rank, first=first)))
+        else:
+            firsts[result.rank] = result
+    return [firsts[r] for r in sorted(firsts)], errors

@@ -11,10 +11,12 @@ import pytest
 
 from ddpcore.analysis import (
     AnalysisError,
+    FilesRead,
     Shard,
     judge,
     measure,
     measure_loaded,
+    measure_parts,
     measure_shards,
     shards_of,
 )
@@ -23,7 +25,6 @@ from ddpcore.traces import (
     SUFFIX,
     Keep,
     KeptColumns,
-    Loaded,
     read_paths,
     simulated_run,
     summary_bytes,
@@ -77,21 +78,6 @@ def test_another_threshold_is_refused():
         judge(kept, 0.2)
 
 
-def test_loaded_by_a_function_is_read_once_and_slimmed():
-    run, _ = simulated_run(16, 20, persistent=(2,), p=0.05, seed=4)
-    calls = []
-
-    def read() -> Loaded:
-        calls.append(1)
-        return Loaded(tuple(run), ())
-
-    kept, errors = measure_loaded(read, at=0.1)
-    whole, _ = measure_loaded(Loaded(tuple(run), ()))
-    assert calls == [1] and errors == ()
-    assert all(s.drawn == () for s in kept.steps) and all(s.drawn for s in whole.steps)
-    assert analysis_payload(judge(kept, 0.1), []) == analysis_payload(judge(whole, 0.1), [])
-
-
 @pytest.mark.parametrize(
     "folder",
     sorted({os.path.dirname(os.path.relpath(f, FIXTURES)) for f in glob.glob(f"{FIXTURES}/**/*.*", recursive=True)}),
@@ -104,7 +90,8 @@ def test_kept_verdict_on_real_runs(folder, threshold):
         if len(files) < 2:
             continue
         whole, errors = measure_loaded(read_paths(files, 1))
-        kept, kept_errors = measure_loaded(lambda: read_paths(files, 1, keep=Keep.VERDICT), at=threshold)  # noqa: B023
+        half = len(files) // 2
+        kept, kept_errors = measure_parts([FilesRead(files[:half], 0), FilesRead(files[half:], half)], threshold)
         assert kept_errors == errors
         if whole is None:
             assert kept is None
@@ -125,7 +112,7 @@ def test_a_rank_with_more_steps_is_read_again(tmp_path):
     run = [replace(r, steps=r.steps[:20]) if r.rank else r for r in run]
     files = written(tmp_path, run)
     whole, errors = measure_loaded(read_paths(files, 1))
-    kept, kept_errors = measure_loaded(lambda: read_paths(files, 2, keep=Keep.VERDICT), at=0.1)
+    kept, kept_errors = measure_parts([FilesRead(files, 0)], 0.1)
     assert kept_errors == errors == ()
     thin = read_paths(files, 1, keep=Keep.VERDICT).traces
     assert all(isinstance(t, KeptColumns) and not t.phases_ms for t in thin)
@@ -138,8 +125,8 @@ def test_a_file_changed_before_it_is_read_again_is_one_error(tmp_path):
     run, _ = simulated_run(4, 12, seed=7)
     run = [replace(r, steps=r.steps[:10]) if r.rank else r for r in run]
     files = written(tmp_path, run)
-    loaded = read_paths(files, 1, keep=Keep.VERDICT)
+    parts = [FilesRead(files, 0)]
     (tmp_path / f"rank0{SUFFIX}").write_bytes(b"not a summary")
-    measured, errors = measure_loaded(loaded, at=0.1)
+    measured, errors = measure_parts(parts, 0.1)
     assert measured is None
     assert errors[-1].message == str(AnalysisError("run.changed", source=files[0]))

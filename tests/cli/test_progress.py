@@ -25,6 +25,20 @@ def test_a_read_past_a_few_seconds_shows_its_progress_and_the_measurement(monkey
     assert said.endswith(rounds)
 
 
+def test_parts_read_in_forked_processes_show_their_reading_as_one(monkeypatch):
+    """With `--jobs 2` each part of the files is read by a process of its own, which tells how far it is: one line
+    of files read for all of them, up to every file, then the measurement."""
+    paths = [str(p) for p in sorted((FIXTURES / "ddp8" / "s1.5").glob("*.jsonl.gz"))]
+    terminal = Terminal()
+    monkeypatch.setattr(commands.sys, "stderr", terminal)
+    monkeypatch.setattr(commands, "PROGRESS_AFTER_S", 0.0)
+    assert main(["analyze", "--jobs", "2", *paths]) == 0
+    said = terminal.getvalue()
+    assert "\rread 8/8 files" in said and "measuring 8 ranks, 320 rank-steps" in said
+    reads = [int(part.split("/")[0]) for part in said.split("\rread ")[1:]]
+    assert reads == sorted(reads) and reads[-1] == 8
+
+
 def test_a_measure_for_the_page_tells_its_steps(monkeypatch):
     """`--fit` keeps every entry of every step (the page's measure), a step at a time."""
     paths = [str(p) for p in sorted((FIXTURES / "ddp8" / "s1.5").glob("*.jsonl.gz"))]

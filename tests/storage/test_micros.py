@@ -63,3 +63,26 @@ def test_offsets_from_a_base_read_as_the_times_themselves(offsets, base):
     assert again == based and again.base == base
     across = Transposed([based, Micros(array("i", offsets))], "d")
     assert list(across.at(0)) == [whole[0], offsets[0] / 1000]
+
+
+@given(
+    st.lists(st.lists(st.integers(-1000, 1000), min_size=6, max_size=6), min_size=1, max_size=5),
+    st.integers(0, 5),
+    st.integers(0, 6),
+    st.sampled_from([None, 1, 2, 4]),
+)
+def test_some_rows_are_read_where_they_lie_as_their_copy_is(columns, start, stop, block):
+    """`Transposed(..., rows=range(a, b))` reads rows a to b of every column, without copying them out, as a
+    Transposed of the columns' slices does: doubles, microseconds and flags alike."""
+    rows = range(start, max(start, stop))
+    for kept, code in (
+        ([array("d", c) for c in columns], "d"),
+        ([Micros(array("i", c)) for c in columns], "d"),
+        ([bytes(v % 2 for v in c) for c in columns], "B"),
+    ):
+        where = Transposed(kept, code, block, rows)
+        copied = Transposed([c[rows.start : rows.stop] for c in kept], code, block)
+        assert where.rows == copied.rows == len(rows)
+        for j in range(len(rows)):
+            a, b = where.at(j), copied.at(j)
+            assert (a if isinstance(a, bytes) else a.tolist()) == (b if isinstance(b, bytes) else b.tolist())

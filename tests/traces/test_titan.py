@@ -134,11 +134,11 @@ def test_summaries_of_the_logs_are_version_4_and_tell_the_same_verdict():
 def test_the_shards_pipeline_says_the_same_as_the_whole_measure():
     """A measure kept to one threshold (the command line's, and a Ray run's: `shards`) gives the same verdict and the
     same warning as the page's whole measure."""
-    from ddpcore.analysis import judge, measure_loaded
+    from ddpcore.analysis import FilesRead, judge, measure_loaded, measure_parts
 
-    read = read_paths(sorted(str(p) for p in (FIXTURES / "titan" / "slow_load").glob(LOGS)))
-    whole, _ = measure_loaded(read)
-    kept, _ = measure_loaded(read, at=0.1)
+    files = sorted(str(p) for p in (FIXTURES / "titan" / "slow_load").glob(LOGS))
+    whole, _ = measure_loaded(read_paths(files))
+    kept, _ = measure_parts([FilesRead(files, 0)], 0.1)
     assert whole is not None and kept is not None
     a, b = judge(whole, 0.1), judge(kept, 0.1)
     assert [s.rank for s in a.stragglers] == [s.rank for s in b.stragglers] == [1]
