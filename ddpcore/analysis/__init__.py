@@ -180,7 +180,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .runs import (  # noqa: F401
         Drifts,
         Releases,
-        Runs,
         bound_of,
         copies,
         drift,
@@ -415,7 +414,6 @@ _LAZY = {
     "runs": (
         "Drifts",
         "Releases",
-        "Runs",
         "bound_of",
         "copies",
         "drift",

@@ -45,6 +45,7 @@ from statistics import NormalDist
 
 from ..storage import (
     Fan,
+    RowsWhenRead,
     Transposed,
     above_or_not,
     affine,
@@ -979,7 +980,7 @@ def adjusted(
     return Adjusted(work, slow, tuple(usual[i] for i in slow), middles, base)
 
 
-class Adjusted(Sequence[array]):
+class Adjusted(RowsWhenRead[array]):
     """Each step's work with the slow ranks' usual offsets taken out (`adjusted`), a step made when read: a copy of
     every step held while chance is measured would take 8 bytes a rank-step (800 MB at 10^8 rank-steps) for the few
     ranks it changes, and a row is copied in one C pass."""
@@ -997,9 +998,8 @@ class Adjusted(Sequence[array]):
     def __len__(self) -> int:
         return len(self.work)
 
-    def __getitem__(self, j):  # type: ignore[no-untyped-def]
-        if isinstance(j, slice):
-            return [self[k] for k in range(len(self))[j]]
+    def row(self, j: int) -> array:
+        """Step j's work, the slow ranks' offsets taken out."""
         done = self.work[j]
         row = array("d", done)
         top = self.middles[j] + self.base

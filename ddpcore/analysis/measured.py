@@ -223,7 +223,7 @@ def one_run(loaded: Loaded, fan: Fan = map) -> tuple[list[RankColumns], tuple[Fi
     tables = sorted((table_of(r) for r in loaded.traces), key=lambda t: t.rank)
     if len(tables) < 2:
         return tables, loaded.errors
-    kept, others = the_run(runs_of(tables, fan).groups)
+    kept, others = the_run(runs_of(tables, fan))
     return list(kept), (*loaded.errors, *others)
 
 
@@ -231,9 +231,9 @@ R = TypeVar("R", bound=Ranked)
 
 
 def the_run(groups: Sequence[Sequence[R]]) -> tuple[Sequence[R], tuple[FileError, ...]]:
-    """The largest of the runs found (groups of ranks read, largest first: `runs.run_groups`) and a line for each
-    file of another; AnalysisError when two are as large (none is analysed): one rule for a run read in this process
-    (`one_run`) and for one read in parts (`parted`)."""
+    """The largest of the runs found (groups of ranks read, largest first: `runs.runs_of`, `runs.run_groups`) and a
+    line for each file of another; AnalysisError when two are as large (none is analysed): one rule for a run read
+    in this process (`one_run`) and for one read in parts (`parted`)."""
     if len(groups) > 1 and len(groups[0]) == len(groups[1]):
         named = "; ".join(", ".join(t.source for t in g) for g in groups)
         raise AnalysisError("run.runs", count=len(groups), groups=named)

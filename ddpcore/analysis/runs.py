@@ -39,7 +39,6 @@ T = TypeVar("T")
 __all__ = [
     "Drifts",
     "Releases",
-    "Runs",
     "bound_of",
     "copies",
     "drift",
@@ -159,27 +158,14 @@ def groups_of(
     return sorted(groups.values(), key=lambda g: (-len(g), g))
 
 
-@dataclass(frozen=True)
-class Runs:
-    """The ranks given, as runs (largest first): `kept` the largest, None when another is as large."""
-
-    kept: tuple[RankColumns, ...] | None
-    groups: tuple[tuple[RankColumns, ...], ...]
-
-    @property
-    def others(self) -> tuple[RankColumns, ...]:
-        """The ranks of every run but the kept one."""
-        kept = {id(t) for t in self.kept or ()}
-        return tuple(t for g in self.groups for t in g if id(t) not in kept)
-
-
 def _each(task: Callable[[RankColumns], T], tables: Sequence[RankColumns], fan: Fan) -> list[T]:
     """`task` of every table, the tables a range at a time through `fan` (`storage.Fan`)."""
     return _each_index(lambda i: task(tables[i]), range(len(tables)), len(tables[0].step) if tables else 0, fan)
 
 
-def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> Runs:
-    """The ranks split into the runs they belong to; the largest run kept when it is the only one that large.
+def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> list[list[RankColumns]]:
+    """The ranks split into the runs they belong to, largest first (`measured.the_run` keeps the largest when it is
+    the only one that large).
 
     The references are compared pairwise (the bound comes from them); every other rank with the first rank of the
     references' largest run, and with every reference only when that one is not its run. Only the references'
@@ -188,9 +174,8 @@ def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> Runs:
 
     >>> from ddpcore.traces import simulated_run, table_of
     >>> ranks = [table_of(r) for r in simulated_run(4, 20, seed=1)[0]]
-    >>> runs = runs_of(ranks)
-    >>> len(runs.kept), runs.others
-    (4, ())
+    >>> [len(run) for run in runs_of(ranks)]
+    [4]
     """
     n = len(tables)
     worlds = [t.world_size for t in tables]
@@ -207,9 +192,7 @@ def runs_of(tables: Sequence[RankColumns], fan: Fan = map) -> Runs:
             for k, d in some.items()
         }
 
-    groups = tuple(tuple(tables[i] for i in g) for g in run_groups(n, worlds, known, rest))
-    unique = len(groups) == 1 or len(groups[0]) > len(groups[1])
-    return Runs(groups[0] if unique else None, groups)
+    return [[tables[i] for i in g] for g in run_groups(n, worlds, known, rest)]
 
 
 Drifts = dict[tuple[int, int], float | None]

@@ -32,7 +32,7 @@ import math
 import statistics
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial, reduce
 from itertools import accumulate, chain
@@ -42,6 +42,7 @@ from ..base import CAUSES, FORWARD_BACKWARD, LOAD, THRESHOLD
 from ..storage import (
     SAMPLE,
     Positions,
+    RowsWhenRead,
     Sample,
     SortedRuns,
     Transposed,
@@ -105,7 +106,7 @@ __all__ = ["ROUNDS", "Shard", "ShardRounds", "asked", "asked_each", "measure_sha
 T = TypeVar("T")
 
 
-class StepRows(Sequence[Sequence[float]]):
+class StepRows(RowsWhenRead[Sequence[float]]):
     """A column of a shard's ranks read a step at a time (`storage.Transposed.at`), each step's values gathered
     from the ranks' own columns where the step is read: held once, in the tables' own types (microseconds in 4
     bytes), not as a second copy in doubles (at 10^7 rank-steps a node, six columns of 8 bytes: 480 MB). The rounds
@@ -117,17 +118,9 @@ class StepRows(Sequence[Sequence[float]]):
     def __len__(self) -> int:
         return self.across.rows
 
-    def __getitem__(self, j):  # type: ignore[no-untyped-def]
-        if isinstance(j, slice):
-            return [self.across.at(k) for k in range(*j.indices(self.across.rows))]
-        if j < 0:
-            j += self.across.rows
-        if not 0 <= j < self.across.rows:
-            raise IndexError(j)
+    def row(self, j: int) -> Sequence[float]:
+        """Step j's values, in milliseconds."""
         return self.across.at(j)
-
-    def __iter__(self) -> Iterator[Sequence[float]]:
-        return map(self.across.at, range(self.across.rows))
 
     def raw(self, j: int) -> Sequence[float]:
         """Step j's values as the ranks keep them (`storage.Micros` for times: converted only where read, a few

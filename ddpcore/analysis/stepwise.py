@@ -24,6 +24,7 @@ from operator import le, sub, truediv
 
 from ..base import Interval
 from ..storage import (
+    RowsWhenRead,
     Transposed,
     block_rows,
     median,
@@ -278,7 +279,7 @@ def read_entries(
     return chosen
 
 
-class CostRows(Sequence[array]):
+class CostRows(RowsWhenRead[array]):
     """Each step's costs, made when read from its waits and their middle places (`costs_of`; `total`: how many waits
     the places are of, when the waits are some of them, a shard's): kept whole until the ranks are summarised, 10^8
     rank-steps' costs would hold 0.8 GB more.
@@ -296,9 +297,8 @@ class CostRows(Sequence[array]):
     def __len__(self) -> int:
         return len(self.waits)
 
-    def __getitem__(self, j):  # type: ignore[no-untyped-def]
-        if isinstance(j, slice):
-            return [self[k] for k in range(len(self))[j]]
+    def row(self, j: int) -> array:
+        """Step j's costs."""
         wait = self.waits[j]
         return costs_of(wait, self.places[j], self.total or len(wait))
 

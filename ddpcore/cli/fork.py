@@ -216,7 +216,6 @@ def _serve(conn: Connection, files: Sequence[str], first: int, tell: bool) -> No
         failed = None
     except Exception:
         read, failed = None, RuntimeError(traceback.format_exc())
-    shard: Shard | None = None
     while True:
         try:
             asked = conn.recv()
@@ -230,10 +229,9 @@ def _serve(conn: Connection, files: Sequence[str], first: int, tell: bool) -> No
                 raise failed
             assert read is not None
             if name == "keep":
-                shard = read.keep(*args)
-                conn.send((True, shard.ranks))
+                conn.send((True, read.keep(*args).ranks))
                 continue
-            conn.send((True, getattr(shard if shard is not None else read, name)(*args)))
+            conn.send((True, getattr(read.shard if read.shard is not None else read, name)(*args)))
         except AnalysisError as exc:
             conn.send((False, exc))
         except Exception:

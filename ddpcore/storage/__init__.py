@@ -64,6 +64,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .transposed import (  # noqa: F401
         Transposed,
     )
+    from .whenread import (  # noqa: F401
+        RowsWhenRead,
+    )
 
 _LAZY = {
     "fan": (
@@ -115,6 +118,7 @@ _LAZY = {
         "without_places",
     ),
     "transposed": ("Transposed",),
+    "whenread": ("RowsWhenRead",),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""
 
