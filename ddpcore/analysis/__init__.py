@@ -141,6 +141,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         one_run,
     )
     from .parted import (  # noqa: F401
+        QUESTIONS,
         FilesRead,
         Header,
         Part,
@@ -378,6 +379,7 @@ _LAZY = {
         "FilesRead",
         "Header",
         "Part",
+        "QUESTIONS",
         "measure_parts",
     ),
     "rankmap": (

@@ -21,7 +21,7 @@ from .results import AnalysisError, Measured
 from .runs import Drifts, Releases, drifts_to, references, run_groups
 from .shards import Shard, asked, asked_each, measure_shards
 
-__all__ = ["FilesRead", "Header", "Part", "measure_parts"]
+__all__ = ["QUESTIONS", "FilesRead", "Header", "Part", "measure_parts"]
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,16 @@ class FilesRead:
 
 
 Part: TypeAlias = FilesRead
-"""What `measure_parts` asks: a `FilesRead` here, or one in a forked process answering as it would."""
+"""What `measure_parts` asks: a `FilesRead` here, or one in a forked process or on a Ray node answering as it
+would."""
+
+
+def _public(cls: type) -> set[str]:
+    return {name for name, value in vars(cls).items() if not name.startswith("_") and callable(value)}
+
+
+QUESTIONS = frozenset(_public(FilesRead) | _public(Shard))
+"""What a part answers, wherever it is: its reading's questions (`FilesRead`), then its shard's (`Shard`)."""
 
 
 def measure_parts(

@@ -56,7 +56,7 @@ from ..storage import (
     within,
     without_places,
 )
-from ..traces import WARMUP_STEP, FileError, RankColumns, RankFacts, RankTrace, kept_for_verdict, table_of
+from ..traces import WARMUP_STEP, RankColumns, RankFacts, RankTrace, kept_for_verdict, table_of
 from .caveats import RunFacts, caveats_of
 from .chance import (
     KEPT,
@@ -143,8 +143,8 @@ def asked_each(shards: Sequence[Any], name: str, each: Sequence[tuple]) -> list:
 
     >>> from ddpcore.traces import simulated_run
     >>> shards = shards_of(simulated_run(5, 3, seed=1)[0], 2)
-    >>> asked_each(shards, "unread", [(), ()])
-    [(), ()]
+    >>> [len(hello["ranks"]) for hello in asked_each(shards, "hello", [(), ()])]
+    [3, 2]
     """
     waiting = [
         s.ask_later(name, args) if hasattr(s, "ask_later") else partial(getattr(s, name), *args)
@@ -178,25 +178,14 @@ def pooled_sample(count: int) -> int:
 class Shard:
     """Some of a run's ranks (their tables, `traces.table_of`), measured where they are read: what a merge asks of
     them, in the order it asks (`merge`). Every answer is plain data, so that it can cross a process or a network
-    (`ddpcore.cli.onray`: each on a node of a Ray cluster)."""
+    (`ddpcore.cli.fork`: a forked process; `ddpcore.cli.onray`: a node of a Ray cluster)."""
 
-    def __init__(self, ranks: Sequence[RankTrace | RankFacts | RankColumns], errors: Sequence[FileError] = ()) -> None:
+    def __init__(self, ranks: Sequence[RankTrace | RankFacts | RankColumns]) -> None:
         self.tables = sorted((table_of(r) for r in ranks), key=lambda t: t.rank)
-        self.errors = tuple(errors)
         self.ranks = tuple(t.rank for t in self.tables)
         self.vectors: dict[str, Sequence[Sequence[float]]] = {}
         self.pooled: dict[str, SortedRuns] = {}
         self.ordered: dict[str, list[Sequence[float]]] = {}
-
-    def unread(self) -> tuple[FileError, ...]:
-        """The shard's files left out, each with its line (unreadable, or of another run than its ranks'): a merge
-        lists them as `analyze` lists its own.
-
-        >>> from ddpcore.traces import simulated_run
-        >>> Shard(simulated_run(2, 3, seed=1)[0], [FileError("rank9.jsonl", "not a trace")]).unread()[0].source
-        'rank9.jsonl'
-        """
-        return self.errors
 
     def hello(self) -> dict:
         """The shard's ranks, their world sizes and digests (`runs.copies`), the steps all of them have, and which

@@ -25,10 +25,10 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     )
     from .onray import (  # noqa: F401
         ANSWER_S,
+        NodePart,
         NodeReader,
-        NodeShard,
         RayError,
-        node_shards,
+        node_parts,
         ray_module,
     )
     from .reports import (  # noqa: F401
@@ -66,10 +66,10 @@ _LAZY = {
     ),
     "onray": (
         "ANSWER_S",
+        "NodePart",
         "NodeReader",
-        "NodeShard",
         "RayError",
-        "node_shards",
+        "node_parts",
         "ray_module",
     ),
     "reports": (

@@ -585,10 +585,11 @@ def _run_analyze(args: argparse.Namespace) -> int:
 
 
 def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | None:
-    """The verdict merged from every node of a Ray cluster (`cli.onray`), and the files the nodes left out; None
-    (after one line) when the cluster, a node or the run fails: never a partial verdict."""
-    from ..analysis import AnalysisError, merge
-    from .onray import RayError, as_shards, connect, node_shards, progress
+    """The verdict over the files on every node of a Ray cluster (`cli.onray`), measured as `analyze` measures parts
+    of them (`analysis.measure_parts`), and the files left out; None (after one line) when the cluster, a node or the
+    run fails: never a partial verdict."""
+    from ..analysis import AnalysisError, judge, measure_parts
+    from .onray import RayError, connect, node_parts, progress
 
     THRESHOLD.check(args.threshold)
     _check_jobs(args.jobs)
@@ -601,8 +602,13 @@ def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | None:
         _say("analyze", f"error: {exc}")
         return None
     try:
-        shards, unread = node_shards(ray, args.files[0], args.jobs or 1, lambda line: _say("analyze", line))
-        return merge(as_shards(shards), args.threshold, progress), _told("analyze", unread)
+        parts = node_parts(ray, args.files[0], args.jobs or 1, lambda line: _say("analyze", line))
+        measured, errors = measure_parts(parts, args.threshold, progress)
+        told = _told("analyze", errors)
+        if measured is None:
+            return None
+        progress("verdict")
+        return judge(measured, args.threshold), told
     except (RayError, AnalysisError) as exc:
         _say("analyze", f"error: {exc}")
         return None

@@ -24,7 +24,7 @@ from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from typing import cast
 
-from ..analysis import AnalysisError, FilesRead, Part, Shard
+from ..analysis import QUESTIONS, AnalysisError, FilesRead, Part
 from ..storage import Fan
 from ..traces import Progress
 
@@ -150,7 +150,7 @@ class ForkedPart:
         return ShardLost(f"the process {held} stopped answering{how}: no verdict")
 
     def __getattr__(self, name: str) -> Callable[..., object]:
-        if name.startswith("_") or not callable(getattr(Shard, name, None) or getattr(FilesRead, name, None)):
+        if name not in QUESTIONS:
             raise AttributeError(name)
         return lambda *args: self.ask_later(name, args)()
 

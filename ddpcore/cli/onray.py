@@ -1,10 +1,13 @@
-"""`analyze --ray`: one verdict over ranks whose files lie on the nodes of a Ray cluster (`analysis.shards`).
+"""`analyze --ray`: one verdict over ranks whose files lie on the nodes of a Ray cluster, measured by the pipeline
+`analyze` runs in forked processes (`analysis.measure_parts`): each node's files are read there, by parts.
 
-One actor per live node, pinned to it (`NodeAffinitySchedulingStrategy`, not soft: an actor never moves to a node
-that does not hold its files), reads PATH there and answers the merge's rounds: `analysis.Shard`'s questions, ASKED.
-PATH is read with the node's environment variables (and `~`) expanded, so `/scratch/$HOSTNAME/summaries` names each
-node's own folder; a relative PATH is taken from the driver's working directory. The driver merges and judges
-(`analysis.merge`), as `analyze` over the same files would.
+`--jobs` actors per live node, pinned to it (`NodeAffinitySchedulingStrategy`, not soft: an actor never moves to a
+node that does not hold its files), each read its share of PATH's files there (`analysis.FilesRead`) and answer as a
+part: what each file held, the references' releases and the other ranks' drifts, then, holding the run's ranks, the
+merge's rounds (`analysis.Shard`'s questions). The driver decides which files make the run by the rules one process
+applies, merges and judges. PATH is read with the node's environment variables (and `~`) expanded, so
+`/scratch/$HOSTNAME/summaries` names each node's own folder; a relative PATH is taken from the driver's working
+directory.
 
 Ray is imported here alone, only when `--ray` is given (the `ray` extra), and never by the page. A node that dies or
 stops answering ends the run with one line naming it (`RayError`), never a partial verdict; every wait has a limit.
@@ -17,41 +20,14 @@ import socket
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..analysis import AnalysisError, Shard, one_run
-from ..traces import FileError, Keep, files_in, read_paths
+from ..analysis import QUESTIONS, AnalysisError, FilesRead, Header, Part
+from ..traces import files_in
 
-__all__ = ["ANSWER_S", "NodeReader", "NodeShard", "RayError", "node_shards", "ray_module"]
+__all__ = ["ANSWER_S", "NodePart", "NodeReader", "RayError", "node_parts", "ray_module"]
 
-ASKED = (
-    "hello",
-    "begin",
-    "samples",
-    "between",
-    "at_places",
-    "count_upto",
-    "above",
-    "counts_upto",
-    "places",
-    "adjust",
-    "suspects",
-    "suspects_held",
-    "leads",
-    "recentre",
-    "top_suspects",
-    "sums",
-    "deviations",
-    "lateness",
-    "waits",
-    "costs",
-    "over",
-    "entries",
-    "unread",
-)
-"""The questions a node answers (`analysis.Shard`'s methods, in the order a merge asks them; the files it left out
-last, for the driver's own lines)."""
 ANSWER_S = 1800.0
 """The longest a node may take over one answer, reading its files included, before the run ends naming it."""
 LOCAL = "local"
@@ -74,73 +50,83 @@ def ray_module() -> Any:
 
 
 class NodeReader:
-    """What runs on each node (as a Ray actor): the node's ranks read from PATH once, each rank's table slimmed where
-    it was read (`traces.Keep.VERDICT`: the columns the merge reads, and its own medians), then the merge's
-    questions answered. Answers are (True, value) or (False, the error's line): an analysis error is the run's, not the
-    node's."""
+    """What runs on a node (as a Ray actor): the `part`-th of `parts` shares of PATH's files (consecutive ones), read
+    there when asked (`read`: `analysis.FilesRead`, from the place among all the cluster's files the driver gives),
+    then its questions answered (`QUESTIONS`). Answers are (True, value) or (False, the error): an `AnalysisError` is
+    the run's, not the node's, and is raised as itself by the driver."""
 
-    def __init__(self, path: str, jobs: int, cwd: str) -> None:
+    def __init__(self, path: str, cwd: str, part: int, parts: int) -> None:
         self.path = os.path.join(cwd, os.path.expanduser(os.path.expandvars(path)))
         self.host = socket.gethostname()
-        self.shard: Shard | None = None
+        self.files: list[str] = []
         self.error: str | None = None
-        self.unread: tuple[FileError, ...] = ()
+        self.part: FilesRead | None = None
         if not os.path.exists(self.path):
             self.error = f"{self.path}: no such file or folder"
             return
         try:
-            files = files_in([self.path])
-            tables, errors = one_run(read_paths(files, jobs, keep=Keep.VERDICT))
-        except AnalysisError as exc:
-            self.error = str(exc)
-            return
+            every = files_in([self.path])
         except OSError as exc:
             self.error = f"{self.path}: {exc.strerror or exc}"
             return
-        self.shard = Shard(tables, errors) if tables else None
-        self.unread = tuple(errors)
+        size = -(-len(every) // parts)
+        self.files = every[part * size : (part + 1) * size]
 
     def about(self) -> dict:
-        """Where the node read, what it holds (its ranks, none when its PATH held no readable rank) and why not."""
-        ranks = self.shard.ranks if self.shard is not None else ()
-        return {"host": self.host, "path": self.path, "ranks": list(ranks), "error": self.error, "unread": self.unread}
+        """Where the node reads, how many files this part holds, and why it cannot read (None when it can)."""
+        return {"host": self.host, "path": self.path, "files": len(self.files), "error": self.error}
+
+    def read(self, first: int) -> None:
+        """Its files read, numbered from `first` among all the cluster's files."""
+        self.part = FilesRead(self.files, first)
 
     def ask(self, name: str, args: tuple) -> tuple[bool, object]:
-        """One of the merge's questions (`ASKED`), answered by the node's shard."""
-        if name not in ASKED or self.shard is None:
+        """One of the questions a part answers (`QUESTIONS`): its reading's, then its shard's once it keeps ranks."""
+        if name not in QUESTIONS or self.part is None:
             return False, f"a node does not answer {name!r}"
         try:
-            return True, getattr(self.shard, name)(*args)
+            if name == "keep":
+                return True, self.part.keep(*args).ranks
+            held = self.part.shard if self.part.shard is not None else self.part
+            return True, getattr(held, name)(*args)
         except AnalysisError as exc:
-            return False, str(exc)
+            return False, exc
 
 
-@dataclass(frozen=True)
-class NodeShard:
-    """A node's actor, asked as if it were a `Shard` (each answer waited for at most ANSWER_S)."""
+@dataclass
+class NodePart:
+    """A node's actor, asked as if it were an `analysis.FilesRead` in this process (each answer waited for at most
+    ANSWER_S); its ranks in the run once it keeps them."""
 
     actor: Any
     node: str
     host: str
-    ranks: tuple[int, ...]
+    ranks: tuple[int, ...] = ()
 
     def ask_later(self, name: str, args: tuple) -> Callable[[], object]:
-        """Send one of the merge's questions (`ASKED`); what waits for its answer (`analysis.asked`: every node is
-        asked before any answer is awaited)."""
-        if name not in ASKED:
+        """Send one of the questions a part answers (`QUESTIONS`); what waits for its answer (`analysis.asked`: every
+        part is asked before any answer is awaited)."""
+        if name not in QUESTIONS:
             raise AttributeError(name)
         ref = self.actor.ask.remote(name, args)
 
         def answer() -> object:
             ok, value = _answer(self.where, ref)
-            if not ok:
-                raise RayError(f"node {self.where}: {value}")
-            return value
+            if ok:
+                return value
+            if isinstance(value, AnalysisError):
+                raise value
+            raise RayError(f"node {self.where}: {value}")
 
         return answer
 
+    def keep(self, indices: Sequence[int]) -> NodePart:
+        """Its files at these places (its ranks in the run) kept as its shard, asked as one from then on."""
+        self.ranks = cast(tuple[int, ...], self.ask_later("keep", (indices,))())
+        return self
+
     def __getattr__(self, name: str) -> Callable[..., object]:
-        if name not in ASKED:
+        if name not in QUESTIONS:
             raise AttributeError(name)
         return lambda *args: self.ask_later(name, args)()
 
@@ -187,75 +173,109 @@ def connect(address: str) -> Any:
     return ray
 
 
-def node_shards(ray: Any, path: str, jobs: int, say: Callable[[str], None]) -> tuple[list[NodeShard], list[FileError]]:
-    """One actor per live node, pinned to it, each having read PATH there; the nodes that hold ranks, as shards, and
-    the files they left out. Nodes that hold the same ranks (a PATH on a shared filesystem) are read once, and a
-    line says so; ranks partly held by two nodes are refused, naming both."""
+def node_parts(ray: Any, path: str, jobs: int, say: Callable[[str], None]) -> list[Part]:
+    """`jobs` actors per live node, pinned to it, each having read its share of PATH's files there: the parts
+    `analysis.measure_parts` asks (the files numbered node after node). A line per node says what it holds. Nodes
+    that hold the same ranks (a PATH on a shared filesystem) are read once, and a line says so; ranks partly held by
+    two nodes are refused, naming both."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     reader = ray.remote(num_cpus=0, max_restarts=0)(NodeReader)
-    nodes = sorted((n["NodeID"] for n in ray.nodes() if n.get("Alive")), key=str)
-    if not nodes:
+    ids = sorted((n["NodeID"] for n in ray.nodes() if n.get("Alive")), key=str)
+    if not ids:
         raise RayError("the cluster has no live node")
-    actors = [
-        reader.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node, soft=False)).remote(
-            path, jobs, os.getcwd()
-        )
-        for node in nodes
-    ]
-    shards = []
-    for node, actor in zip(nodes, actors):
-        about = _answer(_where("?", node), actor.about.remote())
-        shard = NodeShard(actor, node, about["host"], tuple(about["ranks"]))
-        if about["error"]:
-            raise RayError(f"node {shard.where}: {about['error']}")
-        say(_progress(shard, about["path"]))
-        shards.append((shard, list(about["unread"])))
-    kept = _once(shards, say)
-    if not kept:
+    nodes = []
+    for node in ids:
+        pinned = reader.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node, soft=False))
+        nodes.append(_Node(node, [pinned.remote(path, os.getcwd(), k, jobs) for k in range(jobs)]))
+    first, reading = 0, []
+    for n in nodes:
+        for actor in n.actors:
+            about = _answer(_where("?", n.node), actor.about.remote())
+            n.host, n.path = about["host"], about["path"]
+            if about["error"]:
+                raise RayError(f"node {n.where}: {about['error']}")
+            if about["files"]:
+                reading.append((n, actor.read.remote(first)))
+                n.parts.append(NodePart(actor, n.node, n.host))
+                first += about["files"]
+    for n, ref in reading:
+        _answer(n.where, ref)
+    _ranks_of(nodes)
+    kept = _once(nodes, say)
+    for n in nodes:
+        if n not in kept:
+            for actor in n.actors:
+                ray.kill(actor)
+    if not any(n.ranks for n in kept):
         raise RayError(f"no node holds a readable rank at {path}")
-    return [s for s, _ in kept], [e for _, errors in kept for e in errors]
+    return cast(list[Part], [p for n in kept for p in n.parts])
 
 
-def _progress(shard: NodeShard, path: str) -> str:
-    if not shard.ranks:
-        return f"node {shard.where}: no rank at {path}"
-    return f"node {shard.where}: {len(shard.ranks)} rank(s), {shard.ranks[0]} to {shard.ranks[-1]}, at {path}"
+@dataclass
+class _Node:
+    """A node of the cluster as the driver knows it: its actors, the parts that hold files, where it reads, and its
+    ranks (from what its files held)."""
+
+    node: str
+    actors: list[Any]
+    parts: list[NodePart] = field(default_factory=list)
+    host: str = "?"
+    path: str = ""
+    ranks: tuple[int, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """The node as a line names it (`_where`)."""
+        return _where(self.host, self.node)
 
 
-def _once(
-    shards: Sequence[tuple[NodeShard, list[FileError]]], say: Callable[[str], None]
-) -> list[tuple[NodeShard, list[FileError]]]:
-    """The nodes with ranks, each set of ranks read once: nodes holding exactly the same ranks (one shared folder)
-    keep the first and are said in one line; two nodes sharing only some ranks are refused."""
-    by_ranks: dict[tuple[int, ...], list[tuple[NodeShard, list[FileError]]]] = defaultdict(list)
-    for s in shards:
-        if s[0].ranks:
-            by_ranks[s[0].ranks].append(s)
-    holder: dict[int, NodeShard] = {}
-    kept: list[tuple[NodeShard, list[FileError]]] = []
+def _ranks_of(nodes: Sequence[_Node]) -> None:
+    """Each node's ranks, from what its parts' files held (asked of every part at once)."""
+    from ..analysis import asked
+
+    every = [(n, p) for n in nodes for p in n.parts]
+    held: dict[str, set[int]] = defaultdict(set)
+    for (n, _), told in zip(every, asked([p for _, p in every], "headers")):
+        held[n.node].update(h.rank for h in told if isinstance(h, Header))
+    for n in nodes:
+        n.ranks = tuple(sorted(held[n.node]))
+
+
+def _once(nodes: Sequence[_Node], say: Callable[[str], None]) -> list[_Node]:
+    """The nodes, each set of ranks read once: nodes holding exactly the same ranks (one shared folder) keep the
+    first and are said in one line; two nodes sharing only some ranks are refused. A node whose files hold no rank
+    is kept, for the lines that say why."""
+    by_ranks: dict[tuple[int, ...], list[_Node]] = defaultdict(list)
+    for n in nodes:
+        say(
+            f"node {n.where}: {len(n.ranks)} rank(s), {n.ranks[0]} to {n.ranks[-1]}, at {n.path}"
+            if n.ranks
+            else f"node {n.where}: no rank at {n.path}"
+        )
+        if n.ranks:
+            by_ranks[n.ranks].append(n)
+    holder: dict[int, _Node] = {}
+    dropped: set[str] = set()
     for ranks, same in by_ranks.items():
         if len(same) > 1:
-            one, others = same[0][0].where, ", ".join(s.where for s, _ in same[1:])
-            say(f"nodes {one} and {others} hold the same {len(ranks)} rank(s) (a shared folder?): read once on {one}")
-        first = same[0][0]
+            others = ", ".join(n.where for n in same[1:])
+            say(
+                f"nodes {same[0].where} and {others} hold the same {len(ranks)} rank(s) (a shared folder?): read once "
+                f"on {same[0].where}"
+            )
+            dropped.update(n.node for n in same[1:])
         for r in ranks:
             if r in holder:
                 raise RayError(
-                    f"rank {r} is held by node {holder[r].where} and node {first.where}, with other ranks apart: "
+                    f"rank {r} is held by node {holder[r].where} and node {same[0].where}, with other ranks apart: "
                     "give each node a folder of its own ranks (or a shared folder to all of them)"
                 )
-            holder[r] = first
-        kept.append(same[0])
-    return kept
+            holder[r] = same[0]
+    return [n for n in nodes if n.node not in dropped]
 
 
 def progress(round_name: str) -> None:
-    """A merge's rounds, on a terminal."""
+    """A measure's rounds, on a terminal."""
     if sys.stderr.isatty():
         print(f"ray: {round_name}…", file=sys.stderr, flush=True)
-
-
-def as_shards(shards: Sequence[NodeShard]) -> list[Shard]:
-    """The node shards, typed as the merge asks them."""
-    return cast(list[Shard], list(shards))

@@ -52,7 +52,7 @@ def main(folder: Path, want_path: Path) -> int:
     """Split, start two nodes, merge, measure; one JSON line on stdout."""
     from ray.cluster_utils import Cluster
 
-    from ddpcore.analysis import merge
+    from ddpcore.analysis import judge, measure_parts
     from ddpcore.cli import analysis_payload, onray
 
     files = sorted(p for p in folder.iterdir() if p.is_file())
@@ -69,7 +69,7 @@ def main(folder: Path, want_path: Path) -> int:
     cluster.add_node(num_cpus=1, env_vars={NODE_DIR: str(halves[1])})
     cluster.wait_for_nodes()
     crossed = [0]
-    asked = onray.NodeShard.ask_later
+    asked = onray.NodePart.ask_later
 
     def counted(self, name, args):  # type: ignore[no-untyped-def]
         wait = asked(self, name, args)
@@ -81,7 +81,7 @@ def main(folder: Path, want_path: Path) -> int:
 
         return answered
 
-    onray.NodeShard.ask_later = counted  # type: ignore[method-assign]
+    onray.NodePart.ask_later = counted  # type: ignore[method-assign]
     peaks: dict[int, int] = {}
     busy: dict[int, float] = {}
     stop = threading.Event()
@@ -91,8 +91,10 @@ def main(folder: Path, want_path: Path) -> int:
         ray = onray.connect(cluster.address)
         sampler.start()
         start, used = time.perf_counter(), time.process_time()
-        shards, unread = onray.node_shards(ray, f"${NODE_DIR}", 1, lambda line: None)
-        analysis = merge(onray.as_shards(shards), 0.1)
+        parts = onray.node_parts(ray, f"${NODE_DIR}", 1, lambda line: None)
+        measured, unread = measure_parts(parts, 0.1)
+        assert measured is not None, unread
+        analysis = judge(measured, 0.1)
         seconds, driver_s = time.perf_counter() - start, time.process_time() - used
         driver_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         got = json.loads(json.dumps(analysis_payload(analysis, []), allow_nan=False))
@@ -115,7 +117,7 @@ def main(folder: Path, want_path: Path) -> int:
                 "driver_cpu_s": driver_s,
                 "actor_cpu_s": sorted(busy.values()),
                 "bytes_between": crossed[0],
-                "nodes": len(shards),
+                "nodes": len(parts),
                 "unread": len(unread),
                 "same_as_analyze": got == want,
             }

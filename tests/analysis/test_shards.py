@@ -24,7 +24,7 @@ from ddpcore.analysis import (
 )
 from ddpcore.cli.verdicts import analysis_payload
 from ddpcore.storage import SortedRuns, bracket, sample_of
-from ddpcore.traces import read_paths, simulated_run
+from ddpcore.traces import SUFFIX, read_paths, simulated_run, summary_bytes
 
 FIXTURES = "tests/fixtures"
 
@@ -156,13 +156,26 @@ def test_the_bracket_is_narrow():
     assert 21 <= inside_count <= 40_000 * 4 / 64
 
 
-def test_a_node_answers_every_question_a_shard_does():
-    """A Ray node answers the questions named in `onray.ASKED`: every public method of `Shard`, none missing (a
-    question added to the merge and not to the nodes failed only on a cluster)."""
-    from ddpcore.cli.onray import ASKED
+def test_a_node_answers_as_a_part_does(tmp_path):
+    """A Ray node's reader (`onray.NodeReader`, run here without Ray) reads its share of the node's files from the
+    place the driver gives, and answers a part's questions as a `FilesRead` over the same files does: the reading's,
+    then its shard's once kept; anything else is refused."""
+    from ddpcore.analysis import QUESTIONS, FilesRead
+    from ddpcore.cli.onray import NodeReader
 
-    public = {name for name in vars(Shard) if not name.startswith("_") and callable(vars(Shard)[name])}
-    assert set(ASKED) == public
+    run, _ = simulated_run(6, 5, persistent=(4,), seed=2)
+    for r in run:
+        (tmp_path / f"rank{r.rank}{SUFFIX}").write_bytes(summary_bytes(r))
+    node = NodeReader(str(tmp_path), "/", 1, 2)
+    assert node.about()["files"] == 3 and node.about()["error"] is None
+    node.read(10)
+    here = FilesRead(sorted(str(p) for p in tmp_path.iterdir())[3:], 10)
+    assert node.ask("headers", ()) == (True, here.headers())
+    assert node.ask("keep", ([10, 12],)) == (True, (3, 5))
+    assert node.ask("hello", ()) == (True, here.keep([10, 12]).hello())
+    assert node.ask("anything", ()) == (False, "a node does not answer 'anything'")
+    assert {"headers", "releases", "drifts", "keep", "hello", "entries"} <= QUESTIONS
+    assert NodeReader(str(tmp_path / "nowhere"), "/", 0, 1).about()["error"].endswith("no such file or folder")
 
 
 def test_a_shard_lets_go_of_what_only_chance_read():

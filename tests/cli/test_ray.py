@@ -14,6 +14,7 @@ import pytest
 import ray
 from paths import FIXTURES
 from ray.cluster_utils import Cluster
+from runs import files
 
 from ddpcore.traces import SUFFIX, simulated_run, summary_bytes
 
@@ -78,6 +79,7 @@ def same_but_source(got: dict, want: dict) -> None:
 
 
 def test_three_nodes_each_reading_its_own_folder_give_analyze_s_verdict(cluster):
+    """Each node's folder read there, by one part or by two (`--jobs 2`: two actors pinned to each node)."""
     started, root = cluster
     ranks, _ = simulated_run(24, 50, persistent=(17,), p=0.02, seed=5)
     whole = spread(ranks, root)
@@ -88,6 +90,10 @@ def test_three_nodes_each_reading_its_own_folder_give_analyze_s_verdict(cluster)
     assert got["straggler_rank"] == 17
     for low, high in ((0, 4), (5, 15), (16, 23)):
         assert f"rank(s), {low} to {high}, at {root}" in merged.stderr
+    two = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json", "--jobs", "2")
+    assert two.returncode == 0, two.stderr
+    same_but_source(json.loads(two.stdout), want)
+    assert two.stderr.count("rank(s),") == 3, "a line per node, not per part"
 
 
 def test_a_real_run_split_over_the_nodes_is_the_same_byte_for_byte(cluster):
@@ -139,6 +145,37 @@ def test_every_real_set_split_over_the_nodes_is_analyze_s_verdict(cluster, capsy
         assert main(["analyze", "--ray", started.address, f"${NODE_DIR}", "--json"]) == code, found[0].parent
         got = capsys.readouterr().out
         same_but_source(json.loads(got), json.loads(want))
+
+
+def test_which_files_make_the_run_is_decided_over_every_node_as_analyze_decides_it(cluster):
+    """A node holding only the files of a smaller run, a second file for a rank and an unreadable one: the run is
+    chosen over every node's files by the rules `analyze` applies (a node does not decide its own run), the same
+    files are left out with the same lines, and the verdict is `analyze`'s."""
+    started, root = cluster
+    noise = FIXTURES / "noise"
+    given = [*files(noise / "two_slow", "*.jsonl.gz")[:3], *files(noise / "clean", "*.jsonl.gz")[3:]]
+    folders = folders_of(root)
+    for f in [*folders, root / "all"]:
+        shutil.rmtree(f, ignore_errors=True)
+        f.mkdir()
+    named = [(0, f"{k:02d}-{name}", data) for k, (name, data) in enumerate(given[:3])]
+    named += [(1, f"{k:02d}-{name}", data) for k, (name, data) in enumerate(given) if k >= 3]
+    named += [(1, "50-unreadable.jsonl", b"not json"), (0, "90-again.jsonl.gz", given[1][1])]
+    for node, name, data in named:
+        (folders[node] / name).write_bytes(data)
+        (root / "all" / name).write_bytes(data)
+    merged = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json")
+    whole = run("analyze", str(root / "all"), "--json")
+    assert merged.returncode == whole.returncode == 1, merged.stderr
+    got, want = json.loads(merged.stdout), json.loads(whole.stdout)
+    assert len(got["ranks"]) == 3 and len(got["errors"]) == 3
+    for payload in (got, want):
+        payload["errors"] = sorted(
+            (Path(e["source"]).name, e["message"].replace(str(folders[0]), "").replace(str(root / "all"), ""))
+            for e in payload["errors"]
+        )
+    same_but_source(got, want)
+    assert "no rank at" in merged.stderr
 
 
 def test_one_folder_every_node_sees_is_read_once(cluster):
