@@ -45,6 +45,7 @@ from statistics import NormalDist
 
 from ..storage import (
     Fan,
+    LeftOut,
     RowsWhenRead,
     Transposed,
     above_or_not,
@@ -130,6 +131,7 @@ __all__ = [
     "recentred",
     "sum_parts",
     "without_top",
+    "pooled_runs",
 ]
 
 ALPHA = 0.001
@@ -2120,6 +2122,29 @@ def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence
     [[2.0], [3.0, 4.0]]
     """
     return [array("d", sorted(_positive(row, done))) for row, done in zip(by_step, work)]
+
+
+def pooled_runs(
+    by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]], tops: Iterable[int]
+) -> tuple[list[array[float]], list[Sequence[float]]]:
+    """Each step's deviations of positive work sorted (`of_positive_work`), and the same without the step's entry
+    `tops[j]` (-1: none left out): that entry's value left out where it lies in the step's sorted run
+    (`storage.LeftOut`), not sorted and held again. The steps are read one at a time (a generator of them is never
+    held whole).
+
+    >>> rows, work = [[2.0, 1.0, 3.0], [4.0, 3.0]], [[5.0, 1.0, 1.0], [5.0, 0.0]]
+    >>> runs, on_time = pooled_runs(rows, work, [2, 1])
+    >>> [list(r) for r in runs], [list(r) for r in on_time]
+    ([[1.0, 2.0, 3.0], [4.0]], [[1.0, 2.0], [4.0]])
+    """
+    runs: list[array[float]] = []
+    on_time: list[Sequence[float]] = []
+    for row, done, i in zip(by_step, work, tops):
+        run = array("d", sorted(_positive(row, done)))
+        runs.append(run)
+        kept = i >= 0 and (min(done, default=1.0) > 0 or done[i] > 0.0)
+        on_time.append(LeftOut(run, bisect_left(run, row[i])) if kept else run)
+    return runs, on_time
 
 
 def past(row: Sequence[float], floor: float) -> tuple[int, ...]:

@@ -32,10 +32,10 @@ import math
 import statistics
 from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial, reduce
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 from typing import Any, TypeVar, cast
 
 from ..base import CAUSES, FORWARD_BACKWARD, LOAD, THRESHOLD
@@ -74,9 +74,9 @@ from .chance import (
     lateness,
     leads_of,
     lower_look,
-    of_positive_work,
     on_time_costs,
     past,
+    pooled_runs,
     rank_places,
     recentred,
     serial_of,
@@ -89,6 +89,7 @@ from .results import AnalysisError, Measured, StepColumns, StepSummary
 from .rounds import chance_in_rounds
 from .runs import Releases, bound_of, drift, fingerprint, references
 from .stepwise import (
+    STEP_COLUMNS,
     WAITS_READ,
     CostRows,
     distinct_steps,
@@ -126,6 +127,11 @@ class StepRows(RowsWhenRead[Sequence[float]]):
         """Step j's values as the ranks keep them (`storage.Micros` for times: converted only where read, a few
         entries of thousands)."""
         return self.across.at(j, ms=False)
+
+
+READ_AFTER_WAITS = ("period_ms", "compute_ms", "work_ms")
+"""The steps' columns the questions after the waits read (`Shard.costs` the periods, through each rank's gaps;
+`Shard.entries` these three): the others are let go once the waits are made."""
 
 
 CHANCE_ONLY = ("work", "adjusted", "recentred", "deviations", "on_time")
@@ -240,7 +246,7 @@ class Shard:
             "unmeasured": unmeasured(self.common, self.ranks, self.vectors["work"]),
         }
 
-    def _pool(self, key: str, runs: list[array[float]]) -> int:
+    def _pool(self, key: str, runs: Sequence[Sequence[float]]) -> int:
         """Hold values pooled over the shard's steps, each step's sorted: read in order where they lie
         (`storage.SortedRuns`), never merged into one array (at 10^8 rank-steps, a merge of each pooled vector took
         minutes and held a second copy); their count."""
@@ -363,19 +369,19 @@ class Shard:
             Reference(count, total, frozenset(gone) if leave else frozenset())
             for (count, total, leave), gone in zip(references, self.suspect_rows)
         ]
-        rows = self._deviation_rows()
-        self._pool("deviations", of_positive_work(rows, self.vectors["work"]))
+        tops = self.tops if self.tops is not None else repeat(-1)
+        runs, on_time = pooled_runs(self._deviation_rows(), self.vectors["work"], tops)
+        self._pool("deviations", runs)
         if self.tops is not None:
-            work = _without(self.vectors["work"], self.tops)
-            self._pool("on_time", of_positive_work(_without(rows, self.tops), work))
+            self._pool("on_time", on_time)
         else:
             self.pooled.pop("on_time", None)
         return len(self.pooled["deviations"]), len(self.pooled.get("on_time", ()))
 
-    def _deviation_rows(self) -> list[array[float]]:
-        """Each step's deviations against its reference: made where read, not held (pooled in order, they are what
-        chance reads; past the floor, what the costs read)."""
-        return [ref.deviations(row) for ref, row in zip(self.references, self.vectors["adjusted"])]
+    def _deviation_rows(self) -> Iterator[array[float]]:
+        """Each step's deviations against its reference, a step at a time: made where read, not held (pooled in
+        order, they are what chance reads; past the floor, what the costs read)."""
+        return map(Reference.deviations, self.references, self.vectors["adjusted"])
 
     def lateness(self, tail: Tail, floor: float) -> list[tuple[int, Lateness]]:
         """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank; and, held for the costs, each
@@ -401,7 +407,16 @@ class Shard:
             self.first_rows.append(first)
             out.append((free, sum_parts(wait)))
         self.vectors["wait"] = list(self.wait_rows)
+        self._let_go_after_waits()
         return out
+
+    def _let_go_after_waits(self) -> None:
+        """The columns no question after the waits reads (`READ_AFTER_WAITS`), let go from the steps and from the
+        tables (at 10^8 rank-steps, 12 bytes a rank-step less while the costs are read)."""
+        gone = [name for name in STEP_COLUMNS if name not in READ_AFTER_WAITS]
+        self.columns = {name: rows for name, rows in self.columns.items() if name not in gone}
+        emptied: dict[str, Any] = dict.fromkeys(gone, ())
+        self.tables = [replace(t, **emptied) for t in self.tables]
 
     def costs(self, middles: Sequence[tuple[int, dict[int, float]]]) -> dict:
         """Each rank-step's cost and gap against every rank's middle wait; per step the shard's slowest rank (its
@@ -959,11 +974,6 @@ def _columns(
         parts=middles,
         lowest=tuple(order_of(wait)),
     )
-
-
-def _without(rows: Sequence[Sequence[float]], tops: Sequence[int]) -> list[Sequence[float]]:
-    """Each step's row without its entry `tops[j]` (-1: the whole row)."""
-    return [row if i < 0 else without_places(row, (i,)) for row, i in zip(rows, tops)]
 
 
 def shards_of(ranks: Sequence[RankTrace | RankFacts | RankColumns], count: int) -> list[Shard]:

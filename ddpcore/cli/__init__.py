@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         ShardLost,
         forked,
         forked_parts,
+        give_back,
     )
     from .onray import (  # noqa: F401
         ANSWER_S,
@@ -63,6 +64,7 @@ _LAZY = {
         "ShardLost",
         "forked",
         "forked_parts",
+        "give_back",
     ),
     "onray": (
         "ANSWER_S",

@@ -28,7 +28,7 @@ from ..analysis import QUESTIONS, AnalysisError, FilesRead, Part
 from ..storage import Fan
 from ..traces import Progress
 
-__all__ = ["ForkedPart", "Reading", "ShardLost", "forked", "forked_parts"]
+__all__ = ["ForkedPart", "Reading", "ShardLost", "forked", "forked_parts", "give_back"]
 
 
 class ShardLost(Exception):
@@ -232,10 +232,24 @@ def _serve(conn: Connection, files: Sequence[str], first: int, tell: bool) -> No
                 conn.send((True, read.keep(*args).ranks))
                 continue
             conn.send((True, getattr(read.shard if read.shard is not None else read, name)(*args)))
+            give_back()
         except AnalysisError as exc:
             conn.send((False, exc))
         except Exception:
             conn.send((False, RuntimeError(traceback.format_exc())))
+
+
+def give_back() -> None:
+    """Memory this process freed given back to the system (glibc's `malloc_trim`; nothing elsewhere). A part lets go
+    of whole columns between questions (a table's per-rank arrays, of a few kilobytes each), and the next question
+    allocates per-step arrays that those holes do not fit: the freed pages stayed resident (at 10^7 rank-steps in one
+    part, 83 MB of its 0.7 GB)."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def forked_parts(files: Sequence[str], jobs: int, progress: Progress | None = None) -> list[Part]:

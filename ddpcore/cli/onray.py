@@ -25,6 +25,7 @@ from typing import Any, cast
 
 from ..analysis import QUESTIONS, AnalysisError, FilesRead, Header, Part
 from ..traces import files_in
+from .fork import give_back
 
 __all__ = ["ANSWER_S", "NodePart", "NodeReader", "RayError", "node_parts", "ray_module"]
 
@@ -88,7 +89,9 @@ class NodeReader:
             if name == "keep":
                 return True, self.part.keep(*args).ranks
             held = self.part.shard if self.part.shard is not None else self.part
-            return True, getattr(held, name)(*args)
+            answer = getattr(held, name)(*args)
+            give_back()
+            return True, answer
         except AnalysisError as exc:
             return False, exc
 

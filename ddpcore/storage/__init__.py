@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .ordered import (  # noqa: F401
         SAMPLE,
         SELECTED_FROM,
+        LeftOut,
         Positions,
         Sample,
         SortedRuns,
@@ -85,6 +86,7 @@ _LAZY = {
         "median",
     ),
     "ordered": (
+        "LeftOut",
         "Positions",
         "SAMPLE",
         "SELECTED_FROM",

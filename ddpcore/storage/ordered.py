@@ -21,6 +21,7 @@ from operator import add
 __all__ = [
     "SAMPLE",
     "SELECTED_FROM",
+    "LeftOut",
     "Positions",
     "SortedRuns",
     "Sample",
@@ -186,6 +187,42 @@ def within(ordered: Sequence[float], lo: float, hi: float) -> Within:
     first_hi = bisect_left(ordered, hi, past_lo)
     last = bisect_right(ordered, hi, first_hi)
     return Within(lo, hi, start, past_lo - start, array("d", ordered[past_lo:first_hi]), last - first_hi)
+
+
+class LeftOut(Sequence[float]):
+    """A sorted run read without its value at one place (`at`): the same values but one, not a second copy of them
+    (a step's deviations but its latest rank's, pooled beside the step's own: at 10^8 rank-steps, 8 bytes a
+    rank-step less).
+
+    >>> from array import array
+    >>> run = LeftOut(array("d", [1.0, 2.0, 3.0, 4.0]), 1)
+    >>> len(run), list(run), run[1:3], run[-1]
+    (3, [1.0, 3.0, 4.0], array('d', [3.0, 4.0]), 4.0)
+    """
+
+    __slots__ = ("at", "run")
+
+    def __init__(self, run: array[float], at: int) -> None:
+        self.run, self.at = run, at
+
+    def __len__(self) -> int:
+        return len(self.run) - 1
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        if isinstance(i, slice):
+            start, stop, stride = i.indices(len(self))
+            if stride != 1:
+                return array("d", (self[k] for k in range(start, stop, stride)))
+            if stop <= self.at:
+                return self.run[start:stop]
+            if start >= self.at:
+                return self.run[start + 1 : stop + 1]
+            return self.run[start : self.at] + self.run[self.at + 1 : stop + 1]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.run[i if i < self.at else i + 1]
 
 
 class SortedRuns(Sequence[float]):

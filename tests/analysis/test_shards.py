@@ -200,6 +200,36 @@ def test_a_shard_lets_go_of_what_only_chance_read():
         assert all(isinstance(column, StepRows) for column in s.columns.values())
 
 
+def test_a_shard_holds_the_on_time_deviations_inside_the_deviations_and_lets_go_of_what_waits_alone_read():
+    """The deviations pooled without each step's latest rank are the pooled deviations' own sorted runs, that rank's
+    value left out where it lies (`storage.LeftOut`), not a second sorted copy; once the waits are made, the columns
+    no later question reads (`shards.READ_AFTER_WAITS`) are let go from the steps and from the tables."""
+    from ddpcore.analysis.shards import READ_AFTER_WAITS
+    from ddpcore.storage import LeftOut
+
+    files = sorted(glob.glob(f"{FIXTURES}/noise/moving/*.jsonl.gz"))
+    tables, _ = one_run(read_paths(files, 1))
+    shards = shards_of(tables, 2)
+    seen = {}
+    for s in shards:
+        asked_waits = s.waits
+
+        def waits(*args, _s=s, _asked=asked_waits):
+            seen[id(_s)] = (_s.pooled["deviations"].runs, _s.pooled.get("on_time"))
+            return _asked(*args)
+
+        s.waits = waits
+    merge(shards)
+    for s in shards:
+        runs, on_time = seen[id(s)]
+        assert on_time is not None
+        left_out = [r for r in on_time.runs if isinstance(r, LeftOut)]
+        assert left_out and all(any(r.run is own for own in runs) for r in left_out)
+        assert set(s.columns) == set(READ_AFTER_WAITS)
+        assert all(t.arrival_ms == () and t.anchor_ms == () and t.comm_free_ms == () for t in s.tables)
+        assert all(len(t.period_ms) == len(t.step) > 0 for t in s.tables)
+
+
 def measured_keeping_costs(shards: list[Shard]) -> Measured:
     """`measure_shards` at 0.1, each shard given back its pooled on-time costs once done (a merge lets them go in the
     round after their tail is read), for a test to read them as the merge read them."""

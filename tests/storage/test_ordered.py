@@ -111,3 +111,30 @@ def test_a_sample_that_misses_the_places_falls_back_to_the_sort(monkeypatch):
     start = 3 * n // 4
     assert sorted_places(values, start, start + 5) == sorted(values)[start : start + 5]
     assert sorts[-1] == n
+
+
+@given(rows, st.data())
+def test_runs_each_read_without_one_value_are_the_runs_that_never_held_it(xs, data):
+    """`LeftOut` views (a run's value at one place left out where it lies) read across as `SortedRuns` give what
+    runs built without those values give: every place, the counts, a bracket's values, the tail and the sample."""
+    from ddpcore.storage import LeftOut
+
+    sorted_xs = [array("d", sorted(x)) for x in xs]
+    places = [data.draw(st.integers(-1, len(x) - 1)) for x in sorted_xs]
+    views = SortedRuns(LeftOut(x, k) if k >= 0 else x for x, k in zip(sorted_xs, places))
+    fewer = [array("d", [v for i, v in enumerate(x) if i != k]) for x, k in zip(sorted_xs, places)]
+    built = SortedRuns(fewer)
+    expected = sorted(v for x in fewer for v in x)
+    assert list(views) == expected and len(views) == len(expected)
+    for x, k in zip(sorted_xs, places):
+        if k >= 0:
+            view = LeftOut(x, k)
+            assert list(view[1:]) == list(x[:k] + x[k + 1 :])[1:]
+            assert [view[i] for i in range(-len(view), 0)] == list(x[:k] + x[k + 1 :])
+    if expected:
+        lo, hi = sorted(data.draw(st.lists(st.sampled_from(expected), min_size=2, max_size=2)))
+        assert views.count_upto(lo) == built.count_upto(lo)
+        assert views.above(lo) == built.above(lo)
+        assert views.within(lo, hi).places(0, len(expected)) == built.within(lo, hi).places(0, len(expected))
+        assert views.places(0, len(expected)) == expected
+        assert views.sample(8) == built.sample(8)
