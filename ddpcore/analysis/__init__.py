@@ -142,6 +142,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         one_run,
     )
     from .parted import (  # noqa: F401
+        LETTING_GO,
         QUESTIONS,
         FilesRead,
         Header,
@@ -380,6 +381,7 @@ _LAZY = {
     "parted": (
         "FilesRead",
         "Header",
+        "LETTING_GO",
         "Part",
         "QUESTIONS",
         "measure_parts",

@@ -21,7 +21,7 @@ from .results import AnalysisError, Measured
 from .runs import Drifts, Releases, drifts_to, references, run_groups
 from .shards import Shard, asked, asked_each, measure_shards
 
-__all__ = ["QUESTIONS", "FilesRead", "Header", "Part", "measure_parts"]
+__all__ = ["LETTING_GO", "QUESTIONS", "FilesRead", "Header", "Part", "measure_parts"]
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,10 @@ def _public(cls: type) -> set[str]:
 
 QUESTIONS = frozenset(_public(FilesRead) | _public(Shard))
 """What a part answers, wherever it is: its reading's questions (`FilesRead`), then its shard's (`Shard`)."""
+LETTING_GO = frozenset({"keep", "begin", "waits", "over"})
+"""The questions after which a part holds much less than before (the other runs' tables; the columns a verdict
+never reads; what only chance read, and the columns only the waits read; the pooled costs): where a process gives
+freed memory back (`cli.fork.give_back`), and only there (after every answer, 10^8 rank-steps took 45 % longer)."""
 
 
 def measure_parts(

@@ -24,7 +24,7 @@ from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from typing import cast
 
-from ..analysis import QUESTIONS, AnalysisError, FilesRead, Part
+from ..analysis import LETTING_GO, QUESTIONS, AnalysisError, FilesRead, Part
 from ..storage import Fan
 from ..traces import Progress
 
@@ -230,9 +230,11 @@ def _serve(conn: Connection, files: Sequence[str], first: int, tell: bool) -> No
             assert read is not None
             if name == "keep":
                 conn.send((True, read.keep(*args).ranks))
+                give_back()
                 continue
             conn.send((True, getattr(read.shard if read.shard is not None else read, name)(*args)))
-            give_back()
+            if name in LETTING_GO:
+                give_back()
         except AnalysisError as exc:
             conn.send((False, exc))
         except Exception:
@@ -243,7 +245,8 @@ def give_back() -> None:
     """Memory this process freed given back to the system (glibc's `malloc_trim`; nothing elsewhere). A part lets go
     of whole columns between questions (a table's per-rank arrays, of a few kilobytes each), and the next question
     allocates per-step arrays that those holes do not fit: the freed pages stayed resident (at 10^7 rank-steps in one
-    part, 83 MB of its 0.7 GB)."""
+    part, 83 MB of its 0.7 GB). Called after the questions that let go (`analysis.LETTING_GO`) alone: a trim walks
+    the whole heap."""
     if sys.platform != "linux":
         return
     import ctypes

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..analysis import QUESTIONS, AnalysisError, FilesRead, Header, Part
+from ..analysis import LETTING_GO, QUESTIONS, AnalysisError, FilesRead, Header, Part
 from ..traces import files_in
 from .fork import give_back
 
@@ -87,10 +87,11 @@ class NodeReader:
             return False, f"a node does not answer {name!r}"
         try:
             if name == "keep":
-                return True, self.part.keep(*args).ranks
-            held = self.part.shard if self.part.shard is not None else self.part
-            answer = getattr(held, name)(*args)
-            give_back()
+                answer: object = self.part.keep(*args).ranks
+            else:
+                answer = getattr(self.part.shard if self.part.shard is not None else self.part, name)(*args)
+            if name in LETTING_GO:
+                give_back()
             return True, answer
         except AnalysisError as exc:
             return False, exc

@@ -119,8 +119,8 @@ def inside(ordered: Sequence[float], lo: float, hi: float) -> tuple[int, array[f
     >>> inside([1.0, 2.0, 3.0, 4.0], 2.0, 3.5)
     (1, array('d', [2.0, 3.0]))
     """
-    start = bisect_left(ordered, lo)
-    return start, array("d", ordered[start : bisect_right(ordered, hi)])
+    start = _left(ordered, lo)
+    return start, array("d", ordered[start : _right(ordered, hi)])
 
 
 @dataclass(frozen=True)
@@ -180,13 +180,38 @@ def within(ordered: Sequence[float], lo: float, hi: float) -> Within:
     >>> w.at_lo, len(w.middle), w.at_hi
     (3, 0, 0)
     """
-    start = bisect_left(ordered, lo)
-    past_lo = bisect_right(ordered, lo, start)
+    start = _left(ordered, lo)
+    past_lo = _right(ordered, lo)
     if not hi > lo:
         return Within(lo, hi, start, past_lo - start, array("d"), 0)
-    first_hi = bisect_left(ordered, hi, past_lo)
-    last = bisect_right(ordered, hi, first_hi)
+    first_hi = _left(ordered, hi)
+    last = _right(ordered, hi)
     return Within(lo, hi, start, past_lo - start, array("d", ordered[past_lo:first_hi]), last - first_hi)
+
+
+def _left(run: Sequence[float], v: float) -> int:
+    """`bisect_left` of a sorted run; of a `LeftOut` one, found in its whole run (a C search, not one Python call a
+    step): the places below v there, less the one left out when it is below v."""
+    if isinstance(run, LeftOut):
+        k = bisect_left(run.run, v)
+        return k - (k > run.at)
+    return bisect_left(run, v)
+
+
+def _right(run: Sequence[float], v: float) -> int:
+    """`bisect_right` of a sorted run, as `_left` finds it."""
+    if isinstance(run, LeftOut):
+        k = bisect_right(run.run, v)
+        return k - (k > run.at)
+    return bisect_right(run, v)
+
+
+def _lefts(run: Sequence[float], values: Sequence[float]) -> Iterable[int]:
+    """`_left` of each value, in C passes."""
+    if isinstance(run, LeftOut):
+        at = run.at
+        return [k - (k > at) for k in map(bisect_left, repeat(run.run), values)]
+    return map(bisect_left, repeat(run), values)
 
 
 class LeftOut(Sequence[float]):
@@ -272,7 +297,7 @@ class SortedRuns(Sequence[float]):
 
     def count_upto(self, x: float) -> int:
         """How many of the values are at most x (within the prefix)."""
-        return min(self.length, sum(bisect_right(r, x) for r in self.runs))
+        return min(self.length, sum(_right(r, x) for r in self.runs))
 
     def above(self, x: float) -> list[float]:
         """The values above x, in order (of the whole, not a prefix: a tail is read from the top).
@@ -281,7 +306,7 @@ class SortedRuns(Sequence[float]):
         >>> SortedRuns([array("d", [1.0, 4.0, 5.0]), array("d", [2.0, 3.0])]).above(2.5)
         [3.0, 4.0, 5.0]
         """
-        return sorted(chain.from_iterable(r[bisect_right(r, x) :] for r in self.runs))
+        return sorted(chain.from_iterable(r[_right(r, x) :] for r in self.runs))
 
     def sample(self, size: int) -> Sample:
         """About `size` of the values, each at its exact sorted place among all of them (what `bracket` bounds
@@ -308,7 +333,7 @@ class SortedRuns(Sequence[float]):
         )
         below = [0] * len(values)
         for r in self.runs:
-            below = list(map(add, below, map(bisect_left, repeat(r), values)))
+            below = list(map(add, below, _lefts(r, values)))
         found = Sample(self.length, tuple(below), tuple(values))
         self.sampled = (size, found)
         return found
