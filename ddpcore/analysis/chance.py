@@ -98,7 +98,6 @@ __all__ = [
     "needed",
     "medians_of_others",
     "middle_places",
-    "of_positive_work",
     "on_time_costs",
     "others_spread",
     "others_at",
@@ -2113,21 +2112,11 @@ def _positive(row: Sequence[float], done: Sequence[float]) -> Sequence[float]:
     return row if min(done, default=1.0) > 0 else array("d", picked_where_above(row, done, 0.0))
 
 
-def of_positive_work(by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]]) -> list[array[float]]:
-    """Each step's deviations sorted, but those of a work that is not a positive number (`rounds.beyond_chance`):
-    sorted a step at a time, they are read as one sorted whole (`storage.SortedRuns`) without a second copy of them
-    all, nor a list of every one of them as a float.
-
-    >>> [list(row) for row in of_positive_work([[2.0, 1.0], [4.0, 3.0]], [[5.0, 0.0], [5.0, 6.0]])]
-    [[2.0], [3.0, 4.0]]
-    """
-    return [array("d", sorted(_positive(row, done))) for row, done in zip(by_step, work)]
-
-
 def pooled_runs(
     by_step: Iterable[Sequence[float]], work: Iterable[Sequence[float]], tops: Iterable[int]
 ) -> tuple[list[array[float]], list[Sequence[float]]]:
-    """Each step's deviations of positive work sorted (`of_positive_work`), and the same without the step's entry
+    """Each step's deviations but those of a work that is not a positive number (`rounds.beyond_chance`), sorted a
+    step at a time and read as one sorted whole (`storage.SortedRuns`); and the same without the step's entry
     `tops[j]` (-1: none left out): that entry's value left out where it lies in the step's sorted run
     (`storage.LeftOut`), not sorted and held again. The steps are read one at a time (a generator of them is never
     held whole).
