@@ -154,33 +154,44 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
     dist.destroy_process_group()
 
 
-def record(root: Path, scenario: str, port: int) -> None:
-    """One scenario: 4 processes, their files, and truth.json."""
+def spawned(root: Path, scenario: str, port: int, worker) -> tuple[Path, dict[str, list[float]]]:  # type: ignore[no-untyped-def]
+    """A scenario's 4 ranks run (`worker(rank, scenario, folder, port)`, each leaving `wall{r}.json`): its folder and
+    every rank's wall time of each iteration."""
     import torch.multiprocessing as mp
 
     folder = root / scenario
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    mp.spawn(_worker, args=(scenario, str(folder), port), nprocs=4, join=True)
+    mp.spawn(worker, args=(scenario, str(folder), port), nprocs=4, join=True)
     walls = {str(r): json.loads((folder / f"wall{r}.json").read_text()) for r in range(4)}
     for r in range(4):
         (folder / f"wall{r}.json").unlink()
-    truth = {
+    return folder, walls
+
+
+def truth_of(scenario: str, walls: dict[str, list[float]], steps: int) -> dict:
+    """What a scenario's truth.json says: the job, what was slowed, and every rank's wall times."""
+    return {
         "scenario": scenario,
         "world": 4,
         "dp": 2,
         "pp": 2,
         "micro_batches": MICRO,
         "schedule": "1F1B",
-        "steps": STEPS,
+        "steps": steps,
         "from_step": FROM_STEP,
         "sleep_ms": SLEEP_MS if scenario in ("slow_worker", "moving_dp") else 0.0,
         "slow_worker": [1, 0] if scenario == "slow_worker" else None,
         "heavy_stage": 1 if scenario == "heavy_last" else None,
         "moving_dp": scenario == "moving_dp",
         "step_ms": walls,
-        "recorded_at": time.strftime("%H:%M:%S"),
     }
+
+
+def record(root: Path, scenario: str, port: int) -> None:
+    """One scenario: 4 processes, their files, and truth.json."""
+    folder, walls = spawned(root, scenario, port, _worker)
+    truth = truth_of(scenario, walls, STEPS) | {"recorded_at": time.strftime("%H:%M:%S")}
     (folder / "truth.json").write_text(json.dumps(truth, indent=1))
     print(scenario, "mean step", sum(walls["0"][FROM_STEP:]) / (STEPS - FROM_STEP), "ms", flush=True)
 

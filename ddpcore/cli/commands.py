@@ -378,7 +378,7 @@ table and a meta file, or a file per worker; a folder may hold a note or two bes
 def _job_files(paths: Sequence[str]) -> list[str] | None:
     """The files given when they are a 3D-parallel job's (told by content, `traces.kind_of_head`, in the first
     JOB_LOOKS files), else None (per-rank traces, read as ever: a few looks, whatever the number of ranks)."""
-    from ..traces import files_in, kind_of_head
+    from ..traces import JOB_KINDS, files_in, kind_of_head
 
     files = files_in(paths)
     for path in files[:JOB_LOOKS]:
@@ -387,7 +387,7 @@ def _job_files(paths: Sequence[str]) -> list[str] | None:
                 head = handle.read(1 << 16)
         except OSError:
             continue
-        if kind_of_head(head) in ("parquet", "timeline", "oplines"):
+        if kind_of_head(head) in JOB_KINDS:
             return files
     return None
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .optrace import (  # noqa: F401
         CLOCK_SKEW,
         GZIP_MAGIC,
+        JOB_KINDS,
         MOST_BYTES,
         OP_COLUMNS,
         JobFile,
@@ -94,6 +95,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         read_or_why,
         read_trace,
         steps_in,
+    )
+    from .pipetrace import (  # noqa: F401
+        read_op_profiles,
     )
     from .reader import (  # noqa: F401
         KIB,
@@ -195,6 +199,7 @@ _LAZY = {
     "optrace": (
         "CLOCK_SKEW",
         "GZIP_MAGIC",
+        "JOB_KINDS",
         "JobFile",
         "JobGroups",
         "MOST_BYTES",
@@ -239,6 +244,7 @@ _LAZY = {
         "read_trace",
         "steps_in",
     ),
+    "pipetrace": ("read_op_profiles",),
     "reader": (
         "DepthGuard",
         "JsonStream",

@@ -22,6 +22,7 @@ from typing import Any, cast
 __all__ = [
     "CLOCK_SKEW",
     "GZIP_MAGIC",
+    "JOB_KINDS",
     "MOST_BYTES",
     "OP_COLUMNS",
     "JobFile",
@@ -393,6 +394,11 @@ MOST_INFLATED = min(4 << 30, sys.maxsize)
 """The most a gzip'd timeline may inflate to (4 GiB; less in a 32-bit Python, the page's)."""
 
 GZIP_MAGIC, PARQUET_MAGIC = b"\x1f\x8b", b"PAR1"
+PIPELINE_MARKS = (b'"c10d::send"', b'"c10d::recv_"')
+"""What a rank's profiler trace holds near its top when the rank sends to or receives from another: a pipeline
+stage's (a data-parallel rank only all-reduces)."""
+JOB_KINDS = ("parquet", "timeline", "oplines", "profile")
+"""The kinds of file (`job_file_kind`) that make what they are given a 3D-parallel job's."""
 _META_LINE = re.compile(rb"^\s*(dp_size|pp_size|tp_size|dsp_size|vpp_size|world_size)\s*:", re.MULTILINE)
 _STAGE_THREAD = re.compile(r"PP rank (\d+)")
 
@@ -401,10 +407,14 @@ def job_file_kind(head: bytes) -> str | None:
     """What a file's first bytes (inflated when gzip'd, 64 KiB are enough) say it is, when it is a job's file:
     "parquet" (an operation table), "timeline" (the artifact's Chrome timeline: a JSON list of events whose args
     carry `seq_id` and `model_chunk`), "oplines" (a worker's operations as `ops.JobRecorder` writes them: a first
-    line of group sizes), "meta" (group sizes); None for anything else (a rank's trace).
+    line of group sizes), "meta" (group sizes), "profile" (a PyTorch profiler trace whose rank sends or receives:
+    a pipeline stage's, `traces.pipetrace`), "trace" (any other PyTorch profiler trace: a rank's, or a first stage's
+    whose first send lies further in); None for anything else.
 
     >>> job_file_kind(b"PAR1..."), job_file_kind(b"trial_name: AR\\ndp_size: 4\\n"), job_file_kind(b'{"traceEvents"')
     ('parquet', 'meta', None)
+    >>> job_file_kind(b'{"distributedInfo": {"rank": 1}, "traceEvents": [{"name": "c10d::recv_"}]}')
+    'profile'
     >>> job_file_kind(b'[{"name":"forward-compute","ph":"X","args":{"step":1,"model_chunk":0,"mb_id":0,"seq_id":0}}')
     'timeline'
     """
@@ -415,6 +425,8 @@ def job_file_kind(head: bytes) -> str | None:
         return "oplines"
     if text.startswith(b"[") and b'"seq_id"' in text and b'"model_chunk"' in text:
         return "timeline"
+    if text.startswith(b"{") and b'"distributedInfo"' in text:
+        return "profile" if any(mark in text for mark in PIPELINE_MARKS) else "trace"
     if not text.startswith((b"{", b"[")) and _META_LINE.search(head):
         return "meta"
     return None
@@ -560,7 +572,8 @@ class JobFile:
 
 def read_job(files: Mapping[str, bytes]) -> JobFile:
     """A job from its files (name to bytes): one operation table (Parquet or the artifact's timeline) and at most
-    one meta file, or its workers' JSONL (`ops.JobRecorder`); any other file is left out with a line (`left_out`).
+    one meta file, its workers' JSONL (`ops.JobRecorder`), or its ranks' PyTorch profiler traces (`pipetrace`: a
+    rank a file); any other file is left out with a line (`left_out`).
     Without a meta file the data-parallel and pipeline sizes are the table's, tensor and context parallelism 1, said
     in a note; with one, the table is checked against it by `analysis.job_times`.
 
@@ -572,7 +585,7 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
     >>> job.groups.name, len(job.table), job.notes
     ('tiny', 1, ())
     """
-    tables, metas, workers, left = [], [], [], []
+    tables, metas, workers, profiles, traces, left = [], [], [], [], [], []
     for name, data in files.items():
         if len(data) > MOST_BYTES:
             raise OpTraceError(f"{name}: {len(data) >> 20} MiB, beyond the {MOST_BYTES >> 20} MiB read")
@@ -583,13 +596,26 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
             workers.append(name)
         elif kind in ("parquet", "timeline"):
             tables.append((name, kind))
+        elif kind == "profile":
+            profiles.append(name)
         else:
-            left.append(f"{name}: left out, neither an operation table nor a job's meta file")
+            if kind == "trace":
+                traces.append(name)
+            left.append(name)
+    if profiles:
+        if tables or metas or workers:
+            raise OpTraceError("a job's ranks' profiler traces are read alone, without a table, meta or worker file")
+        from .pipetrace import read_op_profiles
+
+        table, groups, notes = read_op_profiles({name: files[name] for name in profiles + traces})
+        folder = profiles[0].replace("\\", "/").rsplit("/", 2)
+        kept = _left_lines(name for name in left if name not in traces)
+        return JobFile(table, replace(groups, name=folder[-2] if len(folder) > 1 else ""), notes, False, kept)
     if workers:
         if tables or metas:
             raise OpTraceError("a job is its workers' operation files alone, or one table and its meta file")
         table, groups = read_op_lines({name: files[name] for name in workers})
-        return JobFile(table, groups, left_out=tuple(left))
+        return JobFile(table, groups, left_out=_left_lines(left))
     if len(tables) != 1 or len(metas) > 1:
         raise OpTraceError(
             f"a job is one operation table and at most one meta file; given {len(tables)} table(s), "
@@ -603,7 +629,7 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
     drawn = kind == "timeline"
     if metas:
         text = files[metas[0]][:65536].decode("utf-8", errors="replace")
-        return JobFile(table, groups_of_meta(text), (), drawn, tuple(left))
+        return JobFile(table, groups_of_meta(text), (), drawn, _left_lines(left))
     dp = 1 + max(table.dp, default=0)
     pp = 1 + max(table.stage, default=0)
     return JobFile(
@@ -611,8 +637,13 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
         replace(JobGroups(dp=dp, pp=pp), name=name.rsplit("/", 1)[-1]),
         (f"no meta file: tensor and context parallelism read as 1 (the table holds DP {dp} × PP {pp})",),
         drawn,
-        tuple(left),
+        _left_lines(left),
     )
+
+
+def _left_lines(names: Iterable[str]) -> tuple[str, ...]:
+    """The line said for each file a job leaves out."""
+    return tuple(f"{name}: left out, neither an operation table nor a job's meta file" for name in names)
 
 
 HEAD = 1 << 16

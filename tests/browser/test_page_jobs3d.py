@@ -51,3 +51,16 @@ def test_a_job_that_is_not_one_is_one_line(open_page, tmp_path):
     assert "not one 3D-parallel job" in said and "data-parallel ranks 0, 1 but the job has 4" in said
     assert page.locator("[data-testid=job-panel]").count() == 0
     watch.assert_clean()
+
+
+def test_a_pipeline_jobs_profiler_traces_name_the_slow_worker(open_page):
+    """The ranks' own PyTorch profiler traces (`torch.distributed.pipelining`, tests/fixtures/jobs3d_profiled) are a
+    job too: the page tells its stages from their sends and receives and names the worker that slept."""
+    page, watch = open_page("#view=traces")
+    ranks = sorted((FIXTURES / "jobs3d_profiled" / "slow_worker").glob("rank*.pt.trace.json.gz"))
+    page.set_input_files("[data-testid=trace-files]", [str(p) for p in ranks])
+    page.wait_for_selector("[data-testid=job-panel]", timeout=60_000)
+    assert page.locator("[data-testid=job-heatmap] [data-testid=job-cell]").count() == 4
+    assert "one worker (DP 1, stage 0)" in page.inner_text("[data-testid=job-diagnosis]")
+    assert page.inner_text("#trace-summary").strip() == ""
+    watch.assert_clean()

@@ -121,3 +121,16 @@ def test_perfetto_holds_the_measured_and_the_ideal_timelines(
 def test_a_job_on_ray_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, str(JOBS / "trace-ST.parquet"), "--ray", "local")
     assert status == 1 and out == "" and "analysed on one machine: run analyze without --ray" in err
+
+
+def test_a_pipeline_jobs_profiler_traces_are_a_job(capsys: pytest.CaptureFixture[str]) -> None:
+    """The ranks' PyTorch profiler traces of a pipeline job (tests/fixtures/jobs3d_profiled) are told from a data-
+    parallel run's by their sends and receives, and read as the job they are."""
+    ranks = sorted((JOBS.parent / "jobs3d_profiled" / "slow_worker").glob("rank*.pt.trace.json.gz"))
+    status, out, err = run(capsys, *map(str, ranks), "--json")
+    assert status == 0 and err == ""
+    data = json.loads(out)
+    assert data["parallel"] == {"dp": 2, "pp": 2, "tp": 1, "cp": 1, "vpp": 1}
+    assert (data["diagnosis"]["kind"], data["diagnosis"]["dp"], data["diagnosis"]["stage"]) == ("one_worker", 1, 0)
+    workers = data["slowdown_by"]["worker"]
+    assert max(workers, key=workers.get) == "1,0"

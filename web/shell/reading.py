@@ -22,6 +22,7 @@ from ddpcore.analysis import (
 from ddpcore.base import Message
 from ddpcore.ops import job_trace_events
 from ddpcore.traces import (
+    JOB_KINDS,
     MOST_BYTES,
     FileError,
     OpTraceError,
@@ -146,7 +147,7 @@ def job_of(files, sizes, progress):
     """A 3D-parallel job's what-if when the files are a job's (an operation table and its meta file, told by
     content); None when they are per-rank traces. Its pickle is (JOB, what-if or None, notes, errors)."""
     kinds = [kind_of_head(_head(file)) for file in files]
-    if not any(kind in ("parquet", "timeline", "oplines") for kind in kinds):
+    if not any(kind in JOB_KINDS for kind in kinds):
         return None
     try:
         read = {}
