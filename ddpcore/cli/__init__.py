@@ -29,7 +29,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         NodePart,
         NodeReader,
         RayError,
+        node_job,
         node_parts,
+        node_readers,
         ray_module,
     )
     from .reports import (  # noqa: F401
@@ -71,7 +73,9 @@ _LAZY = {
         "NodePart",
         "NodeReader",
         "RayError",
+        "node_job",
         "node_parts",
+        "node_readers",
         "ray_module",
     ),
     "reports": (

@@ -39,7 +39,7 @@ from .reports import Report, cluster_table, ring_payload, ring_text, step_payloa
 
 if TYPE_CHECKING:  # the traces path loads only for the commands that read traces: `ring` needs none of it
     from ..analysis import Analysis, Measured, Outlook
-    from ..traces import FileError, Loaded
+    from ..traces import FileError, JobFile, Loaded
 
 __all__ = ["PROGRESS_AFTER_S", "ProgressLine", "build_parser", "main"]
 
@@ -370,44 +370,40 @@ class ProgressLine:
             print(f"\rmeasured {done:,}/{total:,} steps", end=end, file=sys.stderr, flush=True)
 
 
-JOB_LOOKS = 8
-"""How many of the files given `analyze` looks into to tell a 3D-parallel job's from per-rank traces (a job is a
-table and a meta file, or a file per worker; a folder may hold a note or two besides)."""
-
-
 def _job_files(paths: Sequence[str]) -> list[str] | None:
-    """The files given when they are a 3D-parallel job's (told by content, `traces.kind_of_head`, in the first
-    JOB_LOOKS files), else None (per-rank traces, read as ever: a few looks, whatever the number of ranks)."""
-    from ..traces import JOB_KINDS, files_in, kind_of_head
+    """The files given when they are a 3D-parallel job's (`traces.job_among`), else None (per-rank traces, read as
+    ever)."""
+    from ..traces import files_in, job_among
 
     files = files_in(paths)
-    for path in files[:JOB_LOOKS]:
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(1 << 16)
-        except OSError:
-            continue
-        if kind_of_head(head) in JOB_KINDS:
-            return files
-    return None
+    return files if job_among(files) else None
 
 
-def _run_job(args: argparse.Namespace, files: Sequence[str]) -> int:
-    """`analyze` of a 3D-parallel job: the what-if of `analysis.jobwhatif`, said by `verdicts.job_payload`."""
-    from ..analysis import job_times, job_whatif
+def _read_job(files: Sequence[str]) -> JobFile | None:
+    """A 3D-parallel job read from its files on this machine; None after one line when it cannot be."""
     from ..traces import MOST_BYTES, OpTraceError, read_job
-    from .verdicts import job_payload, job_text
 
     try:
         for path in files:
             if os.path.getsize(path) > MOST_BYTES:
                 raise OpTraceError(f"{path}: beyond the {MOST_BYTES >> 20} MiB read")
-        job = read_job({path: Path(path).read_bytes() for path in files})
-        times = job_times(job.table, job.groups, job.transfers_drawn)
-        whatif = job_whatif(times)
+        return read_job({path: Path(path).read_bytes() for path in files})
     except OSError as exc:
         _say("analyze", f"error: {exc.filename}: {exc.strerror}")
-        return 1
+    except OpTraceError as exc:
+        _say("analyze", f"error: {exc}")
+    return None
+
+
+def _run_job(args: argparse.Namespace, job: JobFile) -> int:
+    """`analyze` of a 3D-parallel job: the what-if of `analysis.jobwhatif`, said by `verdicts.job_payload`."""
+    from ..analysis import job_times, job_whatif
+    from ..traces import OpTraceError
+    from .verdicts import job_payload, job_text
+
+    try:
+        times = job_times(job.table, job.groups, job.transfers_drawn)
+        whatif = job_whatif(times)
     except OpTraceError as exc:
         _say("analyze", f"error: {exc}")
         return 1
@@ -540,16 +536,15 @@ def _run_analyze(args: argparse.Namespace) -> int:
     from ..analysis import FitError, judge, outlook_or_why
     from .verdicts import analysis_payload, analysis_text, fit_payload
 
-    job = _job_files(args.files)
-    if job is not None and args.ray is not None:
-        _say("analyze", "error: a 3D-parallel job's files are analysed on one machine: run analyze without --ray")
-        return 1
-    if job is not None:
-        return _run_job(args, job)
+    if args.ray is None and (paths := _job_files(args.files)) is not None:
+        job = _read_job(paths)
+        return 1 if job is None else _run_job(args, job)
     if args.ray is not None:
         on_ray = _on_ray(args)
         if on_ray is None:
             return 1
+        if not isinstance(on_ray, tuple):
+            return _run_job(args, on_ray)
         analysis, errors = on_ray
     else:
         _, measured, errors = _read(args.files, args, "analyze", None if args.fit or args.perfetto else args.threshold)
@@ -584,12 +579,14 @@ def _run_analyze(args: argparse.Namespace) -> int:
     return 1 if errors or failed else 0
 
 
-def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | None:
+def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | JobFile | None:
     """The verdict over the files on every node of a Ray cluster (`cli.onray`), measured as `analyze` measures parts
-    of them (`analysis.measure_parts`), and the files left out; None (after one line) when the cluster, a node or the
-    run fails: never a partial verdict."""
+    of them (`analysis.measure_parts`), and the files left out; or, when the nodes hold a 3D-parallel job's files,
+    the job read where they lie (`onray.node_job`); None (after one line) when the cluster, a node or the run fails:
+    never a partial verdict."""
     from ..analysis import AnalysisError, judge, measure_parts
-    from .onray import RayError, connect, node_parts, progress
+    from ..traces import OpTraceError
+    from .onray import RayError, connect, node_job, node_parts, node_readers, progress
 
     THRESHOLD.check(args.threshold)
     _check_jobs(args.jobs)
@@ -602,14 +599,19 @@ def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | None:
         _say("analyze", f"error: {exc}")
         return None
     try:
-        parts = node_parts(ray, args.files[0], args.jobs or 1, lambda line: _say("analyze", line))
+        say = lambda line: _say("analyze", line)  # noqa: E731
+        nodes = node_readers(ray, args.files[0], args.jobs or 1)
+        job = node_job(ray, nodes, say)
+        if job is not None:
+            return job
+        parts = node_parts(ray, nodes, say)
         measured, errors = measure_parts(parts, args.threshold, progress)
         told = _told("analyze", errors)
         if measured is None:
             return None
         progress("verdict")
         return judge(measured, args.threshold), told
-    except (RayError, AnalysisError) as exc:
+    except (RayError, AnalysisError, OpTraceError) as exc:
         _say("analyze", f"error: {exc}")
         return None
     finally:

@@ -24,10 +24,21 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..analysis import LETTING_GO, QUESTIONS, AnalysisError, FilesRead, Header, Part
-from ..traces import files_in
+from ..traces import (
+    HEAD,
+    MOST_BYTES,
+    JobFile,
+    OpTraceError,
+    RankOps,
+    files_in,
+    job_among,
+    kind_of_head,
+    read_job,
+    read_rank,
+)
 from .fork import give_back
 
-__all__ = ["ANSWER_S", "NodePart", "NodeReader", "RayError", "node_parts", "ray_module"]
+__all__ = ["ANSWER_S", "NodePart", "NodeReader", "RayError", "node_job", "node_parts", "node_readers", "ray_module"]
 
 ANSWER_S = 1800.0
 """The longest a node may take over one answer, reading its files included, before the run ends naming it."""
@@ -80,6 +91,34 @@ class NodeReader:
     def read(self, first: int) -> None:
         """Its files read, numbered from `first` among all the cluster's files."""
         self.part = FilesRead(self.files, first)
+
+    def is_job(self) -> bool:
+        """Whether its files are a 3D-parallel job's (`traces.job_among`)."""
+        return job_among(self.files)
+
+    def job_files(self) -> tuple[bool, object]:
+        """Its files as a job's, read here: each (name, what it holds): a rank's profiler trace read
+        (`traces.read_rank`), another job file's bytes, nothing for a file of no job (left out by the driver as
+        `read_job` leaves it out). (False, the line) when a file cannot be read."""
+        out: list[tuple[str, object]] = []
+        try:
+            for name in self.files:
+                with open(name, "rb") as handle:
+                    kind = kind_of_head(handle.read(HEAD))
+                if kind in ("profile", "trace"):
+                    try:
+                        out.append((name, read_rank(_bounded(name))))
+                    except OpTraceError as exc:
+                        return False, f"{name}: {exc}"
+                elif kind is not None:
+                    out.append((name, _bounded(name)))
+                else:
+                    out.append((name, b""))
+        except OSError as exc:
+            return False, f"{exc.filename}: {exc.strerror}"
+        except OpTraceError as exc:
+            return False, str(exc)
+        return True, out
 
     def ask(self, name: str, args: tuple) -> tuple[bool, object]:
         """One of the questions a part answers (`QUESTIONS`): its reading's, then its shard's once it keeps ranks."""
@@ -177,11 +216,17 @@ def connect(address: str) -> Any:
     return ray
 
 
-def node_parts(ray: Any, path: str, jobs: int, say: Callable[[str], None]) -> list[Part]:
-    """`jobs` actors per live node, pinned to it, each having read its share of PATH's files there: the parts
-    `analysis.measure_parts` asks (the files numbered node after node). A line per node says what it holds. Nodes
-    that hold the same ranks (a PATH on a shared filesystem) are read once, and a line says so; ranks partly held by
-    two nodes are refused, naming both."""
+def _bounded(name: str) -> bytes:
+    """A job file's bytes, within what a job reads (`traces.MOST_BYTES`)."""
+    if os.path.getsize(name) > MOST_BYTES:
+        raise OpTraceError(f"{name}: beyond the {MOST_BYTES >> 20} MiB read")
+    with open(name, "rb") as handle:
+        return handle.read()
+
+
+def node_readers(ray: Any, path: str, jobs: int) -> list[_Node]:
+    """`jobs` actors per live node, pinned to it, each told its share of PATH's files there; a RayError naming the
+    node when one cannot list PATH."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     reader = ray.remote(num_cpus=0, max_restarts=0)(NodeReader)
@@ -192,7 +237,6 @@ def node_parts(ray: Any, path: str, jobs: int, say: Callable[[str], None]) -> li
     for node in ids:
         pinned = reader.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node, soft=False))
         nodes.append(_Node(node, [pinned.remote(path, os.getcwd(), k, jobs) for k in range(jobs)]))
-    first, reading = 0, []
     for n in nodes:
         for actor in n.actors:
             about = _answer(_where("?", n.node), actor.about.remote())
@@ -200,9 +244,60 @@ def node_parts(ray: Any, path: str, jobs: int, say: Callable[[str], None]) -> li
             if about["error"]:
                 raise RayError(f"node {n.where}: {about['error']}")
             if about["files"]:
-                reading.append((n, actor.read.remote(first)))
                 n.parts.append(NodePart(actor, n.node, n.host))
-                first += about["files"]
+    return nodes
+
+
+def node_job(ray: Any, nodes: Sequence[_Node], say: Callable[[str], None]) -> JobFile | None:
+    """The 3D-parallel job the nodes' files make, each file read where it lies (`NodeReader.job_files`: a rank's
+    profiler trace there, another job file shipped whole), or None when they hold no job's files (per-rank traces).
+    A line per node says what it holds; a rank's trace or a file found alike on two nodes (a shared folder) is read
+    once, and a line says so; a rank whose traces differ on two nodes is refused, naming both."""
+    parts = [(n, p) for n in nodes for p in n.parts]
+    if not any(_answer(n.where, p.actor.is_job.remote()) for n, p in parts):
+        return None
+    asked = [(n, p.actor.job_files.remote()) for n, p in parts]
+    files: dict[str, bytes] = {}
+    ranks: dict[str, RankOps] = {}
+    held: dict[object, str] = {}
+    shared: set[str] = set()
+    counts: dict[str, int] = defaultdict(int)
+    for n, ref in asked:
+        ok, found = _answer(n.where, ref)
+        if not ok:
+            raise RayError(f"node {n.where}: {found}")
+        for name, value in cast(list, found):
+            counts[n.node] += 1
+            key: object = value.rank if isinstance(value, RankOps) else (os.path.basename(name), value)
+            if key in held:
+                if isinstance(value, RankOps) and ranks[held[key]] != value:
+                    raise RayError(f"rank {value.rank}'s trace differs on node {held[key]} and node {n.where}")
+                shared.add(n.where)
+                continue
+            held[key] = name
+            if isinstance(value, RankOps):
+                ranks[name] = value
+            else:
+                files[name] = cast(bytes, value)
+    for n in nodes:
+        say(f"node {n.where}: {counts[n.node]} job file(s) at {n.path}")
+    if shared:
+        say(f"node(s) {', '.join(sorted(shared))} hold files another node holds too (a shared folder?): read once")
+    progress("job")
+    return read_job(files, ranks)
+
+
+def node_parts(ray: Any, nodes: Sequence[_Node], say: Callable[[str], None]) -> list[Part]:
+    """The nodes' actors (`node_readers`), each having read its share of PATH's files there: the parts
+    `analysis.measure_parts` asks (the files numbered node after node). A line per node says what it holds. Nodes
+    that hold the same ranks (a PATH on a shared filesystem) are read once, and a line says so; ranks partly held by
+    two nodes are refused, naming both."""
+    first, reading = 0, []
+    for n in nodes:
+        for part in n.parts:
+            about = _answer(n.where, part.actor.about.remote())
+            reading.append((n, part.actor.read.remote(first)))
+            first += about["files"]
     for n, ref in reading:
         _answer(n.where, ref)
     _ranks_of(nodes)
@@ -212,7 +307,7 @@ def node_parts(ray: Any, path: str, jobs: int, say: Callable[[str], None]) -> li
             for actor in n.actors:
                 ray.kill(actor)
     if not any(n.ranks for n in kept):
-        raise RayError(f"no node holds a readable rank at {path}")
+        raise RayError(f"no node holds a readable rank at {nodes[0].path if nodes else '?'}")
     return cast(list[Part], [p for n in kept for p in n.parts])
 
 

@@ -51,7 +51,9 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .optrace import (  # noqa: F401
         CLOCK_SKEW,
         GZIP_MAGIC,
+        HEAD,
         JOB_KINDS,
+        JOB_LOOKS,
         MOST_BYTES,
         OP_COLUMNS,
         JobFile,
@@ -60,6 +62,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         OpTable,
         OpTraceError,
         groups_of_meta,
+        job_among,
         job_file_kind,
         kind_of_head,
         op_table,
@@ -97,7 +100,11 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         steps_in,
     )
     from .pipetrace import (  # noqa: F401
+        RankOps,
+        op_profiles,
         read_op_profiles,
+        read_rank,
+        read_ranks,
     )
     from .reader import (  # noqa: F401
         KIB,
@@ -199,7 +206,9 @@ _LAZY = {
     "optrace": (
         "CLOCK_SKEW",
         "GZIP_MAGIC",
+        "HEAD",
         "JOB_KINDS",
+        "JOB_LOOKS",
         "JobFile",
         "JobGroups",
         "MOST_BYTES",
@@ -208,6 +217,7 @@ _LAZY = {
         "OpTable",
         "OpTraceError",
         "groups_of_meta",
+        "job_among",
         "job_file_kind",
         "kind_of_head",
         "op_table",
@@ -244,7 +254,13 @@ _LAZY = {
         "read_trace",
         "steps_in",
     ),
-    "pipetrace": ("read_op_profiles",),
+    "pipetrace": (
+        "RankOps",
+        "op_profiles",
+        "read_op_profiles",
+        "read_rank",
+        "read_ranks",
+    ),
     "reader": (
         "DepthGuard",
         "JsonStream",

@@ -17,12 +17,17 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from .pipetrace import RankOps
 
 __all__ = [
     "CLOCK_SKEW",
     "GZIP_MAGIC",
+    "HEAD",
     "JOB_KINDS",
+    "JOB_LOOKS",
     "MOST_BYTES",
     "OP_COLUMNS",
     "JobFile",
@@ -31,6 +36,7 @@ __all__ = [
     "OpTraceError",
     "OpTable",
     "groups_of_meta",
+    "job_among",
     "job_file_kind",
     "kind_of_head",
     "op_table",
@@ -570,10 +576,11 @@ class JobFile:
     """A line for each file given that is not the job's (a rank's trace, a note), left out."""
 
 
-def read_job(files: Mapping[str, bytes]) -> JobFile:
+def read_job(files: Mapping[str, bytes], ranks: Mapping[str, RankOps] | None = None) -> JobFile:
     """A job from its files (name to bytes): one operation table (Parquet or the artifact's timeline) and at most
     one meta file, its workers' JSONL (`ops.JobRecorder`), or its ranks' PyTorch profiler traces (`pipetrace`: a
-    rank a file); any other file is left out with a line (`left_out`).
+    rank a file; `ranks`: some already read where they lie, by file name); any other file is left out with a line
+    (`left_out`).
     Without a meta file the data-parallel and pipeline sizes are the table's, tensor and context parallelism 1, said
     in a note; with one, the table is checked against it by `analysis.job_times`.
 
@@ -602,13 +609,15 @@ def read_job(files: Mapping[str, bytes]) -> JobFile:
             if kind == "trace":
                 traces.append(name)
             left.append(name)
-    if profiles:
+    if profiles or ranks:
         if tables or metas or workers:
             raise OpTraceError("a job's ranks' profiler traces are read alone, without a table, meta or worker file")
-        from .pipetrace import read_op_profiles
+        from .pipetrace import op_profiles, read_ranks
 
-        table, groups, notes = read_op_profiles({name: files[name] for name in profiles + traces})
-        folder = profiles[0].replace("\\", "/").rsplit("/", 2)
+        table, groups, notes = op_profiles(
+            {**(ranks or {}), **read_ranks({name: files[name] for name in profiles + traces})}
+        )
+        folder = [*(ranks or {}), *profiles][0].replace("\\", "/").rsplit("/", 2)
         kept = _left_lines(name for name in left if name not in traces)
         return JobFile(table, replace(groups, name=folder[-2] if len(folder) > 1 else ""), notes, False, kept)
     if workers:
@@ -648,6 +657,27 @@ def _left_lines(names: Iterable[str]) -> tuple[str, ...]:
 
 HEAD = 1 << 16
 """How much of a file `kind_of_head` reads (inflated when gzip'd): enough for any job file's first line."""
+JOB_LOOKS = 8
+"""How many files `job_among` looks into to tell a 3D-parallel job's from per-rank traces (a job is a table and a
+meta file, or a file per worker or rank; a folder may hold a note or two besides)."""
+
+
+def job_among(paths: Sequence[str]) -> bool:
+    """Whether files are a 3D-parallel job's, told by content (`kind_of_head`) in the first JOB_LOOKS of them: a
+    few looks, whatever the number of ranks; an unreadable file says nothing.
+
+    >>> job_among([])
+    False
+    """
+    for path in paths[:JOB_LOOKS]:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(HEAD)
+        except OSError:
+            continue
+        if kind_of_head(head) in JOB_KINDS:
+            return True
+    return False
 
 
 def kind_of_head(head: bytes) -> str | None:

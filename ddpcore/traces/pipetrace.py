@@ -41,7 +41,7 @@ from typing import Any
 from .collectives import HOST_PREFIXES, kind_of_op
 from .optrace import OP_COLUMNS, JobGroups, OpTable, OpTraceError, _inflated, op_table
 
-__all__ = ["read_op_profiles"]
+__all__ = ["RankOps", "op_profiles", "read_op_profiles", "read_rank", "read_ranks"]
 
 P2P = ("send", "recv")
 BACKWARD_MARK = "autograd::engine::evaluate_function"
@@ -377,13 +377,28 @@ def read_op_profiles(files: Mapping[str, bytes]) -> tuple[OpTable, JobGroups, tu
     >>> table, groups, notes = read_op_profiles({"r0.json": rank(0, first), "r1.json": rank(1, last)})
     >>> [(o.stage, o.optype) for o in table.rows()][:4], (groups.dp, groups.pp)
     ([(0, 'forward-compute'), (0, 'forward-send'), (0, 'backward-recv'), (0, 'backward-compute')], (1, 2))
+    >>> read_rank(rank(1, last)).peers(), len(op_profiles(read_ranks({"r0": rank(0, first), "r1": rank(1, last)}))[0])
+    ((0,), 8)
     """
-    ranks: dict[int, RankOps] = {}
+    return op_profiles(read_ranks(files))
+
+
+def read_ranks(files: Mapping[str, bytes]) -> dict[str, RankOps]:
+    """Each rank's trace read (`read_rank`), by its file's name; a trace that cannot be read is one line naming it."""
+    named = {}
     for name, data in files.items():
         try:
-            r = read_rank(data)
+            named[name] = read_rank(data)
         except OpTraceError as exc:
             raise OpTraceError(f"{name}: {exc}") from None
+    return named
+
+
+def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple[str, ...]]:
+    """`read_op_profiles` of ranks already read (`read_rank`: where their files lie, on a cluster's nodes), by the
+    name of each one's file."""
+    ranks: dict[int, RankOps] = {}
+    for name, r in named.items():
         if r.rank in ranks:
             raise OpTraceError(f"{name}: a second trace of rank {r.rank}")
         ranks[r.rank] = r

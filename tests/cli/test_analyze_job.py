@@ -118,9 +118,12 @@ def test_perfetto_holds_the_measured_and_the_ideal_timelines(
     assert last > max(e["ts"] + e["dur"] for e in ideal), "the recorded steps take longer than the ideal ones"
 
 
-def test_a_job_on_ray_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, str(JOBS / "trace-ST.parquet"), "--ray", "local")
-    assert status == 1 and out == "" and "analysed on one machine: run analyze without --ray" in err
+def test_a_job_on_ray_is_read_where_it_lies(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--ray local`: the job's table read by the node's actor and answered as `analyze` answers it."""
+    timeline = str(JOBS / "timeline-ST.json.gz")
+    status, out, err = run(capsys, timeline, "--ray", "local", "--json")
+    assert status == 0 and "1 job file(s) at" in err, err
+    assert json.loads(out) == json.loads(run(capsys, timeline, "--json")[1])
 
 
 def test_a_pipeline_jobs_profiler_traces_are_a_job(capsys: pytest.CaptureFixture[str]) -> None:

@@ -117,7 +117,7 @@ def real_sets() -> list[list[Path]]:
     """Every real run the repository keeps, in each recording it has (two ranks at least); 3D-parallel jobs
     (jobs3d: one operation table per job, not a file per rank) are not per-rank runs."""
     sets = []
-    jobs = {"jobs3d", "jobs3d_real"}
+    jobs = {"jobs3d", "jobs3d_real", "jobs3d_profiled"}
     for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz") if not jobs & set(p.parts)}):
         some = [sorted(folder.glob(p)) for p in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz")]
         some = [found for found in some if len(found) >= 2] or [sorted(folder.glob("*.json.gz"))]
@@ -145,6 +145,29 @@ def test_every_real_set_split_over_the_nodes_is_analyze_s_verdict(cluster, capsy
         assert main(["analyze", "--ray", started.address, f"${NODE_DIR}", "--json"]) == code, found[0].parent
         got = capsys.readouterr().out
         same_but_source(json.loads(got), json.loads(want))
+
+
+def test_a_pipeline_jobs_traces_on_the_nodes_are_analyze_s_job(cluster):
+    """A pipeline job's ranks' profiler traces, each on the node that recorded it, read there (a trace per rank,
+    shipped as its operations): `analyze`'s what-if of the same files, but for the job's name (its folder's)."""
+    started, root = cluster
+    traces = sorted((FIXTURES / "jobs3d_profiled" / "slow_worker").glob("rank*.pt.trace.json.gz"))
+    folders = folders_of(root)
+    for f in folders:
+        shutil.rmtree(f, ignore_errors=True)
+        f.mkdir()
+    for k, path in enumerate(traces):
+        shutil.copy(path, folders[min(k, 2)])
+    merged = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json")
+    whole = run("analyze", *map(str, traces), "--json")
+    assert merged.returncode == whole.returncode == 0, merged.stderr
+    got, want = json.loads(merged.stdout), json.loads(whole.stdout)
+    assert got.pop("job") in NODES and want.pop("job") == "slow_worker"
+    assert got == want and got["diagnosis"]["kind"] == "one_worker"
+    assert merged.stderr.count("job file(s) at") == 3
+    shutil.copy(traces[3], folders[0])
+    again = run("analyze", "--ray", started.address, f"${NODE_DIR}", "--json")
+    assert again.returncode == 0 and "read once" in again.stderr, again.stderr
 
 
 def test_which_files_make_the_run_is_decided_over_every_node_as_analyze_decides_it(cluster):

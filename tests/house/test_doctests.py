@@ -49,6 +49,7 @@ def test_the_examples_exist():
 
 DOES_NOT_COMPUTE = {"serve_metrics", "served", "main", "build_parser", "read_path", "read_paths", "chunks_of", "play"}
 DOES_NOT_COMPUTE |= {"progress", "ray_module", "node_parts", "give_back", "lightning_callback", "trainer_callback"}
+DOES_NOT_COMPUTE |= {"node_readers", "node_job"}
 """Public functions that serve, read from disk or the environment, import an extra, connect to a cluster, print or
 parse arguments: their examples would be a server, a file, a cluster or a terminal."""
 
