@@ -26,6 +26,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.make_jobs3d import BATCH, LAYERS, MICRO, SCENARIOS, SLEEP_MS, WIDTH, _slowed, spawned, truth_of
@@ -38,7 +39,6 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
     import torch
     import torch.distributed as dist
     from torch.distributed.pipelining import PipelineStage, Schedule1F1B
-    from torch.profiler import ProfilerActivity, profile, schedule
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=4, init_method=f"tcp://127.0.0.1:{port}")
@@ -68,20 +68,40 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     data = torch.randn(MICRO * BATCH, WIDTH, generator=torch.Generator().manual_seed(dp))
     target = torch.randn(MICRO * BATCH, WIDTH, generator=torch.Generator().manual_seed(10 + dp))
+
+    def one_step(step: int) -> None:
+        step_now[0] = step
+        opt.zero_grad(set_to_none=True)
+        scheduled(steps, stage, data, target)
+        flat = torch.cat([p.grad.reshape(-1) for p in model.parameters()])
+        dist.all_reduce(flat, group=dp_group)
+        opt.step()
+
+    profiled(one_step, folder, rank)
+    dist.destroy_process_group()
+
+
+def scheduled(steps, stage: int, data, target) -> None:  # type: ignore[no-untyped-def]
+    """One step of a pipeline schedule: the first stage gives it the inputs, the others the targets (the last's
+    loss)."""
+    if stage == 0:
+        steps.step(data)
+    else:
+        steps.step(target=target)
+
+
+def profiled(one_step: Callable[[int], None], folder: str, rank: int) -> None:
+    """STEPS iterations of `one_step(step)` under the profiler's window (WAIT, one to warm up, ACTIVE recorded),
+    each iteration's wall time kept (loop top to loop top): the trace written gzip'd, the wall times to
+    `wall{rank}.json`."""
+    from torch.profiler import ProfilerActivity, profile, schedule
+
     walls: list[float] = []
     window = schedule(wait=WAIT, warmup=1, active=ACTIVE, repeat=1)
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, schedule=window) as prof:
         top = time.time()
         for step in range(STEPS):
-            step_now[0] = step
-            opt.zero_grad(set_to_none=True)
-            if stage == 0:
-                steps.step(data)
-            else:
-                steps.step(target=target)
-            flat = torch.cat([p.grad.reshape(-1) for p in model.parameters()])
-            dist.all_reduce(flat, group=dp_group)
-            opt.step()
+            one_step(step)
             prof.step()
             now = time.time()
             walls.append((now - top) * 1000)
@@ -92,7 +112,6 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
         out.write(plain.read_text())
     plain.unlink()
     (Path(folder) / f"wall{rank}.json").write_text(json.dumps(walls))
-    dist.destroy_process_group()
 
 
 def record(root: Path, scenario: str, port: int) -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,8 @@ class RankOps:
     world: int = 0
     groups: tuple[tuple[int, ...], ...] = ()
     base_us: float = 0.0
+    tp_group: tuple[int, ...] = ()
+    """The ranks of its tensor-parallel group: the process group a device mesh names `mesh_tp` (() when none is)."""
 
     def peers(self) -> tuple[int, ...]:
         """The places its sends and receives name, in the order first named."""
@@ -186,24 +189,33 @@ def _step_spans(number: int, start: float, end: float, main: list, inside: list)
         for name, a, b, _, cat, _ in main
         if cat == "cpu_op" and _comm_kind(name) is None and not any(x <= a <= y for x, y in quiet)
     ]
-    busy = [(s.start, s.free) for s in spans] + quiet
+    busy = [(s.start, s.free) for s in spans if s.kind in P2P] + quiet
+    collectives = [s.start for s in spans if s.kind not in P2P and s.kind != "optimizer"]
     spans += [
         Span(number, "backward" if is_backward else "forward", a, b, free=b)
-        for a, b, is_backward in _runs(start, end, busy, marks)
+        for a, b, is_backward in _runs(start, end, busy, marks, collectives)
     ]
     return sorted(spans, key=lambda s: (s.start, s.kind))
 
 
 def _runs(
-    start: float, end: float, busy: Sequence[tuple[float, float]], marks: Sequence[tuple[float, float, bool]]
+    start: float,
+    end: float,
+    busy: Sequence[tuple[float, float]],
+    marks: Sequence[tuple[float, float, bool]],
+    collectives: Sequence[float] = (),
 ) -> list[tuple[float, float, bool]]:
-    """The compute runs of a step: in each span the main thread is free (between `busy` ones: communications, the
+    """The compute runs of a step: in each span the main thread is free (between `busy` ones: sends and receives, the
     optimizer), each maximal run of compute events of one kind (`marks`: start, end, backward or not). A run starts
     where the one before it ended, or where the thread became free (a delay before a forward's first operation is the
-    forward's), and ends where the next run begins or the thread is busy again (the step's last, at its last event).
+    forward's), and ends where the next run begins, where the thread is busy again, or where a collective starts
+    after its last event (`collectives`: their starts; one amid a run's events, a tensor-parallel all-reduce, is the
+    run's; the step's last run ends at its last event).
 
     >>> _runs(0.0, 100.0, [(40.0, 50.0)], [(5.0, 10.0, False), (20.0, 30.0, True), (60.0, 70.0, False)])
     [(0.0, 10.0, False), (10.0, 40.0, True), (50.0, 70.0, False)]
+    >>> _runs(0.0, 100.0, [(90.0, 95.0)], [(5.0, 10.0, True), (30.0, 40.0, True)], [20.0, 50.0])
+    [(0.0, 50.0, True)]
     """
     free: list[tuple[float, float]] = []
     at = start
@@ -226,21 +238,34 @@ def _runs(
         for k, cluster in enumerate(clusters):
             last = k == len(clusters) - 1
             stop = max(b for _, b, _ in cluster)
-            stop = (hi if hi < end else min(hi, stop)) if last else min(stop, clusters[k + 1][0][0])
+            after = min((c for c in collectives if stop <= c < hi), default=hi)
+            stop = (min(after, hi) if hi < end else min(hi, stop)) if last else min(stop, clusters[k + 1][0][0])
             runs.append((cut, max(cut, stop), cluster[0][2]))
             cut = max(cut, stop)
     return runs
 
 
-def _groups(info: Mapping[str, object]) -> tuple[tuple[int, ...], ...]:
-    """The process groups a rank's `distributedInfo` lists, each as its ranks (bounded)."""
+TP_NAMES = ("tp", "tensor")
+"""What the last word of a process group's description (`pg_desc`: a device mesh's `mesh_<dimension>`) says when the
+group is tensor-parallel."""
+
+
+def _groups(info: Mapping[str, object]) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """The process groups a rank's `distributedInfo` lists, each as its ranks (bounded), and the tensor-parallel one's
+    ranks (`TP_NAMES`; () when none is named so).
+
+    >>> _groups({"pg_config": [{"ranks": [0, 1, 2, 3]}, {"pg_desc": "mesh_tp", "ranks": [0, 1]}]})
+    (((0, 1, 2, 3), (0, 1)), (0, 1))
+    """
     config = info.get("pg_config")
-    out = []
+    out, tp = [], ()
     for g in config if isinstance(config, list) else ():
         ranks = g.get("ranks") if isinstance(g, dict) else None
         if isinstance(ranks, list) and all(isinstance(r, int) and 0 <= r < MOST_RANK for r in ranks):
             out.append(tuple(ranks))
-    return tuple(out)
+            if str(g.get("pg_desc", "")).lower().rsplit("_", 1)[-1] in TP_NAMES:
+                tp = tuple(ranks)
+    return tuple(out), tp
 
 
 def read_rank(data: bytes) -> RankOps:
@@ -259,7 +284,8 @@ def read_rank(data: bytes) -> RankOps:
         raise OpTraceError(f"distributedInfo: rank {rank!r} of world size {world!r} is not a rank")
     base = _number(top.get("baseTimeNanoseconds"))
     ops = rank_ops(top["traceEvents"])
-    return RankOps(ops.spans, rank, world, _groups(info), base / 1e3 if base and math.isfinite(base) else 0.0)
+    groups, tp = _groups(info)
+    return RankOps(ops.spans, rank, world, groups, base / 1e3 if base and math.isfinite(base) else 0.0, tp)
 
 
 def _peer_rank(r: RankOps, peer: int) -> tuple[int, ...]:
@@ -293,9 +319,9 @@ def _neighbours(ranks: Mapping[int, RankOps]) -> dict[int, tuple[int, ...]]:
     return out
 
 
-def _stages(ranks: Mapping[int, RankOps]) -> dict[int, tuple[int, int]]:
-    """Each rank's (data-parallel rank, stage): the chains its sends and receives make, each from the end that sends
-    first (the first stage computes and sends before it receives anything), in the order of their first ranks."""
+def _chains(ranks: Mapping[int, RankOps]) -> list[list[int]]:
+    """The pipelines the ranks' sends and receives make, each from the end that sends first (the first stage computes
+    and sends before it receives anything), in the order of their first ranks."""
     near = _neighbours(ranks)
     firsts = sorted(k for k, n in near.items() if len(n) == 1 and ranks[k].first_p2p() == "send")
     chains = []
@@ -313,7 +339,21 @@ def _stages(ranks: Mapping[int, RankOps]) -> dict[int, tuple[int, int]]:
             "the pipelines the sends and receives make are not alike: "
             + ("; ".join(" → ".join(map(str, c)) for c in chains) or "none starts by sending")[:300]
         )
-    return {k: (dp, stage) for dp, chain in enumerate(chains) for stage, k in enumerate(chain)}
+    return chains
+
+
+def _tp_peers(ranks: Mapping[int, RankOps], chains: list[list[int]]) -> list[list[list[int]]]:
+    """The chains in sets of tensor-parallel peers (each set: the chains whose first ranks share a tensor-parallel
+    group, `RankOps.tp_group`), in the order of their first ranks; a chain of its own without one."""
+    sets: list[list[list[int]]] = []
+    for chain in chains:
+        group = ranks[chain[0]].tp_group
+        home = next((s for s in sets if s[0][0] in group), None)
+        if home is None:
+            sets.append([chain])
+        else:
+            home.append(chain)
+    return sets
 
 
 def _labelled(r: RankOps, stage: int, pp: int, before: int, after: int) -> list[tuple[Span, str]]:
@@ -344,11 +384,14 @@ def _labelled(r: RankOps, stage: int, pp: int, before: int, after: int) -> list[
                 real.add(run)
         if stage == 0 == pp - 1:
             real.update(x for x in runs if x.kind == "forward")
+        computes = [x for x in runs if x.kind == "backward" or x in real]
         for s in spans:
-            if s.kind == "backward" or s in real:
+            if s in computes:
                 out.append((s, f"{s.kind}-compute"))
             elif s.kind == "optimizer":
                 out.append((s, "optimizer"))
+            elif any(x.start <= s.start < x.end for x in computes):
+                continue
             elif s.kind in GATHER_KINDS:
                 out.append((s, "params-all-gather"))
             elif s.kind in GRADIENT_KINDS:
@@ -409,14 +452,17 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
         )
     if not any(r.peers() for r in ranks.values()):
         raise OpTraceError("no rank sends to another: not a pipeline job's traces")
-    places = _stages(ranks)
-    dp = 1 + max(d for d, _ in places.values())
-    pp = 1 + max(s for _, s in places.values())
-    at = {place: k for k, place in places.items()}
+    peers = _tp_peers(ranks, _chains(ranks))
+    places = {k: (d, s) for d, chains in enumerate(peers) for c in chains for s, k in enumerate(c)}
+    dp, pp, tp = len(peers), len(peers[0][0]), max(len(chains) for chains in peers)
     world = max(r.world for r in ranks.values())
     notes = []
-    tp = world // (dp * pp) if world % (dp * pp) == 0 else 1
     if tp > 1:
+        notes.append(_tp_said(ranks, peers, places, pp))
+        if world != dp * pp * tp:
+            notes.append(f"{len(ranks)} ranks' traces of a world of {world}, not DP {dp} × PP {pp} × TP {tp}")
+    elif world % (dp * pp) == 0 and world > dp * pp:
+        tp = world // (dp * pp)
         notes.append(
             f"{len(ranks)} ranks' traces of a world of {world}: the other {world - len(ranks)} read as tensor-parallel "
             f"peers (TP {tp}) that run as the ranks given"
@@ -424,11 +470,11 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
     elif world != dp * pp:
         notes.append(f"{len(ranks)} ranks' traces of a world of {world}, not a multiple of DP {dp} × PP {pp}")
     columns: dict[str, list[object]] = {c: [] for c in OP_COLUMNS}
-    for k in sorted(ranks):
+    for k in sorted(k for chains in peers for k in chains[0]):
         r = ranks[k]
         d, s = places[k]
         seq: Counter[tuple[int, str]] = Counter()
-        for span, optype in _labelled(r, s, pp, at.get((d, s - 1), -1), at.get((d, s + 1), -1)):
+        for span, optype in _labelled(r, s, pp, *_beside(peers[d][0], s)):
             place = seq[(span.step, optype)]
             seq[(span.step, optype)] += 1
             row = (
@@ -447,3 +493,55 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
             for c, v in zip(OP_COLUMNS, row):
                 columns[c].append(v)
     return op_table(columns), JobGroups(dp=dp, pp=pp, tp=tp), tuple(notes)
+
+
+def _tp_wait(r: RankOps, stage: int, pp: int, before: int, after: int) -> float:
+    """How long (µs) a rank waits a step in the collectives amid its computes (its tensor-parallel all-reduces)."""
+    labelled = _labelled(r, stage, pp, before, after)
+    computes = [s for s, optype in labelled if optype.endswith("-compute")]
+    amid = [s for s in r.spans if s.kind not in (*P2P, "optimizer", "forward", "backward")]
+    waited = math.fsum(s.end - s.start for s in amid if any(x.start <= s.start < x.end for x in computes))
+    return waited / max(1, len({s.step for s in r.spans}))
+
+
+TP_WAITED = 2.0
+"""How many times longer a rank's tensor-parallel peers must wait in their group's all-reduces than it does for it
+to be named as the one they wait for: its extra compute is then at least their transfer (in a clean run on shared
+cores the peers' waits differ by a tenth)."""
+
+
+def _tp_said(
+    ranks: Mapping[int, RankOps], peers: list[list[list[int]]], places: Mapping[int, tuple[int, int]], pp: int
+) -> str:
+    """The line that says how tensor-parallel peers are read: each worker from its group's lowest rank (the group
+    meets in all-reduces amid every compute, so each of its ranks runs as slow as the slowest), and the rank its
+    group waits for most, where its peers wait TP_WAITED times as long as it does."""
+    tp = max(len(chains) for chains in peers)
+    read = [c[0][0] for c in peers]
+    said = f"tensor-parallel groups of {tp} (mesh_tp): each worker read from its group's lowest rank ({_listed(read)})"
+    worst: tuple[float, int, float, float] | None = None
+    for chains in peers:
+        for s in range(pp):
+            waits = {c[s]: _tp_wait(ranks[c[s]], s, pp, *_beside(c, s)) for c in chains}
+            least = min(waits, key=waits.__getitem__)
+            others = statistics.median(v for k, v in waits.items() if k != least)
+            if others >= TP_WAITED * waits[least] and (worst is None or others - waits[least] > worst[0]):
+                worst = (others - waits[least], least, waits[least], others)
+    if worst is None:
+        return said
+    _, rank, own, others = worst
+    d, s = places[rank]
+    return (
+        f"{said}; rank {rank} (DP {d}, stage {s}) makes its group wait: its peers wait {others / 1e3:.1f} ms a step "
+        f"in the group's all-reduces, it {own / 1e3:.1f} ms"
+    )
+
+
+def _beside(chain: Sequence[int], stage: int) -> tuple[int, int]:
+    """The ranks before and after a stage in its pipeline (-1: none)."""
+    return (chain[stage - 1] if stage else -1, chain[stage + 1] if stage + 1 < len(chain) else -1)
+
+
+def _listed(values: Sequence[int]) -> str:
+    """A few values, for a line."""
+    return ", ".join(map(str, values[:6])) + (", …" if len(values) > 6 else "")

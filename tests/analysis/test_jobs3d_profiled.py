@@ -89,3 +89,44 @@ def test_a_slow_data_parallel_rank_that_moves_is_uneven_work() -> None:
 def test_the_clean_run_names_no_worker_stage_or_rank() -> None:
     w, _, _ = run("clean")
     assert [m.code for m in job_verdict(w)] == ["job.everywhere"]
+
+
+TP = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_tp"
+
+
+@cache
+def tensor_parallel(name: str) -> tuple[JobWhatIf, dict, object]:
+    """A run of 2 stages x 2 tensor-parallel ranks (`tests/make_jobs3d_tp.py`: a device mesh, Megatron-style
+    layers whose all-reduces run amid each forward and backward)."""
+    files = {str(p): p.read_bytes() for p in sorted((TP / name).glob("*.pt.trace.json.gz"))}
+    job = read_job(files)
+    truth = json.loads((TP / name / "truth.json").read_text())
+    return job_whatif(job_times(job.table, job.groups)), truth, job
+
+
+@pytest.mark.parametrize("name", ["clean", "slow_tp"])
+def test_tensor_parallel_peers_are_one_worker_their_all_reduces_part_of_its_compute(name: str) -> None:
+    """The mesh's `mesh_tp` groups make each pair of pipelines one worker, read from its lowest rank; the all-reduces
+    amid the computes are the computes' (a barrier within the group), not operations of the step."""
+    w, truth, job = tensor_parallel(name)
+    assert (job.groups.dp, job.groups.pp, job.groups.tp) == (truth["dp"], truth["pp"], truth["tp"])
+    rows = job.table.rows()
+    assert {(o.rank, o.dp, o.stage) for o in rows} == {(0, 0, 0), (2, 0, 1)}
+    counts = Counter((o.rank, o.step, o.optype) for o in rows)
+    for step in truth["profiled_steps"]:
+        for r in (0, 2):
+            assert counts[(r, step, "forward-compute")] == counts[(r, step, "backward-compute")] == 4
+            assert counts[(r, step, "grads-reduce-scatter")] == 0
+    assert list(w.steps) == truth["profiled_steps"]
+
+
+def test_the_tensor_parallel_rank_its_group_waits_for_is_named() -> None:
+    """Rank 1 sleeps in each forward: its TP peer (rank 0, the worker read) waits for it in every all-reduce, so the
+    worker of stage 0 is named slow in its forward, and the line on the groups names rank 1."""
+    w, truth, job = tensor_parallel("slow_tp")
+    said = job_verdict(w)
+    assert said[0].code == "job.worker" and (dict(said[0].values)["dp"], dict(said[0].values)["stage"]) == (0, 0)
+    assert dict(said[0].values)["parts"][0] == "forward-compute"
+    assert f"rank {truth['slow_rank']} (DP 0, stage 0) makes its group wait" in job.notes[0]
+    _, _, clean = tensor_parallel("clean")
+    assert "makes its group wait" not in clean.notes[0]
