@@ -599,6 +599,32 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "not one 3D-parallel job: {detail}",
         "fr": "pas un seul job parallèle 3D : {detail}",
     },
+    "job.no_meta": {
+        "en": "no meta file: tensor and context parallelism read as 1 (the table holds DP {dp} × PP {pp})",
+        "fr": "pas de fichier meta : parallélisme tensoriel et de contexte lus à 1 (la table contient DP {dp} × PP "
+        "{pp})",
+    },
+    "job.tp_read": {
+        "en": "tensor-parallel groups of {tp} (mesh_tp): each worker read from its group's lowest rank ({ranks})",
+        "fr": "groupes tensor-parallel de {tp} (mesh_tp) : chaque worker lu sur le plus petit rang de son groupe "
+        "({ranks})",
+    },
+    "job.tp_waits": {
+        "en": "rank {rank} (DP {dp}, stage {stage}) makes its tensor-parallel group wait: its peers wait {others} a "
+        "step in the group's all-reduces, it {own}",
+        "fr": "le rang {rank} (DP {dp}, étage {stage}) fait attendre son groupe tensor-parallel : ses pairs attendent "
+        "{others} par pas dans les all-reduce du groupe, lui {own}",
+    },
+    "job.world_beyond": {
+        "en": "{given} ranks' traces of a world of {world}: the other {more} read as tensor-parallel peers (TP {tp}) "
+        "that run as the ranks given",
+        "fr": "les traces de {given} rangs d'un monde de {world} : les {more} autres lus comme des pairs "
+        "tensor-parallel (TP {tp}) qui tournent comme les rangs donnés",
+    },
+    "job.world_odd": {
+        "en": "{given} ranks' traces of a world of {world}, not {sizes}",
+        "fr": "les traces de {given} rangs d'un monde de {world}, pas {sizes}",
+    },
     "job.none": {
         "en": "no straggler: the job runs at {ratio} its ideal step",
         "fr": "pas de retardataire : le job tourne à {ratio} de son pas idéal",

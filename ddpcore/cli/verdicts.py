@@ -30,7 +30,7 @@ from ..analysis import (
     stretch_message,
     undecided_message,
 )
-from ..base import say
+from ..base import Message, say
 from ..traces import GpuGauges
 from .reports import cluster_table
 
@@ -428,7 +428,7 @@ DIAGNOSIS_KINDS = {
 
 
 def job_payload(
-    w: JobWhatIf, notes: Sequence[str] = (), left_out: Sequence[str] = (), lang: str = "en"
+    w: JobWhatIf, notes: Sequence[Message] = (), left_out: Sequence[str] = (), lang: str = "en"
 ) -> dict[str, Any]:
     """A 3D-parallel job's what-if as the JSON of `analyze` (docs/contracts.md): `parallel`, `slowdown`,
     `slowdown_by`, `m_w`, `m_s` and `diagnosis` (the first sentence's kind and values, the others' kinds in
@@ -485,7 +485,7 @@ def job_payload(
         },
         "verdict": [{"code": m.code, "en": m.text("en"), "fr": m.text("fr")} for m in said],
         "skipped": list(w.skipped),
-        "notes": list(notes),
+        "notes": [m.text(lang) for m in notes],
         "errors": list(left_out),
     }
 

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
+from ..base import Message
+
 if TYPE_CHECKING:
     from .pipetrace import RankOps
 
@@ -570,7 +572,7 @@ class JobFile:
 
     table: OpTable
     groups: JobGroups
-    notes: tuple[str, ...] = ()
+    notes: tuple[Message, ...] = ()
     transfers_drawn: bool = False
     left_out: tuple[str, ...] = ()
     """A line for each file given that is not the job's (a rank's trace, a note), left out."""
@@ -644,7 +646,7 @@ def read_job(files: Mapping[str, bytes], ranks: Mapping[str, RankOps] | None = N
     return JobFile(
         table,
         replace(JobGroups(dp=dp, pp=pp), name=name.rsplit("/", 1)[-1]),
-        (f"no meta file: tensor and context parallelism read as 1 (the table holds DP {dp} × PP {pp})",),
+        (Message.of("job.no_meta", dp=dp, pp=pp),),
         drawn,
         _left_lines(left),
     )

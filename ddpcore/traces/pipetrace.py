@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..base import Message, Ms
 from .collectives import HOST_PREFIXES, kind_of_op
 from .optrace import OP_COLUMNS, JobGroups, OpTable, OpTraceError, _inflated, op_table
 
@@ -399,7 +400,7 @@ def _labelled(r: RankOps, stage: int, pp: int, before: int, after: int) -> list[
     return sorted(out, key=lambda o: (o[0].step, o[0].start, o[1]))
 
 
-def read_op_profiles(files: Mapping[str, bytes]) -> tuple[OpTable, JobGroups, tuple[str, ...]]:
+def read_op_profiles(files: Mapping[str, bytes]) -> tuple[OpTable, JobGroups, tuple[Message, ...]]:
     """A pipeline job's operation table from its ranks' profiler traces (name to bytes, a rank a file), its group
     sizes (whatever the world holds beyond the ranks given read as tensor parallelism, and said), and a line for each
     thing so read.
@@ -437,7 +438,7 @@ def read_ranks(files: Mapping[str, bytes]) -> dict[str, RankOps]:
     return named
 
 
-def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple[str, ...]]:
+def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple[Message, ...]]:
     """`read_op_profiles` of ranks already read (`read_rank`: where their files lie, on a cluster's nodes), by the
     name of each one's file."""
     ranks: dict[int, RankOps] = {}
@@ -456,19 +457,19 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
     places = {k: (d, s) for d, chains in enumerate(peers) for c in chains for s, k in enumerate(c)}
     dp, pp, tp = len(peers), len(peers[0][0]), max(len(chains) for chains in peers)
     world = max(r.world for r in ranks.values())
-    notes = []
+    notes: list[Message] = []
     if tp > 1:
-        notes.append(_tp_said(ranks, peers, places, pp))
+        notes += _tp_said(ranks, peers, places, pp)
         if world != dp * pp * tp:
-            notes.append(f"{len(ranks)} ranks' traces of a world of {world}, not DP {dp} × PP {pp} × TP {tp}")
+            sizes = f"DP {dp} × PP {pp} × TP {tp}"
+            notes.append(Message.of("job.world_odd", given=len(ranks), world=world, sizes=sizes))
     elif world % (dp * pp) == 0 and world > dp * pp:
         tp = world // (dp * pp)
-        notes.append(
-            f"{len(ranks)} ranks' traces of a world of {world}: the other {world - len(ranks)} read as tensor-parallel "
-            f"peers (TP {tp}) that run as the ranks given"
-        )
+        notes.append(Message.of("job.world_beyond", given=len(ranks), world=world, more=world - len(ranks), tp=tp))
     elif world != dp * pp:
-        notes.append(f"{len(ranks)} ranks' traces of a world of {world}, not a multiple of DP {dp} × PP {pp}")
+        notes.append(
+            Message.of("job.world_odd", given=len(ranks), world=world, sizes=f"a multiple of DP {dp} × PP {pp}")
+        )
     columns: dict[str, list[object]] = {c: [] for c in OP_COLUMNS}
     for k in sorted(k for chains in peers for k in chains[0]):
         r = ranks[k]
@@ -512,13 +513,13 @@ cores the peers' waits differ by a tenth)."""
 
 def _tp_said(
     ranks: Mapping[int, RankOps], peers: list[list[list[int]]], places: Mapping[int, tuple[int, int]], pp: int
-) -> str:
-    """The line that says how tensor-parallel peers are read: each worker from its group's lowest rank (the group
-    meets in all-reduces amid every compute, so each of its ranks runs as slow as the slowest), and the rank its
+) -> list[Message]:
+    """The lines that say how tensor-parallel peers are read: each worker from its group's lowest rank (the group
+    meets in all-reduces amid every compute, so each of its ranks runs as slow as the slowest); and the rank its
     group waits for most, where its peers wait TP_WAITED times as long as it does."""
     tp = max(len(chains) for chains in peers)
-    read = [c[0][0] for c in peers]
-    said = f"tensor-parallel groups of {tp} (mesh_tp): each worker read from its group's lowest rank ({_listed(read)})"
+    read = tuple(c[0][0] for c in peers)
+    said = [Message.of("job.tp_read", tp=tp, ranks=read[:6] if len(read) <= 6 else (*read[:6], "…"))]
     worst: tuple[float, int, float, float] | None = None
     for chains in peers:
         for s in range(pp):
@@ -527,21 +528,13 @@ def _tp_said(
             others = statistics.median(v for k, v in waits.items() if k != least)
             if others >= TP_WAITED * waits[least] and (worst is None or others - waits[least] > worst[0]):
                 worst = (others - waits[least], least, waits[least], others)
-    if worst is None:
-        return said
-    _, rank, own, others = worst
-    d, s = places[rank]
-    return (
-        f"{said}; rank {rank} (DP {d}, stage {s}) makes its group wait: its peers wait {others / 1e3:.1f} ms a step "
-        f"in the group's all-reduces, it {own / 1e3:.1f} ms"
-    )
+    if worst is not None:
+        _, rank, own, others = worst
+        d, s = places[rank]
+        said.append(Message.of("job.tp_waits", rank=rank, dp=d, stage=s, others=Ms(others / 1e3), own=Ms(own / 1e3)))
+    return said
 
 
 def _beside(chain: Sequence[int], stage: int) -> tuple[int, int]:
     """The ranks before and after a stage in its pipeline (-1: none)."""
     return (chain[stage - 1] if stage else -1, chain[stage + 1] if stage + 1 < len(chain) else -1)
-
-
-def _listed(values: Sequence[int]) -> str:
-    """A few values, for a line."""
-    return ", ".join(map(str, values[:6])) + (", …" if len(values) > 6 else "")

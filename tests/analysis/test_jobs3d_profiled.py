@@ -127,6 +127,11 @@ def test_the_tensor_parallel_rank_its_group_waits_for_is_named() -> None:
     said = job_verdict(w)
     assert said[0].code == "job.worker" and (dict(said[0].values)["dp"], dict(said[0].values)["stage"]) == (0, 0)
     assert dict(said[0].values)["parts"][0] == "forward-compute"
-    assert f"rank {truth['slow_rank']} (DP 0, stage 0) makes its group wait" in job.notes[0]
+    waits = [m for m in job.notes if m.code == "job.tp_waits"]
+    assert [(dict(m.values)["rank"], dict(m.values)["dp"], dict(m.values)["stage"]) for m in waits] == [
+        (truth["slow_rank"], 0, 0)
+    ]
+    assert f"rank {truth['slow_rank']} (DP 0, stage 0) makes its tensor-parallel group wait" in waits[0].text()
+    assert "étage 0" in waits[0].text("fr")
     _, _, clean = tensor_parallel("clean")
-    assert "makes its group wait" not in clean.notes[0]
+    assert [m.code for m in clean.notes] == ["job.tp_read"]

@@ -12,6 +12,7 @@ from ddpview.views import job_html
 from paths import FIXTURES
 
 from ddpcore.analysis import job_times, job_whatif, simulated_job
+from ddpcore.base import Message
 from ddpcore.traces import read_job
 
 JOBS = FIXTURES / "jobs3d"
@@ -33,6 +34,7 @@ def test_the_panel_holds_the_figures_the_heatmap_and_the_words():
     assert "no meta file" in html
     fr = job_html(w, notes, "fr")
     assert "un worker (DP 0, étage 0)" in fr and "1,97×" in fr and "étage 3" in fr
+    assert "pas de fichier meta" in fr and "no meta file" not in fr
 
 
 def test_nothing_without_a_job_and_a_clean_job_says_so():
@@ -46,7 +48,7 @@ def test_names_are_escaped():
     rows, groups = simulated_job(dp=2, pp=2, steps=3, slow=(0, 1))
     w = job_whatif(job_times(rows, replace(groups, name="<b>x</b>")))
     hostile = replace(w, by_optype={"<script>alert(1)</script>": 1.5, **w.by_optype}, skipped=("<img src=x>",))
-    html = job_html(hostile, ("<i>note</i>",), "en")
+    html = job_html(hostile, (Message.of("job.world_odd", given=2, world=4, sizes="<i>note</i>"),), "en")
     assert "<script>" not in html and "<img" not in html and "<i>" not in html
     assert "&lt;script&gt;" in html
 

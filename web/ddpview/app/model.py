@@ -59,7 +59,7 @@ class TracesModel:
     reading_after: bool = False
     job: JobWhatIf | None = None
     """A 3D-parallel job read instead of per-rank traces (ddpcore.analysis.jobwhatif), with its readers' notes."""
-    job_notes: tuple[str, ...] = ()
+    job_notes: tuple[Message, ...] = ()
     job_step: JobStepDrawing | None = None
 
 

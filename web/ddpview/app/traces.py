@@ -82,7 +82,7 @@ def measured_in_steps(
 def with_job(
     model: Model,
     job: JobWhatIf | None,
-    notes: tuple[str, ...],
+    notes: tuple[Message, ...],
     errors: tuple[FileError, ...],
     step: JobStepDrawing | None = None,
 ) -> Model:

@@ -14,6 +14,7 @@ from ..markup import AttrValue, esc, output, svg_figure, tag, text
 
 if TYPE_CHECKING:
     from ddpcore.analysis import JobStepDrawing, JobWhatIf
+    from ddpcore.base import Message
 
 __all__ = ["HEAT_ROWS", "job_heatmap", "job_html", "job_step_svg"]
 
@@ -234,7 +235,7 @@ def _split(testid: str, title: str, by: Mapping[Any, float], name: str, lang: st
     return tag("table", {"class": "job-split"}, text("caption", None, caption), tag("tbody", None, *rows))
 
 
-def job_html(w: JobWhatIf | None, notes: tuple[str, ...], lang: str, step: JobStepDrawing | None = None) -> str:
+def job_html(w: JobWhatIf | None, notes: tuple[Message, ...], lang: str, step: JobStepDrawing | None = None) -> str:
     """The panel of a 3D-parallel job, or nothing when Your traces holds none; with `step`, its worst step drawn as
     recorded and in the ideal."""
     if w is None:
@@ -268,7 +269,7 @@ def job_html(w: JobWhatIf | None, notes: tuple[str, ...], lang: str, step: JobSt
         )
     if step is not None and step.measured:
         body.append(job_step_svg(step, lang))
-    lines = [*notes, *w.skipped]
+    lines = [*(m.text(lang) for m in notes), *w.skipped]
     if lines:
         body.append(tag("ul", {"class": "help", "data-testid": "job-notes"}, *(text("li", None, n) for n in lines)))
     return tag("section", {"class": "job", "data-testid": "job-panel"}, *body)
