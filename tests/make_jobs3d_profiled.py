@@ -114,18 +114,25 @@ def profiled(one_step: Callable[[int], None], folder: str, rank: int) -> None:
     (Path(folder) / f"wall{rank}.json").write_text(json.dumps(walls))
 
 
-def record(root: Path, scenario: str, port: int) -> None:
-    """One scenario: 4 processes, their traces, and truth.json."""
+def record(
+    root: Path,
+    scenario: str,
+    port: int,
+    worker: Callable[[int, str, str, int], None] | None = None,
+    said: dict | None = None,
+) -> None:
+    """One scenario: 4 processes (`worker`, this module's by default), their traces, and truth.json (with `said`
+    over the schedule's own keys)."""
     import torch
 
-    folder, walls = spawned(root, scenario, port, _worker)
+    folder, walls = spawned(root, scenario, port, worker or _worker)
     truth = truth_of(scenario, walls, STEPS) | {
         "schedule": "1F1B (torch.distributed.pipelining.Schedule1F1B)",
         "torch": torch.__version__,
         "profiled_steps": list(range(WAIT + 1, STEPS)),
         "recorded_at": time.strftime("%Y-%m-%d %H:%M:%S"),
     }
-    (folder / "truth.json").write_text(json.dumps(truth, indent=1))
+    (folder / "truth.json").write_text(json.dumps(truth | (said or {}), indent=1))
     print(scenario, "mean step", sum(walls["0"][WAIT + 1 :]) / ACTIVE, "ms", flush=True)
 
 

@@ -81,6 +81,21 @@ def _chain(needs: dict[Key, list[Key]], keys: Sequence[Key], after: Iterable[Key
         last = [k]
 
 
+EPSILON = 5e-4
+"""Seconds a compute may seem to start before the receive it waited for ended (the artifact's tolerance for two
+clocks)."""
+
+
+def _interleaved(ops: Sequence[OpRow]) -> bool:
+    """Whether a stage's worker holds more than one model chunk (virtual stages of an interleaved schedule)."""
+    return any(o.chunk >= 1 for o in ops)
+
+
+def _last_before(computes: Sequence[OpRow], at: float) -> OpRow | None:
+    """The last of the computes (in the order they ran) that started before `at`."""
+    return next((c for c in reversed(computes) if c.start < at), None)
+
+
 def _stage_needs(ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool, needs: dict[Key, list[Key]]) -> None:
     """The prerequisites within one stage's worker."""
     by_time = sorted(ops, key=lambda o: (o.start, o.seq, o.optype))
@@ -97,12 +112,27 @@ def _stage_needs(ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool,
         (BACKWARD, "backward-send", "backward-recv"),
     ):
         made = [(compute, o.seq, stage) for o in of_type[compute]]
-        for k, o in enumerate(of_type[send][: len(made)]):
-            needs[(send, o.seq, stage)].append(made[k])
-        for k, o in enumerate(of_type[recv][: len(made)]):
-            needs[made[k]].append((recv, o.seq, stage))
-            if k:
-                needs[(recv, o.seq, stage)].append(made[k - 1])
+        if len(of_type[send]) == len(made) or not _interleaved(ops):
+            for k, o in enumerate(of_type[send][: len(made)]):
+                needs[(send, o.seq, stage)].append(made[k])
+        else:
+            for o in of_type[send]:
+                before = _last_before(of_type[compute], o.start)
+                if before is not None:
+                    needs[(send, o.seq, stage)].append((compute, before.seq, stage))
+        if len(of_type[recv]) == len(made) or not _interleaved(ops):
+            for k, o in enumerate(of_type[recv][: len(made)]):
+                needs[made[k]].append((recv, o.seq, stage))
+                if k:
+                    needs[(recv, o.seq, stage)].append(made[k - 1])
+        else:
+            for o in of_type[recv]:
+                fed = next((c for c in of_type[compute] if c.start >= o.end - EPSILON), None)
+                if fed is not None:
+                    needs[(compute, fed.seq, stage)].append((recv, o.seq, stage))
+                posted = _last_before(of_type[compute], o.start)
+                if posted is not None and posted is not fed:
+                    needs[(recv, o.seq, stage)].append((compute, posted.seq, stage))
     first_backward = next((i for i, o in enumerate(computes) if o.optype == BACKWARD), -1)
     if first_backward >= 2:
         before = computes[first_backward - 2]
@@ -172,11 +202,12 @@ def graph_of(template: Sequence[OpRow], pp: int, data_parallel: bool) -> StepGra
         needs[k] = [b for b in dict.fromkeys(before) if b in keys and b != k]
     groups: list[tuple[Key, ...]] = []
     synced: list[bool] = []
+    ring = _interleaved(template)
     for kind, (peer, delta) in P2P_PEER.items():
         if kind.endswith("recv"):
             continue
         for k in sorted(k for k in keys if k[0] == kind):
-            other = (peer, k[1], k[2] + delta)
+            other = (peer, k[1], (k[2] + delta) % pp if ring else k[2] + delta)
             groups.append((k, other) if other in keys else (k,))
             synced.append(False)
     for kind, _ in P2P_PEER.items():

@@ -169,7 +169,10 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
         latest = _most(starts, members)
         if graph.dp_synced[g]:
             latest = _across_dp(latest, dp)
-        transfer |= {m: _on_time(list(map(sub, ends[m], latest))) for m in members}
+        received = [ends[m] for m in members if m[0].endswith("recv")]
+        for m in members:
+            end = list(map(min, ends[m], received[0])) if received and m[0].endswith("send") else ends[m]
+            transfer[m] = _on_time(list(map(sub, end, latest)))
     first_start = list(map(min, *starts.values())) if len(starts) > 1 else next(iter(starts.values()))
     step_start = [min(first_start[t : t + dp]) for t in range(0, len(first_start), dp) for _ in range(dp)]
     delay = {

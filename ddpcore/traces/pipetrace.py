@@ -17,6 +17,11 @@ run of one kind between communications is one micro-batch's, counted in order (a
 backward, a gradient bucket's copy, is no micro-batch's). A receive whose next compute is a backward is a backward
 receive, a send after a backward a backward send; the others are the forward's.
 
+Where the schedule names its actions (`ACTION`: `torch.distributed.pipelining`'s runtime, which runs the
+interleaved, looped and zero-bubble schedules), they say it instead: each compute action is a compute of its virtual
+stage, each send or receive serves the pass and virtual stage of the action it lies in, the virtual stages a rank
+holds are its model chunks, and a pipeline's ranks follow the first virtual stage each holds.
+
 The stages follow the sends: a rank that receives no forward is stage 0, and each forward send's peer (its place in a
 process group the rank is in, `distributedInfo.pg_config`, or in the world) is the next stage's rank. Each chain of
 stages is one data-parallel rank, in the order of their first ranks.
@@ -33,10 +38,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base import Message, Ms
@@ -53,6 +59,10 @@ GATHER_KINDS = frozenset({"all_gather"})
 GRADIENT_KINDS = frozenset({"allreduce", "reduce_scatter"})
 MOST_RANK = 1 << 20
 """The largest rank or world size read."""
+ACTION = re.compile(r"PP:(\d{1,6})(F|B|I|W|SEND_F|SEND_B|RECV_F|RECV_B)(\d{1,6})")
+"""A pipeline schedule's action as `torch.distributed.pipelining`'s runtime (interleaved, looped, zero-bubble
+schedules) names its range: `PP:{stage}{action}{micro-batch}`, a virtual stage's forward (F), backward (B, or its
+input and weight halves I and W), or the send or receive of a forward's or backward's tensor."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,10 @@ class Span:
     end: float
     peer: int = -1
     free: float = 0.0
+    virtual: int = -1
+    """The virtual stage a schedule's action names (`ACTION`; -1: none named)."""
+    way: str = ""
+    """ "forward" or "backward": which pass a send or receive serves, where an action says it ("": guessed)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +104,10 @@ class RankOps:
     def first_p2p(self) -> str:
         """ "send" or "recv": what its first send or receive was (a first stage sends before it receives)."""
         return next((s.kind for s in self.spans if s.kind in P2P), "")
+
+    def virtuals(self) -> tuple[int, ...]:
+        """The virtual stages its schedule's actions name, in order (() when it names none)."""
+        return tuple(sorted({s.virtual for s in self.spans if s.virtual >= 0}))
 
 
 def _event(name: str, ts: float, dur: float, cat: str = "cpu_op", tid: int = 1, args: Any = None) -> dict:
@@ -184,6 +202,9 @@ def _step_spans(number: int, start: float, end: float, main: list, inside: list)
     spans += [
         Span(number, "optimizer", a, b, free=b) for name, a, b, _, _, _ in main if name.startswith(OPTIMIZER_STEP)
     ]
+    actions = [(m, a, b) for name, a, b, _, _, _ in main if (m := ACTION.fullmatch(name))]
+    if any(m[2] in "FBIW" for m, _, _ in actions):
+        return _acted(number, spans, actions)
     backward = [(a, b) for name, a, b, _, _, _ in main if name.startswith(BACKWARD_MARK)]
     marks = [
         (a, b, any(x <= a <= y for x, y in backward))
@@ -197,6 +218,25 @@ def _step_spans(number: int, start: float, end: float, main: list, inside: list)
         for a, b, is_backward in _runs(start, end, busy, marks, collectives)
     ]
     return sorted(spans, key=lambda s: (s.start, s.kind))
+
+
+def _acted(number: int, spans: list[Span], actions: list[tuple[re.Match[str], float, float]]) -> list[Span]:
+    """A step's spans where its schedule names its actions (`ACTION`): each send or receive marked with the action it
+    is in (its virtual stage, forward or backward), and each compute action a compute span of its virtual stage, from
+    when the receive it waited for inside it ended (a schedule waits for its inputs inside the action)."""
+    marked = []
+    for s in spans:
+        if s.kind in P2P:
+            act = next((m for m, a, b in actions if m[2][:4] in ("SEND", "RECV") and a <= s.start <= b), None)
+            if act is not None:
+                s = replace(s, virtual=int(act[1]), way="forward" if act[2].endswith("F") else "backward")
+        marked.append(s)
+    for m, a, b in actions:
+        if m[2] in "FBIW":
+            arrived = max((s.end for s in marked if s.kind == "recv" and a < s.end < b), default=a)
+            kind = "forward" if m[2] == "F" else "backward"
+            marked.append(Span(number, kind, arrived, b, free=b, virtual=int(m[1])))
+    return sorted(marked, key=lambda s: (s.start, s.kind))
 
 
 def _runs(
@@ -324,6 +364,8 @@ def _chains(ranks: Mapping[int, RankOps]) -> list[list[int]]:
     """The pipelines the ranks' sends and receives make, each from the end that sends first (the first stage computes
     and sends before it receives anything), in the order of their first ranks."""
     near = _neighbours(ranks)
+    if all(r.virtuals() for r in ranks.values()):
+        return _by_virtual(ranks, near)
     firsts = sorted(k for k, n in near.items() if len(n) == 1 and ranks[k].first_p2p() == "send")
     chains = []
     for first in firsts:
@@ -341,6 +383,37 @@ def _chains(ranks: Mapping[int, RankOps]) -> list[list[int]]:
             + ("; ".join(" → ".join(map(str, c)) for c in chains) or "none starts by sending")[:300]
         )
     return chains
+
+
+def _by_virtual(ranks: Mapping[int, RankOps], near: Mapping[int, tuple[int, ...]]) -> list[list[int]]:
+    """The pipelines of ranks whose schedules name their virtual stages: the ranks that send to and receive from
+    each other (an interleaved schedule's last rank sends back to the first: a ring), each in the order of its first
+    virtual stage; those of a pipeline hold every virtual stage once."""
+    chains: list[list[int]] = []
+    seen: set[int] = set()
+    for k in sorted(ranks, key=lambda k: ranks[k].virtuals()[0]):
+        if k in seen:
+            continue
+        todo, found = [k], set()
+        while todo:
+            c = todo.pop()
+            if c not in found:
+                found.add(c)
+                todo += near[c]
+        seen |= found
+        chain = sorted(found, key=lambda c: ranks[c].virtuals()[0])
+        held = sorted(v for c in chain for v in ranks[c].virtuals())
+        if held != list(range(len(held))) or len(held) % len(chain):
+            raise OpTraceError(f"the pipeline of ranks {_few(chain)} holds virtual stages {_few(held)}, not each once")
+        chains.append(chain)
+    if len({len(c) for c in chains}) != 1:
+        raise OpTraceError("the pipelines are not alike: " + "; ".join(" → ".join(map(str, c)) for c in chains)[:300])
+    return chains
+
+
+def _few(values: Sequence[int]) -> str:
+    """A few values, for a line."""
+    return ", ".join(map(str, values[:8])) + (", …" if len(values) > 8 else "")
 
 
 def _tp_peers(ranks: Mapping[int, RankOps], chains: list[list[int]]) -> list[list[list[int]]]:
@@ -371,6 +444,9 @@ def _labelled(r: RankOps, stage: int, pp: int, before: int, after: int) -> list[
         for s in spans:
             if s.kind not in P2P:
                 continue
+            if s.way:
+                out.append((s, f"{s.way}-{s.kind}"))
+                continue
             toward = after if after in _peer_rank(r, s.peer) else before
             forward = (s.kind == "send") == (toward == after)
             optype = ("forward-" if forward else "backward-") + s.kind
@@ -385,6 +461,7 @@ def _labelled(r: RankOps, stage: int, pp: int, before: int, after: int) -> list[
                 real.add(run)
         if stage == 0 == pp - 1:
             real.update(x for x in runs if x.kind == "forward")
+        real.update(x for x in runs if x.virtual >= 0)
         computes = [x for x in runs if x.kind == "backward" or x in real]
         for s in spans:
             if s in computes:
@@ -471,9 +548,11 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
             Message.of("job.world_odd", given=len(ranks), world=world, sizes=f"a multiple of DP {dp} × PP {pp}")
         )
     columns: dict[str, list[object]] = {c: [] for c in OP_COLUMNS}
+    vpp = max(len(r.virtuals()) for r in ranks.values()) or 1
     for k in sorted(k for chains in peers for k in chains[0]):
         r = ranks[k]
         d, s = places[k]
+        chunk = {v: c for c, v in enumerate(r.virtuals())}
         seq: Counter[tuple[int, str]] = Counter()
         for span, optype in _labelled(r, s, pp, *_beside(peers[d][0], s)):
             place = seq[(span.step, optype)]
@@ -487,13 +566,13 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
                 (r.base_us + span.start) / 1e6,
                 (span.end - span.start) / 1e6,
                 place,
-                0,
-                -1,
+                chunk.get(span.virtual, 0),
+                span.virtual,
                 place if optype.endswith("compute") else -1,
             )
             for c, v in zip(OP_COLUMNS, row):
                 columns[c].append(v)
-    return op_table(columns), JobGroups(dp=dp, pp=pp, tp=tp), tuple(notes)
+    return op_table(columns), JobGroups(dp=dp, pp=pp, tp=tp, vpp=vpp), tuple(notes)
 
 
 def _tp_wait(r: RankOps, stage: int, pp: int, before: int, after: int) -> float:

@@ -88,3 +88,30 @@ def test_bytes_that_are_no_trace_are_one_line() -> None:
         read_op_profiles({"x.json": b"{nope"})
     with pytest.raises(OpTraceError, match="no traceEvents"):
         read_op_profiles({"x.json": b'{"distributedInfo": {}}'})
+
+
+def test_a_schedules_actions_name_each_span_its_virtual_stage_and_pass() -> None:
+    """Where the schedule names its actions (`PP:{stage}{action}{mb}`), a send or receive takes the pass and virtual
+    stage of the action it lies in, and a compute action starts when the receive it waited for inside it ended."""
+    from ddpcore.traces.pipetrace import _event, rank_ops
+
+    peer = {"Concrete Inputs": ["", "", "1", "0"]}
+    events = [
+        _event("ProfilerStep#3", 0, 100, "user_annotation"),
+        _event("PP:2RECV_F0", 1, 2, "user_annotation"),
+        _event("c10d::recv_", 1.5, 1, args=peer),
+        _event("gloo:recv", 2, 18, "user_annotation"),
+        _event("PP:2F0", 5, 25, "user_annotation"),
+        _event("PP:2SEND_F0", 31, 2, "user_annotation"),
+        _event("c10d::send", 31.5, 1, args=peer),
+        _event("gloo:send", 32, 60, "user_annotation"),
+        _event("PP:2B0", 40, 20, "user_annotation"),
+        _event("aten::mm", 41, 5),
+    ]
+    spans = {(s.kind, s.way, s.virtual): (s.start, s.end) for s in rank_ops(events).spans}
+    assert spans == {
+        ("recv", "forward", 2): (1.5, 20.0),
+        ("forward", "", 2): (20.0, 30.0),
+        ("send", "forward", 2): (31.5, 92.0),
+        ("backward", "", 2): (40.0, 60.0),
+    }
