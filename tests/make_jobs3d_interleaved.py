@@ -28,12 +28,16 @@ from tests.make_jobs3d_profiled import profiled, record
 VIRTUAL = 2
 """Model chunks a pipeline rank holds."""
 PP = 2
+SCHEDULE = os.environ.get("JOBS3D_SCHEDULE", "ScheduleInterleaved1F1B")
+"""The multi-stage schedule of `torch.distributed.pipelining` run (JOBS3D_SCHEDULE: `ScheduleLoopedBFS`,
+`ScheduleInterleavedZeroBubble`, ... for other runs of the same job)."""
 
 
 def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
     import torch
     import torch.distributed as dist
-    from torch.distributed.pipelining import PipelineStage, ScheduleInterleaved1F1B
+    import torch.distributed.pipelining as pipelining
+    from torch.distributed.pipelining import PipelineStage
 
     from tests.make_jobs3d import SLEEP_MS
 
@@ -64,7 +68,7 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
     stages = [
         PipelineStage(chunk, i, PP * VIRTUAL, torch.device("cpu"), group=pp_group) for chunk, i in zip(chunks, indexes)
     ]
-    schedule = ScheduleInterleaved1F1B(stages, MICRO, loss_fn=torch.nn.functional.mse_loss)
+    schedule = getattr(pipelining, SCHEDULE)(stages, MICRO, loss_fn=torch.nn.functional.mse_loss)
     params = [p for chunk in chunks for p in chunk.parameters()]
     opt = torch.optim.SGD(params, lr=1e-3)
     data = torch.randn(MICRO * BATCH, WIDTH, generator=torch.Generator().manual_seed(dp))
@@ -91,8 +95,7 @@ if __name__ == "__main__":
     root = Path(sys.argv[1])
     for k, name in enumerate(sys.argv[2:] or list(SCENARIOS)):
         said = {
-            "schedule": f"interleaved 1F1B, {VIRTUAL} chunks a rank (torch.distributed.pipelining."
-            "ScheduleInterleaved1F1B)",
+            "schedule": f"{VIRTUAL} chunks a rank (torch.distributed.pipelining.{SCHEDULE})",
             "vpp": VIRTUAL,
         }
         record(root, name, 29700 + k + (os.getpid() % 100) * 10, _worker, said)

@@ -91,13 +91,69 @@ def _interleaved(ops: Sequence[OpRow]) -> bool:
     return any(o.chunk >= 1 for o in ops)
 
 
+def _chunked_needs(
+    kind: str, comms: Sequence[OpRow], computes: Sequence[OpRow], stage: int, pp: int, needs: dict[Key, list[Key]]
+) -> list[Key]:
+    """A worker of model chunks: each send or receive of a type (in the order they ran) tied to the compute it serves,
+    and those that carry something, in order. As the artifact reads Megatron's interleaved schedule, a receive that
+    starts after the pass's last compute started, or a send that ends before its first compute ended, is recorded
+    beyond the step's work and carries nothing; the others are the computes' one for one (a first receive of the
+    first stage may be missing), and one whose compute's model chunk is the first or last of the model (its global
+    chunk, chunk × pp + stage, has no neighbour that way) carries nothing either. Where the counts differ otherwise
+    (a schedule that records only the transfers it makes), each is tied by time: a send to the last compute of its
+    pass that started before it, a receive to the first that starts after it ended."""
+    if not computes:
+        return []
+    receive = kind.endswith("recv")
+    compute = computes[0].optype
+    last_start, first_end = max(c.start for c in computes), min(c.end for c in computes)
+    inside = [o for o in comms if (o.start <= last_start + EPSILON if receive else o.end >= first_end - EPSILON)]
+    served: list[tuple[OpRow, OpRow | None]]
+    if any(o.chunk >= 0 for o in comms):
+        served = [(o, _served_by_time(o, [c for c in computes if c.chunk == o.chunk], receive)) for o in comms]
+    elif len(inside) == len(computes):
+        served = list(zip(inside, computes))
+    elif receive and len(inside) + 1 == len(computes):
+        served = list(zip(inside, computes[1:]))
+    else:
+        served = [(o, _served_by_time(o, computes, receive)) for o in inside]
+    chunks = pp * (1 + max(c.chunk for c in computes))
+    carrying: list[Key] = []
+    for o, c in served:
+        if c is None:
+            continue
+        key, made = (kind, o.seq, stage), (compute, c.seq, stage)
+        if receive:
+            needs[made].append(key)
+            posted = _last_before(computes, o.start)
+            if posted is not None and posted is not c:
+                needs[key].append((compute, posted.seq, stage))
+        else:
+            needs[key].append(made)
+        if 0 <= max(0, c.chunk) * pp + stage + P2P_PEER[kind][1] < chunks:
+            carrying.append(key)
+    return carrying
+
+
+def _served_by_time(comm: OpRow, computes: Sequence[OpRow], receive: bool) -> OpRow | None:
+    """The compute a send or receive serves, by time: a receive's, the first that starts after it ended; a send's,
+    the last that started before it."""
+    if receive:
+        return next((c for c in computes if c.start >= comm.end - EPSILON), None)
+    return _last_before(computes, comm.start)
+
+
 def _last_before(computes: Sequence[OpRow], at: float) -> OpRow | None:
     """The last of the computes (in the order they ran) that started before `at`."""
     return next((c for c in reversed(computes) if c.start < at), None)
 
 
-def _stage_needs(ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool, needs: dict[Key, list[Key]]) -> None:
-    """The prerequisites within one stage's worker."""
+def _stage_needs(
+    ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool, needs: dict[Key, list[Key]]
+) -> dict[str, list[Key]]:
+    """The prerequisites within one stage's worker; for a worker of model chunks, the sends and receives of each
+    type that carry something, in order (`_chunked_needs`)."""
+    carried: dict[str, list[Key]] = {}
     by_time = sorted(ops, key=lambda o: (o.start, o.seq, o.optype))
     of_type: dict[str, list[OpRow]] = defaultdict(list)
     for o in by_time:
@@ -105,34 +161,25 @@ def _stage_needs(ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool,
     have = {(o.optype, o.seq, stage) for o in ops}
     computes = [o for o in by_time if o.optype in (FORWARD, BACKWARD)]
     _chain(needs, [(o.optype, o.seq, stage) for o in computes])
-    for kind in P2P_PEER:
-        _chain(needs, [(kind, o.seq, stage) for o in of_type[kind]])
+    if not _interleaved(ops):
+        for kind in P2P_PEER:
+            _chain(needs, [(kind, o.seq, stage) for o in of_type[kind]])
     for compute, send, recv in (
         (FORWARD, "forward-send", "forward-recv"),
         (BACKWARD, "backward-send", "backward-recv"),
     ):
         made = [(compute, o.seq, stage) for o in of_type[compute]]
-        if len(of_type[send]) == len(made) or not _interleaved(ops):
-            for k, o in enumerate(of_type[send][: len(made)]):
-                needs[(send, o.seq, stage)].append(made[k])
-        else:
-            for o in of_type[send]:
-                before = _last_before(of_type[compute], o.start)
-                if before is not None:
-                    needs[(send, o.seq, stage)].append((compute, before.seq, stage))
-        if len(of_type[recv]) == len(made) or not _interleaved(ops):
-            for k, o in enumerate(of_type[recv][: len(made)]):
-                needs[made[k]].append((recv, o.seq, stage))
-                if k:
-                    needs[(recv, o.seq, stage)].append(made[k - 1])
-        else:
-            for o in of_type[recv]:
-                fed = next((c for c in of_type[compute] if c.start >= o.end - EPSILON), None)
-                if fed is not None:
-                    needs[(compute, fed.seq, stage)].append((recv, o.seq, stage))
-                posted = _last_before(of_type[compute], o.start)
-                if posted is not None and posted is not fed:
-                    needs[(recv, o.seq, stage)].append((compute, posted.seq, stage))
+        if _interleaved(ops):
+            for kind in (send, recv):
+                carried[kind] = _chunked_needs(kind, of_type[kind], of_type[compute], stage, pp, needs)
+                _chain(needs, carried[kind])
+            continue
+        for k, o in enumerate(of_type[send][: len(made)]):
+            needs[(send, o.seq, stage)].append(made[k])
+        for k, o in enumerate(of_type[recv][: len(made)]):
+            needs[made[k]].append((recv, o.seq, stage))
+            if k:
+                needs[(recv, o.seq, stage)].append(made[k - 1])
     first_backward = next((i for i, o in enumerate(computes) if o.optype == BACKWARD), -1)
     if first_backward >= 2:
         before = computes[first_backward - 2]
@@ -161,7 +208,7 @@ def _stage_needs(ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool,
                     needs[(GRADS_SCATTER, o.seq, stage)].append((BACKWARD, last.seq, stage))
                 placed.add(o.chunk)
     if not computes:
-        return
+        return carried
     last = max(computes, key=lambda o: o.end)
     after: list[Key] = [(last.optype, last.seq, stage)]
     if (GC, 0, stage) in have:
@@ -179,6 +226,7 @@ def _stage_needs(ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool,
         chain.extend((GRADS_SCATTER, o.seq, stage) for o in of_type[GRADS_SCATTER])
     chain += [(CLIP, 0, stage), (OPTIMIZER, 0, stage)]
     _chain(needs, [k for k in chain if k in have], [k for k in after if k in have])
+    return carried
 
 
 def graph_of(template: Sequence[OpRow], pp: int, data_parallel: bool) -> StepGraph:
@@ -196,8 +244,9 @@ def graph_of(template: Sequence[OpRow], pp: int, data_parallel: bool) -> StepGra
     """
     keys = {(o.optype, o.seq, o.stage) for o in template}
     needs: dict[Key, list[Key]] = {k: [] for k in sorted(keys)}
-    for stage in range(pp):
-        _stage_needs([o for o in template if o.stage == stage], stage, pp, data_parallel, needs)
+    carried = [
+        _stage_needs([o for o in template if o.stage == stage], stage, pp, data_parallel, needs) for stage in range(pp)
+    ]
     for k, before in needs.items():
         needs[k] = [b for b in dict.fromkeys(before) if b in keys and b != k]
     groups: list[tuple[Key, ...]] = []
@@ -206,14 +255,22 @@ def graph_of(template: Sequence[OpRow], pp: int, data_parallel: bool) -> StepGra
     for kind, (peer, delta) in P2P_PEER.items():
         if kind.endswith("recv"):
             continue
+        if ring:
+            for stage in range(pp):
+                theirs = carried[(stage + delta) % pp].get(peer, [])
+                for n, k in enumerate(carried[stage].get(kind, [])):
+                    groups.append((k, theirs[n]) if n < len(theirs) else (k,))
+                    synced.append(False)
+            continue
         for k in sorted(k for k in keys if k[0] == kind):
-            other = (peer, k[1], (k[2] + delta) % pp if ring else k[2] + delta)
+            other = (peer, k[1], k[2] + delta)
             groups.append((k, other) if other in keys else (k,))
             synced.append(False)
+    carrying = {k for c in carried for ks in c.values() for k in ks} if ring else keys
     for kind, _ in P2P_PEER.items():
         if kind.endswith("recv"):
             paired = {m for g in groups for m in g}
-            for k in sorted(k for k in keys if k[0] == kind and k not in paired):
+            for k in sorted(k for k in keys if k[0] == kind and k not in paired and k in carrying):
                 groups.append((k,))
                 synced.append(False)
     if data_parallel:

@@ -644,33 +644,50 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
 
 
 def simulated_job(
-    dp: int = 2, pp: int = 2, steps: int = 2, micro: int = 2, slow: tuple[int, int] | None = None, factor: float = 2.0
+    dp: int = 2,
+    pp: int = 2,
+    steps: int = 2,
+    micro: int = 2,
+    slow: tuple[int, int] | None = None,
+    factor: float = 2.0,
+    vpp: int = 1,
 ) -> tuple[list[OpRow], JobGroups]:
     """A GPipe job of `dp` data-parallel ranks and `pp` stages, `micro` micro-batches a step, timed on its own graph
     (forward 1 s, backward 2 s, a transfer 0.1 s, clip and optimizer 0.1 s each), the worker `slow` (dp rank, stage)
-    computing `factor` times slower: rows and groups as `job_times` reads them, for examples and tests.
+    computing `factor` times slower: rows and groups as `job_times` reads them, for examples and tests. With `vpp`
+    model chunks a stage (an interleaved pipeline: stage s holds chunks s, s + pp, ...), each stage runs its chunks'
+    forwards in turn and their backwards in reverse, sends and receives naming no chunk (the artifact's way).
 
     >>> rows, groups = simulated_job(dp=1, pp=2, steps=1, micro=1)
     >>> sorted((o.start, o.stage, o.optype[0]) for o in rows if o.optype.endswith("compute"))
     [(0.0, 0, 'f'), (1.1, 1, 'f'), (2.1, 1, 'b'), (4.2, 0, 'b')]
     """
-    groups = JobGroups(dp=dp, pp=pp, name="simulated")
+    groups = JobGroups(dp=dp, pp=pp, vpp=vpp, name="simulated")
     order: list[tuple[str, int, int]] = []
+    chunk_of: dict[Key, int] = {}
+    last = pp * vpp - 1
     for stage in range(pp):
-        for m in range(micro):
-            if stage:
-                order.append(("forward-recv", m, stage))
-            order.append(("forward-compute", m, stage))
-            if stage < pp - 1:
-                order.append(("forward-send", m, stage))
-        for m in range(micro):
-            if stage < pp - 1:
-                order.append(("backward-recv", m, stage))
-            order.append(("backward-compute", m, stage))
-            if stage:
-                order.append(("backward-send", m, stage))
+        ran: list[tuple[str, int]] = []
+        for c in range(vpp):
+            for _ in range(micro):
+                ran += [("forward-recv", c)] * bool(c * pp + stage) + [("forward-compute", c)]
+                ran += [("forward-send", c)] * (c * pp + stage < last)
+        for c in reversed(range(vpp)):
+            for _ in range(micro):
+                ran += [("backward-recv", c)] * (c * pp + stage < last) + [("backward-compute", c)]
+                ran += [("backward-send", c)] * bool(c * pp + stage)
+        seq: Counter[str] = Counter()
+        for optype, c in ran:
+            key = (optype, seq[optype], stage)
+            seq[optype] += 1
+            order.append(key)
+            chunk_of[key] = c if optype.endswith("compute") else -1
         order += [("optimizer-clip-main-grad", 0, stage), ("optimizer", 0, stage)]
-    template = [OpRow(0, st, st, 0, t, float(i), 0.0, seq) for i, (t, seq, st) in enumerate(order)]
+    chunk_of = chunk_of if vpp > 1 else {}
+    template = [
+        OpRow(0, st, st, 0, t, float(i), 0.0, seq, chunk_of.get((t, seq, st), -1))
+        for i, (t, seq, st) in enumerate(order)
+    ]
     graph = graph_of(template, pp, dp > 1)
     base = {"forward-compute": 1.0, "backward-compute": 2.0}
     n = steps * dp
@@ -691,6 +708,7 @@ def simulated_job(
             round(line.starts[k][i], 9),
             round(line.ends[k][i] - line.starts[k][i], 9),
             k[1],
+            chunk_of.get(k, -1),
         )
         for k in graph.needs
         for i in range(n)

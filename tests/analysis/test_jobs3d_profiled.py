@@ -211,3 +211,45 @@ def test_the_interleaved_ring_pairs_the_last_rank_with_the_first() -> None:
     assert (("backward-send", 0, 0), ("backward-recv", 0, 1)) in pairs
     waited = [k for k, needs in graph.needs.items() if k[0] == "forward-compute" and k[2] == 0 and needs]
     assert any(("forward-recv", 0, 0) in graph.needs[k] for k in waited)
+
+
+def _with_no_ops(rows: list) -> list:
+    """The rows as Megatron's interleaved schedule records them (the artifact's format): a send or receive beside every
+    compute, those at either end of the model carrying nothing (a forward receive before each of the first stage's
+    first-chunk forwards, a forward send after each of the last stage's last-chunk forwards, and the same for the
+    backward), plus a receive posted after the step's work; each of them 1 µs long. Seq ids renumbered in time."""
+    from collections import defaultdict
+    from dataclasses import replace
+
+    last = max(o.stage for o in rows)
+    chunks = max(o.chunk for o in rows)
+    added = []
+    for o in rows:
+        if o.optype == "forward-compute" and o.stage == 0 and o.chunk == 0:
+            added.append(replace(o, optype="forward-recv", start=o.start - 2e-6, duration=1e-6))
+        if o.optype == "forward-compute" and o.stage == last and o.chunk == chunks:
+            added.append(replace(o, optype="forward-send", start=o.end + 1e-6, duration=1e-6))
+        if o.optype == "backward-compute" and o.stage == last and o.chunk == chunks:
+            added.append(replace(o, optype="backward-recv", start=o.start - 2e-6, duration=1e-6))
+        if o.optype == "backward-compute" and o.stage == 0 and o.chunk == 0:
+            added.append(replace(o, optype="backward-send", start=o.end + 1e-6, duration=1e-6))
+        if o.optype == "optimizer" and o.stage == 0:
+            added.append(replace(o, optype="forward-recv", start=o.start - 2e-6, duration=1e-6, chunk=0))
+    ordered: dict[tuple, list] = defaultdict(list)
+    for o in sorted([*rows, *added], key=lambda o: o.start):
+        ordered[(o.dp, o.stage, o.step, o.optype)].append(o)
+    return [replace(o, seq=n) for same in ordered.values() for n, o in enumerate(same)]
+
+
+def test_interleaved_sends_and_receives_that_carry_nothing_change_nothing() -> None:
+    """Megatron records a send or receive for every compute of an interleaved schedule, those at the ends of the
+    model no-ops, and now and then one beyond the step's work: the what-if reads them as carrying nothing, and gives
+    the figures of the same job recorded without them."""
+    _, _, job = interleaved("slow_worker")
+    rows = job.table.rows()
+    bare = job_whatif(job_times(rows, job.groups))
+    padded = job_whatif(job_times(_with_no_ops(rows), job.groups))
+    assert padded.slowdown == pytest.approx(bare.slowdown, rel=0.01)
+    assert padded.by_dp == pytest.approx(bare.by_dp, rel=0.01)
+    assert padded.by_stage == pytest.approx(bare.by_stage, rel=0.01)
+    assert padded.m_w == pytest.approx(bare.m_w, abs=0.02)

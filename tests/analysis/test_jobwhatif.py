@@ -197,3 +197,41 @@ def test_a_slow_worker_is_the_one_named(dp: int, pp: int, micro: int, factor: fl
     clean = job_whatif(job_times(*simulated_job(dp=dp, pp=pp, steps=3, micro=micro)))
     assert clean.slowdown == pytest.approx(1.0, abs=1e-9)
     assert [m.code for m in job_verdict(clean)] == ["job.none"]
+
+
+def test_an_interleaved_job_in_the_artifacts_format_reads_its_no_ops_as_carrying_nothing() -> None:
+    """Megatron's interleaved schedule records a send or receive beside every compute (the artifact's format: none
+    names its chunk), those at either end of the model carrying nothing, and now and then a receive beyond the step's
+    work: read with them, a job gives the figures it gives without them, and the last stage's forward sends feed the
+    first stage's next chunk (the ring)."""
+    from collections import defaultdict
+    from dataclasses import replace
+
+    drawn, groups = simulated_job(dp=2, pp=2, steps=3, micro=2, vpp=2, slow=(1, 0))
+    rows = [replace(o, start=o.start + 1.0) for o in drawn]
+    bare = job_whatif(job_times(rows, groups))
+    assert bare.worst_workers == ((1, 0),) and bare.slowdown > 1.2
+    ends = {
+        "forward-recv": (0, 0, -1),
+        "forward-send": (1, 1, 1),
+        "backward-recv": (1, 1, -1),
+        "backward-send": (0, 0, 1),
+    }
+    added = []
+    for o in rows:
+        for optype, (stage, chunk, side) in ends.items():
+            if o.optype == optype.split("-")[0] + "-compute" and (o.stage, o.chunk) == (stage, chunk):
+                at = o.start - 2e-3 if side < 0 else o.end + 1e-3
+                added.append(replace(o, optype=optype, start=at, duration=1e-3, chunk=-1))
+        if o.optype == "optimizer" and o.stage == 0:
+            added.append(replace(o, optype="forward-recv", start=o.start - 2e-3, duration=1e-3))
+    ordered: dict[tuple, list] = defaultdict(list)
+    for o in sorted([*rows, *added], key=lambda o: o.start):
+        ordered[(o.dp, o.stage, o.step, o.optype)].append(o)
+    padded = [replace(o, seq=n) for same in ordered.values() for n, o in enumerate(same)]
+    times = job_times(padded, groups)
+    w = job_whatif(times)
+    assert w.slowdown == pytest.approx(bare.slowdown, rel=1e-3)
+    assert w.by_worker == pytest.approx(bare.by_worker, rel=1e-3) and w.m_w == pytest.approx(bare.m_w, abs=1e-3)
+    paired = {tuple(k[0] for k in g): g for g in times.graph.groups if len(g) == 2}
+    assert any(g[0][2] == 1 and g[1][2] == 0 for t, g in paired.items() if t == ("forward-send", "forward-recv"))
