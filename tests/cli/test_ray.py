@@ -114,11 +114,12 @@ def test_a_real_run_split_over_the_nodes_is_the_same_byte_for_byte(cluster):
 
 
 def real_sets() -> list[list[Path]]:
-    """Every real run the repository keeps, in each recording it has (two ranks at least); 3D-parallel jobs
-    (jobs3d: one operation table per job, not a file per rank) are not per-rank runs."""
+    """Every real run the repository keeps, in each recording it has (two ranks at least); 3D-parallel jobs (the
+    jobs3d folders: a job's operations, or its pipeline ranks' traces) are not DDP runs."""
     sets = []
-    jobs = {"jobs3d", "jobs3d_real", "jobs3d_profiled"}
-    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz") if not jobs & set(p.parts)}):
+    jobs = [p for p in FIXTURES.iterdir() if p.name.startswith("jobs3d")]
+    assert len(jobs) >= 5
+    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz") if not any(j in p.parents for j in jobs)}):
         some = [sorted(folder.glob(p)) for p in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz")]
         some = [found for found in some if len(found) >= 2] or [sorted(folder.glob("*.json.gz"))]
         sets += [found for found in some if len(found) >= 2]
