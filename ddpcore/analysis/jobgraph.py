@@ -101,7 +101,12 @@ def _chunked_needs(
     first stage may be missing), and one whose compute's model chunk is the first or last of the model (its global
     chunk, chunk × pp + stage, has no neighbour that way) carries nothing either. Where the counts differ otherwise
     (a schedule that records only the transfers it makes), each is tied by time: a send to the last compute of its
-    pass that started before it, a receive to the first that starts after it ended."""
+    pass that started before it, a receive to the first that starts after it ended; where they name their model
+    chunk (PyTorch's runtime names each one's virtual stage), by time among that chunk's computes. A receive is posted
+    after the last compute of its pass that started before it, as its trace shows it (Megatron posts it after the
+    compute before the one it feeds, PyTorch's runtime just before it needs it). Only those that carry something make
+    the type's stream (`_stage_needs`), pair with a peer and end with it (`graph_of`): one that carries nothing holds
+    up nothing."""
     if not computes:
         return []
     receive = kind.endswith("recv")
