@@ -190,10 +190,15 @@ def analysis_text(p: dict) -> str:
         f"a step (ideal {p['ideal_step_ms']:.2f} ms, efficiency {p['efficiency']:.3f} against this run without the "
         "stragglers named): persistent "
         f"{parts['persistent']:.2f} ms, transient {parts['transient']:.2f} ms"
-        + (f", beyond chance in no rank-step named {parts['unnamed']:.2f} ms" if parts["unnamed"] > 0 else "")
+        + (
+            f", beyond chance though no rank-step is late enough to name {parts['unnamed']:.2f} ms"
+            if parts["unnamed"] > 0
+            else ""
+        )
         + f"; jitter alone {parts['jitter']:.2f} ms (not in the cost)",
         f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
-        f"straggler is over it in at least {noise['persistent_needed']} of {steps} steps and works on average "
+        f"straggler is over it in at least {noise['persistent_needed']} of {steps} steps (one slow from some step on, "
+        "in most steps of that stretch) and works on average "
         f"{noise['mean_needed_ms']:.2f} ms more than the other ranks on time; a transient one works "
         f"{p['jitter_floor_ms']:.2f} ms more in its step",
     ]

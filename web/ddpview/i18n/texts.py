@@ -284,17 +284,19 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.noise": {
         "en": "What chance allows: a rank on time is over the threshold in {chance} of steps; a persistent "
-        "straggler is over it in at least {needed} of {steps} steps and works on average {mean} more than the other "
-        "ranks on time; a transient one works {floor} more in its step.",
+        "straggler is over it in at least {needed} of {steps} steps (one slow from some step on, in most steps of "
+        "that stretch) and works on average {mean} more than the other ranks on time; a transient one works {floor} "
+        "more in its step.",
         "fr": "Ce que permet le hasard : un rang à l'heure dépasse le seuil sur {chance} des pas ; un retardataire "
-        "persistant le dépasse sur au moins {needed} pas sur {steps} et travaille en moyenne {mean} de plus que les "
+        "persistant le dépasse sur au moins {needed} pas sur {steps} (un rang lent à partir d'un pas, sur la plupart "
+        "des pas de cette période) et travaille en moyenne {mean} de plus que les "
         "autres rangs à l'heure ; un passager travaille {floor} de plus dans son pas.",
     },
     "traces.cost_persistent": {"en": "of which persistent stragglers", "fr": "dont retardataires persistants"},
     "traces.cost_transient": {"en": "of which transient stragglers", "fr": "dont retardataires passagers"},
     "traces.cost_unnamed": {
-        "en": "of which lateness beyond chance in no rank-step named",
-        "fr": "dont retard au-delà du hasard dans aucun pas de rang nommé",
+        "en": "of which lateness beyond chance, in no rank-step late enough to name",
+        "fr": "dont retard au-delà du hasard, dans aucun pas de rang assez en retard pour être nommé",
     },
     "traces.cost_jitter": {
         "en": "Jitter alone (not in the cost): latest on-time rank after their median, as chance makes it",
