@@ -506,7 +506,9 @@ def job_text(p: Mapping[str, Any]) -> str:
     par = p["parallel"]
     lines = [
         f"3D-parallel job {p['job']}: DP {par['dp']} × PP {par['pp']} × TP {par['tp']} × CP {par['cp']} "
-        f"({p['world']} ranks), {len(p['steps'])} steps"
+        f"({p['world']} ranks)"
+        + (f", {par['vpp']} model chunks a stage (interleaved)" if par["vpp"] > 1 else "")
+        + f", {len(p['steps'])} steps"
     ]
     ideal = math.fsum(p["ideal_step_s"]) / len(p["ideal_step_s"])
     mean = math.fsum(p["step_s"]) / len(p["step_s"])

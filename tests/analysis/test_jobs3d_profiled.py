@@ -253,3 +253,11 @@ def test_interleaved_sends_and_receives_that_carry_nothing_change_nothing() -> N
     assert padded.by_dp == pytest.approx(bare.by_dp, rel=0.01)
     assert padded.by_stage == pytest.approx(bare.by_stage, rel=0.01)
     assert padded.m_w == pytest.approx(bare.m_w, abs=0.02)
+
+
+def test_an_interleaved_job_says_its_chunks() -> None:
+    from ddpcore.cli.verdicts import job_payload, job_text
+
+    payload = job_payload(interleaved("clean")[0])
+    assert payload["parallel"]["vpp"] == 2
+    assert "2 model chunks a stage (interleaved)" in job_text(payload).splitlines()[0]

@@ -77,3 +77,12 @@ def test_the_worst_step_is_drawn_as_recorded_and_in_the_ideal():
     assert measured == html.count('data-block="ideal"') == len(step.measured) > 0
     assert 'data-kind="forward"' in html and 'data-kind="pp"' in html
     assert "Tel qu&#x27;enregistré" in job_html(w, (), "fr", step)
+
+
+def test_an_interleaved_job_says_its_chunks_in_both_languages():
+    rows, groups = simulated_job(dp=2, pp=2, steps=3, micro=2, vpp=2)
+    w = job_whatif(job_times(rows, groups))
+    assert "2 model chunks a stage (interleaved)" in job_html(w, (), "en")
+    assert "2 morceaux de modèle par étage (entrelacé)" in job_html(w, (), "fr")
+    flat = job_whatif(job_times(*simulated_job(dp=2, pp=2, steps=3)))
+    assert "model chunks" not in job_html(flat, (), "en")

@@ -525,6 +525,10 @@ TEXT: dict[str, dict[str, str]] = {
         "en": "3D-parallel job: DP {dp} × PP {pp} × TP {tp} × CP {cp} ({world} ranks), {steps} steps",
         "fr": "Job parallèle 3D : DP {dp} × PP {pp} × TP {tp} × CP {cp} ({world} rangs), {steps} pas",
     },
+    "job.chunks": {
+        "en": "{vpp} model chunks a stage (interleaved)",
+        "fr": "{vpp} morceaux de modèle par étage (entrelacé)",
+    },
     "job.slowdown": {"en": "Slowdown S against the ideal step:", "fr": "Ralentissement S face au pas idéal :"},
     "job.stage_n": {"en": "stage {stage}", "fr": "étage {stage}"},
     "job.dp_n": {"en": "DP {dp}", "fr": "DP {dp}"},

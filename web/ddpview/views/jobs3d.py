@@ -242,6 +242,8 @@ def job_html(w: JobWhatIf | None, notes: tuple[Message, ...], lang: str, step: J
         return ""
     g = w.groups
     head = i18n.t("job.title", lang, dp=g.dp, pp=g.pp, tp=g.tp, cp=g.cp, world=g.world, steps=len(w.steps))
+    if g.vpp > 1:
+        head += " · " + i18n.t("job.chunks", lang, vpp=g.vpp)
     said = tag(
         "ul",
         {"data-testid": "job-diagnosis", "class": "verdict"},
