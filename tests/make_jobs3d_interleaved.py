@@ -11,7 +11,8 @@ Regenerate (not part of the tests; needs torch, which the tests do not):
 Scenarios are `tests/make_jobs3d.py`'s, each delay a `time.sleep` at the start of each of the slowed worker's chunks'
 forwards (SLEEP_MS / VIRTUAL each, SLEEP_MS a micro-batch as in the other runs); `heavy_last` gives the last virtual
 stage twice the layers (recorded twice, it moved the step less than two clean runs differ: the fixtures hold `clean`,
-`slow_worker` and `moving_dp`). Each scenario's folder holds
+`slow_worker` and `moving_dp`). `JOBS3D_SCHEDULE` runs another of the runtime's schedules on the same job
+(tests/fixtures/jobs3d_vshape: `ScheduleZBVZeroBubble`, its chunks in a V). Each scenario's folder holds
 `rank{r}.pt.trace.json.gz` and `truth.json` (every rank's wall time of each iteration, the profiled steps).
 """
 
@@ -31,6 +32,9 @@ PP = 2
 SCHEDULE = os.environ.get("JOBS3D_SCHEDULE", "ScheduleInterleaved1F1B")
 """The multi-stage schedule of `torch.distributed.pipelining` run (JOBS3D_SCHEDULE: `ScheduleLoopedBFS`,
 `ScheduleInterleavedZeroBubble`, ... for other runs of the same job)."""
+V_SHAPED = ("ScheduleZBVZeroBubble", "ScheduleDualPipeV")
+"""The schedules that place a rank's two chunks in a V: rank r holds stages r and 2 PP - 1 - r (the last rank holds
+the middle two, and the first rank the model's first and last stages)."""
 
 
 def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
@@ -63,7 +67,7 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
                 time.sleep(SLEEP_MS / 1000 / VIRTUAL)
             return self.layers(x)
 
-    indexes = [stage + PP * c for c in range(VIRTUAL)]
+    indexes = [stage, 2 * PP - 1 - stage] if SCHEDULE in V_SHAPED else [stage + PP * c for c in range(VIRTUAL)]
     chunks = [Chunk(i) for i in indexes]
     stages = [
         PipelineStage(chunk, i, PP * VIRTUAL, torch.device("cpu"), group=pp_group) for chunk, i in zip(chunks, indexes)
@@ -77,12 +81,8 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
     def one_step(step: int) -> None:
         step_now[0] = step
         opt.zero_grad(set_to_none=True)
-        if stage == 0:
-            schedule.step(data, target=target) if stage == PP - 1 else schedule.step(data)
-        elif stage == PP - 1:
-            schedule.step(target=target)
-        else:
-            schedule.step()
+        given = {"target": target} if last in indexes else {}
+        schedule.step(data, **given) if 0 in indexes else schedule.step(**given)
         flat = torch.cat([p.grad.reshape(-1) for p in params])
         dist.all_reduce(flat, group=dp_group)
         opt.step()

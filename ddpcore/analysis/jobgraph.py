@@ -67,6 +67,9 @@ class StepGraph:
     dp_synced: tuple[bool, ...]
     order: tuple[int | Key, ...]
     stages: int
+    last_stage: int = -1
+    """The pipeline stage that holds the model's last layers (its last virtual stage): the last stage, but where a
+    V-shaped schedule puts the model's last chunk back on the first (-1: the last stage)."""
 
     def group_of(self) -> dict[Key, int]:
         """Each communicating operation's group."""
@@ -91,22 +94,34 @@ def _interleaved(ops: Sequence[OpRow]) -> bool:
     return any(o.chunk >= 1 for o in ops)
 
 
+def _virtual(o: OpRow, stage: int, pp: int) -> int:
+    """A compute's virtual stage: its place in the whole model as its trace says it (`OpRow.virtual`), or as Megatron
+    lays chunks out, chunk × pp + stage."""
+    return o.virtual if o.virtual >= 0 else max(0, o.chunk) * pp + stage
+
+
 def _chunked_needs(
-    kind: str, comms: Sequence[OpRow], computes: Sequence[OpRow], stage: int, pp: int, needs: dict[Key, list[Key]]
-) -> list[Key]:
+    kind: str,
+    comms: Sequence[OpRow],
+    computes: Sequence[OpRow],
+    stage: int,
+    pp: int,
+    virtuals: int,
+    needs: dict[Key, list[Key]],
+) -> list[tuple[int, Key]]:
     """A worker of model chunks: each send or receive of a type (in the order they ran) tied to the compute it serves,
     and those that carry something, in order. As the artifact reads Megatron's interleaved schedule, a receive that
     starts after the pass's last compute started, or a send that ends before its first compute ended, is recorded
     beyond the step's work and carries nothing; the others are the computes' one for one (a first receive of the
-    first stage may be missing), and one whose compute's model chunk is the first or last of the model (its global
-    chunk, chunk × pp + stage, has no neighbour that way) carries nothing either. Where the counts differ otherwise
+    first stage may be missing), and one whose compute's virtual stage is the first or last of the model's
+    `virtuals` (`_virtual`: no neighbour that way) carries nothing either. Where the counts differ otherwise
     (a schedule that records only the transfers it makes), each is tied by time: a send to the last compute of its
     pass that started before it, a receive to the first that starts after it ended; where they name their model
     chunk (PyTorch's runtime names each one's virtual stage), by time among that chunk's computes. A receive is posted
     after the last compute of its pass that started before it, as its trace shows it (Megatron posts it after the
     compute before the one it feeds, PyTorch's runtime just before it needs it). Only those that carry something make
     the type's stream (`_stage_needs`), pair with a peer and end with it (`graph_of`): one that carries nothing holds
-    up nothing."""
+    up nothing. Each comes with the virtual stage of the compute it serves."""
     if not computes:
         return []
     receive = kind.endswith("recv")
@@ -122,8 +137,7 @@ def _chunked_needs(
         served = list(zip(inside, computes[1:]))
     else:
         served = [(o, _served_by_time(o, computes, receive)) for o in inside]
-    chunks = pp * (1 + max(c.chunk for c in computes))
-    carrying: list[Key] = []
+    carrying: list[tuple[int, Key]] = []
     for o, c in served:
         if c is None:
             continue
@@ -135,8 +149,9 @@ def _chunked_needs(
                 needs[key].append((compute, posted.seq, stage))
         else:
             needs[key].append(made)
-        if 0 <= max(0, c.chunk) * pp + stage + P2P_PEER[kind][1] < chunks:
-            carrying.append(key)
+        virtual = _virtual(c, stage, pp)
+        if 0 <= virtual + P2P_PEER[kind][1] < virtuals:
+            carrying.append((virtual, key))
     return carrying
 
 
@@ -154,11 +169,12 @@ def _last_before(computes: Sequence[OpRow], at: float) -> OpRow | None:
 
 
 def _stage_needs(
-    ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool, needs: dict[Key, list[Key]]
-) -> dict[str, list[Key]]:
-    """The prerequisites within one stage's worker; for a worker of model chunks, the sends and receives of each
-    type that carry something, in order (`_chunked_needs`)."""
-    carried: dict[str, list[Key]] = {}
+    ops: Sequence[OpRow], stage: int, pp: int, data_parallel: bool, needs: dict[Key, list[Key]], virtuals: int = 0
+) -> dict[str, list[tuple[int, Key]]]:
+    """The prerequisites within one stage's worker; for a worker of model chunks (of the model's `virtuals`), the
+    sends and receives of each type that carry something, in order, each with its compute's virtual stage
+    (`_chunked_needs`)."""
+    carried: dict[str, list[tuple[int, Key]]] = {}
     by_time = sorted(ops, key=lambda o: (o.start, o.seq, o.optype))
     of_type: dict[str, list[OpRow]] = defaultdict(list)
     for o in by_time:
@@ -176,8 +192,8 @@ def _stage_needs(
         made = [(compute, o.seq, stage) for o in of_type[compute]]
         if _interleaved(ops):
             for kind in (send, recv):
-                carried[kind] = _chunked_needs(kind, of_type[kind], of_type[compute], stage, pp, needs)
-                _chain(needs, carried[kind])
+                carried[kind] = _chunked_needs(kind, of_type[kind], of_type[compute], stage, pp, virtuals, needs)
+                _chain(needs, [k for _, k in carried[kind]])
             continue
         for k, o in enumerate(of_type[send][: len(made)]):
             needs[(send, o.seq, stage)].append(made[k])
@@ -249,21 +265,27 @@ def graph_of(template: Sequence[OpRow], pp: int, data_parallel: bool) -> StepGra
     """
     keys = {(o.optype, o.seq, o.stage) for o in template}
     needs: dict[Key, list[Key]] = {k: [] for k in sorted(keys)}
-    carried = [
-        _stage_needs([o for o in template if o.stage == stage], stage, pp, data_parallel, needs) for stage in range(pp)
-    ]
+    ring = _interleaved(template)
+    virtuals = 1 + max((_virtual(o, o.stage, pp) for o in template if o.optype in (FORWARD, BACKWARD)), default=0)
+    carried: dict[tuple[str, int], list[Key]] = defaultdict(list)
+    for stage in range(pp):
+        ops = [o for o in template if o.stage == stage]
+        for kind, found in _stage_needs(ops, stage, pp, data_parallel, needs, virtuals).items():
+            for virtual, k in found:
+                carried[(kind, virtual)].append(k)
     for k, before in needs.items():
         needs[k] = [b for b in dict.fromkeys(before) if b in keys and b != k]
     groups: list[tuple[Key, ...]] = []
     synced: list[bool] = []
-    ring = _interleaved(template)
     for kind, (peer, delta) in P2P_PEER.items():
         if kind.endswith("recv"):
             continue
         if ring:
-            for stage in range(pp):
-                theirs = carried[(stage + delta) % pp].get(peer, [])
-                for n, k in enumerate(carried[stage].get(kind, [])):
+            for (sent, virtual), sends in sorted(carried.items()):
+                if sent != kind:
+                    continue
+                theirs = carried.get((peer, virtual + delta), [])
+                for n, k in enumerate(sends):
                     groups.append((k, theirs[n]) if n < len(theirs) else (k,))
                     synced.append(False)
             continue
@@ -271,7 +293,7 @@ def graph_of(template: Sequence[OpRow], pp: int, data_parallel: bool) -> StepGra
             other = (peer, k[1], k[2] + delta)
             groups.append((k, other) if other in keys else (k,))
             synced.append(False)
-    carrying = {k for c in carried for ks in c.values() for k in ks} if ring else keys
+    carrying = {k for ks in carried.values() for k in ks} if ring else keys
     for kind, _ in P2P_PEER.items():
         if kind.endswith("recv"):
             paired = {m for g in groups for m in g}
@@ -291,7 +313,9 @@ def graph_of(template: Sequence[OpRow], pp: int, data_parallel: bool) -> StepGra
         groups.append(clips)
         synced.append(True)
     frozen = {k: tuple(v) for k, v in needs.items()}
-    return StepGraph(frozen, tuple(groups), tuple(synced), _timing_order(frozen, groups), pp)
+    computes = [o for o in template if o.optype in (FORWARD, BACKWARD)]
+    last = max(computes, key=lambda o: (_virtual(o, o.stage, pp), o.stage)).stage if ring and computes else pp - 1
+    return StepGraph(frozen, tuple(groups), tuple(synced), _timing_order(frozen, groups), pp, last)
 
 
 def _timing_order(needs: dict[Key, tuple[Key, ...]], groups: Sequence[tuple[Key, ...]]) -> tuple[int | Key, ...]:

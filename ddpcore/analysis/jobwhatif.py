@@ -148,7 +148,18 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
         raise OpTraceError("no step holds every worker's operations: " + skipped[0])
     first = steps[0]
     template = [
-        OpRow(0, k[2], table.rank[i], first, k[0], table.start[i], table.duration[i], k[1], table.chunk[i])
+        OpRow(
+            0,
+            k[2],
+            table.rank[i],
+            first,
+            k[0],
+            table.start[i],
+            table.duration[i],
+            k[1],
+            table.chunk[i],
+            table.virtual[i],
+        )
         for (k, d, step), i in at.items()
         if d == 0 and step == first
     ]
@@ -290,6 +301,8 @@ class JobWhatIf:
     fixing them would give (M_W's re-timing)."""
     without_last_s: float = math.nan
     """The same with the last stage at typical durations (M_S's)."""
+    last_stage: int = -1
+    """The stage M_S re-times: the one holding the model's last layers (`StepGraph.last_stage`; -1: the last)."""
 
 
 def _typical(times: JobTimes) -> tuple[Values, Values]:
@@ -420,7 +433,7 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     worst = sorted(by_worker, key=lambda w: (-by_worker[w], times.workers[w]))[:count]
     if progress is not None:
         progress(2, 3)
-    last = times.groups.pp - 1
+    last = times.graph.last_stage
     (_, worst_removed), (_, last_removed) = _batch(
         times,
         [
@@ -451,6 +464,7 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
             "m_s": m_s,
             "without_worst_s": statistics.fmean(worst_removed),
             "without_last_s": statistics.fmean(last_removed),
+            "last_stage": last,
         }
     )
 
@@ -613,7 +627,7 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
         said.append(
             Message.of("job.data_parallel", most=most, steps=len(worst_each), rank_ratio=Ratio(worst_rank), ratio=ratio)
         )
-    last = w.groups.pp - 1
+    last = w.last_stage if w.last_stage >= 0 else w.groups.pp - 1
     if w.groups.pp > 1 and w.m_s >= EXPLAINS and _stage_alike(w, last):
         said.append(Message.of("job.last_stage", stage_ratio=Ratio(w.by_stage[last]), share=Share(w.m_s), stage=last))
     least = min(w.by_worker.values(), default=1.0)

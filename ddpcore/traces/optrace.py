@@ -69,7 +69,8 @@ class OpTraceError(ValueError):
 @dataclass(frozen=True)
 class OpRow:
     """One operation of one worker in one step: times in seconds, `seq` its place among the worker's operations of
-    that type in the step, `chunk` its model chunk (virtual stage, -1 for none)."""
+    that type in the step, `chunk` its model chunk (virtual stage, -1 for none) and `virtual` that chunk's place in
+    the whole model (the artifact's `gmc`, the virtual stage; -1 unsaid)."""
 
     dp: int
     stage: int
@@ -80,6 +81,7 @@ class OpRow:
     duration: float
     seq: int
     chunk: int = -1
+    virtual: int = -1
 
     @property
     def end(self) -> float:
@@ -157,7 +159,7 @@ def groups_of_meta(text: str) -> JobGroups:
     return groups
 
 
-_INTS = {"dp_rank": 0, "stage": 0, "rank": -1, "step": 0, "seq_id": 0, "mc": -1}
+_INTS = {"dp_rank": 0, "stage": 0, "rank": -1, "step": 0, "seq_id": 0, "mc": -1, "gmc": -1}
 """The whole-number columns kept, and the least value each may hold (-1: none)."""
 LATEST_START = 1e10
 """The latest start read (s): a clock's seconds since 1970 (a recorder's wall clock) until the year 2286."""
@@ -170,8 +172,9 @@ MOST_WHOLE = MOST_GROUP * 1024
 @dataclass(frozen=True)
 class OpTable:
     """An operation table as columns: each operation's worker (`dp`, `stage`, `rank`), `step`, type (an index into
-    `names`), `start` and `duration` in seconds, place among its type's (`seq`) and model chunk (`chunk`, -1 for
-    none). Columns, not row objects: a job of 10^5 operations is read and laid out in C passes."""
+    `names`), `start` and `duration` in seconds, place among its type's (`seq`), model chunk (`chunk`, -1 for
+    none) and that chunk's place in the model (`virtual`, -1 unsaid). Columns, not row objects: a job of 10^5
+    operations is read and laid out in C passes."""
 
     dp: array[int]
     stage: array[int]
@@ -183,6 +186,7 @@ class OpTable:
     duration: array[float]
     seq: array[int]
     chunk: array[int]
+    virtual: array[int]
 
     def __len__(self) -> int:
         return len(self.step)
@@ -195,9 +199,18 @@ class OpTable:
         """
         names = self.names
         return [
-            OpRow(d, s, r, t, names[o], a, b, q, c)
-            for d, s, r, t, o, a, b, q, c in zip(
-                self.dp, self.stage, self.rank, self.step, self.optype, self.start, self.duration, self.seq, self.chunk
+            OpRow(d, s, r, t, names[o], a, b, q, c, v)
+            for d, s, r, t, o, a, b, q, c, v in zip(
+                self.dp,
+                self.stage,
+                self.rank,
+                self.step,
+                self.optype,
+                self.start,
+                self.duration,
+                self.seq,
+                self.chunk,
+                self.virtual,
             )
         ]
 
@@ -220,6 +233,7 @@ class OpTable:
                 "duration": [o.duration for o in rows],
                 "seq_id": [o.seq for o in rows],
                 "mc": [o.chunk for o in rows],
+                "gmc": [o.virtual for o in rows],
             }
         )
 
@@ -297,7 +311,7 @@ def op_table(columns: Mapping[str, Sequence[object]]) -> OpTable:
     else:
         codes = array("q", map({w: i for i, w in enumerate(words)}.__getitem__, types))
     ints = {c: _whole_column(c, columns[c]) for c in ("dp_rank", "stage", "rank", "step", "seq_id")}
-    chunk = columns.get("mc")
+    chunk, virtual = columns.get("mc"), columns.get("gmc")
     return OpTable(
         dp=ints["dp_rank"],
         stage=ints["stage"],
@@ -308,10 +322,16 @@ def op_table(columns: Mapping[str, Sequence[object]]) -> OpTable:
         start=_time_column("start_ts", columns["start_ts"]),
         duration=_time_column("duration", columns["duration"]),
         seq=ints["seq_id"],
-        chunk=array("q", [-1] * count)
-        if chunk is None
-        else _whole_column("mc", [-1 if c is None else c for c in chunk]),
+        chunk=_chunks("mc", chunk, count),
+        virtual=_chunks("gmc", virtual, count),
     )
+
+
+def _chunks(name: str, values: Sequence[object] | None, count: int) -> array[int]:
+    """A column of model chunks, -1 where none is said (a missing column, a null)."""
+    if values is None:
+        return array("q", [-1] * count)
+    return _whole_column(name, [-1 if c is None else c for c in values])
 
 
 @dataclass(frozen=True)

@@ -261,3 +261,40 @@ def test_an_interleaved_job_says_its_chunks() -> None:
     payload = job_payload(interleaved("clean")[0])
     assert payload["parallel"]["vpp"] == 2
     assert "2 model chunks a stage (interleaved)" in job_text(payload).splitlines()[0]
+
+
+VSHAPE = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_vshape"
+
+
+@cache
+def vshaped(name: str) -> tuple[JobWhatIf, dict, object]:
+    """A run of `ScheduleZBVZeroBubble` (`JOBS3D_SCHEDULE=ScheduleZBVZeroBubble tests/make_jobs3d_interleaved.py`):
+    each rank's two chunks in a V, rank 0 holding the model's first and last stages (0 and 3), rank 1 the middle two
+    (1 and 2, one after the other on the same rank)."""
+    files = {str(p): p.read_bytes() for p in sorted((VSHAPE / name).glob("*.pt.trace.json.gz"))}
+    job = read_job(files)
+    truth = json.loads((VSHAPE / name / "truth.json").read_text())
+    return job_whatif(job_times(job.table, job.groups)), truth, job
+
+
+def test_a_v_shaped_schedule_pairs_sends_by_virtual_stage() -> None:
+    """Each send pairs with the receive of the next virtual stage wherever it lies: rank 1's stage 2 sends its
+    forward back to rank 0's stage 3 (no ring of ranks: stages 1 and 2 share rank 1), and M_S re-times the stage that
+    holds the model's last layers, stage 0."""
+    w, truth, job = vshaped("slow_worker")
+    rows = job.table.rows()
+    held = {(o.rank, o.virtual) for o in rows if o.optype.endswith("compute")}
+    assert held == {(r, v) for r in range(4) for v in ((0, 3) if r % 2 == 0 else (1, 2))}
+    times = job_times(job.table, job.groups)
+    virtual = {(o.optype, o.seq, o.stage): o.virtual for o in rows if o.dp == 0 and o.step == times.steps[0]}
+    forward = [g for g in times.graph.groups if len(g) == 2 and g[0][0] == "forward-send"]
+    assert forward and all(virtual[g[1]] == virtual[g[0]] + 1 for g in forward)
+    assert times.graph.last_stage == 0 and w.last_stage == 0
+
+
+def test_a_v_shaped_slow_worker_is_named_and_a_moving_rank_is_uneven_work() -> None:
+    w, truth, _ = vshaped("slow_worker")
+    said = job_verdict(w)
+    assert said[0].code == "job.worker"
+    assert (dict(said[0].values)["dp"], dict(said[0].values)["stage"]) == tuple(truth["slow_worker"])
+    assert [m.code for m in job_verdict(vshaped("moving_dp")[0])] == ["job.data_parallel"]
