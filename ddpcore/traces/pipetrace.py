@@ -20,7 +20,9 @@ receive, a send after a backward a backward send; the others are the forward's.
 Where the schedule names its actions (`ACTION`: `torch.distributed.pipelining`'s runtime, which runs the
 interleaved, looped and zero-bubble schedules), they say it instead: each compute action is a compute of its virtual
 stage, each send or receive serves the pass and virtual stage of the action it lies in, the virtual stages a rank
-holds are its model chunks, and a pipeline's ranks follow the first virtual stage each holds.
+holds are its model chunks, and a pipeline's ranks follow the first virtual stage each holds (recorded without
+`record_shapes`, no send names its peer: a pipeline is then the process group whose ranks hold the model's virtual
+stages each once).
 
 The stages follow the sends: a rank that receives no forward is stage 0, and each forward send's peer (its place in a
 process group the rank is in, `distributedInfo.pg_config`, or in the world) is the next stage's rank. Each chain of
@@ -363,9 +365,10 @@ def _neighbours(ranks: Mapping[int, RankOps]) -> dict[int, tuple[int, ...]]:
 def _chains(ranks: Mapping[int, RankOps]) -> list[list[int]]:
     """The pipelines the ranks' sends and receives make, each from the end that sends first (the first stage computes
     and sends before it receives anything), in the order of their first ranks."""
-    near = _neighbours(ranks)
     if all(r.virtuals() for r in ranks.values()):
-        return _by_virtual(ranks, near)
+        named = all(r.peers() for r in ranks.values() if any(s.kind in P2P for s in r.spans))
+        return _by_virtual(ranks, _neighbours(ranks) if named else _group_mates(ranks))
+    near = _neighbours(ranks)
     firsts = sorted(k for k, n in near.items() if len(n) == 1 and ranks[k].first_p2p() == "send")
     chains = []
     for first in firsts:
@@ -409,6 +412,27 @@ def _by_virtual(ranks: Mapping[int, RankOps], near: Mapping[int, tuple[int, ...]
     if len({len(c) for c in chains}) != 1:
         raise OpTraceError("the pipelines are not alike: " + "; ".join(" → ".join(map(str, c)) for c in chains)[:300])
     return chains
+
+
+def _group_mates(ranks: Mapping[int, RankOps]) -> dict[int, tuple[int, ...]]:
+    """Each rank's pipeline mates where its sends and receives do not name their peers (recorded without
+    `record_shapes`) but its schedule names its virtual stages: the least process group it is in (`distributedInfo`)
+    whose ranks given hold the model's virtual stages each once."""
+    count = 1 + max(max(r.virtuals()) for r in ranks.values())
+    out = {}
+    for k, r in ranks.items():
+        fits = [
+            g
+            for g in r.groups
+            if k in g and sorted(v for c in g if c in ranks for v in ranks[c].virtuals()) == list(range(count))
+        ]
+        if not fits:
+            raise OpTraceError(
+                f"rank {k}: its sends and receives do not name their peers, and no process group it is in holds the "
+                f"model's {count} virtual stages each once (record with record_shapes=True)"
+            )
+        out[k] = tuple(c for c in min(fits, key=len) if c != k and c in ranks)
+    return out
 
 
 def _few(values: Sequence[int]) -> str:
@@ -523,12 +547,13 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
         if r.rank in ranks:
             raise OpTraceError(f"{name}: a second trace of rank {r.rank}")
         ranks[r.rank] = r
+    acted = all(r.virtuals() for r in ranks.values())
     unnamed = sorted(k for k, r in ranks.items() if not r.peers() and any(s.kind in P2P for s in r.spans))
-    if unnamed:
+    if unnamed and not acted:
         raise OpTraceError(
             f"rank {unnamed[0]}: its sends and receives do not name their peers (record with record_shapes=True)"
         )
-    if not any(r.peers() for r in ranks.values()):
+    if not any(s.kind in P2P for r in ranks.values() for s in r.spans):
         raise OpTraceError("no rank sends to another: not a pipeline job's traces")
     peers = _tp_peers(ranks, _chains(ranks))
     places = {k: (d, s) for d, chains in enumerate(peers) for c in chains for s, k in enumerate(c)}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddpcore.analysis import JobWhatIf, job_times, job_verdict, job_whatif
-from ddpcore.traces import read_job
+from ddpcore.traces import OpTraceError, read_job
 
 PROFILED = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_profiled"
 SCENARIOS = ("clean", "slow_worker", "heavy_last", "moving_dp")
@@ -298,3 +298,28 @@ def test_a_v_shaped_slow_worker_is_named_and_a_moving_rank_is_uneven_work() -> N
     assert said[0].code == "job.worker"
     assert (dict(said[0].values)["dp"], dict(said[0].values)["stage"]) == tuple(truth["slow_worker"])
     assert [m.code for m in job_verdict(vshaped("moving_dp")[0])] == ["job.data_parallel"]
+
+
+def _unshaped(data: bytes) -> bytes:
+    """A profiler trace as recorded without `record_shapes`: no operation's inputs."""
+    import gzip
+
+    top = json.loads(gzip.decompress(data))
+    for e in top["traceEvents"]:
+        if isinstance(e.get("args"), dict):
+            e["args"].pop("Concrete Inputs", None)
+            e["args"].pop("Input Dims", None)
+    return json.dumps(top).encode()
+
+
+def test_an_interleaved_schedule_recorded_without_shapes_reads_its_pipelines_from_its_process_groups() -> None:
+    """Without `record_shapes` no send names its peer, but the schedule's actions name each rank's virtual stages:
+    the pipelines are the process groups whose ranks hold the model's stages each once, and the job reads as with
+    the peers named."""
+    files = {str(p): p.read_bytes() for p in sorted((INTERLEAVED / "slow_worker").glob("*.pt.trace.json.gz"))}
+    bare = read_job({name: _unshaped(data) for name, data in files.items()})
+    _, _, job = interleaved("slow_worker")
+    assert bare.groups == job.groups and bare.table.rows() == job.table.rows()
+    profiled_1f1b = {str(p): p.read_bytes() for p in sorted((PROFILED / "clean").glob("*.pt.trace.json.gz"))}
+    with pytest.raises(OpTraceError, match="record_shapes"):
+        read_job({name: _unshaped(data) for name, data in profiled_1f1b.items()})
