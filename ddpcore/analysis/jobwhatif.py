@@ -27,7 +27,7 @@ from itertools import chain
 from operator import add, sub
 from typing import Any
 
-from ..base import Message, Ratio, Share
+from ..base import Message, Ratio, Share, listed
 from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
 from .chance import ALPHA, binomial_above
 from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
@@ -139,9 +139,9 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
     stages = sorted(set(table.stage))
     dps = sorted(set(table.dp))
     if stages != list(range(groups.pp)):
-        raise OpTraceError(f"the table holds stages {_listed(stages)} but the job has {groups.pp}")
+        raise OpTraceError(f"the table holds stages {listed(stages, 6)} but the job has {groups.pp}")
     if dps != list(range(groups.dp)):
-        raise OpTraceError(f"the table holds data-parallel ranks {_listed(dps)} but the job has {groups.dp}")
+        raise OpTraceError(f"the table holds data-parallel ranks {listed(dps, 6)} but the job has {groups.dp}")
     keys = list(zip(map(table.names.__getitem__, table.optype), table.seq, table.stage))
     at, steps, skipped = _instances(table, keys, groups.dp)
     if not steps:
@@ -197,11 +197,6 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
 def _most(values: Values, keys: Sequence[Key]) -> list[float]:
     """Per instance, the largest value of some operations'."""
     return values[keys[0]] if len(keys) == 1 else list(map(max, *(values[k] for k in keys)))
-
-
-def _listed(values: Sequence[int]) -> str:
-    """A few values, for a message."""
-    return ", ".join(map(str, values[:6])) + (", …" if len(values) > 6 else "")
 
 
 def _on_time(gaps: Sequence[float]) -> list[float]:

@@ -93,6 +93,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         Ratio,
         Said,
         Share,
+        listed,
         placeholders,
         say,
     )
@@ -180,6 +181,7 @@ _LAZY = {
         "Said",
         "Share",
         "WORDS",
+        "listed",
         "placeholders",
         "say",
     ),

@@ -18,9 +18,10 @@ itself a Message is said in the same language; a number is written the language'
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["LANGS", "NBSP", "WORDS", "Message", "Ms", "Ratio", "Said", "Share", "placeholders", "say"]
+__all__ = ["LANGS", "NBSP", "WORDS", "Message", "Ms", "Ratio", "Said", "Share", "listed", "placeholders", "say"]
 
 LANGS = ("en", "fr")
 NBSP = "\u202f"
@@ -625,6 +626,10 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "{given} ranks' traces of a world of {world}, not {sizes}",
         "fr": "les traces de {given} rangs d'un monde de {world}, pas {sizes}",
     },
+    "job.world_uneven": {
+        "en": "{given} ranks' traces of a world of {world}, not a multiple of DP {dp} × PP {pp}",
+        "fr": "les traces de {given} rangs d'un monde de {world}, pas un multiple de DP {dp} × PP {pp}",
+    },
     "job.none": {
         "en": "no straggler: the job runs at {ratio} its ideal step",
         "fr": "pas de retardataire : le job tourne à {ratio} de son pas idéal",
@@ -740,6 +745,15 @@ def _written(value: object, lang: str) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def listed(values: Sequence[object], most: int) -> str:
+    """The first `most` values, for a line, and an ellipsis when there are more.
+
+    >>> listed([1, 2, 3], 2), listed([1, 2], 2)
+    ('1, 2, …', '1, 2')
+    """
+    return ", ".join(map(str, values[:most])) + (", …" if len(values) > most else "")
 
 
 def say(code: str, lang: str = "en", /, **values: object) -> str:

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..base import Message, Ms
+from ..base import Message, Ms, listed
 from .collectives import HOST_PREFIXES, kind_of_op
 from .optrace import OP_COLUMNS, JobGroups, OpTable, OpTraceError, _inflated, op_table
 
@@ -407,7 +407,9 @@ def _by_virtual(ranks: Mapping[int, RankOps], near: Mapping[int, tuple[int, ...]
         chain = sorted(found, key=lambda c: ranks[c].virtuals()[0])
         held = sorted(v for c in chain for v in ranks[c].virtuals())
         if held != list(range(len(held))) or len(held) % len(chain):
-            raise OpTraceError(f"the pipeline of ranks {_few(chain)} holds virtual stages {_few(held)}, not each once")
+            raise OpTraceError(
+                f"the pipeline of ranks {listed(chain, 8)} holds virtual stages {listed(held, 8)}, not each once"
+            )
         chains.append(chain)
     if len({len(c) for c in chains}) != 1:
         raise OpTraceError("the pipelines are not alike: " + "; ".join(" → ".join(map(str, c)) for c in chains)[:300])
@@ -433,11 +435,6 @@ def _group_mates(ranks: Mapping[int, RankOps]) -> dict[int, tuple[int, ...]]:
             )
         out[k] = tuple(c for c in min(fits, key=len) if c != k and c in ranks)
     return out
-
-
-def _few(values: Sequence[int]) -> str:
-    """A few values, for a line."""
-    return ", ".join(map(str, values[:8])) + (", …" if len(values) > 8 else "")
 
 
 def _tp_peers(ranks: Mapping[int, RankOps], chains: list[list[int]]) -> list[list[list[int]]]:
@@ -569,9 +566,7 @@ def op_profiles(named: Mapping[str, RankOps]) -> tuple[OpTable, JobGroups, tuple
         tp = world // (dp * pp)
         notes.append(Message.of("job.world_beyond", given=len(ranks), world=world, more=world - len(ranks), tp=tp))
     elif world != dp * pp:
-        notes.append(
-            Message.of("job.world_odd", given=len(ranks), world=world, sizes=f"a multiple of DP {dp} × PP {pp}")
-        )
+        notes.append(Message.of("job.world_uneven", given=len(ranks), world=world, dp=dp, pp=pp))
     columns: dict[str, list[object]] = {c: [] for c in OP_COLUMNS}
     vpp = max(len(r.virtuals()) for r in ranks.values()) or 1
     for k in sorted(k for chains in peers for k in chains[0]):
