@@ -28,6 +28,7 @@ from operator import add, sub
 from typing import Any
 
 from ..base import Message, Ratio, Share, listed
+from ..storage import largest_each, least_each
 from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
 from .chance import ALPHA, binomial_above
 from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
@@ -182,9 +183,9 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
             latest = _across_dp(latest, dp)
         received = [ends[m] for m in members if m[0].endswith("recv")]
         for m in members:
-            end = list(map(min, ends[m], received[0])) if received and m[0].endswith("send") else ends[m]
+            end = least_each([ends[m], received[0]]) if received and m[0].endswith("send") else ends[m]
             transfer[m] = _on_time(list(map(sub, end, latest)))
-    first_start = list(map(min, *starts.values())) if len(starts) > 1 else next(iter(starts.values()))
+    first_start = least_each(list(starts.values()))
     step_start = [min(first_start[t : t + dp]) for t in range(0, len(first_start), dp) for _ in range(dp)]
     delay = {
         k: _on_time(list(map(sub, starts[k], _most(ends, needs) if needs else step_start)))
@@ -196,7 +197,7 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
 
 def _most(values: Values, keys: Sequence[Key]) -> list[float]:
     """Per instance, the largest value of some operations'."""
-    return values[keys[0]] if len(keys) == 1 else list(map(max, *(values[k] for k in keys)))
+    return values[keys[0]] if len(keys) == 1 else largest_each([values[k] for k in keys])
 
 
 def _on_time(gaps: Sequence[float]) -> list[float]:
@@ -262,7 +263,7 @@ def simulate(times: JobTimes, duration: Values, transfer: Values, delay: Values 
 def _step_times(times: JobTimes, line: Timeline, span: bool) -> list[float]:
     """Each step's time: when its last optimizer ended (`span`: its last operation), from the step's start at 0."""
     keys = list(line.ends) if span else [k for k in line.ends if k[0] == "optimizer"]
-    ends = list(map(max, *(line.ends[k] for k in keys))) if len(keys) > 1 else line.ends[keys[0]]
+    ends = largest_each([line.ends[k] for k in keys])
     dps = times.dps
     return [max(ends[t : t + dps]) for t in range(0, len(ends), dps)]
 

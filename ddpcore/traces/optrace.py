@@ -331,6 +331,8 @@ def _chunks(name: str, values: Sequence[object] | None, count: int) -> array[int
     """A column of model chunks, -1 where none is said (a missing column, a null)."""
     if values is None:
         return array("q", [-1] * count)
+    if isinstance(values, array):
+        return _whole_column(name, values)
     return _whole_column(name, [-1 if c is None else c for c in values])
 
 

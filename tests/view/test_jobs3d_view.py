@@ -58,9 +58,10 @@ def test_a_job_read_replaces_the_run_shown():
     w, notes = whatif_of("ST")
     shown = app.with_job(model, w, notes, ())
     assert shown.traces.job is w and shown.traces.measured is None and shown.traces.analysis is None
-    markup = app.screen(shown).regions
-    assert 'data-testid="job-panel"' in markup["job-panel"]
-    assert "move layers off stage 3" in markup["job-panel"]
+    screen = app.screen(shown)
+    assert 'data-testid="job-panel"' in screen.regions["job-panel"]
+    assert "move layers off stage 3" in screen.regions["job-panel"]
+    assert screen.flags["traces-empty"]["hidden"], "the hint to drop traces goes once a job is shown"
 
 
 def test_the_worst_step_is_drawn_as_recorded_and_in_the_ideal():

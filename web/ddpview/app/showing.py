@@ -175,7 +175,9 @@ def screen(model: Model, kept: bool = True) -> Screen:
             "trace-cancel": {"hidden": not loading},
             "job-export": {"hidden": model.traces.job is None},
             **{part: {"hidden": model.traces.analysis is None} for part in TRACES_FOUND},
-            "traces-empty": {"hidden": model.traces.analysis is not None or bool(loading)},
+            "traces-empty": {
+                "hidden": model.traces.analysis is not None or model.traces.job is not None or bool(loading)
+            },
             "alert-threshold": {"value": threshold_shown(model)},
         },
         view=state.view,
