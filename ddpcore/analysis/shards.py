@@ -71,6 +71,7 @@ from .chance import (
     Tail,
     adjusted,
     below_places,
+    far_of,
     lateness,
     leads_of,
     lower_look,
@@ -82,6 +83,7 @@ from .chance import (
     serial_of,
     sum_parts,
     suspects_of,
+    with_top,
 )
 from .rankmap import RankStepMap
 from .rankwise import own_medians_at, rank_summaries
@@ -317,12 +319,17 @@ class Shard:
         rank's median work and the ranks on time's place (`chance.on_time_place`): `adjusted`."""
         self.vectors["adjusted"] = adjusted(self.vectors["work"], usual, work_medians, base)
 
-    def suspects(self, cuts: Sequence[float]) -> list[int]:
-        """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut); how many per
-        step."""
-        self.suspect_rows = [suspects_of(row, cut) for row, cut in zip(self.vectors["adjusted"], cuts)]
+    def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[tuple[int, int]]:
+        """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut), and the far ones
+        among them (past `far`, left out of chance's fit); how many of each per step."""
+        rows = self.vectors["adjusted"]
+        self.suspect_rows = [suspects_of(row, cut) for row, cut in zip(rows, cuts)]
+        self.far_rows = [far_of(row, gone, cut) for row, gone, cut in zip(rows, self.suspect_rows, far)]
         self.tops: list[int] | None = None
-        return [len(gone) for gone in self.suspect_rows]
+        return self._counted()
+
+    def _counted(self) -> list[tuple[int, int]]:
+        return [(len(gone), len(far)) for gone, far in zip(self.suspect_rows, self.far_rows)]
 
     def suspects_held(self) -> dict[int, int]:
         """How many of the first look's suspects each of the shard's ranks holds (`chance.crowded`), by rank."""
@@ -344,13 +351,12 @@ class Shard:
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
         """Add each step's latest rank (`rounds.tops_late`: a rank, -1 for none) to its suspects when it is one of
-        the shard's; how many suspects per step."""
+        the shard's, far ones too; how many of each per step."""
         where = {r: i for i, r in enumerate(self.ranks)}
         self.tops = [where.get(top, -1) for top in tops]
-        for j, i in enumerate(self.tops):
-            if i >= 0:
-                self.suspect_rows[j] = tuple(sorted({*self.suspect_rows[j], i}))
-        return [len(gone) for gone in self.suspect_rows]
+        self.suspect_rows = [with_top(gone, i) for gone, i in zip(self.suspect_rows, self.tops)]
+        self.far_rows = [with_top(gone, i) for gone, i in zip(self.far_rows, self.tops)]
+        return self._counted()
 
     def sums(self, leave: Sequence[bool]) -> list[tuple[float, float, float]]:
         """Per step, the sum of the shard's work on time (without its suspects where `leave` says so), as exact
@@ -651,10 +657,15 @@ class ShardRounds:
             for (low, high), got in zip(wanted, order_stats(self.shards, "adjusted", wanted, last=True))
         ]
 
-    def suspects(self, cuts: Sequence[float]) -> list[int]:
-        """Each step's suspects held (over every shard); how many a step."""
-        self.counts = [sum(c) for c in zip(*asked(self.shards, "suspects", cuts))]
-        return self.counts
+    def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
+        """Each step's suspects held, and the far ones among them (over every shard); how many far ones a step."""
+        return self._summed(asked(self.shards, "suspects", cuts, far))
+
+    def _summed(self, answers: Sequence[Sequence[tuple[int, int]]]) -> list[int]:
+        """Each step's suspects over every shard kept (`counts`, what its reference leaves out); its far ones."""
+        per_step = [tuple(map(sum, zip(*pairs))) for pairs in zip(*answers)]
+        self.counts = [held for held, _ in per_step]
+        return [far for _, far in per_step]
 
     def held(self) -> Counter[int]:
         """How many suspects each rank holds (over every shard)."""
@@ -673,10 +684,9 @@ class ShardRounds:
         return _pooled_read(self.shards, "recentred", length, read)
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
-        """Each step's latest rank added to its suspects (over every shard); how many a step."""
+        """Each step's latest rank added to its suspects (over every shard); how many far ones a step."""
         self.tops = list(tops)
-        self.counts = [sum(c) for c in zip(*asked(self.shards, "top_suspects", tops))]
-        return self.counts
+        return self._summed(asked(self.shards, "top_suspects", tops))
 
     def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
         """Each step's reference is the sum of its ranks on time over every shard (exact parts, `sum_parts`), the

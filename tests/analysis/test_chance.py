@@ -173,20 +173,24 @@ def test_one_rule_for_the_count_the_map_and_the_table():
 
 # --- generated runs at scale ----------------------------------------------------------------------------------------
 
-CLEAN = [(4, 8, 0.25, 20), (4, 60, 0.25, 10), (64, 200, 0.20, 1), (1024, 100, 0.15, 1), (4096, 30, 0.25, 1)]
-"""Ranks, steps, lognormal jitter's coefficient of variation (a busy machine's), seeds."""
+CLEAN = [(4, 8, 0.25, 200), (4, 60, 0.25, 10), (64, 200, 0.20, 1), (1024, 100, 0.15, 1), (4096, 30, 0.25, 1)]
+"""Ranks, steps, lognormal jitter's coefficient of variation (a busy machine's), seeds. A 4 x 8 run holds a few
+rank-steps, so its rates are read over 200 seeds: 20 put the 1 % bound at 1.6 steps and no run named, which one run
+in a hundred fails by chance (over 1,000 seeds: 0.26 % of steps false, 0.5 % of runs naming a rank)."""
 
 
 @pytest.mark.parametrize(("ranks", "steps", "cv", "seeds"), CLEAN)
 def test_clean_runs_count_no_straggler_at_any_size(ranks, steps, cv, seeds):
-    """The floor grows with N as the latest of N jitter draws does: close to 0 % transient steps, nobody named."""
-    transient = 0
+    """The floor grows with N as the latest of N jitter draws does: close to 0 % transient steps, and nobody named
+    but in 1 % of runs at most."""
+    transient = named = 0
     for seed in range(seeds):
         runs, _ = simulated_run(ranks, steps, (), 0.0, seed=seed, jitter_cv=cv)
         a = judge(measure(runs))
-        assert a.stragglers == ()
+        named += a.stragglers != ()
         assert a.cost_parts_ms.unnamed == 0, "jitter alone costs nothing beyond itself"
         transient += a.transient.straggler_steps
+    assert named <= 0.01 * seeds
     assert transient <= max(1, 0.01 * steps * seeds)
 
 

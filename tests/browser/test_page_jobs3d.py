@@ -31,6 +31,7 @@ def test_a_job_timeline_gives_the_published_what_if(open_page):
     assert first.get_attribute("data-key") == "3"
     assert "move layers off stage 3" in page.inner_text("[data-testid=job-diagnosis]")
     assert page.inner_text("#trace-summary").strip() == ""
+    assert not page.is_visible("[data-testid=traces-empty]"), "no hint to drop traces above the job read"
     with page.expect_download() as download:
         page.click("[data-testid=job-perfetto]")
     events = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))["traceEvents"]
