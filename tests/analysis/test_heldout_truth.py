@@ -17,6 +17,10 @@ RUNS = RunSet(FIXTURES / "heldout")
 analysed, truth = RUNS.analysed, RUNS.truth
 
 CLEAN = ("busy_clean", "clean", "window4_clean")
+SECOND = RunSet(FIXTURES / "heldout2")
+"""The second held-out set (tests/analysis/test_heldout2_truth.py), whose clean runs are checked here with the
+first's."""
+SECOND_CLEAN = ("c_clean5", "c_busy_clean8", "c_clean", "c_busy_clean12")
 PERSISTENT = ("busy_two", "busy_small", "window4_slow")
 SPREAD = ("busy_moving", "busy_random")
 WHOLE_RUN, WINDOW = FORMATS
@@ -41,9 +45,12 @@ def growth_per_step(name: str, steps: list[int]) -> float:
 
 
 @pytest.mark.parametrize("pattern", FORMATS)
-@pytest.mark.parametrize("name", CLEAN)
-def test_clean_runs_name_nobody_and_cost_nothing(name, pattern):
-    a = analysed(name, pattern)
+@pytest.mark.parametrize(
+    ("runs", "name"), [(RUNS, n) for n in CLEAN] + [(SECOND, n) for n in SECOND_CLEAN], ids=CLEAN + SECOND_CLEAN
+)
+def test_clean_runs_name_nobody_and_cost_nothing(runs, name, pattern):
+    """Both held-out sets' clean runs: idle and busy machines, windows of 4, 5, 8 and 12 steps."""
+    a = runs.analysed(name, pattern)
     assert a.stragglers == () and a.transient.straggler_steps == 0 and a.straggler_cost_ms == 0
 
 
