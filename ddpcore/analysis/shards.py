@@ -349,7 +349,7 @@ class Shard:
         self._pool("recentred", [array("d", sorted(pooled))])
         return len(self.pooled["recentred"])
 
-    def top_suspects(self, tops: Sequence[int]) -> list[int]:
+    def top_suspects(self, tops: Sequence[int]) -> list[tuple[int, int]]:
         """Add each step's latest rank (`rounds.tops_late`: a rank, -1 for none) to its suspects when it is one of
         the shard's, far ones too; how many of each per step."""
         where = {r: i for i, r in enumerate(self.ranks)}
