@@ -144,6 +144,18 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
+def _transient_bar(p: Mapping[str, Any]) -> str:
+    """What chance asks of a transient straggler's rank-step: its floor, or, past a whole step, that no rank-step
+    alone can pass it (a heavy tail read far out puts it there; the number alone would read as a wrong one)."""
+    if p["jitter_floor_ms"] > p["median_step_ms"]:
+        return (
+            f"no single rank-step can be a transient one: this run's jitter puts that bar at "
+            f"{p['jitter_floor_ms']:.2f} ms, more than a whole step ({p['median_step_ms']:.2f} ms), so that only "
+            "stragglers late together, or in most steps, stand out"
+        )
+    return f"a transient one works {p['jitter_floor_ms']:.2f} ms more in its step"
+
+
 def analysis_text(p: dict) -> str:
     """`analyze`: who is late and why, then a table per rank and per step.
 
@@ -199,8 +211,7 @@ def analysis_text(p: dict) -> str:
         f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
         f"straggler is over it in at least {noise['persistent_needed']} of {steps} steps (one slow from some step on, "
         "in most steps of that stretch) and works on average "
-        f"{noise['mean_needed_ms']:.2f} ms more than the other ranks on time; a transient one works "
-        f"{p['jitter_floor_ms']:.2f} ms more in its step",
+        f"{noise['mean_needed_ms']:.2f} ms more than the other ranks on time; " + _transient_bar(p),
     ]
     gap = gap_message(
         p["median_gap"],

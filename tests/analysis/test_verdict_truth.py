@@ -139,3 +139,14 @@ def test_the_json_gives_the_new_keys_beside_the_old():
         payload["noise"]
     )
     assert {"from_step", "to_step"} <= set(payload["stragglers"][0])
+
+
+def test_a_transient_bar_past_a_whole_step_is_said_so_in_the_text():
+    """The heavy clean run's chance puts a transient straggler's bar past a whole step: the text says that no
+    rank-step alone can pass it, rather than give a lateness no rank-step could have; the JSON keeps the figure."""
+    a = analysed("heavy_clean", "*.jsonl.gz")
+    payload = analysis_payload(a, [])
+    assert payload["jitter_floor_ms"] > payload["median_step_ms"]
+    text = analysis_text(payload)
+    assert "no single rank-step can be a transient one" in text and "a transient one works" not in text
+    assert "a transient one works" in analysis_text(analysis_payload(analysed("window3_slow", "*.jsonl.gz"), []))

@@ -184,3 +184,21 @@ def test_traces_without_loader_annotations_say_prefetching_may_help(lang):
     given = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "causes" / "input").glob("*.pt.trace.json.gz"))]
     marked = regions_from(given, lang)["trace-summary"]
     assert 'data-testid="trace-load-unmarked"' not in marked and 'data-case="saves"' in marked
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_bar_past_a_whole_step_is_said_so_not_given_as_a_rank_step_s_lateness(lang):
+    """4 ranks on 2 cores with steps long enough to jitter as much as a sleep (`verdict/heavy_clean`): chance's tail,
+    read far out, puts a transient straggler's bar past a whole step; the line says no rank-step alone can pass it,
+    where a run of ordinary jitter (`noise/moving`) gives its bar in ms."""
+    heavy = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "verdict" / "heavy_clean").glob("*.jsonl.gz"))]
+    a = judge(measure_loaded(load(heavy))[0], THRESHOLD.default)
+    assert a.jitter_floor_ms > a.median_step_ms
+    said = {"en": "no single rank-step can be a transient one", "fr": "aucun pas de rang seul ne peut être un passager"}
+    kept = {"en": "a transient one works", "fr": "un passager travaille"}
+    line = re.search(r'data-testid="trace-noise"[^>]*>([^<]+)<', regions_from(heavy, lang)["trace-summary"])
+    assert line and said[lang] in line.group(1) and kept[lang] not in line.group(1)
+    ordinary = re.search(
+        r'data-testid="trace-noise"[^>]*>([^<]+)<', regions_from(noise_files("moving"), lang)["trace-summary"]
+    )
+    assert ordinary and kept[lang] in ordinary.group(1) and said[lang] not in ordinary.group(1)

@@ -287,12 +287,22 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.noise": {
         "en": "What chance allows: a rank on time is over the threshold in {chance} of steps; a persistent "
         "straggler is over it in at least {needed} of {steps} steps (one slow from some step on, in most steps of "
-        "that stretch) and works on average {mean} more than the other ranks on time; a transient one works {floor} "
-        "more in its step.",
+        "that stretch) and works on average {mean} more than the other ranks on time; {transient}.",
         "fr": "Ce que permet le hasard : un rang à l'heure dépasse le seuil sur {chance} des pas ; un retardataire "
         "persistant le dépasse sur au moins {needed} pas sur {steps} (un rang lent à partir d'un pas, sur la plupart "
         "des pas de cette période) et travaille en moyenne {mean} de plus que les "
-        "autres rangs à l'heure ; un passager travaille {floor} de plus dans son pas.",
+        "autres rangs à l'heure ; {transient}.",
+    },
+    "traces.noise_transient": {
+        "en": "a transient one works {floor} more in its step",
+        "fr": "un passager travaille {floor} de plus dans son pas",
+    },
+    "traces.noise_transient_beyond": {
+        "en": "no single rank-step can be a transient one: this run's jitter puts that bar at {floor}, more than a "
+        "whole step ({step}), so that only stragglers late together, or in most steps, stand out",
+        "fr": "aucun pas de rang seul ne peut être un passager : la gigue de ce run place cette barre à {floor}, plus "
+        "qu'un pas entier ({step}), si bien que seuls des retardataires en retard ensemble, ou sur la plupart des "
+        "pas, ressortent",
     },
     "traces.cost_persistent": {"en": "of which persistent stragglers", "fr": "dont retardataires persistants"},
     "traces.cost_transient": {"en": "of which transient stragglers", "fr": "dont retardataires passagers"},

@@ -217,7 +217,12 @@ def verdict_html(a: Analysis, lang: str) -> str:
             needed=i18n.number(a.noise.persistent_needed, lang, 0),
             steps=i18n.number(len(a.steps), lang, 0),
             mean=i18n.ms(a.noise.mean_needed_ms, lang),
-            floor=i18n.ms(a.jitter_floor_ms, lang),
+            transient=i18n.t(
+                "traces.noise_transient_beyond" if a.jitter_floor_ms > a.median_step_ms else "traces.noise_transient",
+                lang,
+                floor=i18n.ms(a.jitter_floor_ms, lang),
+                step=i18n.ms(a.median_step_ms, lang),
+            ),
         ),
     )
     undecided = "".join(
