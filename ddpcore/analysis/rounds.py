@@ -179,9 +179,11 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     usual = usual_offsets(places, steps)
     base = on_time_place(places, usual)
     asked.adjust(usual, medians, base)
-    looks = asked.lower_looks() if ranks >= 3 else None
-    cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT) if looks is not None else [math.inf] * steps
-    far = suspect_cuts(looks, ranks) if looks is not None else [math.inf] * steps
+    if ranks >= 3:
+        looks = asked.lower_looks()
+        cuts, far = suspect_cuts(looks, ranks, REFERENCE_SUSPECT), suspect_cuts(looks, ranks)
+    else:
+        cuts = far = [math.inf] * steps
     counts = asked.suspects(cuts, far)
     tops = tops_late(asked, ranks, steps)
     if tops is not None:

@@ -69,6 +69,7 @@ from .whatif import retimed_saving
 
 __all__ = [
     "Analysis",
+    "bar_past_step",
     "Cause",
     "CostParts",
     "JUDGED_A_STEP",
@@ -145,6 +146,16 @@ def stretch_message(straggler: Straggler) -> Message | None:
     if start is None:
         return Message.of("verdict.until", stop=stop)
     return Message.of("verdict.from_to", start=start, stop=stop)
+
+
+def bar_past_step(floor_ms: float, step_ms: float) -> bool:
+    """Whether chance puts a transient straggler's bar (the floor) past a whole step: no rank-step alone can pass it
+    (a heavy tail read far out), and the verdict says so rather than give the figure as a lateness.
+
+    >>> bar_past_step(40_054.7, 41.0), bar_past_step(7.2, 30.8)
+    (True, False)
+    """
+    return floor_ms > step_ms
 
 
 def undecided_message(undecided: Undecided, steps: int) -> Message:

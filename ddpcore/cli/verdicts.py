@@ -19,6 +19,7 @@ from ..analysis import (
     Outlook,
     Straggler,
     Undecided,
+    bar_past_step,
     bounded,
     cause_text,
     caveat_message,
@@ -147,7 +148,7 @@ def _percent(value: float | None) -> str:
 def _transient_bar(p: Mapping[str, Any]) -> str:
     """What chance asks of a transient straggler's rank-step: its floor, or, past a whole step, that no rank-step
     alone can pass it (a heavy tail read far out puts it there; the number alone would read as a wrong one)."""
-    if p["jitter_floor_ms"] > p["median_step_ms"]:
+    if bar_past_step(p["jitter_floor_ms"], p["median_step_ms"]):
         return (
             f"no single rank-step can be a transient one: this run's jitter puts that bar at "
             f"{p['jitter_floor_ms']:.2f} ms, more than a whole step ({p['median_step_ms']:.2f} ms), so that only "

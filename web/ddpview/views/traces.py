@@ -10,6 +10,7 @@ from ddpcore.analysis import (
     Analysis,
     Cause,
     Straggler,
+    bar_past_step,
     cause_message,
     gap_message,
     grouped,
@@ -218,7 +219,9 @@ def verdict_html(a: Analysis, lang: str) -> str:
             steps=i18n.number(len(a.steps), lang, 0),
             mean=i18n.ms(a.noise.mean_needed_ms, lang),
             transient=i18n.t(
-                "traces.noise_transient_beyond" if a.jitter_floor_ms > a.median_step_ms else "traces.noise_transient",
+                "traces.noise_transient_beyond"
+                if bar_past_step(a.jitter_floor_ms, a.median_step_ms)
+                else "traces.noise_transient",
                 lang,
                 floor=i18n.ms(a.jitter_floor_ms, lang),
                 step=i18n.ms(a.median_step_ms, lang),
