@@ -148,14 +148,16 @@ def stretch_message(straggler: Straggler) -> Message | None:
     return Message.of("verdict.from_to", start=start, stop=stop)
 
 
-def bar_past_step(floor_ms: float, step_ms: float) -> bool:
-    """Whether chance puts a transient straggler's bar (the floor) past a whole step: no rank-step alone can pass it
-    (a heavy tail read far out), and the verdict says so rather than give the figure as a lateness.
+def bar_past_step(bar_ms: float, step_ms: float) -> bool:
+    """Whether chance puts a straggler's bar past a whole step: a transient one's (the floor: no rank-step alone can
+    pass it) or a persistent one's (`Noise.mean_needed_ms`: no rank's mean lateness can). A rank's work lies within
+    its step, so only a heavy tail read far out puts a bar there, and the verdict says so rather than give the
+    figure as a lateness.
 
     >>> bar_past_step(40_054.7, 41.0), bar_past_step(7.2, 30.8)
     (True, False)
     """
-    return floor_ms > step_ms
+    return bar_ms > step_ms
 
 
 def undecided_message(undecided: Undecided, steps: int) -> Message:

@@ -145,6 +145,18 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
+def _persistent_bar(p: Mapping[str, Any]) -> str:
+    """How much more than the ranks on time chance asks a persistent straggler to work on average, or, past a whole
+    step, that no rank can (`bar_past_step`)."""
+    needed, step = p["noise"]["mean_needed_ms"], p["median_step_ms"]
+    if bar_past_step(needed, step):
+        return (
+            f"would work on average {needed:.2f} ms more than the other ranks on time, more than a whole step "
+            f"({step:.2f} ms): this run's jitter lets no rank pass that bar by how late it is on average"
+        )
+    return f"works on average {needed:.2f} ms more than the other ranks on time"
+
+
 def _transient_bar(p: Mapping[str, Any]) -> str:
     """What chance asks of a transient straggler's rank-step: its floor, or, past a whole step, that no rank-step
     alone can pass it (a heavy tail read far out puts it there; the number alone would read as a wrong one)."""
@@ -211,8 +223,7 @@ def analysis_text(p: dict) -> str:
         + f"; jitter alone {parts['jitter']:.2f} ms (not in the cost)",
         f"chance: an on-time rank is over the threshold in {noise['chance_over_threshold']:.0%} of steps; a persistent "
         f"straggler is over it in at least {noise['persistent_needed']} of {steps} steps (one slow from some step on, "
-        "in most steps of that stretch) and works on average "
-        f"{noise['mean_needed_ms']:.2f} ms more than the other ranks on time; " + _transient_bar(p),
+        f"in most steps of that stretch) and {_persistent_bar(p)}; {_transient_bar(p)}",
     ]
     gap = gap_message(
         p["median_gap"],

@@ -189,8 +189,9 @@ def test_traces_without_loader_annotations_say_prefetching_may_help(lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_bar_past_a_whole_step_is_said_so_not_given_as_a_rank_step_s_lateness(lang):
     """4 ranks on 2 cores with steps long enough to jitter as much as a sleep (`verdict/heavy_clean`): chance's tail,
-    read far out, puts a transient straggler's bar past a whole step; the line says no rank-step alone can pass it,
-    where a run of ordinary jitter (`noise/moving`) gives its bar in ms."""
+    read far out, puts a transient straggler's bar past a whole step, and a persistent one's mean lateness too; the
+    line says no rank-step alone, and no rank on average, can pass them, where a run of ordinary jitter
+    (`noise/moving`) gives its bars in ms."""
     heavy = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "verdict" / "heavy_clean").glob("*.jsonl.gz"))]
     a = judge(measure_loaded(load(heavy))[0], THRESHOLD.default)
     assert a.jitter_floor_ms > a.median_step_ms
@@ -202,3 +203,8 @@ def test_a_bar_past_a_whole_step_is_said_so_not_given_as_a_rank_step_s_lateness(
         r'data-testid="trace-noise"[^>]*>([^<]+)<', regions_from(noise_files("moving"), lang)["trace-summary"]
     )
     assert ordinary and kept[lang] in ordinary.group(1) and said[lang] not in ordinary.group(1)
+    assert a.noise.mean_needed_ms > a.median_step_ms
+    beyond = {"en": "lets no rank pass that bar", "fr": "ne laisse aucun rang passer cette barre"}
+    mean = {"en": "and works on average", "fr": "et travaille en moyenne"}
+    assert beyond[lang] in line.group(1) and mean[lang] not in line.group(1)
+    assert mean[lang] in ordinary.group(1) and beyond[lang] not in ordinary.group(1)

@@ -287,11 +287,20 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.noise": {
         "en": "What chance allows: a rank on time is over the threshold in {chance} of steps; a persistent "
         "straggler is over it in at least {needed} of {steps} steps (one slow from some step on, in most steps of "
-        "that stretch) and works on average {mean} more than the other ranks on time; {transient}.",
+        "that stretch) and {persistent}; {transient}.",
         "fr": "Ce que permet le hasard : un rang à l'heure dépasse le seuil sur {chance} des pas ; un retardataire "
         "persistant le dépasse sur au moins {needed} pas sur {steps} (un rang lent à partir d'un pas, sur la plupart "
-        "des pas de cette période) et travaille en moyenne {mean} de plus que les "
-        "autres rangs à l'heure ; {transient}.",
+        "des pas de cette période) et {persistent} ; {transient}.",
+    },
+    "traces.noise_persistent": {
+        "en": "works on average {mean} more than the other ranks on time",
+        "fr": "travaille en moyenne {mean} de plus que les autres rangs à l'heure",
+    },
+    "traces.noise_persistent_beyond": {
+        "en": "would work on average {mean} more than the other ranks on time, more than a whole step ({step}): this "
+        "run's jitter lets no rank pass that bar by how late it is on average",
+        "fr": "travaillerait en moyenne {mean} de plus que les autres rangs à l'heure, plus qu'un pas entier ({step}) "
+        ": la gigue de ce run ne laisse aucun rang passer cette barre par son retard moyen",
     },
     "traces.noise_transient": {
         "en": "a transient one works {floor} more in its step",

@@ -217,7 +217,14 @@ def verdict_html(a: Analysis, lang: str) -> str:
             chance=i18n.percent(a.noise.chance_over_threshold, lang),
             needed=i18n.number(a.noise.persistent_needed, lang, 0),
             steps=i18n.number(len(a.steps), lang, 0),
-            mean=i18n.ms(a.noise.mean_needed_ms, lang),
+            persistent=i18n.t(
+                "traces.noise_persistent_beyond"
+                if bar_past_step(a.noise.mean_needed_ms, a.median_step_ms)
+                else "traces.noise_persistent",
+                lang,
+                mean=i18n.ms(a.noise.mean_needed_ms, lang),
+                step=i18n.ms(a.median_step_ms, lang),
+            ),
             transient=i18n.t(
                 "traces.noise_transient_beyond"
                 if bar_past_step(a.jitter_floor_ms, a.median_step_ms)
