@@ -1477,6 +1477,73 @@ def spaced_beyond_chance(leads: Sequence[Lead]) -> bool:
     return len(told) >= 3 and binomial_above(len(told), spaced, 0.5) <= ALPHA
 
 
+OCCUPIED_MOST = 256
+"""The most steps `occupied_beyond_chance` reads, every k-th one past it (`occupancy_stride`): its exact law adds
+big integers, as many as the square of the steps read."""
+
+
+def occupancy_stride(steps: int) -> int:
+    """Every how many steps the occupancy test reads one, for at most OCCUPIED_MOST of them.
+
+    >>> occupancy_stride(60), occupancy_stride(1000)
+    (1, 4)
+    """
+    return max(1, -(-steps // OCCUPIED_MOST))
+
+
+@lru_cache(maxsize=1024)
+def occupied_at_least(steps: int, n: int, k: int, occupied: int) -> float:
+    """The chance that k of `steps` groups of n places, drawn at random, fall in `occupied` groups or more: the ways
+    to fill exactly t given groups counted by inclusion and exclusion, in exact integers.
+
+    >>> occupied_at_least(12, 4, 12, 12) == 4**12 / math.comb(48, 12), occupied_at_least(3, 2, 2, 1)
+    (True, 1.0)
+    """
+    ways = 0
+    for t in range(max(occupied, 1), min(steps, k) + 1):
+        filled = sum((-1) ** i * math.comb(t, i) * math.comb(n * (t - i), k) for i in range(t + 1))
+        ways += math.comb(steps, t) * filled
+    return ways / math.comb(steps * n, k)
+
+
+def top_places(
+    work: Sequence[Sequence[float]],
+    offsets: Sequence[float],
+    gone: frozenset[int],
+    k: int,
+    stride: int,
+    steps: range,
+) -> list[tuple[float, int]]:
+    """Some steps' k largest works of the entries not `gone`, each rank's usual offset taken out, each with its step
+    (of every `stride`-th step only): what `occupied_beyond_chance` reads.
+
+    >>> top_places([[1.0, 9.0, 2.0], [8.0, 3.0, 7.0]], [0.0] * 3, frozenset({1}), 2, 1, range(2))
+    [(8.0, 1), (7.0, 1)]
+    """
+    read = range(steps.start + -steps.start % stride, steps.stop, stride)
+    return heapq.nlargest(k, ((value, j) for j in read for value in _kept(_placed(work[j], offsets), gone)))
+
+
+def occupied_beyond_chance(tops: Sequence[tuple[float, int]], steps: int, n: int) -> bool:
+    """Whether the k largest of a run's works (`tops`, each with its step; k the `steps` read, each of `n` works
+    of ranks not crowded) fall in more distinct steps than k places drawn at random do, at ALPHA
+    (`occupied_at_least`). Drawn at random is how any noise places a run's largest works when its rank-steps are
+    alike, whatever its shape; a straggler in every step, whichever rank it moves to, puts one of them in each step.
+    A shared slowness that makes some steps slower than others puts them in fewer. So no pooled value and no
+    fitted tail enters it: at 4 ranks the k largest fall in about 70 % of the steps by chance, and in every one of
+    12 steps 2 times in 10,000. Steps of 3 to SPACED_MOST ranks: among more, a moving straggler is a small share
+    of the pool, and the mean lead reads it (`lead_beyond_chance`).
+
+    >>> occupied_beyond_chance([(9.0 - j / 100, j) for j in range(12)], 12, 4)
+    True
+    >>> occupied_beyond_chance([(9.0 - j / 100, j // 2) for j in range(12)], 12, 4)
+    False
+    """
+    if not 3 <= n <= SPACED_MOST or steps < 3 or len(tops) < steps:
+        return False
+    return occupied_at_least(steps, n, len(tops), len({j for _, j in tops})) <= ALPHA
+
+
 def crowded_count(suspects: int, ranks: int) -> int:
     """How many of `suspects` rank-steps one rank of `ranks` must hold to hold more than chance gives it, if each
     were any rank's alike: the least count whose binomial upper tail (`binomial_above`) is at most ALPHA / ranks
@@ -2302,8 +2369,8 @@ class Chance:
     usual cost is taken out (what says how often an on-time rank is over a threshold), over `total` rank-steps; and
     each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
     rank-step's deviation, transient stragglers included; `serial`, how much of a step's lateness carries into
-    the next (`serial_of`); and `leads`, whether each step's latest rank leads the next by more than chance
-    (`rounds.tops_late`)."""
+    the next (`serial_of`); and `leads`, whether each step's latest rank is late beyond chance (`rounds.tops_late`:
+    it leads the next by more than chance, or the run's largest works fill more of its steps)."""
 
     ranks: int
     work: Tail

@@ -15,6 +15,7 @@ A change to how chance is measured is made once, here, and both give the same an
 
 from __future__ import annotations
 
+import heapq
 import math
 from array import array
 from collections import Counter
@@ -27,6 +28,7 @@ from typing import Protocol, TypeVar
 from ..storage import Fan, in_order, ranges
 from .chance import (
     REFERENCE_SUSPECT,
+    SPACED_MOST,
     Atoms,
     Lateness,
     Lead,
@@ -44,6 +46,8 @@ from .chance import (
     lateness,
     lead_beyond_chance,
     leads_of,
+    occupancy_stride,
+    occupied_beyond_chance,
     on_time_place,
     past,
     pool_stride,
@@ -53,6 +57,7 @@ from .chance import (
     serial_of,
     suspect_cuts,
     suspects_of,
+    top_places,
     usual_offsets,
     with_top,
     without_top,
@@ -110,6 +115,11 @@ class Rounds(Protocol):
         """`read` of the works pooled against their steps' means (`chance.recentred`, sorted)."""
         ...
 
+    def top_places(self, k: int, stride: int) -> list[tuple[float, int]]:
+        """The k largest works of the ranks not crowded (as `leads` left them out), each rank's usual offset taken
+        out, each with its step index, of every `stride`-th step (`chance.top_places`)."""
+        ...
+
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
         """Add each step's latest rank (-1: none) to its suspects, far ones too; how many far ones a step."""
         ...
@@ -145,16 +155,29 @@ class Found:
 
 def tops_late(asked: Rounds, ranks: int, steps: int) -> list[int] | None:
     """Each step's latest rank, when the latest ranks lead the next ones by more than chance makes the latest of as
-    many lead (`chance.lead_beyond_chance`; None otherwise): a straggler that moves to another rank in every step.
-    The ranks holding more of the first look's suspects than chance gives one rank (`chance.crowded`: one slow from
-    some step on) are left out. Steps of fewer than three ranks, or runs of fewer than three steps, have none."""
+    many lead (`chance.lead_beyond_chance`), or when a run's largest works fall in more of its steps than chance
+    puts them in (`occupied_late`; None otherwise): a straggler that moves to another rank in every step. The ranks
+    holding more of the first look's suspects than chance gives one rank (`chance.crowded`: one slow from some step
+    on) are left out. Steps of fewer than three ranks, or runs of fewer than three steps, have none."""
     if ranks < 3 or steps < 3:
         return None
     gone = crowded(asked.held(), ranks)
     leads = asked.leads(gone)
-    if not asked.read_recentred(leads, pool_stride(ranks * steps), partial(lead_beyond_chance, leads)):
-        return None
-    return [lead.entry for lead in leads]
+    if asked.read_recentred(leads, pool_stride(ranks * steps), partial(lead_beyond_chance, leads)) or occupied_late(
+        asked, ranks - len(gone), steps
+    ):
+        return [lead.entry for lead in leads]
+    return None
+
+
+def occupied_late(asked: Rounds, width: int, steps: int) -> bool:
+    """Whether the run's largest works, one a step read (every `chance.occupancy_stride`-th step), fall in more
+    distinct steps than chance puts them in (`chance.occupied_beyond_chance`), among `width` ranks not crowded."""
+    if not 3 <= width <= SPACED_MOST:
+        return False
+    stride = occupancy_stride(steps)
+    read = len(range(0, steps, stride))
+    return occupied_beyond_chance(asked.top_places(read, stride), read, width)
 
 
 def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
@@ -256,6 +279,12 @@ class InProcess:
         """`read` of the works pooled against their steps' means (a range of steps at a time through the fan)."""
         task = partial(recentred, self.work, self.offsets, self.gone, leads, stride)
         return read(sorted(chain.from_iterable(self.fan(task, self._by_steps()))))
+
+    def top_places(self, k: int, stride: int) -> list[tuple[float, int]]:
+        """The k largest works not crowded, offsets out, with their steps (a range of steps at a time through the
+        fan)."""
+        task = partial(top_places, self.work, self.offsets, self.gone, k, stride)
+        return heapq.nlargest(k, chain.from_iterable(self.fan(task, self._by_steps())))
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
         """Each step's latest rank added to its suspects and its far ones; how many far ones a step."""

@@ -83,6 +83,7 @@ from .chance import (
     serial_of,
     sum_parts,
     suspects_of,
+    top_places,
     with_top,
 )
 from .rankmap import RankStepMap
@@ -348,6 +349,12 @@ class Shard:
         pooled = recentred(rows, self.offsets, self.gone, leads, stride, range(len(rows)))
         self._pool("recentred", [array("d", sorted(pooled))])
         return len(self.pooled["recentred"])
+
+    def top_places(self, k: int, stride: int) -> list[tuple[float, int]]:
+        """The k largest works of the shard's ranks not crowded, offsets out, each with its step index, of every
+        `stride`-th step (`chance.top_places`)."""
+        rows = self.vectors["adjusted"]
+        return top_places(rows, self.offsets, self.gone, k, stride, range(len(rows)))
 
     def top_suspects(self, tops: Sequence[int]) -> list[tuple[int, int]]:
         """Add each step's latest rank (`rounds.tops_late`: a rank, -1 for none) to its suspects when it is one of
@@ -682,6 +689,10 @@ class ShardRounds:
         """`read` of the works pooled against their steps' means (over every shard)."""
         length = sum(asked(self.shards, "recentre", leads, stride))
         return _pooled_read(self.shards, "recentred", length, read)
+
+    def top_places(self, k: int, stride: int) -> list[tuple[float, int]]:
+        """The k largest works not crowded, offsets out, with their steps (over every shard)."""
+        return heapq.nlargest(k, chain.from_iterable(asked(self.shards, "top_places", k, stride)))
 
     def top_suspects(self, tops: Sequence[int]) -> list[int]:
         """Each step's latest rank added to its suspects (over every shard); how many far ones a step."""

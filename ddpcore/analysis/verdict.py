@@ -372,8 +372,9 @@ class Noise:
     steps a persistent straggler is over it in (`persistent_needed`: a strict majority), the mean lateness over the
     run's steps that it must pass (`mean_needed_ms`: work beyond the other ranks' median, which the mean of as many
     on-time rank-steps passes with probability alpha / ranks), the tests' level `alpha`, and whether each step's
-    latest rank leads the next by more than chance makes the latest of as many lead (`leads_beyond_chance`,
-    `rounds.tops_late`: a straggler that moves from rank to rank, whether or not its steps stand out alone)."""
+    latest rank leads the next by more than chance makes the latest of as many lead, or the run's largest works fall
+    in more of its steps than chance puts them in (`leads_beyond_chance`, `rounds.tops_late`: a straggler that moves
+    from rank to rank, whether or not its steps stand out alone)."""
 
     chance_over_threshold: float
     persistent_needed: int
