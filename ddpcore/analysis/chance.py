@@ -2109,6 +2109,8 @@ def persistence(
     alpha: float = ALPHA,
     serial: float = 0.0,
     others: Atoms | None = None,
+    own: int = 0,
+    total: int = 0,
 ) -> Persistence | None:
     """Whether a rank is a persistent straggler, and where: over the threshold in a strict majority of the steps
     (`over`: the indexes of the steps it is over it in) **and** later than chance by how much, not only how often, by
@@ -2126,10 +2128,14 @@ def persistence(
     for every stretch it could have been (`stretches`), is longer than transient stragglers (a share `transient` of the
     rank-steps) make by chance (`shortest_stretch`), and the rest of the run, two steps at least, is on time (one step
     on time says no onset: the first of a profiler's window, counted from its own start, cannot see time lost before
-    it). It is said to begin or end there only where two steps at least before or after it are on time on their own: a
-    rank slow to the run's end whose last step was a little less late is slow to the end, not on time again. Where a
-    step's lateness carries into the next (`serial`, `serial_of`), each test counts the steps it reads as the
-    independent steps they are worth (`effective_steps`).
+    it). The stretch's majority is weighed against the others' spread with its own majority taken out too: of the
+    `total` rank-steps, `others` already lacks the rank's `own` past the floor, and as many more as the majority
+    needs are taken from above what the rank is at least as late as there (a rank slow in the last 4 steps of a
+    12-step window, two of them short of the floor, made that majority chance's itself). It is said to begin or end
+    there only where two steps at least before or after it are on time on their own: a rank slow to the run's end
+    whose last step was a little less late is slow to the end, not on time again. Where a step's lateness carries
+    into the next (`serial`, `serial_of`), each test counts the steps it reads as the independent steps they are
+    worth (`effective_steps`).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
@@ -2152,6 +2158,10 @@ def persistence(
     stretch_worth = effective_steps(length, serial)
     inside = sum(late.first <= j < late.stop for j in over)
     rest = steps - length
+    stretch_spread = usual_spread
+    more = majority(length) - own
+    if others is not None and more > 0 and total > own and math.isfinite(late.stretch_usual_ms):
+        stretch_spread = others_spread(others, late.stretch_usual_ms, more, total - own)
     stretch = (
         rest >= 2
         and length >= shortest_stretch(steps, ranks, transient, alpha)
@@ -2159,7 +2169,7 @@ def persistence(
         and len(over) - inside < majority(rest)
         and (late.mean_ms * steps - late.stretch_ms * length) / rest < (tail.mean + late.stretch_ms) / 2
         and (
-            late.stretch_usual_ms > usual_of(tail, usual_spread, stretch_worth, level / stretches(steps))
+            late.stretch_usual_ms > usual_of(tail, stretch_spread, stretch_worth, level / stretches(steps))
             or late.stretch_ms > needed(tail, spread, stretch_worth, level / stretches(steps))
         )
     )

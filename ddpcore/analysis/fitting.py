@@ -209,6 +209,8 @@ class RunTimes:
                     beyond.spread,
                     transient_share(total_past, past[j], ranks, steps),
                     others=others_spread(beyond.spread, beyond.floor_ms, past[j], beyond.total),
+                    own=past[j],
+                    total=beyond.total,
                 )
             )
             is not None

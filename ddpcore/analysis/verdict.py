@@ -655,7 +655,18 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
             continue
         transient = transient_share(total_past, past[r], ranks, steps)
         others = others_spread(chance.spread, chance.floor_ms, past[r], chance.total)
-        found = persistence(lateness, js, ranks, chance.work, chance.spread, transient, serial=serial, others=others)
+        found = persistence(
+            lateness,
+            js,
+            ranks,
+            chance.work,
+            chance.spread,
+            transient,
+            serial=serial,
+            others=others,
+            own=past[r],
+            total=chance.total,
+        )
         if found is not None:
             persistent[r] = found
         elif len(js) >= majority(steps):
