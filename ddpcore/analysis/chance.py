@@ -589,12 +589,8 @@ light tail fitted on a few dozen values passes that many on-time ones now and th
 
 
 def bulk_tail(ordered: Sequence[float], late: int = 0, split: bool = False) -> Tail:
-    """The chance distribution of the deviations (`ordered`: every rank-step's, sorted), fitted on the rank-steps on
-    time (`Tail.of`), so that a straggler in every step, however it moves between ranks, never widens its own
-    chance; its spreads are widened by SCALE_BOUND standard errors of theirs. Left out: the `late` largest (the
-    suspects a first look found, `first_look`), or, when more, those past the floor (`fdr_floor`) of a normal
-    through the lower side of the rest, which no straggler reaches (a light tail that far out leaves out a
-    rank-step on time or two at most, and the three quantiles do not move), FEW_LATE of them at least; at most half.
+    """`bulk_fit`'s tail with its spreads widened by SCALE_BOUND standard errors of theirs (`scale_bound` of the
+    values it was read on): what the tests read, so that a spread read short on few values passes no chance.
 
     >>> import random
     >>> rng = random.Random(0)
@@ -603,14 +599,36 @@ def bulk_tail(ordered: Sequence[float], late: int = 0, split: bool = False) -> T
     >>> round(bulk_tail(clean).quantile(0.9), 2), round(bulk_tail(moving).quantile(0.9), 2)
     (1.37, 1.38)
     """
+    return widened(*bulk_fit(ordered, late, split))
+
+
+def widened(fitted: Tail, kept: int) -> Tail:
+    """A fit's spreads widened by SCALE_BOUND standard errors of theirs, read on `kept` values (`scale_bound`).
+
+    >>> widened(Tail(0.0, 1.0, 2.0), 50)
+    Tail(median=0.0, low=1.2, high=2.4, heavy=0.0)
+    """
+    wider = scale_bound(kept)
+    return replace(fitted, low=fitted.low * wider, high=fitted.high * wider)
+
+
+def bulk_fit(ordered: Sequence[float], late: int = 0, split: bool = False) -> tuple[Tail, int]:
+    """The chance distribution of the deviations (`ordered`: every rank-step's, sorted), fitted on the rank-steps on
+    time (`Tail.of`), so that a straggler in every step, however it moves between ranks, never widens its own
+    chance, and how many values it was read on. Left out: the `late` largest (the
+    suspects a first look found, `first_look`), or, when more, those past the floor (`fdr_floor`) of a normal
+    through the lower side of the rest, which no straggler reaches (a light tail that far out leaves out a
+    rank-step on time or two at most, and the three quantiles do not move), FEW_LATE of them at least; at most half.
+
+    >>> bulk_fit([float(v) for v in range(101)])
+    (Tail(median=50.0, low=40.0, high=40.0, heavy=0.0), 101)
+    """
     total = len(ordered)
     most = total // 2
     first = Tail.of(ordered[: total - min(most, late)], skewed=False, heavy=False)
     beyond = total - _count_upto(ordered, fdr_floor(ordered, first, share=ALPHA))
     kept = total - min(most, max(late, beyond if beyond >= FEW_LATE else 0))
-    fitted = _truncated_fit(ordered, kept, split)
-    wider = scale_bound(kept)
-    return replace(fitted, low=fitted.low * wider, high=fitted.high * wider)
+    return _truncated_fit(ordered, kept, split), kept
 
 
 TRUNCATION_ROUNDS = 4
@@ -2379,8 +2397,9 @@ class Chance:
     usual cost is taken out (what says how often an on-time rank is over a threshold), over `total` rank-steps; and
     each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
     rank-step's deviation, transient stragglers included; `serial`, how much of a step's lateness carries into
-    the next (`serial_of`); and `leads`, whether each step's latest rank is late beyond chance (`rounds.tops_late`:
-    it leads the next by more than chance, or the run's largest works fill more of its steps)."""
+    the next (`serial_of`); `leads`, whether each step's latest rank is late beyond chance (`rounds.tops_late`:
+    it leads the next by more than chance, or the run's largest works fill more of its steps); and `what_if`, the
+    tail the cost reads when it is not `work` (`rounds.Found.costed`)."""
 
     ranks: int
     work: Tail
@@ -2390,6 +2409,13 @@ class Chance:
     spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
     serial: float = 0.0
     leads: bool = False
+    what_if: Tail | None = None
+
+    @property
+    def costed(self) -> Tail:
+        """The tail the cost's what-if reads (`beyond_jitter`): `what_if` where it was fitted apart, `work`
+        otherwise."""
+        return self.work if self.what_if is None else self.what_if
 
     def over_threshold(self, threshold: float, periods: Sequence[float]) -> float:
         """The chance that an on-time rank-step is over the threshold: its cost at least `threshold` of the step's

@@ -175,6 +175,7 @@ def measure(
             beyond.spread,
             beyond.serial,
             beyond.leads,
+            beyond.costed,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

@@ -40,6 +40,7 @@ from .chance import (
     _deviated,
     _medians_of,
     adjusted,
+    bulk_fit,
     bulk_tail,
     crowded,
     far_of,
@@ -59,6 +60,7 @@ from .chance import (
     suspects_of,
     top_places,
     usual_offsets,
+    widened,
     with_top,
     without_top,
 )
@@ -135,8 +137,10 @@ class Rounds(Protocol):
 class Found:
     """What the rounds found: every rank's usual place and offset, where the ranks on time usually are, each step's
     latest rank when a straggler moves among them (None otherwise), how many rank-steps chance's fit left out from
-    the top (SUSPECT's suspects), chance's tail, the run's floor, and every deviation of positive work (sorted:
-    `total` of them)."""
+    the top (SUSPECT's suspects), chance's tail, the run's floor, every deviation of positive work (sorted:
+    `total` of them), and the tail the cost reads where it is not chance's (`costed`: where each step's latest rank
+    is late, the ranks on time's fit as it is, not widened for the tests' sake, since the cost is then a what-if of
+    a straggler already found, not a test of one)."""
 
     places: list[Place]
     usual: list[float]
@@ -146,6 +150,7 @@ class Found:
     tail: Tail
     floor_ms: float
     pooled: Sequence[float]
+    costed: Tail | None = None
 
     @property
     def total(self) -> int:
@@ -213,12 +218,14 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
         counts = asked.top_suspects(tops)
     late = sum(counts)
     pooled, on_time = asked.deviations()
+    costed = None
     if tops is None or on_time is None:
         tail = bulk_tail(pooled, late)
     else:
-        tail = bulk_tail(on_time, late - sum(top >= 0 for top in tops), split=True)
+        costed, kept = bulk_fit(on_time, late - sum(top >= 0 for top in tops), split=True)
+        tail = widened(costed, kept)
     floor = run_floor(pooled, tail, late, steps, together=tops is not None)
-    return Found(places, usual, base, tops, late, tail, floor, pooled)
+    return Found(places, usual, base, tops, late, tail, floor, pooled, costed)
 
 
 class InProcess:
@@ -329,7 +336,8 @@ class Beyond:
     (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), each
     rank's usual offset taken out (`usual_offsets`), where the ranks on time usually are, down to which it was
     (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
-    latest rank leads the next by more than chance (`tops_late`: a straggler that moves)."""
+    latest rank leads the next by more than chance (`tops_late`: a straggler that moves), and the tail the cost
+    reads where it is not `tail` (`Found.costed`)."""
 
     tail: Tail
     floor_ms: float
@@ -342,6 +350,7 @@ class Beyond:
     on_time: float = 0.0
     serial: float = 0.0
     leads: bool = False
+    costed: Tail | None = None
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -370,6 +379,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         found.on_time,
         serial_of(found.places, len(work)),
         found.tops is not None,
+        found.costed,
     )
 
 

@@ -921,6 +921,7 @@ def measure_shards(
             spread,
             serial_of(found.places, steps),
             found.tops is not None,
+            found.costed,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

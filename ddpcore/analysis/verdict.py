@@ -807,7 +807,7 @@ def _judge_steps(measured: Measured, threshold: float) -> Judging:
     saved = [s.saved_ms for s in steps]
     step_ms = measured.step_ms
     persistent_cost = math.fsum(judged.persistent_saved) / len(saved)
-    unnamed = beyond_jitter(judged.latest_work, judged.on_time_count, measured.chance.work) * (
+    unnamed = beyond_jitter(judged.latest_work, judged.on_time_count, measured.chance.costed) * (
         len(judged.latest_work) / len(saved)
     )
     cost = math.fsum(saved) / len(saved) + unnamed

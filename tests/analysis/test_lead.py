@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.analysis import analyze, merge, rounds, shards_of
+from ddpcore.analysis import analyze, judge, measure, merge, rounds, shards_of
 from ddpcore.analysis.chance import (
     ALPHA,
     SPACED_MOST,
@@ -265,3 +265,19 @@ def test_a_moving_straggler_only_the_occupancy_finds_is_found_by_the_merge_too(s
         assert analysis_payload(merge(shards_of(run, shards)), []) == analysis_payload(whole, [])
     monkeypatch.setattr(rounds, "occupied_late", lambda *_: False)
     assert not analyze(run).noise.leads_beyond_chance
+
+
+def test_a_moving_straggler_s_cost_reads_chance_as_fitted_and_a_clean_run_s_as_the_tests_do():
+    """Where each step's latest rank is late (the lead tests or the occupancy), the cost's what-if reads the ranks on
+    time's fit as it is: the straggler is found, and its cost is an estimate, not a test (the tests' tail is that fit
+    widened by `scale_bound`, which read the latest of 4 ranks on time up to 15 % late and the straggler's cost as
+    much short). Elsewhere the cost reads the tests' tail; a merge of shards reads the same."""
+    run, _ = simulated_run(4, 30, seed=0, jitter_cv=0.15, moving=0.4)
+    measured = measure(run)
+    assert measured.chance.leads and measured.chance.what_if is not None
+    work, costed = measured.chance.work, measured.chance.costed
+    assert work.low / costed.low == pytest.approx(work.high / costed.high) and 1.0 < work.low / costed.low < 1.2
+    assert (work.median, work.heavy) == (costed.median, costed.heavy)
+    clean = measure(simulated_run(4, 30, seed=0, jitter_cv=0.15)[0])
+    assert not clean.chance.leads and clean.chance.costed == clean.chance.work
+    assert analysis_payload(merge(shards_of(run, 2)), []) == analysis_payload(judge(measured), [])
