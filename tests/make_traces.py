@@ -49,6 +49,10 @@ CPU-bound process, with their clean references (`busy_clean`, `clean`, `window4_
 A second held-out set (`tests/fixtures/heldout2`, one sitting, a helper again; `HELDOUT2`):
 
     /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/heldout2 --heldout2
+
+A third (`tests/fixtures/heldout3`, a helper again, scored blind; `HELDOUT3`):
+
+    /tmp/torchvenv/bin/python -m tests.make_traces tests/fixtures/heldout3 --heldout3
 """
 
 from __future__ import annotations
@@ -222,6 +226,23 @@ HELDOUT2 = {
 backward, the optimizer and the input too, an onset inside the 12-step window (step 30), rank-steps slowed at random
 in the backward on a busy machine (recorded twice, `_b`: one recording of it lost every slowed rank-step), and the
 clean references of each machine state and window (`c_clean5`, `c_busy_clean8`, `c_clean`, `c_busy_clean12`)."""
+HELDOUT3 = {
+    "d_clean6": Scenario((), "", 0.0, profiled=6),
+    "d_moving_fwd_w10": Scenario((), "forward", 15.0, moving=True, profiled=10),
+    "d_busy_moving_fwd_w12": Scenario((), "forward", 15.0, moving=True, profiled=12, busy=True),
+    "d_random_bwd_w8": Scenario((), "backward", 20.0, prob=0.25, seed=101, profiled=8),
+    "d_onset2_w12": Scenario((2,), "forward", 15.0, from_step=31, profiled=12),
+    "d_opt1_w4": Scenario((1,), "optimizer", 12.0, profiled=4),
+    "d_busy_two03_w6": Scenario((0, 3), "forward", 12.0, profiled=6, busy=True),
+    "d_onset2_w12_b": Scenario((2,), "forward", 15.0, from_step=31, profiled=12),
+    "d_clean12": Scenario((), "", 0.0, profiled=12),
+    "d_busy_clean10": Scenario((), "", 0.0, profiled=10, busy=True),
+}
+"""The scenarios of `tests/fixtures/heldout3` (a third held-out set, `--heldout3`, recorded by a helper on
+2026-12-06 and scored blind, after the verdict's changes of that day): a moving straggler of 15 ms in windows of 10
+and 12 steps (idle, busy), rank-steps slowed at random in the backward (p 0.25, an 8-step window), an onset at step
+31 inside a 12-step window (recorded twice, `_b`), an optimizer-slow rank in a 4-step window, two slow ranks on a
+busy machine in 6 steps, and clean references (`d_clean6`, `d_clean12`, `d_busy_clean10`)."""
 SETS = {
     "causes": SCENARIOS,
     "noise": NOISE,
@@ -229,6 +250,7 @@ SETS = {
     "verdict": VERDICT,
     "heldout": HELDOUT,
     "heldout2": HELDOUT2,
+    "heldout3": HELDOUT3,
 }
 
 

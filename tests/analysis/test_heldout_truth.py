@@ -21,6 +21,9 @@ SECOND = RunSet(FIXTURES / "heldout2")
 """The second held-out set (tests/analysis/test_heldout2_truth.py), whose clean runs are checked here with the
 first's."""
 SECOND_CLEAN = ("c_clean5", "c_busy_clean8", "c_clean", "c_busy_clean12")
+THIRD = RunSet(FIXTURES / "heldout3")
+"""The third held-out set (tests/analysis/test_heldout3_truth.py), its clean runs checked here too."""
+THIRD_CLEAN = ("d_clean6", "d_clean12", "d_busy_clean10")
 PERSISTENT = ("busy_two", "busy_small", "window4_slow")
 SPREAD = ("busy_moving", "busy_random")
 WHOLE_RUN, WINDOW = FORMATS
@@ -46,10 +49,12 @@ def growth_per_step(name: str, steps: list[int]) -> float:
 
 @pytest.mark.parametrize("pattern", FORMATS)
 @pytest.mark.parametrize(
-    ("runs", "name"), [(RUNS, n) for n in CLEAN] + [(SECOND, n) for n in SECOND_CLEAN], ids=CLEAN + SECOND_CLEAN
+    ("runs", "name"),
+    [(RUNS, n) for n in CLEAN] + [(SECOND, n) for n in SECOND_CLEAN] + [(THIRD, n) for n in THIRD_CLEAN],
+    ids=CLEAN + SECOND_CLEAN + THIRD_CLEAN,
 )
 def test_clean_runs_name_nobody_and_cost_nothing(runs, name, pattern):
-    """Both held-out sets' clean runs: idle and busy machines, windows of 4, 5, 8 and 12 steps."""
+    """The held-out sets' clean runs: idle and busy machines, windows of 4 to 12 steps."""
     a = runs.analysed(name, pattern)
     assert a.stragglers == () and a.transient.straggler_steps == 0 and a.straggler_cost_ms == 0
 
