@@ -2398,7 +2398,7 @@ class Chance:
     each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
     rank-step's deviation, transient stragglers included; `serial`, how much of a step's lateness carries into
     the next (`serial_of`); `leads`, whether each step's latest rank is late beyond chance (`rounds.tops_late`:
-    it leads the next by more than chance, or the run's largest works fill more of its steps); and `what_if`, the
+    it leads the next by more than chance, or the run's largest works fill more of its steps); and `cost_fit`, the
     tail the cost reads when it is not `work` (`rounds.Found.costed`)."""
 
     ranks: int
@@ -2409,13 +2409,13 @@ class Chance:
     spread: Atoms = Atoms(-1.0, 1.0, (1.0,))
     serial: float = 0.0
     leads: bool = False
-    what_if: Tail | None = None
+    cost_fit: Tail | None = None
 
     @property
     def costed(self) -> Tail:
-        """The tail the cost's what-if reads (`beyond_jitter`): `what_if` where it was fitted apart, `work`
+        """The tail the cost's what-if reads (`beyond_jitter`): `cost_fit` where it was fitted apart, `work`
         otherwise."""
-        return self.work if self.what_if is None else self.what_if
+        return self.work if self.cost_fit is None else self.cost_fit
 
     def over_threshold(self, threshold: float, periods: Sequence[float]) -> float:
         """The chance that an on-time rank-step is over the threshold: its cost at least `threshold` of the step's

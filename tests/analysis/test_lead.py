@@ -274,7 +274,7 @@ def test_a_moving_straggler_s_cost_reads_chance_as_fitted_and_a_clean_run_s_as_t
     much short). Elsewhere the cost reads the tests' tail; a merge of shards reads the same."""
     run, _ = simulated_run(4, 30, seed=0, jitter_cv=0.15, moving=0.4)
     measured = measure(run)
-    assert measured.chance.leads and measured.chance.what_if is not None
+    assert measured.chance.leads and measured.chance.cost_fit is not None
     work, costed = measured.chance.work, measured.chance.costed
     assert work.low / costed.low == pytest.approx(work.high / costed.high) and 1.0 < work.low / costed.low < 1.2
     assert (work.median, work.heavy) == (costed.median, costed.heavy)
