@@ -32,7 +32,8 @@ def cuda_files(folder: Path) -> list[str]:
 
 def summary_files(folder: Path) -> list[str]:
     """The bench's generated run, 4,096 ranks x 200 steps with rank 777 persistently late, as summary files."""
-    from ddpcore.traces import SUFFIX, summary_bytes
+    from ddpcore.traces import summary_bytes
+    from ddpcore.traces.summary import SUFFIX
 
     paths = []
     for f in big_run():

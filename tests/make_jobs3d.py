@@ -52,7 +52,8 @@ def _worker(rank: int, scenario: str, folder: str, port: int) -> None:
     import torch
     import torch.distributed as dist
 
-    from ddpcore.ops import JobRecorder, JobSizes
+    from ddpcore.ops import JobRecorder
+    from ddpcore.ops.jobrecorder import JobSizes
 
     torch.set_num_threads(1)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..base import Message, say
-from ..traces import WARMUP_STEP
+from ..base.words import Message, say
+from ..traces.keeping import WARMUP_STEP
 
 __all__ = ["Caveat", "RunFacts", "caveats_of", "grouped"]
 

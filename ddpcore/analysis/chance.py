@@ -43,25 +43,22 @@ from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, ge, getitem, le, lt, mul, sub
 from statistics import NormalDist
 
-from ..storage import (
-    Fan,
-    LeftOut,
-    RowsWhenRead,
-    Transposed,
+from ..storage.fan import Fan, ranges
+from ..storage.micros import median
+from ..storage.ordered import LeftOut, in_order, sorted_places
+from ..storage.picking import (
     above_or_not,
     affine,
     below_at_above,
     gathered,
-    in_order,
-    median,
     picked_where_above,
-    ranges,
     scaled,
-    sorted_places,
     where_above,
     where_at_least,
     without_places,
 )
+from ..storage.transposed import Transposed
+from ..storage.whenread import RowsWhenRead
 
 __all__ = [
     "ALPHA",

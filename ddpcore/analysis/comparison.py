@@ -18,7 +18,9 @@ import statistics
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
-from ..base import CAUSES, Message, Ms, Share, finished
+from ..base.phases import CAUSES
+from ..base.steps import finished
+from ..base.words import Message, Ms, Share
 from .verdict import Analysis, Cause
 
 __all__ = ["Change", "Comparison", "compare", "comparing", "named_ranks"]
@@ -81,7 +83,15 @@ class WhatIfCheck:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Two runs compared (`compare`). `ranks` is empty when their world sizes differ (`notes` says so)."""
+    """Two runs compared (`compare`). `ranks` is empty when their world sizes differ (`notes` says so).
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import analyze
+    >>> before = analyze(simulated_run(4, 20, persistent=(2,), seed=0)[0])
+    >>> c = compare(before, analyze(simulated_run(4, 20, seed=1)[0]))
+    >>> c.stragglers.went, c.step_ms.change < 0, c.within_noise
+    ((2,), True, False)
+    """
 
     step_ms: Change
     median_step_ms: Change
@@ -239,7 +249,17 @@ def _missed(before: Analysis, step_ms: Change, whatif: WhatIfCheck) -> Message |
 
 
 def compare(before: Analysis, after: Analysis) -> Comparison:
-    """The run after a fix against the run before (both judged at their thresholds): see the module's docstring."""
+    """The run after a fix against the run before (both judged at their thresholds): see the module's docstring.
+
+    Rank 1 is slow before the fix and on time after it:
+
+    >>> from ddpcore.traces import simulated_run
+    >>> from ddpcore.analysis import analyze
+    >>> before, after = (analyze(simulated_run(4, 20, persistent=p, seed=0)[0]) for p in ((1,), ()))
+    >>> c = compare(before, after)
+    >>> c.stragglers.before, c.stragglers.after, round(c.step_ms.before - c.step_ms.after) > 0
+    ((1,), (), True)
+    """
     return finished(comparing(before, after))
 
 

@@ -41,8 +41,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 
-from ..base import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN, THRESHOLD, Message, Said, placeholders
-from ..model import HOURS_PER_DAY, ClusterConfig, ClusterResult, MeasuredTiming, cluster_step, slowest_rank
+from ..base import THRESHOLD, Said
+from ..base.params import CLUSTER_SLOWDOWN, JITTER_CV, PERSISTENT_SLOWDOWN
+from ..base.words import Message, placeholders
+from ..model import ClusterConfig, ClusterResult, MeasuredTiming, cluster_step
+from ..model.cluster import HOURS_PER_DAY, slowest_rank
 from .chance import medians_of_others, others_spread, persistence, quantile, transient_share
 from .rounds import beyond_chance
 from .verdict import Analysis

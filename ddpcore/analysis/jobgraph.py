@@ -26,7 +26,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..traces import OpRow
+from ..traces.optrace import OpRow
 
 __all__ = [
     "COMM_OPTYPES",

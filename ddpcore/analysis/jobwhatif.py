@@ -27,9 +27,9 @@ from itertools import chain
 from operator import add, sub
 from typing import Any
 
-from ..base import Message, Ratio, Share, listed
-from ..storage import largest_each, least_each
-from ..traces import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
+from ..base.words import Message, Ratio, Share, listed
+from ..storage.picking import largest_each, least_each
+from ..traces.optrace import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
 from .chance import ALPHA, binomial_above
 from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
 
@@ -271,7 +271,14 @@ def _step_times(times: JobTimes, line: Timeline, span: bool) -> list[float]:
 @dataclass(frozen=True)
 class JobWhatIf:
     """A 3D-parallel job's what-if (the module's docstring): step times in seconds, slowdowns as ratios (1: no
-    slowdown), each breakdown by group label and per step; M_W and M_S with the workers they re-timed."""
+    slowdown), each breakdown by group label and per step; M_W and M_S with the workers they re-timed.
+
+    Two data-parallel ranks of two stages, the worker of DP rank 0 on stage 1 twice as slow to compute:
+
+    >>> w = job_whatif(job_times(*simulated_job(dp=2, pp=2, steps=3, slow=(0, 1))))
+    >>> len(w.step_s), w.worst_workers, round(w.by_dp[0], 2), round(w.by_dp[1], 2), round(w.by_stage[1], 2)
+    (3, ((0, 1),), 1.31, 1.0, 1.37)
+    """
 
     groups: JobGroups
     steps: tuple[int, ...]

@@ -26,17 +26,11 @@ from dataclasses import replace
 from itertools import chain
 from typing import TypeVar
 
-from ..base import CAUSES, FORWARD_BACKWARD, LOAD, Message
-from ..storage import Fan, block_rows, ranges
-from ..traces import (
-    FileError,
-    Loaded,
-    RankColumns,
-    Ranked,
-    RankFacts,
-    RankTrace,
-    table_of,
-)
+from ..base.phases import CAUSES, FORWARD_BACKWARD, LOAD
+from ..base.words import Message
+from ..storage.fan import Fan, block_rows, ranges
+from ..traces import FileError, Loaded, RankColumns, RankFacts, RankTrace, table_of
+from ..traces.parse import Ranked
 from .caveats import RunFacts, caveats_of
 from .chance import Across, Chance, cost_tail
 from .rankmap import MAX_ROWS, Cells, bins_of, map_of

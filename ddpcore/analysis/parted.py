@@ -17,7 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from ..traces import FileError, Keep, Progress, RankColumns, first_per_rank, read_each, table_of
+from ..traces import FileError, RankColumns, table_of
+from ..traces.files import Progress, read_each
+from ..traces.keeping import Keep
+from ..traces.parse import first_per_rank
 from .results import AnalysisError, Measured
 from .runs import Drifts, Releases, drifts_to, references, run_groups
 from .shards import Shard, asked, asked_each, measure_shards

@@ -9,16 +9,13 @@ from collections.abc import Mapping, Sequence
 from itertools import chain
 from operator import sub
 
-from ..storage import Fan, Transposed, block_rows, median, picked, ranges
-from ..traces import (
-    FileError,
-    KeptColumns,
-    OwnMedians,
-    RankColumns,
-    own_medians,
-    read_path,
-    table_of,
-)
+from ..storage.fan import Fan, block_rows, ranges
+from ..storage.micros import median
+from ..storage.picking import picked
+from ..storage.transposed import Transposed
+from ..traces import FileError, RankColumns, table_of
+from ..traces.files import read_path
+from ..traces.keeping import KeptColumns, OwnMedians, own_medians
 from .chance import (
     Across,
 )
@@ -37,7 +34,7 @@ def own_medians_at(table: RankColumns, rows: Sequence[int]) -> OwnMedians:
     slimmed for other rows (AnalysisError when the file changed since).
 
     >>> from ddpcore.traces import simulated_run
-    >>> from ddpcore.traces import Keep, kept
+    >>> from ddpcore.traces.keeping import Keep, kept
     >>> thin = kept(simulated_run(2, 3, seed=1)[0][0], Keep.VERDICT)
     >>> own_medians_at(thin, range(3)) == thin.medians[0][1]
     True

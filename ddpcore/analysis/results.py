@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base import (
-    Interval,
-    Said,
-    Spans,
-)
-from ..storage import where_at_least
-from ..traces import (
-    Column,
-    DeviceTime,
-    GpuGauges,
-)
+from ..base import Said
+from ..base.intervals import Interval, Spans
+from ..storage.picking import where_at_least
+from ..traces.keeping import GpuGauges
+from ..traces.stepfacts import Column, DeviceTime
 from .chance import (
     Chance,
     Lateness,

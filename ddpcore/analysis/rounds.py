@@ -25,7 +25,8 @@ from functools import partial
 from itertools import chain
 from typing import Protocol, TypeVar
 
-from ..storage import Fan, in_order, ranges
+from ..storage.fan import Fan, ranges
+from ..storage.ordered import in_order
 from .chance import (
     REFERENCE_SUSPECT,
     SPACED_MOST,

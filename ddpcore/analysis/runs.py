@@ -30,7 +30,8 @@ from itertools import chain
 from operator import add, sub
 from typing import TypeVar
 
-from ..storage import Fan, Micros, median, ranges
+from ..storage.fan import Fan, ranges
+from ..storage.micros import Micros, median
 from ..traces import RankColumns
 from .chance import quantile
 

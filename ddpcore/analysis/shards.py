@@ -18,7 +18,7 @@ Its verdict is the one `measure` then `judge` give over every rank (tests/analys
 last bit in a near tie. Left out: the page's drawn lanes and the map (`Measured.rank_map` is empty), and the fit.
 
 >>> from ddpcore.traces import simulated_run
->>> from ddpcore.analysis import analyze, merge
+>>> from ddpcore.analysis import analyze; from ddpcore.analysis.verdict import merge
 >>> ranks, slowed = simulated_run(12, 40, persistent=(5,), p=0.02, seed=3)
 >>> whole, parts = analyze(ranks), merge([Shard(ranks[:5]), Shard(ranks[5:])])
 >>> parts.straggler_rank, parts.straggler_cost_ms == whole.straggler_cost_ms
@@ -38,25 +38,14 @@ from functools import partial, reduce
 from itertools import accumulate, chain, repeat
 from typing import Any, TypeVar, cast
 
-from ..base import CAUSES, FORWARD_BACKWARD, LOAD, THRESHOLD
-from ..storage import (
-    SAMPLE,
-    Positions,
-    RowsWhenRead,
-    Sample,
-    SortedRuns,
-    Transposed,
-    Within,
-    bracket,
-    gathered,
-    order_of,
-    sample_of,
-    sorted_places,
-    where_at_least,
-    within,
-    without_places,
-)
-from ..traces import WARMUP_STEP, RankColumns, RankFacts, RankTrace, kept_for_verdict, table_of
+from ..base import THRESHOLD
+from ..base.phases import CAUSES, FORWARD_BACKWARD, LOAD
+from ..storage.ordered import SAMPLE, Positions, Sample, SortedRuns, Within, bracket, sample_of, sorted_places, within
+from ..storage.picking import gathered, order_of, where_at_least, without_places
+from ..storage.transposed import Transposed
+from ..storage.whenread import RowsWhenRead
+from ..traces import RankColumns, RankFacts, RankTrace, table_of
+from ..traces.keeping import WARMUP_STEP, kept_for_verdict
 from .caveats import RunFacts, caveats_of
 from .chance import (
     KEPT,

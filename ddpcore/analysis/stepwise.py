@@ -22,26 +22,16 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import le, sub, truediv
 
-from ..base import Interval
-from ..storage import (
-    RowsWhenRead,
-    Transposed,
-    block_rows,
-    median,
-    order_of,
-    picked,
-    where_above,
-    where_at_least,
-    where_at_most,
-    where_equal,
-)
-from ..traces import (
-    WARMUP_STEP,
-    Column,
-    RankColumns,
-    StepFacts,
-)
-from ..traces import drawn as drawn_spans
+from ..base.intervals import Interval
+from ..storage.fan import block_rows
+from ..storage.micros import median
+from ..storage.picking import order_of, picked, where_above, where_at_least, where_at_most, where_equal
+from ..storage.transposed import Transposed
+from ..storage.whenread import RowsWhenRead
+from ..traces import RankColumns, StepFacts
+from ..traces.keeping import WARMUP_STEP
+from ..traces.stepfacts import Column
+from ..traces.summary import drawn as drawn_spans
 from .chance import (
     KEPT,
     Middle,

@@ -43,9 +43,14 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from ..base import BETWEEN_STEPS, CAUSES, LOAD, MIXED, THRESHOLD, Message, Ms, Share, finished
-from ..storage import least_at
-from ..traces import Column, GpuGauges, RankColumns, RankFacts, RankTrace
+from ..base import THRESHOLD
+from ..base.phases import BETWEEN_STEPS, CAUSES, LOAD, MIXED
+from ..base.steps import finished
+from ..base.words import Message, Ms, Share
+from ..storage.picking import least_at
+from ..traces import RankColumns, RankFacts, RankTrace
+from ..traces.keeping import GpuGauges
+from ..traces.stepfacts import Column
 from .chance import (
     ALPHA,
     Lateness,
@@ -759,7 +764,7 @@ def judge_in_steps(measured: Measured, threshold: float = THRESHOLD.default) -> 
     >>> from ddpcore.traces import simulated_run
     >>> ranks, slowed = simulated_run(8, 30, persistent=(3,), p=0.02, seed=1)
     >>> from ddpcore.analysis import measure
-    >>> from ddpcore.base import finished
+    >>> from ddpcore.base.steps import finished
     >>> a = finished(judge_in_steps(measure(ranks)))
     >>> [s.rank for s in a.stragglers]
     [3]

@@ -763,7 +763,15 @@ def say(code: str, lang: str = "en", /, **values: object) -> str:
 
 
 class Said(ValueError):
-    """An error said by code and values: `str()` is its English, `message` says it in any language."""
+    """An error said by code and values: `str()` is its English, `message` says it in any language. Every error
+    ddpcore raises on a user's input is one (a file it cannot read, a run it cannot judge, a fit it cannot make).
+
+    >>> error = Said("run.two_ranks")
+    >>> isinstance(error, ValueError), error.code
+    (True, 'run.two_ranks')
+    >>> error.message.text("fr")
+    "il faut les traces d'au moins deux rangs pour les comparer"
+    """
 
     def __init__(self, code: str, **values: object) -> None:
         self.message = Message.of(code, **values)

@@ -13,7 +13,8 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from ..base import (
+from ..base import THRESHOLD, ConfigError
+from ..base.params import (
     BANDWIDTH_GBPS,
     BUCKET_MB,
     CLUSTER_PARAMS,
@@ -27,19 +28,19 @@ from ..base import (
     SLOWDOWN,
     SPEED,
     TENSOR_ACTIVITY,
-    THRESHOLD,
-    ConfigError,
     Param,
     check_int,
     read_threshold,
 )
-from ..model import ClusterConfig, Link, Phases, StepConfig, cluster_step, cluster_sweep, default_straggler
-from ..ops import DEFAULT_JOB
+from ..model import ClusterConfig, Link, Phases, StepConfig, cluster_step, cluster_sweep
+from ..model.config import default_straggler
+from ..ops.alerts import DEFAULT_JOB
 from .reports import Report, cluster_table, ring_payload, ring_text, step_payload, step_text
 
 if TYPE_CHECKING:  # the traces path loads only for the commands that read traces: `ring` needs none of it
     from ..analysis import Analysis, Measured, Outlook
-    from ..traces import FileError, JobFile, Loaded
+    from ..traces import FileError, Loaded
+    from ..traces.optrace import JobFile
 
 __all__ = ["PROGRESS_AFTER_S", "ProgressLine", "build_parser", "main"]
 
@@ -195,7 +196,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         fitted = _fitted(args.from_files, args)
         if fitted is None:
             return 1
-        from ..analysis import cluster_config
+        from ..analysis.fitting import cluster_config
 
         config = replace(cluster_config(fitted.fit), link=link, **given)
     else:
@@ -352,7 +353,7 @@ class ProgressLine:
 
     def round(self, name: str) -> None:
         """Before each round of a measure at a threshold (`analysis.ROUNDS`): its name and place."""
-        from ..analysis import ROUNDS
+        from ..analysis.shards import ROUNDS
 
         if not self._shown_at(time.monotonic()):
             return
@@ -373,7 +374,8 @@ class ProgressLine:
 def _job_files(paths: Sequence[str]) -> list[str] | None:
     """The files given when they are a 3D-parallel job's (`traces.job_among`), else None (per-rank traces, read as
     ever)."""
-    from ..traces import files_in, job_among
+    from ..traces.files import files_in
+    from ..traces.optrace import job_among
 
     files = files_in(paths)
     return files if job_among(files) else None
@@ -381,7 +383,8 @@ def _job_files(paths: Sequence[str]) -> list[str] | None:
 
 def _read_job(files: Sequence[str]) -> JobFile | None:
     """A 3D-parallel job read from its files on this machine; None after one line when it cannot be."""
-    from ..traces import MOST_BYTES, OpTraceError, read_job
+    from ..traces import read_job
+    from ..traces.optrace import MOST_BYTES, OpTraceError
 
     try:
         for path in files:
@@ -397,8 +400,9 @@ def _read_job(files: Sequence[str]) -> JobFile | None:
 
 def _run_job(args: argparse.Namespace, job: JobFile) -> int:
     """`analyze` of a 3D-parallel job: the what-if of `analysis.jobwhatif`, said by `verdicts.job_payload`."""
-    from ..analysis import job_times, job_whatif
-    from ..traces import OpTraceError
+    from ..analysis import job_whatif
+    from ..analysis.jobwhatif import job_times
+    from ..traces.optrace import OpTraceError
     from .verdicts import job_payload, job_text
 
     try:
@@ -411,8 +415,8 @@ def _run_job(args: argparse.Namespace, job: JobFile) -> int:
         _say("analyze", line)
     report = Report(job_payload(whatif, job.notes, job.left_out), (job_text,))
     if args.perfetto:
-        from ..analysis import job_timelines
-        from ..ops import job_trace_events
+        from ..analysis.jobwhatif import job_timelines
+        from ..ops.perfetto import job_trace_events
 
         try:
             events = job_trace_events(times, *job_timelines(times))
@@ -432,7 +436,7 @@ def _say(command: str, line: str) -> None:
 def _told(command: str, errors: Sequence[FileError]) -> list[dict]:
     """Each error line said on stderr (a run that cannot be measured, source `analysis.RUN`, as an error of the
     command), and the files' ones as the JSON's `errors` list them."""
-    from ..analysis import RUN
+    from ..analysis.measured import RUN
 
     for e in errors:
         _say(command, f"error: {e.message}" if e.source == RUN else f"{e.source}: {e.message}")
@@ -447,8 +451,12 @@ def _read(
     cannot be measured (then None). With a threshold `at`, the measure is kept to it: the files are cut into `--jobs`
     parts, each read and measured by a process of its own (`analysis.measure_parts`), so that no process holds
     every file's tables, and none is returned."""
-    from ..analysis import measure_loaded, measure_parts
-    from ..traces import Keep, files_in, read_paths, steps_in
+    from ..analysis import measure_loaded
+    from ..analysis.parted import measure_parts
+    from ..traces import read_paths
+    from ..traces.files import files_in
+    from ..traces.keeping import Keep
+    from ..traces.parse import steps_in
     from .fork import ShardLost, forked, forked_parts
 
     THRESHOLD.check(args.threshold)
@@ -562,7 +570,7 @@ def _run_analyze(args: argparse.Namespace) -> int:
         else:
             report = report.plus(fit_payload(seen), _fit_section)
     if args.perfetto:
-        from ..ops import trace_events
+        from ..ops.perfetto import trace_events
 
         try:
             Path(args.perfetto).write_text(json.dumps(trace_events(analysis), allow_nan=False), encoding="utf-8")
@@ -584,8 +592,10 @@ def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | JobFile |
     of them (`analysis.measure_parts`), and the files left out; or, when the nodes hold a 3D-parallel job's files,
     the job read where they lie (`onray.node_job`); None (after one line) when the cluster, a node or the run fails:
     never a partial verdict."""
-    from ..analysis import AnalysisError, judge, measure_parts
-    from ..traces import OpTraceError
+    from ..analysis import judge
+    from ..analysis.parted import measure_parts
+    from ..analysis.results import AnalysisError
+    from ..traces.optrace import OpTraceError
     from .onray import RayError, connect, node_job, node_parts, node_readers, progress
 
     THRESHOLD.check(args.threshold)
@@ -640,13 +650,15 @@ def _add_summarize(p: argparse.ArgumentParser) -> None:
 
 
 def _run_summarize(args: argparse.Namespace) -> int:
-    from ..traces import JSON_VERSION, SUFFIX, VERSION, files_in, read_paths, summary_bytes, table_of
+    from ..traces import read_paths, summary_bytes, table_of
+    from ..traces.files import files_in
+    from ..traces.summary import JSON_VERSION, SUFFIX, VERSION
 
     _check_jobs(args.jobs)
     write, suffix = (lambda t: summary_bytes(t, VERSION if args.format == "columnar" else JSON_VERSION)), SUFFIX
     if args.format == "parquet":
         try:
-            from ..traces import PARQUET_SUFFIX, parquet_bytes
+            from ..traces.parquet import PARQUET_SUFFIX, parquet_bytes
         except ImportError:
             _say("summarize", "error: --format parquet needs pyarrow: pip install 'ddpcore[parquet]'")
             return 1
@@ -716,14 +728,15 @@ def _add_replay(p: argparse.ArgumentParser) -> None:
 
 def _run_replay(args: argparse.Namespace) -> int:
     from ..analysis import judge
-    from ..ops import frames_at, frames_of, play, scrape_config
+    from ..ops import scrape_config
+    from ..ops.replay import frames_at, frames_of, play
 
     SPEED.check(args.speed)
     check_int("port", args.port, 1, 65535)
     if args.loops is not None:
         check_int("loops", args.loops, 1, 10**9)
     try:
-        from ..ops import Exporter, served
+        from ..ops.exporter import Exporter, served
     except ImportError:
         print(
             "python -m ddpcore replay: error: needs prometheus_client: pip install 'ddpcore[prometheus]'",
@@ -781,7 +794,16 @@ def build_parser() -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand; bad arguments print one line on stderr and return 2."""
+    """Run one subcommand; bad arguments print one line on stderr and return 2 (`python -m ddpcore --help`).
+
+    >>> main(["ring", "--gpus", "2"])
+    ring AllReduce over 2 GPUs: 2 exchanges (1 reduce-scatter + 1 all-gather), each GPU sends 1.000 x the gradient size
+        1 reduce-scatter 0->1:c0, 1->0:c1
+        2 all-gather     0->1:c1, 1->0:c0
+    0
+    >>> main(["ring", "--gpus", "1"])
+    2
+    """
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["compare"] and "--" in argv:

@@ -24,9 +24,10 @@ from multiprocessing import get_context
 from multiprocessing.connection import Connection
 from typing import cast
 
-from ..analysis import LETTING_GO, QUESTIONS, AnalysisError, FilesRead, Part
-from ..storage import Fan
-from ..traces import Progress
+from ..analysis.parted import LETTING_GO, QUESTIONS, FilesRead, Part
+from ..analysis.results import AnalysisError
+from ..storage.fan import Fan
+from ..traces.files import Progress
 
 __all__ = ["ForkedPart", "Reading", "ShardLost", "forked", "forked_parts", "give_back"]
 
@@ -262,7 +263,7 @@ def forked_parts(files: Sequence[str], jobs: int, progress: Progress | None = No
     caller closes the forked ones after (`ForkedPart.close`).
 
     >>> import os, tempfile
-    >>> from ddpcore.analysis import measure_parts
+    >>> from ddpcore.analysis.parted import measure_parts
     >>> from ddpcore.traces import simulated_run, summary_bytes
     >>> with tempfile.TemporaryDirectory() as d:
     ...     paths = [os.path.join(d, f"rank{r.rank}.ddps") for r in simulated_run(5, 3, seed=1)[0]]

@@ -23,19 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..analysis import LETTING_GO, QUESTIONS, AnalysisError, FilesRead, Header, Part
-from ..traces import (
-    HEAD,
-    MOST_BYTES,
-    JobFile,
-    OpTraceError,
-    RankOps,
-    files_in,
-    job_among,
-    kind_of_head,
-    read_job,
-    read_rank,
-)
+from ..analysis.parted import LETTING_GO, QUESTIONS, FilesRead, Header, Part
+from ..analysis.results import AnalysisError
+from ..traces import read_job
+from ..traces.files import files_in
+from ..traces.optrace import HEAD, MOST_BYTES, JobFile, OpTraceError, job_among, kind_of_head
+from ..traces.pipetrace import RankOps, read_rank
 from .fork import give_back
 
 __all__ = ["ANSWER_S", "NodePart", "NodeReader", "RayError", "node_job", "node_parts", "node_readers", "ray_module"]
@@ -331,7 +324,7 @@ class _Node:
 
 def _ranks_of(nodes: Sequence[_Node]) -> None:
     """Each node's ranks, from what its parts' files held (asked of every part at once)."""
-    from ..analysis import asked
+    from ..analysis.shards import asked
 
     every = [(n, p) for n in nodes for p in n.parts]
     held: dict[str, set[int]] = defaultdict(set)

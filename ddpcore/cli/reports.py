@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from ..base import MB
+from ..base.params import MB
 from ..model import StepConfig, build_schedule, exchanges, step_metrics, traffic_factor
 
 __all__ = ["Report", "cluster_table", "ring_payload", "ring_text", "step_payload", "step_text"]

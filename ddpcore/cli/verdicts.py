@@ -10,29 +10,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..analysis import (
-    Analysis,
-    Cause,
-    Change,
-    Comparison,
-    JobWhatIf,
-    Outlook,
+from ..analysis import Analysis, Cause, Comparison, JobWhatIf, Outlook
+from ..analysis.caveats import grouped
+from ..analysis.comparison import Change
+from ..analysis.fitting import bounded, caveat_message
+from ..analysis.jobwhatif import job_verdict
+from ..analysis.verdict import (
     Straggler,
     Undecided,
     bar_past_step,
-    bounded,
     cause_text,
-    caveat_message,
     gap_message,
-    grouped,
-    job_verdict,
     loading_unmarked,
     prefetch_text,
     stretch_message,
     undecided_message,
 )
-from ..base import Message, say
-from ..traces import GpuGauges
+from ..base.words import Message, say
+from ..traces.keeping import GpuGauges
 from .reports import cluster_table
 
 __all__ = [
@@ -462,7 +457,7 @@ def job_payload(
     `slowdown_by`, `m_w`, `m_s` and `diagnosis` (the first sentence's kind and values, the others' kinds in
     `also`), with step times in seconds and each split per step.
 
-    >>> from ddpcore.analysis import job_times, job_whatif, simulated_job
+    >>> from ddpcore.analysis import job_whatif; from ddpcore.analysis.jobwhatif import job_times, simulated_job
     >>> p = job_payload(job_whatif(job_times(*simulated_job(dp=2, pp=2, steps=3, slow=(1, 0)))))
     >>> round(p["slowdown"], 2), p["slowdown_by"]["worker"]["1,0"] > 1.2, p["diagnosis"]["kind"]
     (1.31, True, 'one_worker')
@@ -521,7 +516,7 @@ def job_payload(
 def job_text(p: Mapping[str, Any]) -> str:
     """A job's what-if as text, read from its payload.
 
-    >>> from ddpcore.analysis import job_times, job_whatif, simulated_job
+    >>> from ddpcore.analysis import job_whatif; from ddpcore.analysis.jobwhatif import job_times, simulated_job
     >>> text = job_text(job_payload(job_whatif(job_times(*simulated_job(dp=2, pp=2, steps=3, slow=(1, 0))))))
     >>> print(text.splitlines()[0])
     3D-parallel job simulated: DP 2 × PP 2 × TP 1 × CP 1 (4 ranks), 3 steps

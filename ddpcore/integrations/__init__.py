@@ -10,30 +10,22 @@ from ..base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .huggingface import (  # noqa: F401
-        AccelerateSteps,
-        TrainerHooks,
         accelerate_steps,
         trainer_callback,
     )
     from .lightning import (  # noqa: F401
-        LightningHooks,
         lightning_callback,
     )
     from .rankfiles import (  # noqa: F401
         rank_file,
     )
 
-_LAZY = {
+_LAZY: dict[str, tuple[str, ...]] = {
     "huggingface": (
-        "AccelerateSteps",
-        "TrainerHooks",
         "accelerate_steps",
         "trainer_callback",
     ),
-    "lightning": (
-        "LightningHooks",
-        "lightning_callback",
-    ),
+    "lightning": ("lightning_callback",),
     "rankfiles": ("rank_file",),
 }
 """Module -> the public names it gives, loaded when one of them is first asked for."""

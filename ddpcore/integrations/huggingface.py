@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..ops import HookedSteps
+from ..ops.hooked import HookedSteps
 from .rankfiles import framework_class, hooked_steps, rank_file
 
 __all__ = ["AccelerateSteps", "TrainerHooks", "accelerate_steps", "trainer_callback"]
@@ -125,6 +125,13 @@ def trainer_callback(dirpath: str | Path | None = None) -> Any:
     """A `transformers.TrainerCallback` that writes each rank's steps as ddpcore's JSONL under the trainer's
     `output_dir` (or `dirpath`): `TrainerHooks` as the Trainer's own callback class, made on first use. ImportError,
     saying which extra to install, without transformers.
+
+    >>> try:
+    ...     made = isinstance(trainer_callback(), TrainerHooks)
+    ... except ImportError as missing:
+    ...     made = str(missing) == 'this ddpcore integration needs transformers: pip install "ddpcore[transformers]"'
+    >>> made
+    True
     """
     return framework_class(TrainerHooks, "transformers", "TrainerCallback", "transformers")(dirpath)
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..ops import HookedSteps
+from ..ops.hooked import HookedSteps
 from .rankfiles import framework_class, hooked_steps, rank_file
 
 __all__ = ["LightningHooks", "lightning_callback"]
@@ -101,5 +101,12 @@ def lightning_callback(dirpath: str | Path | None = None) -> Any:
     """A `lightning.pytorch.Callback` that writes each rank's steps as ddpcore's JSONL under the trainer's logging
     directory (or `dirpath`): `LightningHooks` as Lightning's own callback class, made on first use. ImportError,
     saying which extra to install, without Lightning.
+
+    >>> try:
+    ...     made = isinstance(lightning_callback(), LightningHooks)
+    ... except ImportError as missing:
+    ...     made = str(missing) == 'this ddpcore integration needs lightning.pytorch: pip install "ddpcore[lightning]"'
+    >>> made
+    True
     """
     return framework_class(LightningHooks, "lightning.pytorch", "Callback", "lightning")(dirpath)

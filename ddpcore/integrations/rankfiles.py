@@ -1,8 +1,4 @@
-"""Where an integration writes a rank's JSONL, and the error when its framework is missing.
-
->>> rank_file("/tmp/run", 3)
-PosixPath('/tmp/run/ddpcore/rank3.jsonl')
-"""
+"""Where an integration writes a rank's JSONL, and the error when its framework is missing."""
 
 from __future__ import annotations
 
@@ -15,7 +11,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..ops import HookedSteps, Recorder
+from ..ops import Recorder
+from ..ops.hooked import HookedSteps
 
 __all__ = ["rank_file"]
 
@@ -24,7 +21,11 @@ FOLDER = "ddpcore"
 
 
 def rank_file(logs: str | Path, rank: int) -> Path:
-    """The JSONL of `rank` under a framework's logging directory `logs`: one file a rank, none more on rank 0."""
+    """The JSONL of `rank` under a framework's logging directory `logs`: one file a rank, none more on rank 0.
+
+    >>> rank_file("/tmp/run", 3).as_posix()
+    '/tmp/run/ddpcore/rank3.jsonl'
+    """
     return Path(logs) / FOLDER / f"rank{rank}.jsonl"
 
 

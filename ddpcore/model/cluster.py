@@ -12,7 +12,8 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from ..base import (
+from ..base import ConfigError
+from ..base.params import (
     ALGORITHM,
     CLUSTER_GPUS,
     CLUSTER_SLOWDOWN,
@@ -21,7 +22,6 @@ from ..base import (
     PERSISTENT,
     PERSISTENT_SLOWDOWN,
     STRAGGLER_PROB,
-    ConfigError,
     check_number,
 )
 from .comm import Link, ring_time_ms, tree_time_ms

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..base import BANDWIDTH_GBPS, BYTES_PER_MS_PER_GBPS, GRAD_MB, LATENCY_US, MAX_PHASE_MS, MB, ConfigError
+from ..base import ConfigError
+from ..base.params import BANDWIDTH_GBPS, BYTES_PER_MS_PER_GBPS, GRAD_MB, LATENCY_US, MAX_PHASE_MS, MB
 from .ring import traffic_factor
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..base import (
+from ..base import ConfigError
+from ..base.params import (
     BUCKET_MB,
     FIRST_BUCKET_MB,
     GPUS,
@@ -15,7 +16,6 @@ from ..base import (
     PREFETCH_RESIDUAL_MS,
     SLOWDOWN,
     TENSOR_ACTIVITY,
-    ConfigError,
     check_int,
     check_number,
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..base import COMPUTE, MODE, RESIDENT
+from ..base.params import MODE
+from ..base.phases import COMPUTE, RESIDENT
 from .comm import algbw_gbps, busbw_gbps
 from .config import StepConfig
 from .ring import traffic_factor

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..base import GPUS, check_int
+from ..base.params import GPUS, check_int
 
 __all__ = [
     "ChunkState",

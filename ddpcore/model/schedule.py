@@ -6,7 +6,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..base import BETWEEN_STEPS, OVERLAP_STEP, STEP, ConfigError, Interval
+from ..base import ConfigError
+from ..base.intervals import Interval
+from ..base.phases import BETWEEN_STEPS, OVERLAP_STEP, STEP
 from .comm import ring_time_ms
 from .config import StepConfig
 from .ring import exchange_count

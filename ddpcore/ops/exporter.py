@@ -15,7 +15,7 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
-from ..base import LOGGED, RECORDED
+from ..base.phases import LOGGED, RECORDED
 from .alerts import DEFAULT_JOB, PHASE_METRIC, STEP_METRIC, STEPS_METRIC, WAIT_HELP, WAIT_METRIC
 from .instrument import StepTimes
 
@@ -31,6 +31,7 @@ class Exporter:
 
     def __init__(self, rank: int, job: str = DEFAULT_JOB, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
+        self.server: WSGIServer | None = None
         values = (job, str(rank))
         self._step = Gauge(
             STEP_METRIC, "Wall time of this rank's last finished training step.", LABELS, registry=self.registry
@@ -61,9 +62,18 @@ class Exporter:
 
 
 def serve_metrics(port: int, rank: int, job: str = DEFAULT_JOB, addr: str = "0.0.0.0") -> Exporter:
-    """An exporter for this rank, served over HTTP on `port` for as long as the process runs (a daemon thread)."""
+    """An exporter for this rank, served over HTTP on `port` for as long as the process runs (a daemon thread; its
+    server is `exporter.server`).
+
+    >>> from urllib.request import urlopen
+    >>> exporter = serve_metrics(0, rank=3, addr="127.0.0.1")  # port 0: a free one
+    >>> page = urlopen(f"http://127.0.0.1:{exporter.server.server_address[1]}/metrics").read().decode()
+    >>> f'{STEPS_METRIC}{{job="{DEFAULT_JOB}",rank="3"}} 0.0' in page
+    True
+    >>> exporter.server.shutdown()
+    """
     exporter = Exporter(rank, job)
-    start_http_server(port, addr=addr, registry=exporter.registry)
+    exporter.server, _ = start_http_server(port, addr=addr, registry=exporter.registry)
     return exporter
 
 

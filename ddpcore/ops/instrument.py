@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..base import RECORDED as PHASES
+from ..base.phases import RECORDED as PHASES
 
 __all__ = ["Recorder", "StepTimes"]
 
@@ -43,11 +43,12 @@ def summary_of_rows(rows: list[dict[str, Any]], source: str) -> bytes:
     JSONL file.
 
     >>> rows = [{"rank": 0, "step": s, "phase": "forward", "start": s / 10, "end": s / 10 + 0.02} for s in range(1, 4)]
-    >>> from ddpcore.traces import read_columnar
+    >>> from ddpcore.traces.columnar import read_columnar
     >>> read_columnar(summary_of_rows(rows, "rank0.jsonl"), "rank0.ddpsum.json.gz").rank
     0
     """
-    from ..traces import JsonlRows, TraceError, facts_of, summary_bytes
+    from ..traces import facts_of, summary_bytes
+    from ..traces.parse import JsonlRows, TraceError
 
     table = JsonlRows()
     for number, row in enumerate(rows, 1):

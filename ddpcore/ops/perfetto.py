@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 
-from ..analysis import Analysis, JobTimes, StepSummary, Timeline
+from ..analysis import Analysis, StepSummary
+from ..analysis.jobwhatif import JobTimes, Timeline
 
 __all__ = ["JOB_EVENTS", "PERFETTO_RANKS", "job_trace_events", "trace_events"]
 
@@ -199,7 +200,7 @@ def job_trace_events(times: JobTimes, measured: Timeline, ideal: Timeline) -> di
     recorded step loses its time. Times in µs; at most JOB_EVENTS operations per timeline (a note says how many steps
     were drawn).
 
-    >>> from ddpcore.analysis import job_times, job_timelines, simulated_job
+    >>> from ddpcore.analysis.jobwhatif import job_times, job_timelines, simulated_job
     >>> times = job_times(*simulated_job(dp=2, pp=2, steps=2, slow=(1, 0)))
     >>> events = job_trace_events(times, *job_timelines(times))["traceEvents"]
     >>> sorted({e["pid"] for e in events if e["ph"] == "X"})

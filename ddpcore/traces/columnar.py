@@ -34,8 +34,9 @@ from functools import lru_cache
 from itertools import accumulate
 from operator import sub
 
-from ..base import CAUSES, SUMMED, Message
-from ..storage import US_DIGITS, US_PER_MS, Micros
+from ..base.phases import CAUSES, SUMMED
+from ..base.words import Message
+from ..storage.micros import US_DIGITS, US_PER_MS, Micros
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import RankColumns, RankFacts, columns_of
 from .summary import (

@@ -12,8 +12,9 @@ from dataclasses import dataclass, fields, replace
 from enum import Enum
 from operator import sub
 
-from ..base import SUMMED
-from ..storage import Micros, median, picked
+from ..base.phases import SUMMED
+from ..storage.micros import Micros, median
+from ..storage.picking import picked
 from .parse import FileError, ReadRank
 from .stepfacts import Column, RankColumns
 from .tracefacts import table_of

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
-from ..base import Message
+from ..base.words import Message
 
 if TYPE_CHECKING:
     from .pipetrace import RankOps

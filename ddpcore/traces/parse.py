@@ -21,20 +21,10 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Protocol, TypeVar, cast
 
-from ..base import (
-    ALLREDUCE,
-    CHECKPOINT,
-    FORWARD_BACKWARD,
-    GC,
-    HOST,
-    LOAD,
-    OPTIMIZER,
-    RECORDED,
-    Interval,
-    Message,
-    Said,
-    clip,
-)
+from ..base import Said
+from ..base.intervals import Interval, clip
+from ..base.phases import ALLREDUCE, CHECKPOINT, FORWARD_BACKWARD, GC, HOST, LOAD, OPTIMIZER, RECORDED
+from ..base.words import Message
 from .collectives import RECORD_PARAM_COMMS, UNKNOWN_KIND, WORKER_PREFIXES, collective_kind, kernel_kind, kind_of_op
 from .columnar import MAGICS, read_columnar
 from .reader import (

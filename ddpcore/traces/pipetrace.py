@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..base import Message, Ms, listed
+from ..base.words import Message, Ms, listed
 from .collectives import HOST_PREFIXES, kind_of_op
 from .optrace import OP_COLUMNS, JobGroups, OpTable, OpTraceError, _inflated, op_table
 

@@ -14,7 +14,8 @@ import re
 import zlib
 from collections.abc import Iterable, Iterator
 
-from ..base import Message, Said
+from ..base import Said
+from ..base.words import Message
 
 __all__ = [
     "KIB",

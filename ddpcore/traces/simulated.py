@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import random
 
-from ..base import CAUSES, SUMMED
+from ..base.phases import CAUSES, SUMMED
 from .stepfacts import RankFacts, StepFacts
 
 __all__ = ["BACKWARD_MS", "FORWARD_MS", "OPTIMIZER_MS", "TRANSFER_MS", "simulated_run"]

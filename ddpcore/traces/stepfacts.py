@@ -7,7 +7,8 @@ from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
-from ..base import CAUSES, Interval, Spans
+from ..base.intervals import Interval, Spans
+from ..base.phases import CAUSES
 
 __all__ = [
     "Column",

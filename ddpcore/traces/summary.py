@@ -28,8 +28,10 @@ import math
 from array import array
 from collections.abc import Sequence
 
-from ..base import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, LOGGED, OPTIMIZER, OTHER_COMM, SUMMED, Interval, Message
-from ..storage import US_DIGITS
+from ..base.intervals import Interval
+from ..base.phases import ALLREDUCE, BACKWARD, CAUSES, FORWARD, LOAD, LOGGED, OPTIMIZER, OTHER_COMM, SUMMED
+from ..base.words import Message
+from ..storage.micros import US_DIGITS
 from .reader import MAX_RANK, MAX_STEP, ReadError
 from .stepfacts import DEVICE_COLUMNS, RankColumns, RankFacts, columns_of, kept_parts
 
@@ -282,7 +284,7 @@ def _float(value: float | None) -> float | None:
 def drawn(phases: dict[str, float]) -> tuple[Interval, ...]:
     """A summarised step's lanes: its phases end to end in `DRAWN_IN_ORDER` (a summary keeps no instants).
 
-    >>> from ddpcore.base import SUMMED
+    >>> from ddpcore.base.phases import SUMMED
     >>> phases = dict.fromkeys(SUMMED, 0.0) | {"load": 2.0, "forward": 8.0, "backward": 12.0}
     >>> drawn(phases)[:2]
     (Interval(phase='load', start_ms=0.0, end_ms=2.0), Interval(phase='forward', start_ms=2.0, end_ms=10.0))

@@ -12,7 +12,7 @@ into where it went (`phases.CAUSES`): host phases, host time outside any phase (
 kernels, copies, and the GPU idle while the host launched work. Every rank starts that window at the same instant,
 so a rank's excess of work over the others is its lateness, part by part.
 
->>> from ..base import Interval
+>>> from ..base.intervals import Interval
 >>> step = TraceStep(1, 100.0, 150.0, (Interval("backward", 110.0, 140.0),),
 ...                  (Interval("allreduce", 120.0, 125.0), Interval("allreduce", 130.0, 138.0)))
 >>> release_of(step), readiness_of(step)
@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..base import (
+from ..base.intervals import Interval, Spans, clip, intersection_ms, merge, partition, union_ms
+from ..base.phases import (
     ALLREDUCE,
     BACKWARD,
     BETWEEN_STEPS,
@@ -39,13 +40,6 @@ from ..base import (
     LOAD,
     MEASURED,
     OTHER_COMM,
-    Interval,
-    Spans,
-    clip,
-    intersection_ms,
-    merge,
-    partition,
-    union_ms,
 )
 from .collectives import GRADIENT_KINDS
 from .parse import COMPUTE_KERNEL, MEMORY_KERNEL, RankTrace, TraceStep
@@ -84,7 +78,7 @@ def arrival_ms(step: TraceStep) -> float:
     from a rank's own step start, kept for traces that give no release (it misses time lost before the step and
     after the first bucket).
 
-    >>> from ddpcore.base import Interval
+    >>> from ddpcore.base.intervals import Interval
     >>> step = TraceStep(1, 100.0, 150.0, (Interval("backward", 110.0, 140.0),), ())
     >>> arrival_ms(step)
     40.0
@@ -119,7 +113,7 @@ def comm_free_of(step: TraceStep, release: float | None) -> float:
     start before (buckets are reduced one after another). With a single one, its start: then nothing but the
     ranks' readiness holds it.
 
-    >>> from ddpcore.base import Interval
+    >>> from ddpcore.base.intervals import Interval
     >>> step = TraceStep(1, 100.0, 150.0, (Interval("backward", 110.0, 140.0),), ())
     >>> comm_free_of(step, release=None)
     140.0
@@ -255,7 +249,7 @@ def facts_of(trace: RankTrace | RankFacts) -> RankFacts:
 
     >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
     >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
-    >>> from ddpcore.traces import parse_file
+    >>> from ddpcore.traces.parse import parse_file
     >>> facts = facts_of(parse_file("rank1.jsonl", data))
     >>> facts.rank, [s.step for s in facts.steps]
     (1, [1, 2, 3])
@@ -280,7 +274,7 @@ def table_of(rank: RankTrace | RankFacts | RankColumns) -> RankColumns:
 
     >>> line = '{{"rank": 1, "step": {s}, "phase": "forward", "start": {s}.0, "end": {s}.02}}'
     >>> data = "\\n".join(line.format(s=s) for s in range(1, 4)).encode()
-    >>> from ddpcore.traces import parse_file
+    >>> from ddpcore.traces.parse import parse_file
     >>> table = table_of(parse_file("rank1.jsonl", data))
     >>> table.rank, list(table.step)
     (1, [1, 2, 3])

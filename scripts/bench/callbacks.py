@@ -20,7 +20,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from ddpcore.integrations import LightningHooks, TrainerHooks
+from ddpcore.integrations.huggingface import TrainerHooks
+from ddpcore.integrations.lightning import LightningHooks
 from scripts.bench.report import merge_into
 
 STEPS = 2000

@@ -8,16 +8,8 @@ import time
 from collections.abc import Callable
 
 from ddpcore.analysis import RunTimes, outlook
-from ddpcore.model import (
-    ClusterConfig,
-    StepConfig,
-    cluster_step,
-    cluster_sweeps,
-    exchange_count,
-    exchanges,
-    ring_state,
-    step_metrics,
-)
+from ddpcore.model import ClusterConfig, StepConfig, cluster_step, cluster_sweeps, exchanges, ring_state, step_metrics
+from ddpcore.model.ring import exchange_count
 
 
 def timed(fn: Callable[[], object], repeat: int) -> dict[str, float]:
@@ -65,6 +57,6 @@ def best_seconds(fn: Callable[[], object], repeat: int = 3) -> float:
 
 def stream_seconds(data: bytes, repeat: int = 3) -> float:
     """The best time to read one trace file through the streaming reader, in chunks as a file is read."""
-    from ddpcore.traces import chunked, read_trace
+    from ddpcore.traces.parse import chunked, read_trace
 
     return best_seconds(lambda: read_trace("bench", chunked(data)), repeat)

@@ -18,7 +18,7 @@ def stream_figures(trace: bytes) -> dict:
     """The streaming reader against json.load of the same file, and its peak memory against the file's size."""
     import tracemalloc
 
-    from ddpcore.traces import chunked, read_trace
+    from ddpcore.traces.parse import chunked, read_trace
 
     load_s = core_timings.best_seconds(lambda: json.loads(trace))
     stream_s = core_timings.stream_seconds(trace)
@@ -44,8 +44,10 @@ def summaries_figures() -> dict:
     sys.path.insert(0, str(build.WEB))
     from ddpview.views import map_svg
 
-    from ddpcore.analysis import analyze, rank_step_map
-    from ddpcore.traces import JSON_VERSION, SUFFIX, load, summary_bytes
+    from ddpcore.analysis import analyze
+    from ddpcore.analysis.rankmap import rank_step_map
+    from ddpcore.traces import load, summary_bytes
+    from ddpcore.traces.summary import JSON_VERSION, SUFFIX
     from scripts.tracegen import big_run
 
     runs = big_run()

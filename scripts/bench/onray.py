@@ -52,8 +52,10 @@ def main(folder: Path, want_path: Path) -> int:
     """Split, start two nodes, merge, measure; one JSON line on stdout."""
     from ray.cluster_utils import Cluster
 
-    from ddpcore.analysis import judge, measure_parts
-    from ddpcore.cli import analysis_payload, onray
+    from ddpcore.analysis import judge
+    from ddpcore.analysis.parted import measure_parts
+    from ddpcore.cli import onray
+    from ddpcore.cli.verdicts import analysis_payload
 
     files = sorted(p for p in folder.iterdir() if p.is_file())
     halves = [folder / "node0", folder / "node1"]

@@ -143,7 +143,8 @@ def summaries_page_figures(dist: Path, rate: float = 1) -> dict:
     analysis, and the renderer's peak memory (sampled every 100 ms); the CPU slowed `rate` times."""
     from playwright.sync_api import sync_playwright
 
-    from ddpcore.traces import SUFFIX, summary_bytes
+    from ddpcore.traces import summary_bytes
+    from ddpcore.traces.summary import SUFFIX
     from scripts.tracegen import big_run
 
     runs = big_run()

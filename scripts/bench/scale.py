@@ -19,8 +19,9 @@ import time
 from array import array
 from pathlib import Path
 
-from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, SUFFIX, TRANSFER_MS, encode_columns
-from ddpcore.traces.columnar import COLUMNAR_COLUMNS
+from ddpcore.traces.columnar import COLUMNAR_COLUMNS, encode_columns
+from ddpcore.traces.simulated import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS
+from ddpcore.traces.summary import SUFFIX
 from scripts.bench.report import merge_into
 
 __all__ = [

@@ -33,8 +33,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ddpcore.analysis.chance import ALPHA
-from ddpcore.base import SUMMED
-from ddpcore.traces import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS, RankColumns
+from ddpcore.base.phases import SUMMED
+from ddpcore.traces import RankColumns
+from ddpcore.traces.simulated import BACKWARD_MS, FORWARD_MS, OPTIMIZER_MS, TRANSFER_MS
 from ddpcore.traces.stepfacts import CAUSES
 from scripts.bench.budgets import BUDGETS
 from scripts.bench.report import merge_into

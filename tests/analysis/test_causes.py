@@ -13,10 +13,14 @@ from make_traces import SCENARIOS
 from paths import FIXTURES
 from runs import FORMATS, RunSet, files, shifted
 
-from ddpcore.analysis import analyze, prefetch_case
-from ddpcore.base import CAUSES, Interval, say
-from ddpcore.cli import analysis_payload, analysis_text
-from ddpcore.traces import TraceStep, load, work_parts
+from ddpcore.analysis import analyze
+from ddpcore.analysis.verdict import prefetch_case
+from ddpcore.base.intervals import Interval
+from ddpcore.base.phases import CAUSES
+from ddpcore.base.words import say
+from ddpcore.cli.verdicts import analysis_payload, analysis_text
+from ddpcore.traces import TraceStep, load
+from ddpcore.traces.tracefacts import work_parts
 
 CAUSED = FIXTURES / "causes"
 truth = RunSet(CAUSED).truth

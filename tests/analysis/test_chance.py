@@ -16,22 +16,21 @@ from make_traces import NOISE
 from paths import FIXTURES
 from runs import FORMATS, RunSet
 
-from ddpcore.analysis import (
+from ddpcore.analysis import RunTimes, judge, measure
+from ddpcore.analysis.chance import (
     ALPHA,
     DISCOVERY,
     Lateness,
     Middle,
-    RunTimes,
+    Persistence,
     Tail,
-    beyond_chance,
-    deviations,
+    effective_steps,
     fdr_floor,
     first_look,
-    fit,
-    judge,
     lateness_of,
+    least_needed,
+    level_of,
     mean_needed,
-    measure,
     past,
     persistence,
     quantile,
@@ -39,9 +38,9 @@ from ddpcore.analysis import (
     steps_to_decide,
     top_kept,
     usual_offsets,
-    what_if,
 )
-from ddpcore.analysis.chance import Persistence, effective_steps, least_needed, level_of
+from ddpcore.analysis.fitting import fit, what_if
+from ddpcore.analysis.rounds import beyond_chance, deviations
 from ddpcore.traces import simulated_run
 
 NOISY = RunSet(FIXTURES / "noise")

@@ -11,17 +11,8 @@ import pytest
 from paths import FIXTURES
 from runs import FORMATS
 
-from ddpcore.analysis import (
-    FitError,
-    RunTimes,
-    analyze,
-    at_scale,
-    cluster_config,
-    fit,
-    predicted,
-    what_if,
-    wilson_interval,
-)
+from ddpcore.analysis import FitError, RunTimes, analyze
+from ddpcore.analysis.fitting import at_scale, cluster_config, fit, predicted, what_if, wilson_interval
 from ddpcore.model import ClusterConfig, MeasuredTiming, cluster_step
 from ddpcore.traces import load
 

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from ddpcore.analysis import JobWhatIf, job_times, job_verdict, job_whatif
-from ddpcore.traces import OpTraceError, read_job
+from ddpcore.analysis import JobWhatIf, job_whatif
+from ddpcore.analysis.jobwhatif import job_times, job_verdict
+from ddpcore.traces import read_job
+from ddpcore.traces.optrace import OpTraceError
 
 PROFILED = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_profiled"
 SCENARIOS = ("clean", "slow_worker", "heavy_last", "moving_dp")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ddpcore.analysis import JobWhatIf, job_times, job_verdict, job_whatif
+from ddpcore.analysis import JobWhatIf, job_whatif
+from ddpcore.analysis.jobwhatif import job_times, job_verdict
 from ddpcore.traces import read_job
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_real"

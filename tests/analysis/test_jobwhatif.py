@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ddpcore.analysis import job_times, job_verdict, job_whatif
-from ddpcore.analysis.jobwhatif import JobTimes, JobWhatIf, simulate
-from ddpcore.traces import OpTraceError, groups_of_meta, op_table, read_op_parquet
+from ddpcore.analysis import job_whatif
+from ddpcore.analysis.jobwhatif import JobTimes, JobWhatIf, job_times, job_verdict, simulate
+from ddpcore.traces.optrace import OpTraceError, groups_of_meta, op_table, read_op_parquet
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d"
 TRACES = ("AR", "ST", "SE")
@@ -172,7 +172,7 @@ def test_not_an_operation_table() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from ddpcore.analysis import simulated_job  # noqa: E402
+from ddpcore.analysis.jobwhatif import simulated_job  # noqa: E402
 
 
 @settings(max_examples=25, deadline=None)

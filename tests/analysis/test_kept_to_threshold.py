@@ -9,27 +9,14 @@ from dataclasses import replace
 
 import pytest
 
-from ddpcore.analysis import (
-    AnalysisError,
-    FilesRead,
-    Shard,
-    judge,
-    measure,
-    measure_loaded,
-    measure_parts,
-    measure_shards,
-    shards_of,
-)
+from ddpcore.analysis import judge, measure, measure_loaded
+from ddpcore.analysis.parted import FilesRead, measure_parts
+from ddpcore.analysis.results import AnalysisError
+from ddpcore.analysis.shards import Shard, measure_shards, shards_of
 from ddpcore.cli.verdicts import analysis_payload
-from ddpcore.traces import (
-    SUFFIX,
-    Keep,
-    KeptColumns,
-    read_paths,
-    simulated_run,
-    summary_bytes,
-    table_of,
-)
+from ddpcore.traces import read_paths, simulated_run, summary_bytes, table_of
+from ddpcore.traces.keeping import Keep, KeptColumns
+from ddpcore.traces.summary import SUFFIX
 
 FIXTURES = "tests/fixtures"
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.analysis import analyze, judge, measure, merge, rounds, shards_of
+from ddpcore.analysis import analyze, judge, measure, rounds
 from ddpcore.analysis.chance import (
     ALPHA,
     SPACED_MOST,
@@ -33,6 +33,8 @@ from ddpcore.analysis.chance import (
     top_places,
 )
 from ddpcore.analysis.rounds import late_at_top
+from ddpcore.analysis.shards import shards_of
+from ddpcore.analysis.verdict import merge
 from ddpcore.cli.verdicts import analysis_payload
 from ddpcore.traces import simulated_run
 from scripts.bench.verdict import NOISES, Regime, work_of

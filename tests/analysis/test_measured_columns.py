@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddpcore.analysis import costs_of, drawn_entries
+from ddpcore.analysis.stepwise import costs_of, drawn_entries
 
 waits = st.lists(st.floats(0.0, 1e3) | st.sampled_from([0.0, 1.5, 20.0]), min_size=2, max_size=80)
 

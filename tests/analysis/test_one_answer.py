@@ -11,9 +11,11 @@ from paths import FIXTURES
 from runs import files
 from runs import judged as analysed
 
-from ddpcore.analysis import RunTimes, analyze, outlook, prefetch_case
+from ddpcore.analysis import RunTimes, analyze, outlook
+from ddpcore.analysis.verdict import prefetch_case
 from ddpcore.cli import main
-from ddpcore.traces import chunked, load, read_or_why
+from ddpcore.traces import load, read_or_why
+from ddpcore.traces.parse import chunked
 
 NOISY = FIXTURES / "noise"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ddpcore.analysis import MAX_ROWS, rank_step_map
+from ddpcore.analysis.rankmap import MAX_ROWS, rank_step_map
 from scripts.tracegen import BIG_PERSISTENT, BIG_PROBABILITY, BIG_RANKS, BIG_STEPS
 
 RANKS, STEPS, PERSISTENT, P = BIG_RANKS, BIG_STEPS, BIG_PERSISTENT, BIG_PROBABILITY

@@ -13,7 +13,9 @@ from runs import FORMATS, analysed, files
 
 from ddpcore.analysis import analyze
 from ddpcore.cli import main
-from ddpcore.traces import arrival_ms, load, parse_file
+from ddpcore.traces import load
+from ddpcore.traces.parse import parse_file
+from ddpcore.traces.tracefacts import arrival_ms
 from scripts.tracegen import gpu_pair
 
 

@@ -9,22 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.analysis import (
-    AnalysisError,
-    Measured,
-    Shard,
-    analyze,
-    judge,
-    measure,
-    measure_shards,
-    merge,
-    one_run,
-    order_stats,
-    shards_of,
-)
+from ddpcore.analysis import Measured, analyze, judge, measure
+from ddpcore.analysis.measured import one_run
+from ddpcore.analysis.results import AnalysisError
+from ddpcore.analysis.shards import Shard, measure_shards, order_stats, shards_of
+from ddpcore.analysis.verdict import merge
 from ddpcore.cli.verdicts import analysis_payload
-from ddpcore.storage import SortedRuns, bracket, sample_of
-from ddpcore.traces import SUFFIX, read_paths, simulated_run, summary_bytes
+from ddpcore.storage.ordered import SortedRuns, bracket, sample_of
+from ddpcore.traces import read_paths, simulated_run, summary_bytes
+from ddpcore.traces.summary import SUFFIX
 
 FIXTURES = "tests/fixtures"
 
@@ -123,7 +116,7 @@ class Held:
         return [sample_of(sorted(v)) for v in self.vectors]
 
     def between(self, key, brackets, last=False):
-        from ddpcore.storage import within
+        from ddpcore.storage.ordered import within
 
         return [within(sorted(v), *b) if b else None for v, b in zip(self.vectors, brackets)]
 
@@ -160,7 +153,7 @@ def test_a_node_answers_as_a_part_does(tmp_path):
     """A Ray node's reader (`onray.NodeReader`, run here without Ray) reads its share of the node's files from the
     place the driver gives, and answers a part's questions as a `FilesRead` over the same files does: the reading's,
     then its shard's once kept; anything else is refused."""
-    from ddpcore.analysis import QUESTIONS, FilesRead
+    from ddpcore.analysis.parted import QUESTIONS, FilesRead
     from ddpcore.cli.onray import NodeReader
 
     run, _ = simulated_run(6, 5, persistent=(4,), seed=2)
@@ -184,8 +177,8 @@ def test_a_shard_lets_go_of_what_only_chance_read():
     10^7 rank-steps a node held 520 bytes a rank-step, most of it these."""
     from array import array
 
-    from ddpcore.analysis import CostRows
     from ddpcore.analysis.shards import CHANCE_ONLY, StepRows
+    from ddpcore.analysis.stepwise import CostRows
 
     run, _ = simulated_run(40, 30, persistent=(3,), p=0.05, seed=4)
     shards = shards_of(run, 2)
@@ -205,7 +198,7 @@ def test_a_shard_holds_the_on_time_deviations_inside_the_deviations_and_lets_go_
     value left out where it lies (`storage.LeftOut`), not a second sorted copy; once the waits are made, the columns
     no later question reads (`shards.READ_AFTER_WAITS`) are let go from the steps and from the tables."""
     from ddpcore.analysis.shards import READ_AFTER_WAITS
-    from ddpcore.storage import LeftOut
+    from ddpcore.storage.ordered import LeftOut
 
     files = sorted(glob.glob(f"{FIXTURES}/noise/moving/*.jsonl.gz"))
     tables, _ = one_run(read_paths(files, 1))
@@ -253,7 +246,7 @@ def test_a_pooled_read_brings_about_a_square_root_of_each_shard():
     from math import isqrt
 
     from ddpcore.analysis.shards import pooled_sample
-    from ddpcore.storage import SAMPLE, inside
+    from ddpcore.storage.ordered import SAMPLE, inside
 
     rng = random.Random(6)
     pooled = [sorted(rng.lognormvariate(0.0, 0.5) for _ in range(100_000)) for _ in range(2)]
@@ -281,7 +274,7 @@ def test_a_pooled_read_brings_about_a_square_root_of_each_shard():
 def test_shards_slimmed_where_read_merge_to_the_same_verdict():
     """A node reads its files slimmed where read (`Keep.VERDICT`, as `analyze --ray` does): each rank's own medians
     come from there, and the verdict is the one over the whole tables."""
-    from ddpcore.traces import Keep
+    from ddpcore.traces.keeping import Keep
 
     files = sorted(glob.glob(f"{FIXTURES}/ddp8/s2.0/*.jsonl.gz"))
     tables, _ = one_run(read_paths(files, 1))

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from runs import jsonl_run as run
 
-from ddpcore.analysis import analyze, medians_of_others
+from ddpcore.analysis import analyze
+from ddpcore.analysis.chance import medians_of_others
 from ddpcore.traces import load
 
 

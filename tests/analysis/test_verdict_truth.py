@@ -10,8 +10,9 @@ import pytest
 from paths import FIXTURES
 from runs import FORMATS, RunSet
 
-from ddpcore.analysis import Undecided, analyze, named_cause, undecided_message
-from ddpcore.cli import analysis_payload, analysis_text
+from ddpcore.analysis import analyze
+from ddpcore.analysis.verdict import Undecided, named_cause, undecided_message
+from ddpcore.cli.verdicts import analysis_payload, analysis_text
 from ddpcore.traces import simulated_run
 
 RUNS = RunSet(FIXTURES / "verdict")

@@ -9,7 +9,7 @@ import re
 import pytest
 from paths import CORE, WEB
 
-from ddpcore.base import LANGS, WORDS, Message, placeholders, say
+from ddpcore.base.words import LANGS, WORDS, Message, placeholders, say
 
 CORE = CORE
 SAYERS = {"Message.of": 0, "say": 0, "ReadError": 0, "TraceError": 0, "AnalysisError": 0, "FitError": 0, "Said": 0}

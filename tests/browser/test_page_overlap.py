@@ -6,7 +6,8 @@ import pytest
 from pages import expect_hash, value
 
 from ddpcore import StepConfig
-from ddpcore.model import Link, compare_modes
+from ddpcore.model import Link
+from ddpcore.model.metrics import compare_modes
 
 pytestmark = pytest.mark.browser
 

@@ -320,7 +320,8 @@ def test_the_rank_step_map_opens_a_step(open_page):
 
 def summaries_in(tmp_path, ranks: int, steps: int, **run) -> tuple[list[str], set]:
     """Generated summaries written as files (their paths), and the rank-steps slowed by chance."""
-    from ddpcore.traces import SUFFIX, simulated_run, summary_bytes
+    from ddpcore.traces import simulated_run, summary_bytes
+    from ddpcore.traces.summary import SUFFIX
 
     runs, slowed = simulated_run(ranks, steps, **run)
     paths = []
@@ -505,7 +506,8 @@ def too_many(folder: Path, ranks: int, steps: int) -> list[str]:
     holds, made in a second."""
     from array import array
 
-    from ddpcore.traces import COLUMNAR_COLUMNS, SUFFIX, encode_columns
+    from ddpcore.traces.columnar import COLUMNAR_COLUMNS, encode_columns
+    from ddpcore.traces.summary import SUFFIX
 
     folder.mkdir()
     ones = array("q", [1]) * steps

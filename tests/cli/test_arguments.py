@@ -9,7 +9,7 @@ import re
 import pytest
 from paths import FIXTURES
 
-from ddpcore.base import read_threshold
+from ddpcore.base.params import read_threshold
 from ddpcore.cli import main
 
 

@@ -11,11 +11,15 @@ import pytest
 from paths import FIXTURES
 from runs import files
 
-from ddpcore.analysis import AnalysisError, FilesRead, judge, measure, measure_loaded, measure_parts, measure_shards
+from ddpcore.analysis import judge, measure, measure_loaded
+from ddpcore.analysis.parted import FilesRead, measure_parts
+from ddpcore.analysis.results import AnalysisError
+from ddpcore.analysis.shards import measure_shards
 from ddpcore.cli.fork import ForkedPart, ShardLost, forked, forked_parts
 from ddpcore.cli.verdicts import analysis_payload
-from ddpcore.storage import TASK_VALUES, ranges
-from ddpcore.traces import SUFFIX, read_paths, simulated_run, summary_bytes
+from ddpcore.storage.fan import TASK_VALUES, ranges
+from ddpcore.traces import read_paths, simulated_run, summary_bytes
+from ddpcore.traces.summary import SUFFIX
 
 NOISY = FIXTURES / "noise"
 

@@ -4,7 +4,7 @@ import io
 
 from paths import FIXTURES
 
-from ddpcore.analysis import ROUNDS
+from ddpcore.analysis.shards import ROUNDS
 from ddpcore.cli import commands, main
 
 

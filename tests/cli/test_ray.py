@@ -16,7 +16,8 @@ from paths import FIXTURES
 from ray.cluster_utils import Cluster
 from runs import files
 
-from ddpcore.traces import SUFFIX, simulated_run, summary_bytes
+from ddpcore.traces import simulated_run, summary_bytes
+from ddpcore.traces.summary import SUFFIX
 
 NODE_DIR = "DDPCORE_NODE_DIR"
 NODES = ("head", "second", "third")

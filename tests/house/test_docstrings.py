@@ -33,25 +33,30 @@ def test_every_public_definition_has_a_docstring(package):
 
 
 def without_example() -> list[str]:
-    """The names of ddpcore's front door that no example shows: a class or function whose docstring runs none, or a
-    constant that the package's own docstring never reads."""
+    """The public names (ddpcore's front door and its layers') that no example shows: a class or function whose
+    docstring runs none, or a constant that no door's own docstring reads."""
     import doctest
+    import importlib
     import inspect
 
     import ddpcore
+    from scripts.fronts import CORE_LAYERS
 
-    read = "\n".join(e.source for e in doctest.DocTestParser().get_examples(ddpcore.__doc__ or ""))
+    doors = [ddpcore, *(importlib.import_module(f"ddpcore.{p}") for p in CORE_LAYERS)]
+    read = "\n".join(e.source for d in doors for e in doctest.DocTestParser().get_examples(d.__doc__ or ""))
     missing = []
-    for name in ddpcore.__all__:
-        value = getattr(ddpcore, name)
-        if callable(value):
-            if not doctest.DocTestParser().get_examples(inspect.getdoc(value) or ""):
-                missing.append(name)
-        elif f"ddpcore.{name}" not in read:
-            missing.append(name)
+    for door in doors:
+        for name in door.__all__:
+            value = getattr(door, name)
+            if callable(value):
+                if not doctest.DocTestParser().get_examples(inspect.getdoc(value) or ""):
+                    missing.append(f"{door.__name__}.{name}")
+            elif f".{name}" not in read:
+                missing.append(f"{door.__name__}.{name}")
     return missing
 
 
-def test_every_name_of_the_front_door_has_an_example():
-    """The public face (`ddpcore.__all__`) is learnt from examples, and each one is run (test_doctests.py)."""
+def test_every_public_name_has_an_example():
+    """The public face (`ddpcore.__all__` and the layers' doors) is learnt from examples, and each one is run
+    (test_doctests.py)."""
     assert without_example() == []

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 HOOKED = """
 import json, types
-from ddpcore.integrations import TrainerHooks
+from ddpcore.integrations.huggingface import TrainerHooks
 class Model:
     def parameters(self): return iter(())
     def register_forward_pre_hook(self, hook): self.pre = hook; return types.SimpleNamespace(remove=lambda: None)
@@ -32,7 +32,7 @@ for event in ("on_pre_optimizer_step", "on_optimizer_step", "on_step_end"):
     getattr(hooks, event)(args, state, None)
 hooks.on_train_end(args, state, None)
 print(*(json.loads(line)["phase"] for line in open("run/ddpcore/rank0.jsonl")))
-from ddpcore.integrations import LightningHooks
+from ddpcore.integrations.lightning import LightningHooks
 hooks = LightningHooks("run")
 trainer = types.SimpleNamespace(global_rank=1, global_step=0, world_size=2, accumulate_grad_batches=1)
 hooks.on_train_start(trainer, model)

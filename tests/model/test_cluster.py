@@ -13,16 +13,8 @@ from hypothesis import strategies as st
 
 from ddpcore import StepConfig, step_metrics
 from ddpcore.cli import main
-from ddpcore.model import (
-    ClusterConfig,
-    Link,
-    MeasuredTiming,
-    cluster_allreduce_ms,
-    cluster_step,
-    cluster_sweep,
-    ring_time_ms,
-    sweep_sizes,
-)
+from ddpcore.model import ClusterConfig, Link, MeasuredTiming, cluster_step, cluster_sweep, ring_time_ms
+from ddpcore.model.cluster import cluster_allreduce_ms, sweep_sizes
 
 
 def monte_carlo(config: ClusterConfig, trials: int, seed: int) -> np.ndarray:

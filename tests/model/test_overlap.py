@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 
 from ddpcore import Phases, StepConfig, build_schedule, step_metrics
 from ddpcore.cli import main
-from ddpcore.model import Link, bucket_sizes, busbw_gbps, compare_modes, ring_time_ms
+from ddpcore.model import Link, ring_time_ms
+from ddpcore.model.comm import busbw_gbps
+from ddpcore.model.metrics import compare_modes
+from ddpcore.model.schedule import bucket_sizes
 
 AMPLE = Link(bandwidth_gbps=1e5, latency_us=0.0)
 

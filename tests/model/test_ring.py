@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddpcore import allreduce, exchange, exchanges, ring_state, traffic_factor
-from ddpcore.model import chunk_bounds, exchange_count, sent_fraction
+from ddpcore.model.ring import chunk_bounds, exchange_count, sent_fraction
 
 
 @pytest.mark.parametrize("n", range(2, 65))

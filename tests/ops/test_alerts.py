@@ -25,7 +25,8 @@ import numpy as np
 import pytest
 from paths import FIXTURES, ROOT
 
-from ddpcore.ops import (
+from ddpcore.ops import dashboard, rules_file, scrape_config
+from ddpcore.ops.alerts import (
     ALERT,
     CHANCE_RECORD,
     DASHBOARD_PANELS,
@@ -34,9 +35,6 @@ from ddpcore.ops import (
     STEP_METRIC,
     WAIT_METRIC,
     RuleTiming,
-    dashboard,
-    rules_file,
-    scrape_config,
 )
 
 RANKS = 8
@@ -239,7 +237,8 @@ def get(url: str) -> str:
 
 
 def test_exporter_serves_the_names_the_rules_use():
-    from ddpcore.ops import Exporter, Recorder, served
+    from ddpcore.ops import Recorder
+    from ddpcore.ops.exporter import Exporter, served
 
     exporter = Exporter(rank=3, job="ddp")
     ticks = iter([0.0, 0.002, 0.002, 0.010, 0.010, 0.015, 0.020, 0.030, 0.031, 0.040, 0.050])
@@ -266,7 +265,8 @@ def test_the_exporter_adds_a_trainer_s_logged_phase_from_the_first_step_that_spe
     0; a run of ddpcore's own phases exports no such series."""
     from prometheus_client import generate_latest
 
-    from ddpcore.ops import Exporter, StepTimes
+    from ddpcore.ops.exporter import Exporter
+    from ddpcore.ops.instrument import StepTimes
 
     exporter = Exporter(rank=1, job="titan")
     exporter.observe(StepTimes(1, 0.05, 0.01, {"load": 0.01, "forward": 0.02}, 0.0))
@@ -413,7 +413,7 @@ def test_real_prometheus_fires_for_the_late_rank_and_not_on_the_clean_run(tmp_pa
 def test_replay_plays_every_step_of_every_rank_and_stops(capsys):
     from ddpcore.analysis import analyze
     from ddpcore.cli import main
-    from ddpcore.ops import frames_at, frames_of, play
+    from ddpcore.ops.replay import frames_at, frames_of, play
     from ddpcore.traces import load
 
     files = sorted((FIXTURES / "ddp8" / "s2.0").glob("rank*.jsonl.gz"))

@@ -14,14 +14,9 @@ import pytest
 from paths import FIXTURES
 
 from ddpcore.analysis import analyze
-from ddpcore.integrations import (
-    LightningHooks,
-    TrainerHooks,
-    accelerate_steps,
-    lightning_callback,
-    rank_file,
-    trainer_callback,
-)
+from ddpcore.integrations import accelerate_steps, lightning_callback, rank_file, trainer_callback
+from ddpcore.integrations.huggingface import TrainerHooks
+from ddpcore.integrations.lightning import LightningHooks
 from ddpcore.traces import read_paths
 from scripts.bench.callbacks import Model
 

@@ -8,8 +8,10 @@ import json
 
 import pytest
 
-from ddpcore.analysis import job_times, job_whatif, simulated_job
-from ddpcore.ops import JobRecorder, JobSizes
+from ddpcore.analysis import job_whatif
+from ddpcore.analysis.jobwhatif import job_times, simulated_job
+from ddpcore.ops import JobRecorder
+from ddpcore.ops.jobrecorder import JobSizes
 from ddpcore.traces import read_job
 
 

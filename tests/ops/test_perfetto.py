@@ -11,7 +11,7 @@ from paths import FIXTURES
 
 from ddpcore.analysis import analyze
 from ddpcore.cli import main
-from ddpcore.ops import PERFETTO_RANKS, trace_events
+from ddpcore.ops.perfetto import PERFETTO_RANKS, trace_events
 from ddpcore.traces import load, simulated_run
 
 PHASES = {"X": {"name", "ph", "pid", "tid", "ts", "dur"}, "i": {"name", "ph", "pid", "tid", "ts", "s"}}

@@ -7,7 +7,8 @@ from array import array
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddpcore.storage import Micros, Transposed, as_ms, median
+from ddpcore.storage.micros import Micros, as_ms, median
+from ddpcore.storage.transposed import Transposed
 
 micros = st.lists(st.integers(-(2**31) + 1, 2**31 - 1) | st.sampled_from([0, 1, 999, 1000, 1001]), min_size=1)
 

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddpcore.analysis.chance import Middle, middle_places
-from ddpcore.storage import SELECTED_FROM, SortedRuns, bracket, in_order, median, ordered, sample_of, sorted_places
-from ddpcore.storage.ordered import SORT_UP_TO
+from ddpcore.storage import ordered
+from ddpcore.storage.micros import median
+from ddpcore.storage.ordered import SELECTED_FROM, SORT_UP_TO, SortedRuns, bracket, in_order, sample_of, sorted_places
 
 values = st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.0, 1.0]), min_size=0, max_size=60)
 rows = st.lists(values, min_size=1, max_size=12).filter(lambda r: sum(map(len, r)) > 0)
@@ -117,7 +118,7 @@ def test_a_sample_that_misses_the_places_falls_back_to_the_sort(monkeypatch):
 def test_runs_each_read_without_one_value_are_the_runs_that_never_held_it(xs, data):
     """`LeftOut` views (a run's value at one place left out where it lies) read across as `SortedRuns` give what
     runs built without those values give: every place, the counts, a bracket's values, the tail and the sample."""
-    from ddpcore.storage import LeftOut
+    from ddpcore.storage.ordered import LeftOut
 
     sorted_xs = [array("d", sorted(x)) for x in xs]
     places = [data.draw(st.integers(-1, len(x) - 1)) for x in sorted_xs]

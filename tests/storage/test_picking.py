@@ -7,7 +7,7 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddpcore.storage import largest_each, least_each
+from ddpcore.storage.picking import largest_each, least_each
 
 values = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, math.nan])
 

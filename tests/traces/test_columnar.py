@@ -11,17 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.traces import (
-    COLUMNAR_COLUMNS,
-    COLUMNAR_OF,
-    MAGICS,
-    encode_columns,
-    load,
-    read_columnar,
-    simulated_run,
-    summary_bytes,
-    table_of,
-)
+from ddpcore.traces import load, simulated_run, summary_bytes, table_of
+from ddpcore.traces.columnar import COLUMNAR_COLUMNS, COLUMNAR_OF, MAGICS, encode_columns, read_columnar
 
 RANKS, SLOWED = simulated_run(4, 30, persistent=(2,), p=0.05, seed=3)
 
@@ -68,7 +59,8 @@ def test_it_starts_with_its_header_and_is_read_the_same_unzipped():
 
 
 def test_gpu_time_survives_with_rows_that_have_none():
-    from ddpcore.traces import DeviceTime, RankFacts
+    from ddpcore.traces import RankFacts
+    from ddpcore.traces.stepfacts import DeviceTime
 
     facts = RANKS[0]
     steps = tuple(

@@ -65,7 +65,9 @@ def test_runs_that_cannot_be_compared_say_why_in_french():
 def test_every_reader_words_a_failure_alike(tmp_path, name):
     """`load` (bytes), the CLI's `read_path` (disk) and the page worker's `read_or_why` (slices, size known) say
     the same line for the same bad file: one function words them."""
-    from ddpcore.traces import chunked, read_or_why, read_path
+    from ddpcore.traces import read_or_why
+    from ddpcore.traces.files import read_path
+    from ddpcore.traces.parse import chunked
 
     path = tmp_path / name
     path.write_bytes(BAD[name])
@@ -76,7 +78,9 @@ def test_every_reader_words_a_failure_alike(tmp_path, name):
 
 
 def test_a_file_over_the_limit_is_refused_unread_in_both_languages(tmp_path):
-    from ddpcore.traces import MAX_FILE_BYTES, MIB, read_or_why
+    from ddpcore.traces import read_or_why
+    from ddpcore.traces.parse import MAX_FILE_BYTES
+    from ddpcore.traces.reader import MIB
 
     def never():
         raise AssertionError("a file over the limit must not be read")
@@ -88,7 +92,7 @@ def test_a_file_over_the_limit_is_refused_unread_in_both_languages(tmp_path):
 
 
 def test_a_file_that_cannot_be_opened_says_the_systems_reason(tmp_path):
-    from ddpcore.traces import read_path
+    from ddpcore.traces.files import read_path
 
     missing = read_path(str(tmp_path / "gone.json"))
     assert missing.message == "No such file or directory"

@@ -15,8 +15,10 @@ from paths import FIXTURES
 from runs import jsonl_run as run
 
 from ddpcore.analysis import analyze
-from ddpcore.traces import MAX_JSON_DEPTH, gunzipped, load, parse_file, texts
+from ddpcore.traces import load
 from ddpcore.traces import parse as traces
+from ddpcore.traces.parse import parse_file
+from ddpcore.traces.reader import MAX_JSON_DEPTH, gunzipped, texts
 
 GOOD = run([[0.03, 0.03]] * 3)
 

@@ -12,7 +12,7 @@ import pytest
 from paths import FIXTURES, ROOT
 
 from ddpcore.cli import main
-from ddpcore.traces import COLUMNS
+from ddpcore.traces.summary import COLUMNS
 
 QUERY = re.search(r"```sql\n(.*?)```", (ROOT / "docs" / "summaries.md").read_text(), re.S)
 

@@ -9,11 +9,14 @@ import json
 import pytest
 from paths import FIXTURES
 
-from ddpcore.analysis import AnalysisError, analyze
+from ddpcore.analysis import analyze
+from ddpcore.analysis.results import AnalysisError
 from ddpcore.cli import main
-from ddpcore.ops import Recorder, exposition, rules_file
-from ddpcore.traces import load, parse_file
+from ddpcore.ops import Recorder, rules_file
+from ddpcore.ops.alerts import exposition
+from ddpcore.traces import load
 from ddpcore.traces import parse as traces
+from ddpcore.traces.parse import parse_file
 
 DDP4 = FIXTURES / "ddp4"
 SLOW_RANK, SLOW_MS = 2, 40.0  # as tests/make_traces.py wrote them

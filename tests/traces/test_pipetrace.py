@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ddpcore.traces import OpTraceError, job_file_kind, kind_of_head, read_job, read_op_profiles
+from ddpcore.traces import read_job
+from ddpcore.traces.optrace import OpTraceError, job_file_kind, kind_of_head
+from ddpcore.traces.pipetrace import read_op_profiles
 
 SLOW = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_profiled" / "slow_worker"
 DDP = Path(__file__).resolve().parents[1] / "fixtures" / "ddp4"

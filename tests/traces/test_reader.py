@@ -12,7 +12,10 @@ from hypothesis import strategies as st
 from paths import FIXTURES
 
 from ddpcore.cli import main
-from ddpcore.traces import DepthGuard, ReadError, chunked, chunks_of, load, parse_kineto, read_paths, read_trace
+from ddpcore.traces import load, read_paths
+from ddpcore.traces.files import chunks_of
+from ddpcore.traces.parse import chunked, parse_kineto, read_trace
+from ddpcore.traces.reader import DepthGuard, ReadError
 from scripts.tracegen import generated_trace
 
 TRACES = sorted(

@@ -14,8 +14,11 @@ from paths import FIXTURES
 from runs import files
 
 from ddpcore.analysis import analyze
-from ddpcore.cli import analysis_payload, main
-from ddpcore.traces import FORMAT, JSON_VERSION, MAGICS, SUFFIX, VERSION, facts_of, load, summary_bytes
+from ddpcore.cli import main
+from ddpcore.cli.verdicts import analysis_payload
+from ddpcore.traces import facts_of, load, summary_bytes
+from ddpcore.traces.columnar import MAGICS
+from ddpcore.traces.summary import FORMAT, JSON_VERSION, SUFFIX, VERSION
 
 RUNS = [
     ("ddp4", "*.jsonl.gz"),
@@ -147,7 +150,7 @@ def test_foreign_or_malformed_summaries_are_one_line_each_and_the_others_load():
 )
 def test_a_bad_value_deep_in_a_summary_is_named_by_its_row_and_column(column, bad, says):
     """The reader checks whole columns at once; a value that fails is still named by its row and column."""
-    from ddpcore.traces import COLUMNS_V2 as COLUMNS
+    from ddpcore.traces.summary import COLUMNS_V2 as COLUMNS
 
     traces = load(files("ddp8/s2.0", "*.jsonl.gz")).traces
     first = body(summarised(traces)[0][1])

@@ -13,9 +13,10 @@ from paths import FIXTURES
 from runs import RunSet
 
 from ddpcore.analysis import analyze
-from ddpcore.base import CHECKPOINT, FORWARD_BACKWARD, LOAD, OPTIMIZER
-from ddpcore.cli import analysis_payload, analysis_text
-from ddpcore.traces import MAGICS, load, read_paths, summary_bytes, table_of
+from ddpcore.base.phases import CHECKPOINT, FORWARD_BACKWARD, LOAD, OPTIMIZER
+from ddpcore.cli.verdicts import analysis_payload, analysis_text
+from ddpcore.traces import load, read_paths, summary_bytes, table_of
+from ddpcore.traces.columnar import MAGICS
 
 RUNS = RunSet(FIXTURES / "titan")
 LOGS = "training.global_rank_*.jsonl.gz"
@@ -134,7 +135,8 @@ def test_summaries_of_the_logs_are_version_4_and_tell_the_same_verdict():
 def test_the_shards_pipeline_says_the_same_as_the_whole_measure():
     """A measure kept to one threshold (the command line's, and a Ray run's: `shards`) gives the same verdict and the
     same warning as the page's whole measure."""
-    from ddpcore.analysis import FilesRead, judge, measure_loaded, measure_parts
+    from ddpcore.analysis import judge, measure_loaded
+    from ddpcore.analysis.parted import FilesRead, measure_parts
 
     files = sorted(str(p) for p in (FIXTURES / "titan" / "slow_load").glob(LOGS))
     whole, _ = measure_loaded(read_paths(files))

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from paths import FIXTURES, WEB
 
 from ddpcore.analysis import measure_loaded
-from ddpcore.model import exchange_count
-from ddpcore.traces import MAX_FILE_BYTES, load
+from ddpcore.model.ring import exchange_count
+from ddpcore.traces import load
+from ddpcore.traces.parse import MAX_FILE_BYTES
 
 
 def model(fragment: str = "", lang: str = "en-US", reduced: bool = False) -> app.Model:

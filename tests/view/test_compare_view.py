@@ -10,7 +10,8 @@ from ddpview.views import compare_html
 from paths import FIXTURES
 
 from ddpcore.analysis import measure_loaded
-from ddpcore.base import LANGS, finished
+from ddpcore.base.steps import finished
+from ddpcore.base.words import LANGS
 from ddpcore.traces import load
 
 
@@ -44,7 +45,7 @@ def test_a_new_threshold_compares_again_and_a_new_run_before_drops_the_compariso
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_panel_speaks_each_language_and_escapes_what_files_say(compared, lang):
-    from ddpcore.base import Message
+    from ddpcore.base.words import Message
     from ddpcore.traces import FileError
 
     c = compared.traces.comparison

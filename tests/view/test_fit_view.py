@@ -12,7 +12,8 @@ from ddpview.state import decode
 from paths import FIXTURES
 
 from ddpcore.analysis import measure_loaded
-from ddpcore.base import LANGS, MAX_PHASE_MS, Message, placeholders, say
+from ddpcore.base.params import MAX_PHASE_MS
+from ddpcore.base.words import LANGS, Message, placeholders, say
 from ddpcore.traces import load
 
 
@@ -49,7 +50,7 @@ def test_panel_is_well_formed_in_both_languages(lang):
 def test_the_link_opens_the_cluster_view_on_the_fitted_run(folder, pattern, gpus):
     """At the run's own size, with the fitted figures to the last digit: the Cluster view computes what the fit
     table and `cluster --from` compute (no rounding in the link, no minimum above the run's size)."""
-    from ddpcore.analysis import cluster_config
+    from ddpcore.analysis.fitting import cluster_config
     from ddpcore.model import cluster_step
 
     m = app.with_outlook(traces_model(folder, pattern))

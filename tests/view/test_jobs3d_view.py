@@ -11,8 +11,9 @@ from ddpview import app
 from ddpview.views import job_html
 from paths import FIXTURES
 
-from ddpcore.analysis import job_times, job_whatif, simulated_job
-from ddpcore.base import Message
+from ddpcore.analysis import job_whatif
+from ddpcore.analysis.jobwhatif import job_times, simulated_job
+from ddpcore.base.words import Message
 from ddpcore.traces import read_job
 
 JOBS = FIXTURES / "jobs3d"
@@ -65,7 +66,7 @@ def test_a_job_read_replaces_the_run_shown():
 
 
 def test_the_worst_step_is_drawn_as_recorded_and_in_the_ideal():
-    from ddpcore.analysis import job_step_drawing, job_timelines
+    from ddpcore.analysis.jobwhatif import job_step_drawing, job_timelines
 
     job = read_job({"t.json.gz": (JOBS / "timeline-AR.json.gz").read_bytes()})
     times = job_times(job.table, job.groups, job.transfers_drawn)

@@ -2,7 +2,7 @@
 
 from ddpview.reading import PAGE_RANK_STEPS, too_large
 
-from ddpcore.analysis import RUN
+from ddpcore.analysis.measured import RUN
 
 
 def test_the_bench_run_of_4096_ranks_is_held_and_10000_by_1000_is_refused_with_the_command():

@@ -12,7 +12,9 @@ from ddpview.views import CELLS_PER_STEP, TABLE_ROWS, TRACE_REGIONS, map_svg, tr
 from ddpview.views import ROWS_PER_STEP as RANK_ROWS_PER_STEP
 from paths import FIXTURES
 
-from ddpcore.analysis import DRAWN_LATEST, MAX_ROWS, judge, measure, rank_step_map
+from ddpcore.analysis import judge, measure
+from ddpcore.analysis.rankmap import MAX_ROWS, rank_step_map
+from ddpcore.analysis.stepwise import DRAWN_LATEST
 from ddpcore.base import THRESHOLD
 from ddpcore.traces import simulated_run
 from scripts.tracegen import BIG_PERSISTENT, BIG_PROBABILITY, BIG_RANKS, BIG_STEPS
@@ -152,8 +154,8 @@ def test_many_stragglers_are_listed_up_to_a_few_and_counted_past_them():
 def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleave(measured_big, big):
     from ddpview import app
 
-    from ddpcore.analysis import JUDGED_A_STEP, judge_in_steps
-    from ddpcore.base import finished
+    from ddpcore.analysis.verdict import JUDGED_A_STEP, judge_in_steps
+    from ddpcore.base.steps import finished
 
     measured = measured_big[0]
     steps = judge_in_steps(measured)
@@ -187,8 +189,8 @@ def test_thousands_of_ranks_are_judged_and_drawn_in_steps_the_page_can_interleav
 def test_the_threshold_pass_compares_a_bounded_count_of_gaps_between_yields(measured_big, monkeypatch):
     """Which ranks are over the threshold is one C pass over a step's gaps: 512 steps of 4,096 ranks between two
     yields had held the page 340 ms at CPU rate 2."""
-    from ddpcore.analysis import StepColumns, judge_in_steps
-    from ddpcore.analysis.verdict import RANK_STEPS_A_STEP
+    from ddpcore.analysis import StepColumns
+    from ddpcore.analysis.verdict import RANK_STEPS_A_STEP, judge_in_steps
 
     compared = [0]
     late = StepColumns.late

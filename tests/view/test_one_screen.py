@@ -14,8 +14,9 @@ from paths import FIXTURES, WEB
 from runs import files
 from runs import judged as analysed
 
-from ddpcore.analysis import RunTimes, bounded, measure_loaded, outlook
-from ddpcore.base import LANGS
+from ddpcore.analysis import RunTimes, measure_loaded, outlook
+from ddpcore.analysis.fitting import bounded
+from ddpcore.base.words import LANGS
 from ddpcore.cli import main
 from ddpcore.traces import load
 
@@ -167,7 +168,7 @@ def test_four_thousand_copies_are_one_line_on_the_page_and_every_one_in_the_json
     JSON still lists each warning."""
     from ddpview.views.traces import summary_html
 
-    from ddpcore.analysis import Caveat, grouped
+    from ddpcore.analysis.caveats import Caveat, grouped
 
     said = [Caveat("copies", first=2 * k, second=2 * k + 1) for k in range(2000)] + [Caveat("one_step")]
     (copies, one) = grouped(said)

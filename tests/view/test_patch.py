@@ -14,7 +14,7 @@ from ddpview.views import IN_PLACE, Frame, regions, step_regions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ddpcore.base import LOST_IN, MODE
+from ddpcore.base.params import LOST_IN, MODE
 
 
 def parsed(markup: str) -> ET.Element:

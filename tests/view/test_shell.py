@@ -86,7 +86,7 @@ def test_progress_is_posted_at_most_every_tick_but_always_at_the_end(reading, mo
 def test_the_worker_reads_measures_and_refuses_a_file_over_the_limit_with_its_line(reading):
     from ddpview.reading import transfer
 
-    from ddpcore.traces import MAX_FILE_BYTES
+    from ddpcore.traces.parse import MAX_FILE_BYTES
 
     files = [FakeFile(p.name, p.read_bytes()) for p in sorted((FIXTURES / "ddp4").glob("*.jsonl.gz"))]
     files.append(FakeFile("huge.json", b"", size=MAX_FILE_BYTES + 1))

@@ -11,7 +11,8 @@ from ddpview.views import traces_regions
 from paths import FIXTURES
 
 from ddpcore.analysis import judge, measure_loaded
-from ddpcore.base import LANGS, THRESHOLD
+from ddpcore.base import THRESHOLD
+from ddpcore.base.words import LANGS
 from ddpcore.traces import load
 from scripts.tracegen import gpu_pair
 
@@ -73,7 +74,7 @@ def test_unreadable_input_is_one_error_and_no_analysis():
 
 
 def test_warnings_read_in_the_pages_language():
-    from ddpcore.analysis import Caveat, grouped
+    from ddpcore.analysis.caveats import Caveat, grouped
 
     (group,) = grouped([Caveat("some_ranks", loaded=2, world=128)])
     assert group.message().text("fr") == "2 rangs chargés sur 128 : le retardataire peut être parmi les autres"

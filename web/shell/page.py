@@ -13,7 +13,7 @@ from ddpview.views import IN_PLACE, PRERENDERED_LANG, prerendered
 from pyscript import document, window
 from pyscript.ffi import create_proxy
 
-from ddpcore.base import finished
+from ddpcore.base.steps import finished
 
 from .dom import NEXT_FRAME, Writer, by_id, guarded, in_background, now_s, roved, show_error, stepped, translate_page
 from .traces import AfterShell, TracesShell

@@ -9,29 +9,14 @@ import js
 from ddpview.reading import DONE, FITTED, JOB, MEASURING, PERFETTO, PROGRESS, SIZES, parts, too_large
 from pyodide.ffi import to_js
 
-from ddpcore.analysis import (
-    RUN,
-    job_step_drawing,
-    job_timelines,
-    job_times,
-    job_whatif,
-    judge,
-    measure_loaded,
-    outlook_of,
-)
-from ddpcore.base import Message
-from ddpcore.ops import job_trace_events
-from ddpcore.traces import (
-    JOB_KINDS,
-    MOST_BYTES,
-    FileError,
-    OpTraceError,
-    collect,
-    kind_of_head,
-    read_job,
-    read_or_why,
-    steps_in,
-)
+from ddpcore.analysis import job_whatif, judge, measure_loaded, outlook_of
+from ddpcore.analysis.jobwhatif import job_step_drawing, job_timelines, job_times
+from ddpcore.analysis.measured import RUN
+from ddpcore.base.words import Message
+from ddpcore.ops.perfetto import job_trace_events
+from ddpcore.traces import FileError, read_job, read_or_why
+from ddpcore.traces.optrace import JOB_KINDS, MOST_BYTES, OpTraceError, kind_of_head
+from ddpcore.traces.parse import collect, steps_in
 
 from .heap import set_aside
 

@@ -241,7 +241,7 @@ class TracesShell:
     def on_perfetto(self, event):
         """The analysis shown, as a Perfetto trace-event file the browser saves (made here, from memory); a 3D-parallel
         job's is made by the worker that holds it (its measured and ideal timelines), and saved when it arrives."""
-        from ddpcore.ops import trace_events
+        from ddpcore.ops.perfetto import trace_events
 
         if self.page.model.traces.job is not None and self.worker is not None:
             self.worker.postMessage(to_js({"perfetto": True}, dict_converter=js.Object.fromEntries))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ddpcore.base import front_door
+from ddpcore.base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .explainer import (  # noqa: F401
@@ -86,7 +86,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         with_trace_step,
     )
 
-_LAZY = {
+_LAZY: dict[str, tuple[str, ...]] = {
     "explainer": (
         "control_text",
         "next_exchange",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ddpcore.model import Schedule, build_schedule, exchange_count
+from ddpcore.model import Schedule, build_schedule
+from ddpcore.model.ring import exchange_count
 
 from .. import i18n
 from ..state import Notice, ViewState, apply, decode, is_anchor

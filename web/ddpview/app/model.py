@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ddpcore.base import THRESHOLD, Message
+from ddpcore.base import THRESHOLD
+from ddpcore.base.words import Message
 
 from .. import i18n
 from ..reading import Progress
@@ -18,7 +19,8 @@ from ..state import Notice, ViewState, decode, is_anchor
 from ..views import Frame
 
 if TYPE_CHECKING:  # the traces' modules load when traces are first read, not at the page's start
-    from ddpcore.analysis import Analysis, Comparison, JobStepDrawing, JobWhatIf, Measured, Outlook
+    from ddpcore.analysis import Analysis, Comparison, JobWhatIf, Measured, Outlook
+    from ddpcore.analysis.jobwhatif import JobStepDrawing
     from ddpcore.traces import FileError
 
 __all__ = ["COPYABLE", "LOG_SCALE", "TRACES_FOUND", "Model", "TracesModel", "initial", "slot"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ddpcore.model import Schedule, exchange_end_ms, exchanges_done_at
+from ddpcore.model import Schedule
+from ddpcore.model.schedule import exchange_end_ms, exchanges_done_at
 
 __all__ = ["Position", "duration_s", "elapsed_for", "playhead_for_exchange", "position"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from ddpcore.model import exchange_count
+from ddpcore.model.ring import exchange_count
 
 from .. import i18n
 from ..reading import progress_html
@@ -77,7 +77,7 @@ _drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
 def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
     """Your traces' regions, drawn again only when what they show changed: a large GPU step takes tens of ms to
     draw in the page, and progress messages from the worker arrive many times a second while it reads."""
-    from ddpcore.base import finished
+    from ddpcore.base.steps import finished
 
     finished(_drawing(t, lang))
     return dict(_kept_drawing(_drawing_key(t, lang)) or {})

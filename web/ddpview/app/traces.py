@@ -7,7 +7,8 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ddpcore.base import Message, Reading, read_threshold
+from ddpcore.base.params import Reading, read_threshold
+from ddpcore.base.words import Message
 
 from .. import i18n
 from ..i18n import shown
@@ -15,7 +16,8 @@ from ..reading import FileProgress, Progress, progress_of, progressed
 from .model import Model, TracesModel
 
 if TYPE_CHECKING:
-    from ddpcore.analysis import JobStepDrawing, JobWhatIf, Measured, Outlook
+    from ddpcore.analysis import JobWhatIf, Measured, Outlook
+    from ddpcore.analysis.jobwhatif import JobStepDrawing
     from ddpcore.traces import FileError
 
 __all__ = [
@@ -50,7 +52,7 @@ __all__ = [
 
 def with_measured(model: Model, measured: Measured | None, errors: tuple[FileError, ...]) -> Model:
     """Files were read and measured: judge them at the current threshold, from the first step."""
-    from ddpcore.base import finished
+    from ddpcore.base.steps import finished
 
     return finished(measured_in_steps(model, measured, errors))
 
@@ -112,7 +114,7 @@ def after_in_steps(
     model: Model, measured: Measured | None, errors: tuple[FileError, ...]
 ) -> Generator[None, None, Model]:
     """The run after a fix read and measured: judged at the current threshold and compared with the run shown, in
-    steps (the bootstrap's draws, ddpcore.analysis.comparing); the link then says a comparison is shown."""
+    steps (the bootstrap's draws, ddpcore.analysis.comparison.comparing); the link then says a comparison is shown."""
     traces = replace(model.traces, after=measured, after_errors=errors, reading_after=False, comparison=None)
     traces = yield from _compared(traces)
     state = replace(model.state, compare=True) if traces.comparison is not None else model.state
@@ -201,7 +203,7 @@ def with_rank_page(model: Model, text: str) -> Model:
 def with_threshold(model: Model, text: str) -> Model:
     """The threshold field, committed, decides who is late: the verdict and the alert rule follow it. A text that
     is no threshold changes nothing but the hint saying why (`ddpview.i18n.threshold`)."""
-    from ddpcore.base import finished
+    from ddpcore.base.steps import finished
 
     return finished(threshold_in_steps(model, text))
 
@@ -284,7 +286,7 @@ def threshold_note(model: Model) -> str:
 
 
 def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
-    from ddpcore.analysis import judge_in_steps
+    from ddpcore.analysis.verdict import judge_in_steps
 
     analysis = (yield from judge_in_steps(traces.measured, traces.threshold)) if traces.measured is not None else None
     return (yield from _compared(replace(traces, analysis=analysis, outlook=None, fit_error=None)))
@@ -292,7 +294,8 @@ def _analysing(traces: TracesModel) -> Generator[None, None, TracesModel]:
 
 def _compared(traces: TracesModel) -> Generator[None, None, TracesModel]:
     """The run after, when there is one, judged at the run shown's threshold and compared with it."""
-    from ddpcore.analysis import comparing, judge_in_steps
+    from ddpcore.analysis.comparison import comparing
+    from ddpcore.analysis.verdict import judge_in_steps
 
     if traces.after is None or traces.analysis is None:
         return replace(traces, comparison=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ddpcore.base import NBSP
+from ddpcore.base.words import NBSP
 
 __all__ = ["ms", "number", "percent", "signed_percent"]
 

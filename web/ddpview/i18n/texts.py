@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ddpcore.base import LANGS, say
+from ddpcore.base.words import LANGS, say
 
 from .facts import H200_PROBE
 from .numbers import number, percent
@@ -805,8 +805,9 @@ TEXT: dict[str, dict[str, str]] = {
 
 def _facts(lang: str) -> dict[str, str]:
     """The model's numbers the prose quotes, formatted from their one definition (ddpcore.base.params and formulas)."""
-    from ddpcore.base import BUCKET_MB, FIRST_BUCKET_MB, GPUS, JITTER_CV, STRAGGLER_PROB
-    from ddpcore.model import Link, any_straggles, ring_time_ms
+    from ddpcore.base.params import BUCKET_MB, FIRST_BUCKET_MB, GPUS, JITTER_CV, STRAGGLER_PROB
+    from ddpcore.model import Link, ring_time_ms
+    from ddpcore.model.cluster import any_straggles
 
     one_in = round(1 / STRAGGLER_PROB.default)
     return {

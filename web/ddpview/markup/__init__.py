@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ddpcore.base import front_door
+from ddpcore.base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .patches import (  # noqa: F401
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         text,
     )
 
-_LAZY = {
+_LAZY: dict[str, tuple[str, ...]] = {
     "patches": (
         "Change",
         "PAIRS_KEPT",

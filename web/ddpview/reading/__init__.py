@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ddpcore.base import front_door
+from ddpcore.base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .limits import (  # noqa: F401
@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         unpickled,
     )
 
-_LAZY = {
+_LAZY: dict[str, tuple[str, ...]] = {
     "limits": (
         "PAGE_RANK_STEPS",
         "too_large",

@@ -3,8 +3,8 @@ rather than filling the tab's memory until the browser kills it."""
 
 from __future__ import annotations
 
-from ddpcore.analysis import RUN
-from ddpcore.base import Message
+from ddpcore.analysis.measured import RUN
+from ddpcore.base.words import Message
 from ddpcore.traces import FileError
 
 __all__ = ["PAGE_RANK_STEPS", "too_large"]

@@ -33,7 +33,7 @@ class FileProgress(NamedTuple):
 def being_read(f: FileProgress) -> bool:
     """Not read whole yet, and not refused for its size: the worker reads the files in turn, so the first such file
     is the one being read."""
-    from ddpcore.traces import MAX_FILE_BYTES
+    from ddpcore.traces.parse import MAX_FILE_BYTES
 
     return f.rank is None and (f.size is None or f.done < f.size <= MAX_FILE_BYTES)
 
@@ -128,7 +128,7 @@ def progress_html(progress: Progress, lang: str) -> str:
 @lru_cache(maxsize=64)
 def _progress_row(f: FileProgress, lang: str, current: bool) -> str:
     """One file's row; kept, since a message moves one file of those shown."""
-    from ddpcore.traces import KIB, MIB
+    from ddpcore.traces.reader import KIB, MIB
 
     from ..markup import tag, text
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ddpcore.base import front_door
+from ddpcore.base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .urlstate import (  # noqa: F401
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         without_timing,
     )
 
-_LAZY = {
+_LAZY: dict[str, tuple[str, ...]] = {
     "urlstate": (
         "FIELDS",
         "FIELD_BY_KEY",

@@ -10,14 +10,13 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
-from ddpcore.base import (
+from ddpcore.base.params import (
     ALGORITHM,
     BANDWIDTH_GBPS,
     CLUSTER_GPUS,
     CLUSTER_SLOWDOWN,
     GPUS,
     JITTER_CV,
-    LANGS,
     LOST_IN,
     MAX_PHASE_MS,
     MODE,
@@ -27,7 +26,9 @@ from ddpcore.base import (
     STRAGGLER_PROB,
     Param,
 )
-from ddpcore.model import ClusterConfig, MeasuredTiming, default_straggler
+from ddpcore.base.words import LANGS
+from ddpcore.model import ClusterConfig, MeasuredTiming
+from ddpcore.model.config import default_straggler
 
 __all__ = [
     "FIELDS",

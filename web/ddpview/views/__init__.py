@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ddpcore.base import front_door
+from ddpcore.base.front import front_door
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and editors
     from .cluster import (  # noqa: F401
@@ -76,7 +76,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         verdict_html,
     )
 
-_LAZY = {
+_LAZY: dict[str, tuple[str, ...]] = {
     "cluster": (
         "cluster_plot_svg",
         "cluster_values_html",

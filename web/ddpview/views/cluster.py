@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ddpcore.model import SWEEP_MAX, SWEEP_MIN, ClusterResult
+from ddpcore.model import ClusterResult
+from ddpcore.model.cluster import SWEEP_MAX, SWEEP_MIN
 
 from .. import i18n
 from ..markup import esc, num, output, svg_figure, tag, text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ddpcore.analysis import named_ranks
+from ddpcore.analysis.comparison import named_ranks
 
 from .. import i18n
 from ..markup import esc, tag, text

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ddpcore.analysis import Outlook, bounded
-from ddpcore.base import Message
+from ddpcore.analysis import Outlook
+from ddpcore.analysis.fitting import bounded
+from ddpcore.base.words import Message
 
 from .. import i18n
 from ..markup import esc, tag, text

@@ -7,14 +7,15 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ddpcore.analysis import job_verdict
+from ddpcore.analysis.jobwhatif import job_verdict
 
 from .. import i18n
 from ..markup import AttrValue, esc, output, svg_figure, tag, text
 
 if TYPE_CHECKING:
-    from ddpcore.analysis import JobStepDrawing, JobWhatIf
-    from ddpcore.base import Message
+    from ddpcore.analysis import JobWhatIf
+    from ddpcore.analysis.jobwhatif import JobStepDrawing
+    from ddpcore.base.words import Message
 
 __all__ = ["HEAT_ROWS", "job_heatmap", "job_html", "job_step_svg"]
 

@@ -6,16 +6,9 @@ import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ddpcore.model import (
-    ClusterConfig,
-    ClusterResult,
-    Link,
-    StepConfig,
-    build_schedule,
-    compare_modes,
-    exchange_count,
-    step_metrics,
-)
+from ddpcore.model import ClusterConfig, ClusterResult, Link, StepConfig, build_schedule, step_metrics
+from ddpcore.model.metrics import compare_modes
+from ddpcore.model.ring import exchange_count
 
 from .. import i18n
 from ..markup import text
@@ -95,7 +88,8 @@ def _sweeps(config: ClusterConfig) -> dict[str, list[ClusterResult]]:
 
 def cluster_regions(state: ViewState, lang: str) -> dict[str, str]:
     """The Cluster view's markup by element id, for the state's cluster model."""
-    from ddpcore.model import SWEEP_MAX, cluster_step
+    from ddpcore.model import cluster_step
+    from ddpcore.model.cluster import SWEEP_MAX
 
     from .cluster import cluster_plot_svg, cluster_values_html, timing_note
 

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
-from ddpcore.analysis import RankStepMap
+from ddpcore.analysis.rankmap import RankStepMap
 
 from .. import i18n
 from ..markup import num, svg_figure, tag, text
@@ -128,7 +128,7 @@ def _rank_ticks(m: RankStepMap, grid: MapGrid, lang: str) -> list[str]:
 def map_svg(m: RankStepMap, late_ranks: Sequence[Sequence[int]], threshold: float, lang: str) -> str:
     """The map: a cell holding a late rank-step (`late_ranks`, per step) is as dark as its gap is large (twice the
     threshold and more: darkest)."""
-    from ddpcore.base import finished
+    from ddpcore.base.steps import finished
 
     return finished(map_drawing(m, late_ranks, threshold, lang))
 

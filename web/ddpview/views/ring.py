@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ddpcore.model import ChunkState, exchange, exchange_count, ring_state, sent_fraction
+from ddpcore.model import ChunkState, exchange, ring_state
+from ddpcore.model.ring import exchange_count, sent_fraction
 
 from .. import i18n
 from ..markup import data_value, num, svg_figure, tag, text

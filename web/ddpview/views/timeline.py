@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ddpcore.base import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, LOGGED, TRACE_LEGEND, Interval, Spans
-from ddpcore.model import PHASES, Bucket, Schedule
+from ddpcore.base.intervals import Interval, Spans
+from ddpcore.base.phases import BETWEEN_STEPS, GPU_COMM, GPU_COMPUTE, IDLE, LOGGED, TRACE_LEGEND
+from ddpcore.model import PHASES, Schedule
+from ddpcore.model.schedule import Bucket
 
 from .. import i18n
 from ..markup import AttrValue, attrs, data_value, esc, num, svg_figure, tag, text

@@ -6,24 +6,27 @@ from bisect import bisect_left
 from collections.abc import Generator
 from operator import attrgetter
 
-from ddpcore.analysis import (
-    Analysis,
-    Cause,
+from ddpcore.analysis import Analysis, Cause
+from ddpcore.analysis.caveats import grouped
+from ddpcore.analysis.comparison import named_ranks
+from ddpcore.analysis.verdict import (
     Straggler,
     bar_past_step,
     cause_message,
     gap_message,
-    grouped,
     loading_unmarked,
-    named_ranks,
     prefetch_case,
     prefetch_message,
     stretch_message,
     undecided_message,
 )
-from ddpcore.base import LOGGED, SUMMED, finished, say
-from ddpcore.ops import dashboard, exposition, rules_file
-from ddpcore.traces import FileError, GpuGauges
+from ddpcore.base.phases import LOGGED, SUMMED
+from ddpcore.base.steps import finished
+from ddpcore.base.words import say
+from ddpcore.ops import dashboard, rules_file
+from ddpcore.ops.alerts import exposition
+from ddpcore.traces import FileError
+from ddpcore.traces.keeping import GpuGauges
 
 from .. import i18n
 from ..markup import output, tag, text

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import replace
 
-from ddpcore.base import SLOWDOWN
+from ddpcore.base.params import SLOWDOWN
 
 from ..app import Model, Screen, changes, initial, link, screen, with_control
 from ..markup import patch_text
