@@ -89,7 +89,7 @@ def door_of(package: Path) -> str:
     """The front door `package` should have: a page room's gives its modules' names, a ddpcore layer's its public
     ones."""
     if package.parent.name == "ddpview":
-        return door(package, "ddpcore.base", modules_names(package))
+        return door(package, "ddpcore.base.front", modules_names(package))
     return door(package, ".front" if package.name == "base" else "..base.front", public_names(package))
 
 
