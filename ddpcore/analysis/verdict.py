@@ -133,7 +133,7 @@ def cause_message(cause: Cause, many: bool = False) -> Message:
         cause=said,
         share=Share(cause.share),
         part=Message.of(f"part.{part}"),
-        next=Share(min(1.0, ms / cause.lateness_ms)),
+        next=Share(cause.share_of(ms)),
     )
 
 
@@ -288,7 +288,7 @@ class Cause:
     """Why a rank is late: its excess over the median of the ranks on time in each part of its work (ms a step,
     `phases.CAUSES`), and the part that explains at least CAUSE_SHARE of its lateness (`kind`), else `mixed`. `ms` is
     that part's excess a step (mixed: the whole lateness), `share` its share of the lateness (mixed: the largest
-    part's), at most 1.
+    part's), of `whole_ms`, so that the parts' shares add up to 1 at most.
 
     >>> from ddpcore.traces import simulated_run
     >>> ranks, slowed = simulated_run(4, 6, persistent=(1,), seed=0)
@@ -302,6 +302,22 @@ class Cause:
     share: float
     parts_ms: dict[str, float]
     lateness_ms: float
+
+    @property
+    def whole_ms(self) -> float:
+        """What the parts' shares are of: the lateness, or the parts' excesses added when more (each part's median
+        is taken on its own, and a part where the rank is quicker than the others takes from the lateness what the
+        others add).
+
+        >>> named_cause({"forward": 19.0, "backward": 3.0, "optimizer": -3.0}, 19.0).whole_ms
+        22.0
+        """
+        return max(self.lateness_ms, math.fsum(v for v in self.parts_ms.values() if v > 0))
+
+    def share_of(self, ms: float) -> float:
+        """A part's share of the lateness (`whole_ms`)."""
+        whole = self.whole_ms
+        return ms / whole if whole > 0 else 0.0
 
     def largest(self, most: int = 3) -> list[tuple[str, float]]:
         """The parts with an excess, largest first: what a `mixed` cause lists."""
@@ -517,7 +533,8 @@ def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
     """
     parts = {p: parts_ms.get(p, 0.0) for p in CAUSES}
     top, following = sorted(CAUSES, key=lambda p: -parts[p])[:2]
-    share = min(1.0, parts[top] / lateness_ms) if lateness_ms > 0 else 0.0
+    mixed = Cause(MIXED, lateness_ms, 0.0, parts, lateness_ms) if lateness_ms > 0 else None
+    share = max(0.0, mixed.share_of(parts[top])) if mixed else 0.0
     if share >= CAUSE_SHARE and parts[top] >= CAUSE_LEAD * max(0.0, parts[following]):
         return Cause(top, parts[top], share, parts, lateness_ms)
     return Cause(MIXED, lateness_ms, share, parts, lateness_ms)

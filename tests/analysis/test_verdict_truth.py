@@ -7,11 +7,14 @@ from __future__ import annotations
 import statistics
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from paths import FIXTURES
 from runs import FORMATS, RunSet
 
 from ddpcore.analysis import analyze
-from ddpcore.analysis.verdict import Undecided, named_cause, undecided_message
+from ddpcore.analysis.verdict import Undecided, cause_message, named_cause, undecided_message
+from ddpcore.base.phases import CAUSES
 from ddpcore.cli.verdicts import analysis_payload, analysis_text
 from ddpcore.traces import simulated_run
 
@@ -131,6 +134,27 @@ def test_a_cause_names_the_part_that_dominates_with_its_share():
     assert named_cause({"forward": 9.0, "backward": 6.0}, 15.0).kind == "mixed"
     a = analysed("busy_slow", "*.jsonl.gz")
     assert "(9" in analysis_text(analysis_payload(a, [])).splitlines()[1], "the cause's share, after its line"
+
+
+def test_a_causes_shares_never_add_past_the_whole():
+    """Each part's median is taken on its own, and a part where the rank is quicker than the others (here its
+    optimizer) takes from the lateness what the others add: the shares are of the parts' excesses then, not of a
+    lateness they pass ("forward (100 %; backward 16 %)" read as a contradiction)."""
+    cause = named_cause({"forward": 19.0, "backward": 3.0, "optimizer": -3.0}, 19.0)
+    assert cause.kind == "forward" and cause.share == pytest.approx(19.0 / 22.0)
+    assert cause_message(cause).text() == "19.0 ms a step longer in its forward (86\u202f%; backward 14\u202f%)"
+    assert cause_message(cause).text("fr").endswith("(86\u202f% ; backward 14\u202f%)")
+
+
+@given(
+    st.dictionaries(st.sampled_from(CAUSES), st.floats(-50.0, 50.0, allow_nan=False), min_size=1),
+    st.floats(0.01, 100.0),
+)
+def test_a_causes_shares_add_up_to_one_at_most(parts, lateness):
+    cause = named_cause(parts, lateness)
+    shares = [cause.share_of(ms) for _, ms in cause.largest(len(CAUSES))]
+    assert all(0.0 <= s <= 1.0 for s in shares) and sum(shares) <= 1.0 + 1e-9
+    assert cause.kind == "mixed" or cause.share == pytest.approx(shares[0])
 
 
 def test_the_json_gives_the_new_keys_beside_the_old():
