@@ -201,7 +201,8 @@ def analysis_text(p: dict) -> str:
         f"transient: {t['straggler_steps']} of {t['steps']} steps ({t['fraction']:.0%}) had a rank late by "
         f"{p['threshold']:.0%} of the step or more and later than chance"
         + (
-            f", ranks {t['ranks']}; each of those steps was held back {t['mean_cost_ms']:.2f} ms on average"
+            f", ranks {t['ranks']}; in each of those steps the other ranks waited {t['mean_cost_ms']:.2f} ms for it on "
+            "average (their median wait, not what the step would gain: the latest rank on time would still set it)"
             if t["straggler_steps"]
             else ""
         ),

@@ -158,7 +158,7 @@ def test_a_transient_cause_is_said_of_many_ranks_and_of_each_late_step(lang):
     why = markup.split('data-rank="-1"')[1].split("</li>")[0]
     if lang == "en":
         assert "in each of those steps, in their forward" in why and " its " not in why
-        assert "each of those steps was held back" in markup
+        assert "in each of those steps the other ranks waited" in markup
     else:
         assert "dans chacun de ces pas, dans leur forward" in why and " son " not in why
 

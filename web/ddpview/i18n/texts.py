@@ -472,9 +472,11 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "traces.transient_line": {
         "en": "Transient stragglers: {k} of {n} steps had a rank late by {threshold} of the step or more, and later "
-        "than chance ({which}); each of those steps was held back {cost} on average.",
+        "than chance ({which}); in each of those steps the other ranks waited {cost} for it on average (their median "
+        "wait, not what the step would gain: the latest rank on time would still set it).",
         "fr": "Retardataires passagers : {k} pas sur {n} ont eu un rang en retard d'au moins {threshold} du pas, et "
-        "plus tard que le hasard ({which}) ; chacun de ces pas a été retenu {cost} en moyenne.",
+        "plus tard que le hasard ({which}) ; à chacun de ces pas, les autres rangs l'ont attendu {cost} en moyenne "
+        "(leur attente médiane, non ce que le pas gagnerait : le dernier rang à l'heure le fixerait encore).",
     },
     "traces.more": {"en": "and {n} more", "fr": "et {n} de plus"},
     "traces.transient_none": {
