@@ -8,6 +8,10 @@ operation at its typical duration (the ideal), then with one group's real durati
   whose data-parallel rank and stage both slow the job most run at typical durations; near 1, one worker's problem.
 - M_S, what the last stage explains: the same for every worker of the last stage; high when it holds too much of
   the model.
+- A stage's load: the least of its workers' compute (forward and backward, a step) over the mean worker's. A stage
+  holds too much of the model when every one of its workers computes IMBALANCE times the mean worker's or more: a
+  mean over every step and micro-batch, which the jitter of a shared or noisy machine leaves where it is, where it
+  puts S and M_S far above 1 on a clean job (beyond the paper).
 
 A typical duration is, per operation type over every worker and step, the mean of a compute and the median of a
 communication's transfer; a launch gap is what a worker waited beyond its prerequisites (the host late to issue), left
@@ -31,7 +35,7 @@ from ..base.words import Message, Ratio, Share, listed
 from ..storage.picking import largest_each, least_each
 from ..traces.optrace import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
 from .chance import ALPHA, binomial_above
-from .jobgraph import COMM_OPTYPES, P2P_PEER, Key, StepGraph, graph_of
+from .jobgraph import BACKWARD, COMM_OPTYPES, FORWARD, P2P_PEER, Key, StepGraph, graph_of
 
 __all__ = [
     "DECOMPOSE_FROM",
@@ -55,6 +59,13 @@ EXPLAINS = 0.5
 
 WORST_SHARE = 0.03
 """The share of workers (at least one) M_W re-times: the worst 3 %."""
+
+IMBALANCE = 1.2
+"""The load (a worker's compute over the mean worker's) from which each worker of a stage holding it says that the
+stage holds too much of the model: the pipeline runs at its heaviest stage's pace, and moving layers to the mean
+would shorten that pace by a sixth or more. A clean job's stages measured here are within 1.13 of the mean with two
+DP ranks or more (1.23 with one: a single worker's own jitter); two stages of 3 and 9 layers read 1.28-1.44, a last
+stage holding twice the layers 1.24-1.32."""
 
 LATE_AT = -CLOCK_SKEW
 """How far (s) an operation may seem to start before what it needs ended, or to end before its group's last member
@@ -306,6 +317,38 @@ class JobWhatIf:
     """The same with the last stage at typical durations (M_S's)."""
     last_stage: int = -1
     """The stage M_S re-times: the one holding the model's last layers (`StepGraph.last_stage`; -1: the last)."""
+    stage_load: dict[int, float] = field(default_factory=dict)
+    """Each stage's load (the module's docstring): the least of its workers' compute over the mean worker's."""
+    heavy_stage: int = -1
+    """The stage of the largest load (-1: none measured)."""
+    without_heavy_s: float = math.nan
+    """The mean step with the heavy stage at typical durations (`without_last_s` when it is the last)."""
+    m_heavy: float = math.nan
+    """The share of the slowdown the heavy stage explains (M_S when it is the last)."""
+
+
+def stage_loads(times: JobTimes) -> dict[int, float]:
+    """Each stage's load: the least of its workers' compute a step (forward and backward) over the mean worker's
+    (empty without compute).
+
+    >>> loads = stage_loads(job_times(*simulated_job(dp=2, pp=2, steps=2)))
+    >>> {s: round(v, 2) for s, v in loads.items()}
+    {0: 1.0, 1: 1.0}
+    """
+    dps = times.dps
+    work: dict[tuple[int, int], float] = dict.fromkeys(times.workers, 0.0)
+    for k, values in times.duration.items():
+        if k[0] in (FORWARD, BACKWARD):
+            for d in range(dps):
+                if (d, k[2]) in work:
+                    work[d, k[2]] += math.fsum(values[d::dps]) / len(times.steps)
+    mean = math.fsum(work.values()) / len(work) if work else 0.0
+    if mean <= 0.0:
+        return {}
+    least: dict[int, float] = {}
+    for (_, stage), v in work.items():
+        least[stage] = min(least.get(stage, math.inf), v / mean)
+    return dict(sorted(least.items()))
 
 
 def _typical(times: JobTimes) -> tuple[Values, Values]:
@@ -410,6 +453,9 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
         step_slowdown={s: a / b for s, a, b in zip(steps, nodelay_s, ideal_s)},
         skipped=times.skipped,
     )
+    loads = stage_loads(times)
+    heavy = max(loads, key=lambda st: loads[st]) if loads else -1
+    result = replace(result, stage_load=loads, heavy_stage=heavy)
     if slowdown < DECOMPOSE_FROM:
         return result
     labels: list[tuple[str, object, Pick]] = [
@@ -437,13 +483,14 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     if progress is not None:
         progress(2, 3)
     last = times.graph.last_stage
-    (_, worst_removed), (_, last_removed) = _batch(
-        times,
-        [
-            _mixed(times, real, ideal_values, lambda k: [d for d, st in worst if st == k[2]]),
-            _mixed(times, real, ideal_values, _all_of(partial(_on_stage, last))),
-        ],
-    )
+    removed = [
+        _mixed(times, real, ideal_values, lambda k: [d for d, st in worst if st == k[2]]),
+        _mixed(times, real, ideal_values, _all_of(partial(_on_stage, last))),
+    ]
+    if heavy not in (-1, last):
+        removed.append(_mixed(times, real, ideal_values, _all_of(partial(_on_stage, heavy))))
+    (_, worst_removed), (_, last_removed), *beside = _batch(times, removed)
+    heavy_removed = beside[0][1] if beside else last_removed
     if progress is not None:
         progress(3, 3)
     m_w = _explained(nodelay_span, ideal_span, worst_removed)
@@ -468,6 +515,8 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
             "without_worst_s": statistics.fmean(worst_removed),
             "without_last_s": statistics.fmean(last_removed),
             "last_stage": last,
+            "without_heavy_s": statistics.fmean(heavy_removed),
+            "m_heavy": _explained(nodelay_span, ideal_span, heavy_removed),
         }
     )
 
@@ -607,8 +656,10 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     """What a job's what-if says, in order of weight (codes `job.*`): no straggler below DECOMPOSE_FROM; one worker
     when the worst workers explain at least EXPLAINS of the slowdown (M_W); work uneven across data-parallel ranks
     when the slow DP rank moves (`_uneven`); the last stage when its workers slow the job alike (`_stage_alike`) and
-    it explains at least EXPLAINS (M_S); in every worker when even the least slowing worker's durations alone give
-    back EVERYWHERE of it (jitter); otherwise where the slowdown is largest by rank, stage and type.
+    it explains at least EXPLAINS (M_S); a stage (the last one too, when M_S did not say it) when each of its
+    workers computes IMBALANCE times the mean worker's or more (`stage_loads`); in every worker when even the least
+    slowing worker's durations alone give back EVERYWHERE of it (jitter); otherwise where the slowdown is largest
+    by stage and type (and data-parallel rank, with more than one).
 
     >>> from ddpcore.traces.optrace import JobGroups
     >>> w = JobWhatIf(JobGroups(dp=2, pp=2), (1,), (1.0,), (1.0,), (1.0,), 1.0, 1.01, {1: 1.01})
@@ -633,6 +684,18 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     last = w.last_stage if w.last_stage >= 0 else w.groups.pp - 1
     if w.groups.pp > 1 and w.m_s >= EXPLAINS and _stage_alike(w, last):
         said.append(Message.of("job.last_stage", stage_ratio=Ratio(w.by_stage[last]), share=Share(w.m_s), stage=last))
+    heavy = w.heavy_stage
+    load = w.stage_load.get(heavy, 0.0)
+    if w.groups.pp > 1 and load >= IMBALANCE and not (heavy == last and said and said[-1].code == "job.last_stage"):
+        said.append(
+            Message.of(
+                "job.heavy_stage",
+                stage=heavy,
+                load=Ratio(load),
+                stage_ratio=Ratio(w.by_stage.get(heavy, 1.0)),
+                share=Share(max(0.0, w.m_heavy) if math.isfinite(w.m_heavy) else 0.0),
+            )
+        )
     least = min(w.by_worker.values(), default=1.0)
     if not said and least - 1 >= EVERYWHERE * (w.slowdown - 1):
         stage = next(iter(w.by_stage))
@@ -642,21 +705,19 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
             )
         )
     if not said:
-        dp = next(iter(w.by_dp))
-        stage = next(iter(w.by_stage))
-        optype = next(iter(w.by_optype))
-        said.append(
-            Message.of(
-                "job.spread",
-                ratio=ratio,
-                dp=dp,
-                dp_ratio=Ratio(w.by_dp[dp]),
-                stage=stage,
-                stage_ratio=Ratio(w.by_stage[stage]),
-                optype=optype,
-                optype_ratio=Ratio(w.by_optype[optype]),
-            )
-        )
+        stage, optype = next(iter(w.by_stage)), next(iter(w.by_optype))
+        where = {
+            "ratio": ratio,
+            "stage": stage,
+            "stage_ratio": Ratio(w.by_stage[stage]),
+            "optype": optype,
+            "optype_ratio": Ratio(w.by_optype[optype]),
+        }
+        if w.groups.dp == 1:
+            said.append(Message.of("job.spread_stages", **where))
+        else:
+            dp = next(iter(w.by_dp))
+            said.append(Message.of("job.spread", dp=dp, dp_ratio=Ratio(w.by_dp[dp]), **where))
     return tuple(said)
 
 

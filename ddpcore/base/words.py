@@ -654,6 +654,20 @@ WORDS: dict[str, dict[str, str]] = {
         "fr": "le dernier étage porte trop du modèle : {stage_ratio} de lui seul, {share} du ralentissement ; "
         "déplacez des couches hors de l'étage {stage}",
     },
+    "job.heavy_stage": {
+        "en": "stage {stage} holds too much of the model: each of its workers computes at least {load} the mean "
+        "worker's, and the pipeline runs at its pace ({stage_ratio} from it alone, {share} of the slowdown); move "
+        "layers off stage {stage}",
+        "fr": "l'étage {stage} porte trop du modèle : chacun de ses workers calcule au moins {load} la moyenne des "
+        "workers, et le pipeline va à son pas ({stage_ratio} de lui seul, {share} du ralentissement) ; déplacez des "
+        "couches hors de l'étage {stage}",
+    },
+    "job.spread_stages": {
+        "en": "the slowdown ({ratio}) has no single place: the worst stage {stage} costs {stage_ratio} alone, the "
+        "worst operation type {optype} {optype_ratio}",
+        "fr": "le ralentissement ({ratio}) n'a pas de lieu unique : le pire étage {stage} coûte {stage_ratio} seul, "
+        "le pire type d'opération {optype} {optype_ratio}",
+    },
     "job.everywhere": {
         "en": "the slowdown ({ratio}) is in every worker: each one's real durations alone slow the job by at least "
         "{least}, durations that vary from step to step and worker to worker (as on a shared or noisy machine); the "

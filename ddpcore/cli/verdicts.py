@@ -443,6 +443,8 @@ def compare_text(p: dict) -> str:
 DIAGNOSIS_KINDS = {
     "job.worker": "one_worker",
     "job.last_stage": "stage_imbalance",
+    "job.heavy_stage": "stage_imbalance",
+    "job.spread_stages": "spread",
     "job.data_parallel": "uneven_work",
     "job.spread": "spread",
     "job.everywhere": "everywhere",
@@ -499,6 +501,7 @@ def job_payload(
         "m_s": finite(w.m_s),
         "without_worst_workers_s": finite(w.without_worst_s),
         "without_last_stage_s": finite(w.without_last_s),
+        "stage_load": keyed(w.stage_load),
         "diagnosis": {
             "kind": DIAGNOSIS_KINDS[first.code],
             **{

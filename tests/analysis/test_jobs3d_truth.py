@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ddpcore.analysis import JobWhatIf, job_whatif
-from ddpcore.analysis.jobwhatif import job_times, job_verdict
+from ddpcore.analysis.jobwhatif import IMBALANCE, job_times, job_verdict
 from ddpcore.traces import read_job
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_real"
@@ -58,15 +58,16 @@ def test_a_slow_data_parallel_rank_that_moves_is_uneven_work() -> None:
     assert max(w.by_dp.values()) - 1 < 0.75 * (w.slowdown - 1)
 
 
-def test_the_heavy_last_stage_is_the_worst_stage() -> None:
+def test_the_heavy_last_stage_is_named_by_what_its_workers_compute() -> None:
     """The last stage holding twice the layers is the stage that slows the step most; on these 2 shared cores the
-    transfers' jitter is as large, so M_S stays under the diagnosis's half (docs/jobs3d.md): the words say the
-    slowdown is everywhere, and name the heavy stage as the worst."""
+    transfers' jitter is as large, so M_S stays under the diagnosis's half (docs/jobs3d.md), but each of its workers
+    computes a quarter more than the mean worker (a clean run's stages: within a tenth), and the words name it."""
     w, truth = run("heavy_last")
     assert next(iter(w.by_stage)) == truth["heavy_stage"]
     said = job_verdict(w)
-    assert said[0].code == "job.everywhere" and dict(said[0].values)["stage"] == truth["heavy_stage"]
+    assert said[0].code == "job.heavy_stage" and dict(said[0].values)["stage"] == truth["heavy_stage"]
     assert w.m_s > run("clean")[0].m_s
+    assert w.stage_load[truth["heavy_stage"]] >= IMBALANCE > max(run("clean")[0].stage_load.values())
 
 
 def test_the_clean_run_names_no_worker_stage_or_rank() -> None:
