@@ -652,14 +652,23 @@ def _stage_alike(w: JobWhatIf, stage: int) -> bool:
     return len(alone) < 2 or min(alone) >= 0.5 * max(alone)
 
 
+def _stands_out(w: JobWhatIf, stage: int) -> bool:
+    """Whether a share of the slowdown (M_W, M_S) may name a stage's worker or the stage: always with more than one
+    DP rank (its peers on the stage tell a slow worker from its stage); with one, only when the stage's load is
+    IMBALANCE or more. One worker a stage has no peer, and on a noisy machine its own jitter alone explains half of
+    a small slowdown (a clean job of 2 stages read S 1.04, "one worker is slow ... 53 % of the slowdown")."""
+    return w.groups.dp > 1 or w.stage_load.get(stage, 0.0) >= IMBALANCE
+
+
 def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     """What a job's what-if says, in order of weight (codes `job.*`): no straggler below DECOMPOSE_FROM; one worker
     when the worst workers explain at least EXPLAINS of the slowdown (M_W); work uneven across data-parallel ranks
     when the slow DP rank moves (`_uneven`); the last stage when its workers slow the job alike (`_stage_alike`) and
-    it explains at least EXPLAINS (M_S); a stage (the last one too, when M_S did not say it) when each of its
-    workers computes IMBALANCE times the mean worker's or more (`stage_loads`); in every worker when even the least
-    slowing worker's durations alone give back EVERYWHERE of it (jitter); otherwise where the slowdown is largest
-    by stage and type (and data-parallel rank, with more than one).
+    it explains at least EXPLAINS (M_S), both with one DP rank only when the stage's load stands out
+    (`_stands_out`); a stage (the last one too, when M_S did not say it) when each of its workers computes IMBALANCE
+    times the mean worker's or more (`stage_loads`); in every worker when even the least slowing worker's durations
+    alone give back EVERYWHERE of it (jitter); otherwise where the slowdown is largest by stage and type (and
+    data-parallel rank, with more than one).
 
     >>> from ddpcore.traces.optrace import JobGroups
     >>> w = JobWhatIf(JobGroups(dp=2, pp=2), (1,), (1.0,), (1.0,), (1.0,), 1.0, 1.01, {1: 1.01})
@@ -670,7 +679,7 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
     if w.slowdown < DECOMPOSE_FROM or not w.by_dp:
         return (Message.of("job.none", ratio=ratio),)
     said: list[Message] = []
-    if w.m_w >= EXPLAINS and w.worst_workers:
+    if w.m_w >= EXPLAINS and w.worst_workers and _stands_out(w, w.worst_workers[0][1]):
         dp, stage = w.worst_workers[0]
         parts = _parts(w.by_optype)
         said.append(Message.of("job.worker", dp=dp, stage=stage, parts=parts, ratio=ratio, share=Share(w.m_w)))
@@ -682,7 +691,7 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
             Message.of("job.data_parallel", most=most, steps=len(worst_each), rank_ratio=Ratio(worst_rank), ratio=ratio)
         )
     last = w.last_stage if w.last_stage >= 0 else w.groups.pp - 1
-    if w.groups.pp > 1 and w.m_s >= EXPLAINS and _stage_alike(w, last):
+    if w.groups.pp > 1 and w.m_s >= EXPLAINS and _stage_alike(w, last) and _stands_out(w, last):
         said.append(Message.of("job.last_stage", stage_ratio=Ratio(w.by_stage[last]), share=Share(w.m_s), stage=last))
     heavy = w.heavy_stage
     load = w.stage_load.get(heavy, 0.0)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddpcore.analysis import JobWhatIf, job_whatif
-from ddpcore.analysis.jobwhatif import job_times, job_verdict
+from ddpcore.analysis.jobwhatif import IMBALANCE, job_times, job_verdict
 from ddpcore.traces import read_job
 from ddpcore.traces.optrace import OpTraceError
 
@@ -137,6 +137,15 @@ def test_the_tensor_parallel_rank_its_group_waits_for_is_named() -> None:
     assert "étage 0" in waits[0].text("fr")
     _, _, clean = tensor_parallel("clean")
     assert [m.code for m in clean.notes] == ["job.tp_read"]
+
+
+def test_with_one_worker_a_stage_a_clean_job_names_no_worker_or_stage() -> None:
+    """One DP rank: no worker has a peer on its stage, and the clean job's S of 1.04 was half one stage's jitter
+    ("one worker (DP 0, stage 1) is slow ... 53 % of the slowdown"); a share names a worker or a stage there only
+    when the stage's load stands out (`jobwhatif._stands_out`), as the slow TP rank's stage's does."""
+    w, _, _ = tensor_parallel("clean")
+    assert not {m.code for m in job_verdict(w)} & {"job.worker", "job.last_stage", "job.heavy_stage"}
+    assert w.m_w >= 0.5 and max(w.stage_load.values()) < IMBALANCE <= tensor_parallel("slow_tp")[0].stage_load[0]
 
 
 INTERLEAVED = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_interleaved"
