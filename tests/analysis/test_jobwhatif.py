@@ -10,9 +10,19 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ddpcore.analysis import job_whatif
-from ddpcore.analysis.jobwhatif import JobTimes, JobWhatIf, job_times, job_verdict, simulate
+from ddpcore.analysis.jobwhatif import (
+    JobTimes,
+    JobWhatIf,
+    job_times,
+    job_verdict,
+    simulate,
+    simulated_job,
+    stage_loads,
+)
 from ddpcore.traces.optrace import OpTraceError, groups_of_meta, op_table, read_op_parquet
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d"
@@ -169,12 +179,6 @@ def test_not_an_operation_table() -> None:
         read_op_parquet(b"PAR1 but not really")
 
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from ddpcore.analysis.jobwhatif import simulated_job  # noqa: E402
-
-
 @settings(max_examples=25, deadline=None)
 @given(
     dp=st.integers(1, 3),
@@ -235,3 +239,21 @@ def test_an_interleaved_job_in_the_artifacts_format_reads_its_no_ops_as_carrying
     assert w.by_worker == pytest.approx(bare.by_worker, rel=1e-3) and w.m_w == pytest.approx(bare.m_w, abs=1e-3)
     forward = [g for g in times.graph.groups if len(g) == 2 and g[0][0] == "forward-send"]
     assert {(g[0][2], g[1][2]) for g in forward} == {(0, 1), (1, 0)}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 4), st.integers(2, 4), st.integers(0, 3), st.integers(0, 3), st.floats(1.5, 4.0, allow_nan=False))
+def test_one_slow_worker_never_makes_its_stage_heavy(dp: int, pp: int, d: int, s: int, factor: float) -> None:
+    """A stage's load is its least loaded worker's: one slow worker among its DP peers leaves every stage at or
+    under the mean worker, and the words name the worker, never a stage that holds too much of the model."""
+    times = job_times(*simulated_job(dp=dp, pp=pp, steps=2, slow=(d % dp, s % pp), factor=factor))
+    assert max(stage_loads(times).values()) <= 1.0 + 1e-9
+    said = [m.code for m in job_verdict(job_whatif(times))]
+    assert said[0] == "job.worker" and "job.heavy_stage" not in said
+
+
+def test_with_one_data_parallel_rank_a_slow_worker_is_its_stage_too() -> None:
+    """One worker a stage: its load is the stage's, and both are said (they cannot be told apart)."""
+    times = job_times(*simulated_job(dp=1, pp=2, steps=3, slow=(0, 1)))
+    assert stage_loads(times) == pytest.approx({0: 2 / 3, 1: 4 / 3})
+    assert [m.code for m in job_verdict(job_whatif(times))] == ["job.worker", "job.last_stage"]
