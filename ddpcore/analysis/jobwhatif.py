@@ -464,8 +464,12 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     ]
     if progress is not None:
         progress(0, 3)
-    lanes = replace(times, dps=2)
-    timed = _batch(lanes, [_beside_ideal(times, ideal_values, d) for d in range(dps)], spans=False)
+    timed: list[tuple[list[float], list[float]]]
+    if dps == 1:
+        timed = [(list(nodelay_s), [])]
+    else:
+        lanes = replace(times, dps=2)
+        timed = _batch(lanes, [_beside_ideal(times, ideal_values, d) for d in range(dps)], spans=False)
     if progress is not None:
         progress(1, 3)
     timed += _batch(times, [_mixed(times, ideal_values, real, pick) for _, _, pick in labels], spans=False)
