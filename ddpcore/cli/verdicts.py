@@ -502,6 +502,7 @@ def job_payload(
         "without_worst_workers_s": finite(w.without_worst_s),
         "without_last_stage_s": finite(w.without_last_s),
         "stage_load": keyed(w.stage_load),
+        "without_heavy_stage_s": finite(w.without_heavy_s),
         "diagnosis": {
             "kind": DIAGNOSIS_KINDS[first.code],
             **{

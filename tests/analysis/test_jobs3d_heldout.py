@@ -62,6 +62,8 @@ def test_a_heavy_first_stage_is_named_by_what_its_workers_compute() -> None:
     assert w.stage_load[0] >= IMBALANCE > w.stage_load[1]
     payload = job_payload(w)
     assert payload["diagnosis"]["kind"] == "stage_imbalance" and payload["diagnosis"]["stage"] == 0
+    assert payload["stage_load"]["0"] == w.stage_load[0]
+    assert payload["without_heavy_stage_s"] < statistics.fmean(w.nodelay_s)
     assert "move layers off stage 0" in said[0].text() and "l'étage 0" in said[0].text("fr")
 
 
