@@ -410,13 +410,13 @@ WORDS: dict[str, dict[str, str]] = {
     "verdict.gap_chance": {
         "en": "each step's latest rank is {gap} of the step behind the median rank (median over steps), yet little "
         "of it is named: with {ranks} ranks, the jitter this run shows puts some rank that far back (a rank on time "
-        "is over the threshold in {chance} of steps), and no rank is later than that in most steps. A straggler that "
-        "moves to another rank every step, or ranks that share CPU cores, read as that jitter",
+        "is over the threshold in {chance} of steps), and no rank is later than that jitter allows in most steps. "
+        "A straggler that moves to another rank every step, or ranks that share CPU cores, read as that jitter",
         "fr": "le dernier rang de chaque pas a {gap} du pas de retard sur le rang médian (médiane des pas), et "
         "pourtant peu en est désigné : avec {ranks} rangs, la gigue que montre ce run met un rang aussi loin (un "
-        "rang à l'heure dépasse le seuil sur {chance} des pas), et aucun rang n'est plus tard que cela sur la "
-        "plupart des pas. Un retardataire qui change de rang à chaque pas, ou des rangs qui se partagent des cœurs "
-        "de CPU, se lisent comme cette gigue",
+        "rang à l'heure dépasse le seuil sur {chance} des pas), et aucun rang n'est plus en retard que cette gigue "
+        "ne le permet sur la plupart des pas. Un retardataire qui change de rang à chaque pas, ou des rangs qui se "
+        "partagent des cœurs de CPU, se lisent comme cette gigue",
     },
     "verdict.gap_moving": {
         "en": "each step's latest rank is {gap} of the step behind the median rank (median over steps), and it leads "
