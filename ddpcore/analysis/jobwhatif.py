@@ -719,18 +719,32 @@ def job_verdict(w: JobWhatIf) -> tuple[Message, ...]:
         )
     if not said:
         stage, optype = next(iter(w.by_stage)), next(iter(w.by_optype))
-        where = {
-            "ratio": ratio,
-            "stage": stage,
-            "stage_ratio": Ratio(w.by_stage[stage]),
-            "optype": optype,
-            "optype_ratio": Ratio(w.by_optype[optype]),
-        }
+        stage_ratio, optype_ratio = Ratio(w.by_stage[stage]), Ratio(w.by_optype[optype])
         if w.groups.dp == 1:
-            said.append(Message.of("job.spread_stages", **where))
+            said.append(
+                Message.of(
+                    "job.spread_stages",
+                    ratio=ratio,
+                    stage=stage,
+                    stage_ratio=stage_ratio,
+                    optype=optype,
+                    optype_ratio=optype_ratio,
+                )
+            )
         else:
             dp = next(iter(w.by_dp))
-            said.append(Message.of("job.spread", dp=dp, dp_ratio=Ratio(w.by_dp[dp]), **where))
+            said.append(
+                Message.of(
+                    "job.spread",
+                    ratio=ratio,
+                    dp=dp,
+                    dp_ratio=Ratio(w.by_dp[dp]),
+                    stage=stage,
+                    stage_ratio=stage_ratio,
+                    optype=optype,
+                    optype_ratio=optype_ratio,
+                )
+            )
     return tuple(said)
 
 
