@@ -312,7 +312,7 @@ class Cause:
         >>> named_cause({"forward": 19.0, "backward": 3.0, "optimizer": -3.0}, 19.0).whole_ms
         22.0
         """
-        return max(self.lateness_ms, math.fsum(v for v in self.parts_ms.values() if v > 0))
+        return _whole_ms(self.parts_ms, self.lateness_ms)
 
     def share_of(self, ms: float) -> float:
         """A part's share of the lateness (`whole_ms`)."""
@@ -522,6 +522,10 @@ def latest_on_time(work_ms: Sequence[float], late: Sequence[int]) -> float:
     return max(kept) - statistics.median(kept) if len(kept) >= 2 else 0.0
 
 
+def _whole_ms(parts_ms: dict[str, float], lateness_ms: float) -> float:
+    return max(lateness_ms, math.fsum(v for v in parts_ms.values() if v > 0))
+
+
 def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
     """The part that dominates the lateness (at least CAUSE_SHARE of it, and CAUSE_LEAD times the next part's
     excess), else `mixed`.
@@ -533,8 +537,8 @@ def named_cause(parts_ms: dict[str, float], lateness_ms: float) -> Cause:
     """
     parts = {p: parts_ms.get(p, 0.0) for p in CAUSES}
     top, following = sorted(CAUSES, key=lambda p: -parts[p])[:2]
-    mixed = Cause(MIXED, lateness_ms, 0.0, parts, lateness_ms) if lateness_ms > 0 else None
-    share = max(0.0, mixed.share_of(parts[top])) if mixed else 0.0
+    whole = _whole_ms(parts, lateness_ms)
+    share = max(0.0, parts[top] / whole) if lateness_ms > 0 else 0.0
     if share >= CAUSE_SHARE and parts[top] >= CAUSE_LEAD * max(0.0, parts[following]):
         return Cause(top, parts[top], share, parts, lateness_ms)
     return Cause(MIXED, lateness_ms, share, parts, lateness_ms)
