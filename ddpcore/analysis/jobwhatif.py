@@ -33,6 +33,7 @@ from typing import Any
 
 from ..base.words import Message, Ratio, Share, listed
 from ..storage.picking import largest_each, least_each
+from ..traces.keeping import WARMUP_STEP
 from ..traces.optrace import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
 from .chance import ALPHA, binomial_above
 from .jobgraph import BACKWARD, COMM_OPTYPES, FORWARD, P2P_PEER, Key, StepGraph, graph_of
@@ -66,6 +67,13 @@ stage holds too much of the model: the pipeline runs at its heaviest stage's pac
 would shorten that pace by a sixth or more. A clean job's stages measured here are within 1.13 of the mean with two
 DP ranks or more (1.23 with one: a single worker's own jitter); two stages of 3 and 9 layers read 1.28-1.44, a last
 stage holding twice the layers 1.24-1.32."""
+
+WARMED_UP = (
+    f"step {WARMUP_STEP} left out: the warm-up (compilation, allocator growth, first connections), as for per-rank "
+    "traces"
+)
+"""The line that says a job's first step was left out (`traces.keeping.WARMUP_STEP`): a job recorded from its start
+(`ops.JobRecorder`) spends 2 to 9 times a step there, which S would count as slowdown."""
 
 LATE_AT = -CLOCK_SKEW
 """How far (s) an operation may seem to start before what it needs ended, or to end before its group's last member
@@ -158,6 +166,9 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
     at, steps, skipped = _instances(table, keys, groups.dp)
     if not steps:
         raise OpTraceError("no step holds every worker's operations: " + skipped[0])
+    if steps[0] == WARMUP_STEP and len(steps) > 1:
+        steps = steps[1:]
+        skipped = [*skipped, WARMED_UP]
     first = steps[0]
     template = [
         OpRow(
