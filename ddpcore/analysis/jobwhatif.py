@@ -152,7 +152,7 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
 
     >>> times = job_times(*simulated_job(dp=2, pp=2, steps=3))
     >>> times.steps, times.instances, len(times.graph.groups)
-    ((0, 1, 2), 6, 5)
+    ((1, 2, 3), 6, 5)
     """
     if not isinstance(table, OpTable):
         table = OpTable.of_rows(table)
@@ -770,7 +770,8 @@ def simulated_job(
 ) -> tuple[list[OpRow], JobGroups]:
     """A GPipe job of `dp` data-parallel ranks and `pp` stages, `micro` micro-batches a step, timed on its own graph
     (forward 1 s, backward 2 s, a transfer 0.1 s, clip and optimizer 0.1 s each), the worker `slow` (dp rank, stage)
-    computing `factor` times slower: rows and groups as `job_times` reads them, for examples and tests. With `vpp`
+    computing `factor` times slower: rows and groups as `job_times` reads them, for examples and tests, its steps
+    numbered from 1 (no warm-up to leave out). With `vpp`
     model chunks a stage (an interleaved pipeline: stage s holds chunks s, s + pp, ...), each stage runs its chunks'
     forwards in turn and their backwards in reverse, sends and receives naming no chunk (the artifact's way).
 
@@ -819,7 +820,7 @@ def simulated_job(
             i % dp,
             k[2],
             (i % dp) * pp + k[2],
-            i // dp,
+            i // dp + 1,
             k[0],
             round(line.starts[k][i], 9),
             round(line.ends[k][i] - line.starts[k][i], 9),
