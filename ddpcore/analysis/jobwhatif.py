@@ -68,10 +68,7 @@ would shorten that pace by a sixth or more. A clean job's stages measured here a
 DP ranks or more (1.23 with one: a single worker's own jitter); two stages of 3 and 9 layers read 1.28-1.44, a last
 stage holding twice the layers 1.24-1.32."""
 
-WARMED_UP = (
-    f"step {WARMUP_STEP} left out: the warm-up (compilation, allocator growth, first connections), as for per-rank "
-    "traces"
-)
+WARMED_UP = Message.of("job.warmed_up", step=WARMUP_STEP)
 """The line that says a job's first step was left out (`traces.keeping.WARMUP_STEP`): a job recorded from its start
 (`ops.JobRecorder`) spends 2 to 9 times a step there, which S would count as slowdown."""
 
@@ -95,7 +92,7 @@ class JobTimes:
     transfer: Values
     delay: Values
     workers: dict[tuple[int, int], int]
-    skipped: tuple[str, ...] = ()
+    skipped: tuple[Message, ...] = ()
 
     @property
     def instances(self) -> int:
@@ -105,7 +102,7 @@ class JobTimes:
 
 def _instances(
     table: OpTable, keys: list[Key], dps: int
-) -> tuple[dict[tuple[Key, int, int], int], list[int], list[str]]:
+) -> tuple[dict[tuple[Key, int, int], int], list[int], list[Message]]:
     """The rows' places by (operation, dp rank, step); the steps every worker recorded whole; a line per step left
     out."""
     at = dict(zip(zip(keys, table.dp, table.step), range(len(table))))
@@ -127,7 +124,8 @@ def _instances(
         if step in odd or k not in shape or not 0 <= d < dps:
             held[step].add((k, d))
             odd.add(step)
-    kept, lines = [], []
+    kept: list[int] = []
+    lines: list[Message] = []
     for step in steps:
         if step not in odd:
             kept.append(step)
@@ -135,10 +133,17 @@ def _instances(
         have = held[step] | {(k, d) for k, d, t in at if t == step}
         missing, extra = expected - have, have - expected
         some = sorted(missing or extra)[0]
-        what = "lacks" if missing else "has an extra"
+        code = "job.step_lacks" if missing else "job.step_extra"
         lines.append(
-            f"step {step} left out: it {what} {len(missing or extra)} operation(s), first {some[0][0]} "
-            f"#{some[0][1]} of stage {some[0][2]} on dp rank {some[1]}"
+            Message.of(
+                code,
+                step=step,
+                count=len(missing or extra),
+                op=some[0][0],
+                seq=some[0][1],
+                stage=some[0][2],
+                dp=some[1],
+            )
         )
     return at, kept, lines
 
@@ -165,7 +170,7 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
     keys = list(zip(map(table.names.__getitem__, table.optype), table.seq, table.stage))
     at, steps, skipped = _instances(table, keys, groups.dp)
     if not steps:
-        raise OpTraceError("no step holds every worker's operations: " + skipped[0])
+        raise OpTraceError("no step holds every worker's operations: " + skipped[0].text())
     if steps[0] == WARMUP_STEP and len(steps) > 1:
         steps = steps[1:]
         skipped = [*skipped, WARMED_UP]
@@ -320,7 +325,7 @@ class JobWhatIf:
     worst_workers: tuple[tuple[int, int], ...] = ()
     m_w: float = math.nan
     m_s: float = math.nan
-    skipped: tuple[str, ...] = ()
+    skipped: tuple[Message, ...] = ()
     without_worst_s: float = math.nan
     """The mean step (first start to last end, launch gaps out) with the worst workers at typical durations: what
     fixing them would give (M_W's re-timing)."""

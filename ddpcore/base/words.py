@@ -600,6 +600,27 @@ WORDS: dict[str, dict[str, str]] = {
         "en": "not one 3D-parallel job: {detail}",
         "fr": "pas un seul job parallèle 3D : {detail}",
     },
+    "job.file_left": {
+        "en": "{name}: left out, neither an operation table nor a job's meta file",
+        "fr": "{name} : laissé de côté, ni une table d'opérations ni le fichier meta d'un job",
+    },
+    "job.step_lacks": {
+        "en": "step {step} left out: it lacks {count} operation(s), first {op} #{seq} of stage {stage} on dp rank {dp}",
+        "fr": "pas {step} laissé de côté : il lui manque {count} opération(s), d'abord {op} n° {seq} de l'étage "
+        "{stage} sur le rang dp {dp}",
+    },
+    "job.step_extra": {
+        "en": "step {step} left out: it has {count} extra operation(s), first {op} #{seq} of stage {stage} on dp rank "
+        "{dp}",
+        "fr": "pas {step} laissé de côté : il a {count} opération(s) de trop, d'abord {op} n° {seq} de l'étage {stage} "
+        "sur le rang dp {dp}",
+    },
+    "job.warmed_up": {
+        "en": "step {step} left out: the warm-up (compilation, allocator growth, first connections), as for per-rank "
+        "traces",
+        "fr": "pas {step} laissé de côté : l'échauffement (compilation, croissance des allocateurs, premières "
+        "connexions), comme pour les traces par rang",
+    },
     "job.no_meta": {
         "en": "no meta file: tensor and context parallelism read as 1 (the table holds DP {dp} × PP {pp})",
         "fr": "pas de fichier meta : parallélisme tensoriel et de contexte lus à 1 (la table contient DP {dp} × PP "

@@ -411,8 +411,8 @@ def _run_job(args: argparse.Namespace, job: JobFile) -> int:
     except OpTraceError as exc:
         _say("analyze", f"error: {exc}")
         return 1
-    for line in (*job.left_out, *(m.text() for m in job.notes), *times.skipped):
-        _say("analyze", line)
+    for said in (*job.left_out, *job.notes, *times.skipped):
+        _say("analyze", said.text())
     report = Report(job_payload(whatif, job.notes, job.left_out), (job_text,))
     if args.perfetto:
         from ..analysis.jobwhatif import job_timelines

@@ -454,7 +454,7 @@ DIAGNOSIS_KINDS = {
 
 
 def job_payload(
-    w: JobWhatIf, notes: Sequence[Message] = (), left_out: Sequence[str] = (), lang: str = "en"
+    w: JobWhatIf, notes: Sequence[Message] = (), left_out: Sequence[Message] = (), lang: str = "en"
 ) -> dict[str, Any]:
     """A 3D-parallel job's what-if as the JSON of `analyze` (docs/contracts.md): `parallel`, `slowdown`,
     `slowdown_by`, `m_w`, `m_s` and `diagnosis` (the first sentence's kind and values, the others' kinds in
@@ -512,9 +512,9 @@ def job_payload(
             "also": [{"kind": DIAGNOSIS_KINDS[m.code], "text": m.text(lang)} for m in said[1:]],
         },
         "verdict": [{"code": m.code, "en": m.text("en"), "fr": m.text("fr")} for m in said],
-        "skipped": list(w.skipped),
+        "skipped": [m.text(lang) for m in w.skipped],
         "notes": [m.text(lang) for m in notes],
-        "errors": list(left_out),
+        "errors": [m.text(lang) for m in left_out],
     }
 
 

@@ -596,7 +596,7 @@ class JobFile:
     groups: JobGroups
     notes: tuple[Message, ...] = ()
     transfers_drawn: bool = False
-    left_out: tuple[str, ...] = ()
+    left_out: tuple[Message, ...] = ()
     """A line for each file given that is not the job's (a rank's trace, a note), left out."""
 
 
@@ -674,9 +674,9 @@ def read_job(files: Mapping[str, bytes], ranks: Mapping[str, RankOps] | None = N
     )
 
 
-def _left_lines(names: Iterable[str]) -> tuple[str, ...]:
+def _left_lines(names: Iterable[str]) -> tuple[Message, ...]:
     """The line said for each file a job leaves out."""
-    return tuple(f"{name}: left out, neither an operation table nor a job's meta file" for name in names)
+    return tuple(Message.of("job.file_left", name=name) for name in names)
 
 
 HEAD = 1 << 16

@@ -12,7 +12,7 @@ from ddpview.views import job_html
 from paths import FIXTURES
 
 from ddpcore.analysis import job_whatif
-from ddpcore.analysis.jobwhatif import job_times, simulated_job
+from ddpcore.analysis.jobwhatif import WARMED_UP, job_times, simulated_job
 from ddpcore.base.words import Message
 from ddpcore.traces import read_job
 
@@ -48,10 +48,26 @@ def test_nothing_without_a_job_and_a_clean_job_says_so():
 def test_names_are_escaped():
     rows, groups = simulated_job(dp=2, pp=2, steps=3, slow=(0, 1))
     w = job_whatif(job_times(rows, replace(groups, name="<b>x</b>")))
-    hostile = replace(w, by_optype={"<script>alert(1)</script>": 1.5, **w.by_optype}, skipped=("<img src=x>",))
+    hostile = replace(
+        w,
+        by_optype={"<script>alert(1)</script>": 1.5, **w.by_optype},
+        skipped=(Message.of("job.file_left", name="<img src=x>"),),
+    )
     html = job_html(hostile, (Message.of("job.world_odd", given=2, world=4, sizes="<i>note</i>"),), "en")
     assert "<script>" not in html and "<img" not in html and "<i>" not in html
     assert "&lt;script&gt;" in html
+
+
+def test_the_lines_of_what_was_left_out_are_said_in_the_pages_language():
+    rows, groups = simulated_job(dp=2, pp=2, steps=3)
+    w = job_whatif(job_times(rows, groups))
+    left = replace(
+        w, skipped=(WARMED_UP, Message.of("job.step_lacks", step=4, count=1, op="send", seq=0, stage=1, dp=0))
+    )
+    french, english = job_html(left, (), "fr"), job_html(left, (), "en")
+    assert "l&#x27;échauffement" in french and "il lui manque 1 opération" in french
+    assert "warm-up" not in french and "lacks" not in french
+    assert "the warm-up" in english and "it lacks 1 operation(s)" in english
 
 
 def test_a_job_read_replaces_the_run_shown():

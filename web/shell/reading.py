@@ -148,7 +148,7 @@ def job_of(files, sizes, progress):
         lines = job_timelines(times)
         step = job_step_drawing(times, *lines, whatif)
         _kept_job[:] = [times, *lines]
-        left = tuple(FileError(RUN, Message.of("job.unreadable", detail=line)) for line in job.left_out)
+        left = tuple(FileError(RUN, line) for line in job.left_out)
         return to_js([pickle.dumps((JOB, whatif, job.notes, left, step))])
     except OpTraceError as exc:
         error = FileError(RUN, Message.of("job.unreadable", detail=str(exc)))

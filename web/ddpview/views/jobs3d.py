@@ -272,7 +272,7 @@ def job_html(w: JobWhatIf | None, notes: tuple[Message, ...], lang: str, step: J
         )
     if step is not None and step.measured:
         body.append(job_step_svg(step, lang))
-    lines = [*(m.text(lang) for m in notes), *w.skipped]
+    lines = [m.text(lang) for m in (*notes, *w.skipped)]
     if lines:
         body.append(tag("ul", {"class": "help", "data-testid": "job-notes"}, *(text("li", None, n) for n in lines)))
     return tag("section", {"class": "job", "data-testid": "job-panel"}, *body)
