@@ -31,6 +31,7 @@ from operator import add, sub
 from typing import Any
 
 from ..base.words import Message, Ratio, Share, listed
+from ..storage.grid import cell_rows
 from ..storage.picking import interleaved, joined, largest_each, largest_each_plus, least_each
 from ..traces.keeping import WARMUP_STEP
 from ..traces.optrace import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
@@ -102,15 +103,20 @@ class JobTimes:
         return len(self.steps) * self.dps
 
 
-def _instances(
-    table: OpTable, keys: list[Key], dps: int
-) -> tuple[dict[tuple[Key, int, int], int], list[int], list[str]]:
-    """The rows' places by (operation, dp rank, step); the steps every worker recorded whole; a line per step left
-    out."""
-    at = dict(zip(zip(keys, table.dp, table.step), range(len(table))))
+def _instances(table: OpTable, dps: int) -> tuple[dict[Key, list[int]], list[int], list[str]]:
+    """Each operation's rows, one an instance (a step every worker recorded whole and a data-parallel rank: t × dps
+    + d); those steps; a line per step left out. A table that holds each operation once an instance, as a job's
+    does, is laid out by `cell_rows`."""
     steps = sorted(set(table.step))
     if not steps:
         raise OpTraceError("no operation in the table")
+    grid = cell_rows([list(zip(table.optype, table.seq, table.stage)), table.step, table.dp])
+    if grid is not None and grid[0][2] == list(range(dps)):
+        (ops, _, _), rows = grid
+        width = len(steps) * dps
+        return {_key(table, rows[j * width]): rows[j * width : (j + 1) * width] for j in range(len(ops))}, steps, []
+    keys = list(zip(map(table.names.__getitem__, table.optype), table.seq, table.stage))
+    at = dict(zip(zip(keys, table.dp, table.step), range(len(table))))
     of_rank0: dict[int, set[Key]] = defaultdict(set)
     count: Counter[int] = Counter()
     for k, d, step in at:
@@ -139,7 +145,12 @@ def _instances(
             f"step {step} left out: it {what} {len(missing or extra)} operation(s), first {some[0][0]} "
             f"#{some[0][1]} of stage {some[0][2]} on dp rank {some[1]}"
         )
-    return at, kept, lines
+    return {k: [at[(k, d, step)] for step in kept for d in range(dps)] for k in shape}, kept, lines
+
+
+def _key(table: OpTable, row: int) -> Key:
+    """The operation a row records."""
+    return table.names[table.optype[row]], table.seq[row], table.stage[row]
 
 
 def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_drawn: bool = False) -> JobTimes:
@@ -161,12 +172,13 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
         raise OpTraceError(f"the table holds stages {listed(stages, 6)} but the job has {groups.pp}")
     if dps != list(range(groups.dp)):
         raise OpTraceError(f"the table holds data-parallel ranks {listed(dps, 6)} but the job has {groups.dp}")
-    keys = list(zip(map(table.names.__getitem__, table.optype), table.seq, table.stage))
-    at, steps, skipped = _instances(table, keys, groups.dp)
+    dp = groups.dp
+    rows, steps, skipped = _instances(table, dp)
     if not steps:
         raise OpTraceError("no step holds every worker's operations: " + skipped[0])
+    skip = 0
     if steps[0] == WARMUP_STEP and len(steps) > 1:
-        steps = steps[1:]
+        steps, skip = steps[1:], dp
         skipped = [*skipped, WARMED_UP]
     first = steps[0]
     template = [
@@ -182,15 +194,13 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
             table.chunk[i],
             table.virtual[i],
         )
-        for (k, d, step), i in at.items()
-        if d == 0 and step == first
+        for k, i in sorted(((k, v[skip]) for k, v in rows.items()), key=lambda kv: kv[1])
     ]
     try:
         graph = graph_of(template, groups.pp, groups.dp * groups.cp > 1)
     except ValueError as exc:
         raise OpTraceError(str(exc)) from None
-    dp = groups.dp
-    place = {k: [at[(k, d, step)] for step in steps for d in range(dp)] for k in graph.needs}
+    place = {k: rows[k][skip:] for k in graph.needs}
     duration = {k: list(map(table.duration.__getitem__, v)) for k, v in place.items()}
     starts = {k: list(map(table.start.__getitem__, v)) for k, v in place.items()}
     ends = {k: list(map(add, starts[k], duration[k])) for k in place}
@@ -212,7 +222,7 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
         k: _on_time(list(map(sub, starts[k], _most(ends, needs) if needs else step_start)))
         for k, needs in graph.needs.items()
     }
-    workers = {(d, s): r for d, s, r in zip(table.dp, table.stage, table.rank)}
+    workers = dict(zip(zip(table.dp, table.stage), table.rank))
     return JobTimes(graph, groups, tuple(steps), dp, duration, transfer, delay, workers, tuple(skipped))
 
 
