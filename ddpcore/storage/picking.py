@@ -183,8 +183,10 @@ def largest_each(columns: Sequence[Sequence[float]]) -> list[float]:
     >>> largest_each([[1.0, 5.0, 2.0], [3.0, 4.0, 2.0], [0.0, 6.0, 1.0]])
     [3.0, 6.0, 2.0]
     """
-    out = list(columns[0])
-    for column in columns[1:]:
+    if len(columns) == 1:
+        return list(columns[0])
+    out = [y if y > x else x for x, y in zip(columns[0], columns[1])]
+    for column in columns[2:]:
         out = [y if y > x else x for x, y in zip(out, column)]
     return out
 
@@ -231,8 +233,10 @@ def least_each(columns: Sequence[Sequence[float]]) -> list[float]:
     >>> least_each([[1.0, 5.0], [3.0, 4.0]])
     [1.0, 4.0]
     """
-    out = list(columns[0])
-    for column in columns[1:]:
+    if len(columns) == 1:
+        return list(columns[0])
+    out = [y if y < x else x for x, y in zip(columns[0], columns[1])]
+    for column in columns[2:]:
         out = [y if y < x else x for x, y in zip(out, column)]
     return out
 
