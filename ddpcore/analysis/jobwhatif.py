@@ -24,15 +24,15 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import chain
 from operator import add, sub
 from typing import Any
 
 from ..base.words import Message, Ratio, Share, listed
-from ..storage.picking import largest_each, least_each
+from ..storage.grid import cell_rows
+from ..storage.picking import interleaved, joined, largest_each, largest_each_plus, least_each
 from ..traces.keeping import WARMUP_STEP
 from ..traces.optrace import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
 from .chance import ALPHA, binomial_above
@@ -100,15 +100,20 @@ class JobTimes:
         return len(self.steps) * self.dps
 
 
-def _instances(
-    table: OpTable, keys: list[Key], dps: int
-) -> tuple[dict[tuple[Key, int, int], int], list[int], list[Message]]:
-    """The rows' places by (operation, dp rank, step); the steps every worker recorded whole; a line per step left
-    out."""
-    at = dict(zip(zip(keys, table.dp, table.step), range(len(table))))
+def _instances(table: OpTable, dps: int) -> tuple[dict[Key, list[int]], list[int], list[Message]]:
+    """Each operation's rows, one an instance (a step every worker recorded whole and a data-parallel rank: t × dps
+    + d); those steps; a line per step left out. A table that holds each operation once an instance, as a job's
+    does, is laid out by `cell_rows`."""
     steps = sorted(set(table.step))
     if not steps:
         raise OpTraceError("no operation in the table")
+    grid = cell_rows([list(zip(table.optype, table.seq, table.stage)), table.step, table.dp])
+    if grid is not None and grid[0][2] == list(range(dps)):
+        (ops, _, _), rows = grid
+        width = len(steps) * dps
+        return {_key(table, rows[j * width]): rows[j * width : (j + 1) * width] for j in range(len(ops))}, steps, []
+    keys = list(zip(map(table.names.__getitem__, table.optype), table.seq, table.stage))
+    at = dict(zip(zip(keys, table.dp, table.step), range(len(table))))
     of_rank0: dict[int, set[Key]] = defaultdict(set)
     count: Counter[int] = Counter()
     for k, d, step in at:
@@ -145,7 +150,12 @@ def _instances(
                 dp=some[1],
             )
         )
-    return at, kept, lines
+    return {k: [at[(k, d, step)] for step in kept for d in range(dps)] for k in shape}, kept, lines
+
+
+def _key(table: OpTable, row: int) -> Key:
+    """The operation a row records."""
+    return table.names[table.optype[row]], table.seq[row], table.stage[row]
 
 
 def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_drawn: bool = False) -> JobTimes:
@@ -167,12 +177,13 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
         raise OpTraceError(f"the table holds stages {listed(stages, 6)} but the job has {groups.pp}")
     if dps != list(range(groups.dp)):
         raise OpTraceError(f"the table holds data-parallel ranks {listed(dps, 6)} but the job has {groups.dp}")
-    keys = list(zip(map(table.names.__getitem__, table.optype), table.seq, table.stage))
-    at, steps, skipped = _instances(table, keys, groups.dp)
+    dp = groups.dp
+    rows, steps, skipped = _instances(table, dp)
     if not steps:
         raise OpTraceError("no step holds every worker's operations: " + skipped[0].text())
+    skip = 0
     if steps[0] == WARMUP_STEP and len(steps) > 1:
-        steps = steps[1:]
+        steps, skip = steps[1:], dp
         skipped = [*skipped, WARMED_UP]
     first = steps[0]
     template = [
@@ -188,15 +199,13 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
             table.chunk[i],
             table.virtual[i],
         )
-        for (k, d, step), i in at.items()
-        if d == 0 and step == first
+        for k, i in sorted(((k, v[skip]) for k, v in rows.items()), key=lambda kv: kv[1])
     ]
     try:
         graph = graph_of(template, groups.pp, groups.dp * groups.cp > 1)
     except ValueError as exc:
         raise OpTraceError(str(exc)) from None
-    dp = groups.dp
-    place = {k: [at[(k, d, step)] for step in steps for d in range(dp)] for k in graph.needs}
+    place = {k: rows[k][skip:] for k in graph.needs}
     duration = {k: list(map(table.duration.__getitem__, v)) for k, v in place.items()}
     starts = {k: list(map(table.start.__getitem__, v)) for k, v in place.items()}
     ends = {k: list(map(add, starts[k], duration[k])) for k in place}
@@ -218,7 +227,7 @@ def job_times(table: OpTable | Sequence[OpRow], groups: JobGroups, transfers_dra
         k: _on_time(list(map(sub, starts[k], _most(ends, needs) if needs else step_start)))
         for k, needs in graph.needs.items()
     }
-    workers = {(d, s): r for d, s, r in zip(table.dp, table.stage, table.rank)}
+    workers = dict(zip(zip(table.dp, table.stage), table.rank))
     return JobTimes(graph, groups, tuple(steps), dp, duration, transfer, delay, workers, tuple(skipped))
 
 
@@ -259,8 +268,22 @@ def simulate(times: JobTimes, duration: Values, transfer: Values, delay: Values 
     >>> line.starts[("forward-compute", 0, 1)], [round(t, 6) for t in line.ends[("optimizer", 0, 1)]]
     ([1.1], [6.4])
     """
+    return _timed(times, duration, transfer, delay)
+
+
+def _timed(
+    times: JobTimes,
+    duration: Values,
+    transfer: Values,
+    delay: Values | None,
+    known: Values | None = None,
+    every_start: bool = True,
+) -> Timeline:
+    """`simulate`, but for the operations whose ends `known` holds (whole groups), taken from it as they are, their
+    starts left out (`duration` and `transfer` need not hold them); without `every_start`, only the starts of
+    communications are kept."""
     graph, dps = times.graph, times.dps
-    zero = [0.0] * len(next(iter(duration.values())))
+    zero = [0.0] * len(next(iter(duration.values()), ()))
     starts: Values = {}
     ends: Values = {}
 
@@ -272,11 +295,18 @@ def simulate(times: JobTimes, duration: Values, transfer: Values, delay: Values 
         return at if delay is None else list(map(add, at, delay[k]))
 
     for unit in graph.order:
+        members = (unit,) if not isinstance(unit, int) else graph.groups[unit]
+        if known is not None and members[0] in known:
+            for m in members:
+                ends[m] = known[m]
+            continue
         if not isinstance(unit, int):
+            if delay is None and not every_start and needs[unit]:
+                ends[unit] = largest_each_plus([ends[k] for k in needs[unit]], duration[unit])
+                continue
             starts[unit] = start = ready(unit)
             ends[unit] = list(map(add, start, duration[unit]))
             continue
-        members = graph.groups[unit]
         for m in members:
             starts[m] = ready(m)
         latest = _most(starts, members)
@@ -419,6 +449,12 @@ def _all_of(chosen: Callable[[Key], bool]) -> Pick:
     return lambda k: None if chosen(k) else ()
 
 
+def _picks_any(pick: Pick, key: Key) -> bool:
+    """Whether a pick chooses any instance of an operation."""
+    ranks = pick(key)
+    return ranks is None or len(ranks) > 0
+
+
 def _on_dp(dp: int) -> Pick:
     """A pick of data-parallel rank `dp`'s instances of every operation."""
     return lambda k: (dp,)
@@ -454,7 +490,10 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     real = (times.duration, times.transfer)
     recorded = _step_times(times, simulate(times, times.duration, times.transfer, times.delay), True)
     ideal_values = _typical(times)
-    (nodelay_s, nodelay_span), (ideal_s, ideal_span) = _batch(times, [real, ideal_values])
+    ((nodelay_s, nodelay_span),) = _batch(times, [real])
+    # typical durations are the same in every instance: one step's timing is every step's
+    ideal_line = _timed(times, _first_step(times, ideal_values[0]), _first_step(times, ideal_values[1]), None)
+    ideal_s, ideal_span = (_step_times(times, ideal_line, span) * len(times.steps) for span in (False, True))
     slowdown = statistics.fmean(nodelay_s) / statistics.fmean(ideal_s)
     steps = times.steps
     dps = times.dps
@@ -488,7 +527,12 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
         timed = _batch(lanes, [_beside_ideal(times, ideal_values, d) for d in range(dps)], spans=False)
     if progress is not None:
         progress(1, 3)
-    timed += _batch(times, [_mixed(times, ideal_values, real, pick) for _, _, pick in labels], spans=False)
+    timed += _from_ideal(
+        times,
+        ideal_line.ends,
+        [_mixed(times, ideal_values, real, pick) for _, _, pick in labels],
+        [{k for k in times.duration if _picks_any(pick, k)} for _, _, pick in labels],
+    )
     labels = [("dp", d, _on_dp(d)) for d in range(dps)] + labels
     by: dict[str, dict[object, float]] = defaultdict(dict)
     per_step: dict[str, dict[int, dict[object, float]]] = defaultdict(lambda: defaultdict(dict))
@@ -607,20 +651,63 @@ def _explained(real: Sequence[float], ideal: Sequence[float], removed: Sequence[
 
 
 def _batch(
-    times: JobTimes, scenarios: Sequence[tuple[Values, Values]], spans: bool = True
+    times: JobTimes,
+    scenarios: Sequence[tuple[Values, Values]],
+    spans: bool = True,
+    ideal: Values | None = None,
+    again: Collection[Key] = (),
 ) -> list[tuple[list[float], list[float]]]:
     """Each scenario's (durations, transfers) re-timed without launch gaps, and its step times: when each step's
     last optimizer ended, and its span. The scenarios are timed as one: each operation's instances of every scenario
     side by side, so that the graph is walked once (Python's cost is per operation, the C loops' per instance).
-    Without `spans`, the spans are empty."""
+    Without `spans`, the spans are empty. With `ideal` (each operation's end in the ideal, the same in every
+    instance), only the operations `again` are timed, the others ending as in the ideal in every scenario."""
     width = times.instances
-    duration = {k: list(chain.from_iterable(sc[0][k] for sc in scenarios)) for k in times.duration}
-    transfer = {k: list(chain.from_iterable(sc[1][k] for sc in scenarios)) for k in times.transfer}
-    line = simulate(times, duration, transfer, None)
+    timed = times.duration if ideal is None else again
+    duration = {k: joined([sc[0][k] for sc in scenarios]) for k in times.duration if k in timed}
+    transfer = {k: joined([sc[1][k] for sc in scenarios]) for k in times.transfer if k in timed}
+    known = None
+    if ideal is not None:
+        known = {k: [v[0]] * (width * len(scenarios)) for k, v in ideal.items() if k not in timed}
+    line = _timed(times, duration, transfer, None, known, every_start=False)
     finished = _step_times(times, line, False)
     spanned = _step_times(times, line, True) if spans else []
     per = width // times.dps
     return [(finished[b * per : (b + 1) * per], spanned[b * per : (b + 1) * per]) for b in range(len(scenarios))]
+
+
+def _from_ideal(
+    times: JobTimes, ideal: Values, scenarios: Sequence[tuple[Values, Values]], changed: Sequence[set[Key]]
+) -> list[tuple[list[float], list[float]]]:
+    """Each scenario's step times (`_batch`, without spans), a scenario being the ideal but for the operations
+    `changed` (`ideal`: each operation's end in the ideal): only those and the operations after them are timed again
+    (`_after`). The scenarios that time most operations again are timed as one, each other alone."""
+    again = [_after(times.graph, c) for c in changed]
+    most = [i for i, a in enumerate(again) if 2 * len(a) >= len(times.graph.needs)]
+    out: dict[int, tuple[list[float], list[float]]] = {}
+    if most:
+        together = set().union(*(again[i] for i in most))
+        out.update(zip(most, _batch(times, [scenarios[i] for i in most], False, ideal, together)))
+    for i, sc in enumerate(scenarios):
+        if i not in out:
+            out[i] = _batch(times, [sc], False, ideal, again[i])[0]
+    return [out[i] for i in range(len(scenarios))]
+
+
+def _after(graph: StepGraph, changed: Collection[Key]) -> set[Key]:
+    """The operations a re-timing times again when `changed` take other values: those, and each operation that
+    waits for one of them, through what it needs or its group's members."""
+    out: set[Key] = set()
+    for unit in graph.order:
+        members = graph.groups[unit] if isinstance(unit, int) else (unit,)
+        if any(m in changed or not out.isdisjoint(graph.needs[m]) for m in members):
+            out.update(members)
+    return out
+
+
+def _first_step(times: JobTimes, values: Values) -> Values:
+    """Each operation's values of the first step alone."""
+    return {k: v[: times.dps] for k, v in values.items()}
 
 
 def _beside_ideal(times: JobTimes, ideal: tuple[Values, Values], dp: int) -> tuple[Values, Values]:
@@ -630,7 +717,7 @@ def _beside_ideal(times: JobTimes, ideal: tuple[Values, Values], dp: int) -> tup
     dps = times.dps
     out: list[Values] = []
     for real, typical in zip((times.duration, times.transfer), ideal):
-        out.append({k: list(chain.from_iterable(zip(real[k][dp::dps], typical[k][dp::dps]))) for k in real})
+        out.append({k: interleaved(real[k][dp::dps], typical[k][dp::dps]) for k in real})
     return out[0], out[1]
 
 

@@ -399,11 +399,11 @@ def _read_job(files: Sequence[str]) -> JobFile | None:
 
 
 def _run_job(args: argparse.Namespace, job: JobFile) -> int:
-    """`analyze` of a 3D-parallel job: the what-if of `analysis.jobwhatif`, said by `verdicts.job_payload`."""
+    """`analyze` of a 3D-parallel job: the what-if of `analysis.jobwhatif`, said by `jobverdicts.job_payload`."""
     from ..analysis import job_whatif
     from ..analysis.jobwhatif import job_times
     from ..traces.optrace import OpTraceError
-    from .verdicts import job_payload, job_text
+    from .jobverdicts import job_payload, job_text
 
     try:
         times = job_times(job.table, job.groups, job.transfers_drawn)
@@ -541,12 +541,12 @@ def _written(payload: dict) -> str:
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
-    from ..analysis import FitError, judge, outlook_or_why
-    from .verdicts import analysis_payload, analysis_text, fit_payload
-
     if args.ray is None and (paths := _job_files(args.files)) is not None:
         job = _read_job(paths)
         return 1 if job is None else _run_job(args, job)
+    from ..analysis import FitError, judge, outlook_or_why
+    from .verdicts import analysis_payload, analysis_text, fit_payload
+
     if args.ray is not None:
         on_ray = _on_ray(args)
         if on_ray is None:

@@ -410,11 +410,12 @@ def read_op_parquet(data: bytes | str) -> OpTable:
     import io
 
     try:
-        table = pq.read_table(io.BytesIO(data) if isinstance(data, bytes) else data)
+        source = pq.ParquetFile(io.BytesIO(data) if isinstance(data, bytes) else data)
+        names: list[str] = [c for c in source.schema_arrow.names if c in OP_COLUMNS]
+        table = source.read(columns=names)
     except Exception as exc:  # pyarrow raises many kinds for a file that is not Parquet
         raise OpTraceError(f"not a Parquet file: {str(exc)[:120]}") from None
-    names: Iterable[str] = table.column_names
-    return op_table({c: _arrow_column(table.column(c)) for c in names if c in OP_COLUMNS})
+    return op_table({c: _arrow_column(table.column(c)) for c in names})
 
 
 MOST_BYTES = 1 << 30

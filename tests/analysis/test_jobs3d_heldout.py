@@ -19,7 +19,7 @@ import pytest
 
 from ddpcore.analysis import JobWhatIf, job_whatif
 from ddpcore.analysis.jobwhatif import IMBALANCE, job_times, job_verdict
-from ddpcore.cli.verdicts import job_payload
+from ddpcore.cli.jobverdicts import job_payload
 from ddpcore.traces import read_job
 
 HELD = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_heldout"

@@ -267,7 +267,7 @@ def test_interleaved_sends_and_receives_that_carry_nothing_change_nothing() -> N
 
 
 def test_an_interleaved_job_says_its_chunks() -> None:
-    from ddpcore.cli.verdicts import job_payload, job_text
+    from ddpcore.cli.jobverdicts import job_payload, job_text
 
     payload = job_payload(interleaved("clean")[0])
     assert payload["parallel"]["vpp"] == 2

@@ -109,6 +109,21 @@ def test_a_command_of_the_model_never_loads_the_traces_path():
     assert not {m for m in loaded if m.startswith(("ddpcore.traces", "ddpcore.analysis.verdict", "ddpcore.analysis.m"))}
 
 
+def test_analyzing_a_job_never_loads_the_per_rank_verdict():
+    """`analyze` of a 3D-parallel job reads its table and re-times its steps: neither the per-rank verdict, its
+    reports and fit, nor pyarrow's datasets and compute functions (a tenth of the command's time)."""
+    jobs = "tests/fixtures/jobs3d"
+    loaded = loaded_after(
+        "import sys, io, contextlib\nfrom ddpcore.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['analyze', '{jobs}/trace-ST.parquet', '{jobs}/meta-ST.yaml'])",
+        prefixes=("ddpcore", "pyarrow"),
+    )
+    assert {"ddpcore.analysis.jobwhatif", "ddpcore.cli.jobverdicts", "pyarrow.parquet"} <= loaded
+    heavy = ("ddpcore.analysis.verdict", "ddpcore.analysis.fitting", "ddpcore.cli.verdicts", "pyarrow.dataset")
+    assert not loaded & set(heavy)
+
+
 def test_importing_a_package_loads_none_of_its_modules():
     """Beyond what `import ddpcore` loads (the step model, for the page's first paint)."""
     first = loaded_after("import sys, ddpcore")
