@@ -61,7 +61,9 @@ from ..storage.transposed import Transposed
 from ..storage.whenread import RowsWhenRead
 
 __all__ = [
+    "ALONE_MOST",
     "ALPHA",
+    "Others",
     "Adjusted",
     "DISCOVERY",
     "binomial_above",
@@ -2387,6 +2389,24 @@ class Middle:
         return (window[low] + window[high]) / 2
 
 
+ALONE_MOST = 9
+"""The most ranks for which chance is also measured without each rank in turn (`Others`, `rounds.chance_of_others`):
+from ten ranks on, one rank holds a tenth of the rank-steps at most, and no longer the 90 % quantile chance's upper
+spread is read at; below, a rank slow in a stretch of the run, or a window, does."""
+
+
+@dataclass(frozen=True)
+class Others:
+    """Chance measured on every rank but one (`rounds.chance_of_others`): what a rank's stretch is weighed against
+    when the run has few ranks (`persistence` of a rank, `ALONE_MOST`), where its own late steps would widen the
+    chance it must pass. `tail`: an on-time deviation's distribution; `spread`: every rank-step's deviation of the
+    other ranks; `total`: how many rank-steps."""
+
+    tail: Tail
+    spread: Atoms
+    total: int
+
+
 @dataclass(frozen=True)
 class Chance:
     """How late ranks are by chance in a run (`bulk_tail`): the deviation of an on-time rank-step's work, the floor
@@ -2395,8 +2415,9 @@ class Chance:
     each rank's `Lateness` (in rank order), what `persistence` weighs, with `spread`: the distribution of every
     rank-step's deviation, transient stragglers included; `serial`, how much of a step's lateness carries into
     the next (`serial_of`); `leads`, whether each step's latest rank is late beyond chance (`rounds.tops_late`:
-    it leads the next by more than chance, or the run's largest works fill more of its steps); and `cost_fit`, the
-    tail the cost reads when it is not `work` (`rounds.Found.costed`)."""
+    it leads the next by more than chance, or the run's largest works fill more of its steps); `cost_fit`, the
+    tail the cost reads when it is not `work` (`rounds.Found.costed`); and `others`, in rank order, chance without
+    each rank (`Others`: runs of 3 to ALONE_MOST ranks; none otherwise)."""
 
     ranks: int
     work: Tail
@@ -2407,6 +2428,7 @@ class Chance:
     serial: float = 0.0
     leads: bool = False
     cost_fit: Tail | None = None
+    others: tuple[Others, ...] = ()
 
     @property
     def costed(self) -> Tail:

@@ -36,7 +36,7 @@ from .chance import Across, Chance, cost_tail
 from .rankmap import MAX_ROWS, Cells, bins_of, map_of
 from .rankwise import rank_summaries
 from .results import AnalysisError, Measured, StepSummary
-from .rounds import beyond_chance
+from .rounds import beyond_chance, chance_of_others
 from .runs import copies, runs_of
 from .stepwise import CostRows, _at, _common_steps, _parts_at, _summarise_step, rows_of, step_major, unmeasured
 
@@ -93,6 +93,7 @@ def measure(
 
     work = list(chain.from_iterable(fan(work_of, ranges(len(common), len(tables), block))))
     beyond = beyond_chance(work, fan)
+    others = chance_of_others(work)
     if progress is not None:
         progress(0, len(common))
     count, first = unmeasured(common, order, work)
@@ -170,6 +171,7 @@ def measure(
             beyond.serial,
             beyond.leads,
             beyond.costed,
+            others,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

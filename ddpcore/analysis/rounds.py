@@ -28,11 +28,13 @@ from typing import Protocol, TypeVar
 from ..storage.fan import Fan, ranges
 from ..storage.ordered import in_order
 from .chance import (
+    ALONE_MOST,
     REFERENCE_SUSPECT,
     SPACED_MOST,
     Atoms,
     Lateness,
     Lead,
+    Others,
     Place,
     Reference,
     Tail,
@@ -73,6 +75,7 @@ __all__ = [
     "Rounds",
     "beyond_chance",
     "chance_in_rounds",
+    "chance_of_others",
     "deviations",
     "late_at_top",
 ]
@@ -382,6 +385,30 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         found.tops is not None,
         found.costed,
     )
+
+
+def chance_of_others(work: Sequence[Sequence[float]]) -> tuple[Others, ...]:
+    """Chance without each rank in turn (`chance.Others`, in rank order: entry i of each step is rank i), measured
+    as `chance_in_rounds` measures it over every rank, for runs of 3 to ALONE_MOST ranks (none otherwise). Among 4
+    ranks, one slow in 7 steps of a 12-step window holds the run's 90 % quantile: chance read through it puts the
+    bar a rank-step must pass at 150 ms in a 30 ms step, and the rank's own stretch is never later than that chance.
+
+    >>> import random
+    >>> rng = random.Random(1)
+    >>> work = [[rng.gauss(30.0, 1.0) + 3.0 * (i == 1 and j < 7) for i in range(4)] for j in range(12)]
+    >>> others, whole = chance_of_others(work), beyond_chance(work).tail
+    >>> len(others), others[1].total, round(others[1].tail.high, 2), round(whole.high, 2)
+    (4, 36, 1.83, 2.3)
+    """
+    ranks = len(work[0]) if work else 0
+    if not 3 <= ranks <= ALONE_MOST:
+        return ()
+    out = []
+    for i in range(ranks):
+        rows = [[w for k, w in enumerate(row) if k != i] for row in work]
+        found = chance_in_rounds(InProcess(rows), ranks - 1, len(rows))
+        out.append(Others(found.tail, Atoms.of_sorted(found.pooled), found.total))
+    return tuple(out)
 
 
 def deviations(work: Sequence[Sequence[float]]) -> list[array[float]]:

@@ -48,6 +48,7 @@ from ..traces import RankColumns, RankFacts, RankTrace, table_of
 from ..traces.keeping import WARMUP_STEP, kept_for_verdict
 from .caveats import RunFacts, caveats_of
 from .chance import (
+    ALONE_MOST,
     KEPT,
     Across,
     Atoms,
@@ -78,7 +79,7 @@ from .chance import (
 from .rankmap import RankStepMap
 from .rankwise import own_medians_at, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
-from .rounds import chance_in_rounds
+from .rounds import chance_in_rounds, chance_of_others
 from .runs import Releases, bound_of, drift, fingerprint, references
 from .stepwise import (
     STEP_COLUMNS,
@@ -303,6 +304,11 @@ class Shard:
         found = rank_places(self.vectors["work"], work_medians)
         self.offsets = [p.offset for p in found]
         return found
+
+    def work_rows(self) -> tuple[tuple[int, ...], list[list[float]]]:
+        """The shard's ranks and each common step's work of them (ms): what chance without each rank is measured on
+        (`rounds.chance_of_others`), asked of runs of a few ranks only."""
+        return self.ranks, [list(row) for row in self.vectors["work"]]
 
     def adjust(self, usual: Sequence[float], work_medians: Sequence[float], base: float) -> None:
         """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`), against every
@@ -813,6 +819,7 @@ def measure_shards(
 
     told("chance")
     found = chance_in_rounds(ShardRounds(shards, n, steps), n, steps)
+    others = chance_of_others(_work_by_rank(asked(shards, "work_rows"), steps)) if 3 <= n <= ALONE_MOST else ()
     work_tail, floor, total = found.tail, found.floor_ms, found.total
     spread = Atoms.of_sorted(found.pooled)
     lateness_of = dict(chain.from_iterable(asked(shards, "lateness", work_tail, floor)))
@@ -911,6 +918,7 @@ def measure_shards(
             serial_of(found.places, steps),
             found.tops is not None,
             found.costed,
+            others,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),
@@ -919,6 +927,12 @@ def measure_shards(
         load_marked=run.load_marked,
         threshold=threshold,
     )
+
+
+def _work_by_rank(parts: Sequence[tuple[Sequence[int], Sequence[Sequence[float]]]], steps: int) -> list[list[float]]:
+    """Each step's work of every rank, in rank order, from each shard's ranks and rows (`Shard.work_rows`)."""
+    order = sorted((rank, k, i) for k, (ranks, _) in enumerate(parts) for i, rank in enumerate(ranks))
+    return [[parts[k][1][j][i] for _, k, i in order] for j in range(steps)]
 
 
 def _part_middles(

@@ -53,8 +53,10 @@ from ..traces.keeping import GpuGauges
 from ..traces.stepfacts import Column
 from .chance import (
     ALPHA,
+    Chance,
     Lateness,
     Middle,
+    Others,
     Persistence,
     beyond_jitter,
     effective_steps,
@@ -673,6 +675,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     past = Counter(s.columns.ranks[i] for s in measured.steps for i in s.columns.beyond)
     total_past = sum(past.values())
     serial = chance.serial
+    at = {s.rank: i for i, s in enumerate(measured.ranks)}
     persistent = {}
     undecided = []
     for r, js in where.items():
@@ -693,6 +696,8 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
             own=past[r],
             total=chance.total,
         )
+        if found is None and chance.others:
+            found = _stretch_alone(lateness, js, ranks, chance, chance.others[at[r]], transient)
         if found is not None:
             persistent[r] = found
         elif len(js) >= majority(steps):
@@ -737,6 +742,28 @@ UNDECIDED_SHOWN = 3
 UNDECIDED_WINDOW = 4
 """How many times as long as the run a window may need to be for a verdict to say it would decide: a rank that
 would need more is as late as chance makes ranks, not a straggler too briefly seen."""
+
+
+def _stretch_alone(
+    lateness: Lateness, over: list[int], ranks: int, chance: Chance, alone: Others, transient: float
+) -> Persistence | None:
+    """A rank slow in a stretch of the run only, weighed against chance without it (`chance.Others`: a run of a few
+    ranks, where the rank's own late steps widen the chance read on every rank): its stretch alone, never the whole
+    run (a rank slow in every step has its offset taken out of chance already, `chance.usual_offsets`). The mean is
+    still weighed against every rank-step of the run, its own included: a rank late in two steps of six by pauses of
+    400 ms is no slower in the four between them."""
+    found = persistence(
+        lateness,
+        over,
+        ranks,
+        alone.tail,
+        chance.spread,
+        transient,
+        serial=chance.serial,
+        others=alone.spread,
+        total=alone.total,
+    )
+    return found if found is not None and (found.first, found.stop) != (0, lateness.steps) else None
 
 
 def _lateness_by_rank(measured: Measured) -> dict[int, Lateness]:
