@@ -38,8 +38,11 @@ def test_a_job_timeline_gives_the_published_what_if(open_page):
     names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
     assert {"DP rank 0, measured", "DP rank 1, ideal (typical durations)"} <= names
     assert sum(e["ph"] == "X" for e in events) == 2 * 6784
+    step = page.locator("#job-step [data-testid=job-step]")
+    assert step.count() == 1 and step.locator("[data-block=ideal]").count() > 0, "the worst step, a region of its own"
     page.select_option("[data-testid=lang]", "fr")
     assert "déplacez des couches hors de l'étage 3" in page.inner_text("[data-testid=job-diagnosis]")
+    assert "Tel qu'enregistré" in page.inner_text("#job-step")
     assert "1,18×" in page.inner_text("[data-testid=job-panel]")
     watch.assert_clean()
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from ddpview import app
-from ddpview.views import job_html
+from ddpview.views import job_html, job_step_html
 from paths import FIXTURES
 
 from ddpcore.analysis import job_whatif
@@ -89,12 +89,13 @@ def test_the_worst_step_is_drawn_as_recorded_and_in_the_ideal():
     w = job_whatif(times)
     step = job_step_drawing(times, *job_timelines(times), w)
     assert step.dp_ranks[0] == 0, "the slow worker's DP rank is the step's slowest"
-    html = job_html(w, (), "en", step)
+    html = job_step_html(step, "en")
+    assert 'data-testid="job-step"' not in job_html(w, (), "en") and job_step_html(None, "en") == ""
     assert 'data-testid="job-step"' in html and f'data-step="{step.step}"' in html
     measured = html.count('data-block="measured"')
     assert measured == html.count('data-block="ideal"') == len(step.measured) > 0
     assert 'data-kind="forward"' in html and 'data-kind="pp"' in html
-    assert "Tel qu&#x27;enregistré" in job_html(w, (), "fr", step)
+    assert "Tel qu&#x27;enregistré" in job_step_html(step, "fr")
 
 
 def test_an_interleaved_job_says_its_chunks_in_both_languages():

@@ -170,7 +170,9 @@ class TracesShell:
             if pieces and pieces[0][0] == reading.JOB:
                 _, whatif, notes, errors, step = pieces[0]
                 self.measured_there = None
-                await stepped(self.page.updating(app.with_job(self.page.model, whatif, notes, errors, step)))
+                model = app.with_job(self.page.model, whatif, notes, errors, step)
+                await stepped(app.drawing(model))
+                await stepped(self.page.updating(model))
                 return
             measured, errors, outlook, fit_error = reading.joined(pieces)
             model = await stepped(app.measured_in_steps(self.page.model, measured, errors))

@@ -85,8 +85,31 @@ def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
 
 def drawing(model: Model) -> Generator[None, None, None]:
     """Your traces' regions drawn into what `screen` keeps, a region at a time (the map of thousands of ranks takes
-    the page tens of ms): the shell gives its thread back between them."""
+    the page tens of ms; a job's worst step, 116 kB for the published SE): the shell gives its thread back between
+    them."""
     yield from _drawing(model.traces, model.lang)
+    yield from _job_drawing(model.traces, model.lang)
+
+
+_job_drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
+
+
+def _job_drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
+    """A job's panel and its worst step drawn, a region at a time, and kept while they stand (the job, its notes and
+    its step told by identity): a page update meanwhile (a progress message, a control) draws neither again."""
+    from ..views import job_html, job_step_html
+
+    key = (t.job, t.job_notes, t.job_step, lang)
+    if _job_drawn and all(a is b for a, b in zip(_job_drawn[0][0][:3], key[:3])) and _job_drawn[0][0][3] == lang:
+        return
+    if t.job is None:
+        _job_drawn[:] = [(key, {"job-panel": "", "job-step": ""})]
+        return
+    panel = job_html(t.job, t.job_notes, lang)
+    yield
+    step = job_step_html(t.job_step, lang)
+    yield
+    _job_drawn[:] = [(key, {"job-panel": panel, "job-step": step})]
 
 
 def _drawing_key(t: TracesModel, lang: str) -> tuple[object, ...]:
@@ -116,13 +139,16 @@ def _drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
 def _region_markup(model: Model, kept: bool) -> dict[str, str]:
     state, lang = model.state, model.lang
     if state.view == "traces":
-        from ..views import compare_html, fit_html, job_html
+        from ddpcore.base.steps import finished
+
+        from ..views import compare_html, fit_html
 
         t = model.traces
         markup = _traces_markup(t, lang)
         markup["trace-fit"] = fit_html(state, t.outlook, t.fit_error, fit_due(model), lang)
         markup["compare-panel"] = compare_html(t.comparison, t.after_errors, t.reading_after, state.compare, lang)
-        markup["job-panel"] = job_html(t.job, t.job_notes, lang, t.job_step)
+        finished(_job_drawing(t, lang))
+        markup |= _job_drawn[0][1]
     else:
         markup = regions(state, model.frame, lang, kept and not model.playing)
     markup[PROGRESS_REGION] = progress_html(model.traces.progress, lang)

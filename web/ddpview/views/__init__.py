@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and editors
         HEAT_ROWS,
         job_heatmap,
         job_html,
+        job_step_html,
         job_step_svg,
     )
     from .page import (  # noqa: F401
@@ -97,6 +98,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "HEAT_ROWS",
         "job_heatmap",
         "job_html",
+        "job_step_html",
         "job_step_svg",
     ),
     "page": (

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ddpcore.analysis.jobwhatif import JobStepDrawing
     from ddpcore.base.words import Message
 
-__all__ = ["HEAT_ROWS", "job_heatmap", "job_html", "job_step_svg"]
+__all__ = ["HEAT_ROWS", "job_heatmap", "job_html", "job_step_html", "job_step_svg"]
 
 HEAT_ROWS = 64
 """The most DP ranks the heatmap draws a row for (the worst ones, by what they cost alone); the table lists all."""
@@ -236,9 +236,18 @@ def _split(testid: str, title: str, by: Mapping[Any, float], name: str, lang: st
     return tag("table", {"class": "job-split"}, text("caption", None, caption), tag("tbody", None, *rows))
 
 
-def job_html(w: JobWhatIf | None, notes: tuple[Message, ...], lang: str, step: JobStepDrawing | None = None) -> str:
-    """The panel of a 3D-parallel job, or nothing when Your traces holds none; with `step`, its worst step drawn as
-    recorded and in the ideal."""
+def job_step_html(step: JobStepDrawing | None, lang: str) -> str:
+    """A 3D-parallel job's worst step drawn as recorded and in the ideal (`job_step_svg`), a region of its own below
+    the job's panel (the published SE's is 116 kB: drawn and laid out with the panel, it made two tasks of 70 ms in
+    the page); nothing without a step."""
+    if step is None or not step.measured:
+        return ""
+    return tag("section", {"class": "job"}, job_step_svg(step, lang))
+
+
+def job_html(w: JobWhatIf | None, notes: tuple[Message, ...], lang: str) -> str:
+    """The panel of a 3D-parallel job, or nothing when Your traces holds none: its diagnosis, S, M_W and M_S, the
+    heatmap and the splits (its worst step is `job_step_html`'s)."""
     if w is None:
         return ""
     g = w.groups
@@ -270,8 +279,6 @@ def job_html(w: JobWhatIf | None, notes: tuple[Message, ...], lang: str, step: J
                 _split("job-by-type", i18n.t("job.by_type", lang), w.by_optype, "job.type_key", lang),
             )
         )
-    if step is not None and step.measured:
-        body.append(job_step_svg(step, lang))
     lines = [m.text(lang) for m in (*notes, *w.skipped)]
     if lines:
         body.append(tag("ul", {"class": "help", "data-testid": "job-notes"}, *(text("li", None, n) for n in lines)))
