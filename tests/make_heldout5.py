@@ -1,8 +1,8 @@
 """Record the fifth held-out set of real DDP runs (tests/fixtures/heldout5; gloo on CPU, one process and one torch
 thread per rank), adapted from tests/make_heldout4.py by a helper that never read the verdict's code: moving and
-random stragglers, quiet and on a busy machine (copied, not imported, to stay blind). Delays are time.sleep only; each
-run waits for an idle machine first
-and records the CPU other processes used meanwhile. Regenerate (not part of the tests; needs torch):
+random stragglers, quiet and on a busy machine (copied, not imported, to stay blind). Delays are time.sleep only;
+each run waits for an idle machine first and records the CPU other processes used meanwhile. Regenerate (not part
+of the tests; needs torch):
 
     PYTHONPATH=. HELDOUT5_OUT=tests/fixtures/heldout5 /tmp/torchvenv/bin/python -m tests.make_heldout5 [names...]
 
