@@ -202,6 +202,12 @@ JOBS3D_BUDGETS: tuple[Budget, ...] = (
         10,
         "x",
     ),
+    _at_most("3D-parallel what-if: the page answers SE (128 ranks)", ("jobs3d", "page", "page_s"), 10, "s"),
+    _at_most(
+        "3D-parallel what-if: main-thread long tasks (> 50 ms) while the page answers SE",
+        ("jobs3d", "page", "page_long_tasks"),
+        0,
+    ),
 )
 """`bench --jobs3d --artifact DIR`'s budget (issue 52)."""
 

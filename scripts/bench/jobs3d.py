@@ -6,7 +6,10 @@ and its splits with `analyzer/wia.py`, then M_S with `compute_ms.py` and M_W wit
 its own; ddpcore gives all of them in one `python -m ddpcore analyze`. Both are timed as the user runs them (wall
 time of the processes, best of REPEATS). The artifact's needs (pandas < 3, which it was written for, pyarrow, numpy,
 pyyaml, tqdm, ujson) are installed from PyPI into a bench-only environment, never ddpcore's. Without DIR, ddpcore is
-timed alone and the comparison is said to be missing. Figures go under `jobs3d` in bench/results.json.
+timed alone and the comparison is said to be missing. With DIR, the page also answers the published SE (128 ranks)
+from the artifact's Chrome timeline (the page reads no Parquet; the timeline is 2.4 MB, not kept in
+tests/fixtures): seconds from the drop to the job's panel and main-thread long tasks meanwhile. Figures go under
+`jobs3d` in bench/results.json.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import build
 from scripts.bench.report import merge_into
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,7 +117,51 @@ def artifact_seconds(python: Path, artifact: Path, name: str) -> dict[str, float
     return {**best, "total": sum(best.values())}
 
 
-def jobs3d_figures(artifact: Path | None, venv: Path) -> dict:
+PAGE_TRACE = "SE"
+"""The published trace the page answers in the bench: the largest job (128 ranks, DP 32)."""
+
+
+def page_figures(dist: Path, artifact: Path) -> dict:
+    """The artifact's timeline of PAGE_TRACE and its meta file dropped into Your traces of the built page `dist`:
+    seconds from the drop to the job's panel (the reading worker's start included), the main thread's long tasks
+    (> 50 ms) meanwhile, and S as the page shows it against ddpcore's native figure of the same file."""
+    from playwright.sync_api import sync_playwright
+
+    from ddpcore.analysis import job_whatif
+    from ddpcore.analysis.jobwhatif import job_times
+    from ddpcore.traces import read_job
+    from scripts.bench.probes import AFTER_PICK, traces_page
+
+    timeline = artifact / "data" / f"timeline-{PAGE_TRACE}.json.gz"
+    meta = JOBS / f"meta-{PAGE_TRACE}.yaml"
+    job = read_job({p.name: p.read_bytes() for p in (timeline, meta)})
+    native = job_whatif(job_times(job.table, job.groups, job.transfers_drawn)).slowdown
+    server, url = build.serve_in_thread(dist)
+    try:
+        with sync_playwright() as p:
+            browser, page = traces_page(p, url)
+            page.wait_for_timeout(1000)
+            start = time.perf_counter()
+            page.set_input_files("[data-testid=trace-files]", [str(timeline), str(meta)])
+            page.wait_for_selector("[data-testid=job-panel]", timeout=300_000)
+            seconds = time.perf_counter() - start
+            page.wait_for_timeout(1000)
+            long_tasks = page.evaluate(AFTER_PICK)
+            shown = float(page.get_attribute("[data-testid=job-slowdown]", "data-value") or "nan")
+            browser.close()
+    finally:
+        server.shutdown()
+    return {
+        "trace": PAGE_TRACE,
+        "page_s": seconds,
+        "page_long_tasks": len(long_tasks),
+        "page_long_task_ms": long_tasks,
+        "page_slowdown": shown,
+        "native_slowdown": native,
+    }
+
+
+def jobs3d_figures(artifact: Path | None, venv: Path, dist: Path | None = None) -> dict:
     """Each trace's seconds for ddpcore and, with the artifact, its scripts and the ratio; the smallest ratio."""
     python = artifact_python(venv) if artifact is not None else None
     figures: dict = {"traces": {}}
@@ -128,12 +176,15 @@ def jobs3d_figures(artifact: Path | None, venv: Path) -> dict:
     ratios = [r["speedup"] for r in figures["traces"].values() if "speedup" in r]
     figures["speedup_min"] = min(ratios) if ratios else None
     figures["artifact"] = "measured" if ratios else "not given (--artifact DIR): ddpcore timed alone"
+    if artifact is not None and dist is not None:
+        figures["page"] = page_figures(dist, artifact)
+        print("page", json.dumps(figures["page"]), flush=True)
     return figures
 
 
-def main(out: Path, artifact: Path | None) -> int:
-    """Measure and write under `jobs3d` in `out`/results.json."""
-    figures = jobs3d_figures(artifact, out.resolve() / ".artifact-venv")
+def main(dist: Path, out: Path, artifact: Path | None) -> int:
+    """Measure and write under `jobs3d` in `out`/results.json (the page's figures on the built site `dist`)."""
+    figures = jobs3d_figures(artifact, out.resolve() / ".artifact-venv", dist)
     merge_into(out, "jobs3d", figures)
     print(json.dumps({k: v for k, v in figures.items() if k != "traces"}, indent=2))
     return 0
@@ -142,4 +193,4 @@ def main(out: Path, artifact: Path | None) -> int:
 if __name__ == "__main__":
     args = sys.argv[2:]
     given = Path(args[args.index("--artifact") + 1]) if "--artifact" in args else None
-    sys.exit(main(Path(args[0]), given))
+    sys.exit(main(Path(sys.argv[1]), Path(args[0]), given))
