@@ -2417,7 +2417,8 @@ class Chance:
     the next (`serial_of`); `leads`, whether each step's latest rank is late beyond chance (`rounds.tops_late`:
     it leads the next by more than chance, or the run's largest works fill more of its steps); `cost_fit`, the
     tail the cost reads when it is not `work` (`rounds.Found.costed`); and `others`, in rank order, chance without
-    each rank (`Others`: runs of 3 to ALONE_MOST ranks; none otherwise)."""
+    each rank holding the run's upper tail (`Others`, None for the others: runs of 3 to ALONE_MOST ranks; none
+    otherwise)."""
 
     ranks: int
     work: Tail
@@ -2428,7 +2429,7 @@ class Chance:
     serial: float = 0.0
     leads: bool = False
     cost_fit: Tail | None = None
-    others: tuple[Others, ...] = ()
+    others: tuple[Others | None, ...] = ()
 
     @property
     def costed(self) -> Tail:

@@ -696,8 +696,9 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
             own=past[r],
             total=chance.total,
         )
-        if found is None and chance.others:
-            found = _stretch_alone(lateness, js, ranks, chance, chance.others[at[r]], transient)
+        alone = chance.others[at[r]] if chance.others else None
+        if found is None and alone is not None:
+            found = _stretch_alone(lateness, js, ranks, chance, alone, transient)
         if found is not None:
             persistent[r] = found
         elif len(js) >= majority(steps):

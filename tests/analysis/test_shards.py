@@ -345,3 +345,18 @@ def test_hello_makes_one_set_of_steps_for_ranks_that_share_them():
     assert hello["steps"] == list(one.step)
     a_set_and_its_ints = 4096 * 16 + 3000 * 28
     assert peak < 40 * a_set_and_its_ints
+
+
+def test_chance_without_a_rank_is_the_same_merged_from_shards_in_any_order():
+    """A rank slow in the first 7 steps of a 12-step window (heldout4/e_recover1) is named up to its recovery through
+    chance measured without it (`rounds.chance_of_others`): the shards, given in another order than their ranks',
+    gather the same work and give the same chance and verdict."""
+    files = sorted(glob.glob(f"{FIXTURES}/heldout4/e_recover1/*.pt.trace.json.gz"))
+    tables, _ = one_run(read_paths(files, 1))
+    whole = measure(tables)
+    merged = measure_shards([Shard(tables[3:]), Shard(tables[:1]), Shard(tables[1:3])], 0.1)
+    assert [o is not None for o in whole.chance.others] == [False, True, False, False]
+    assert merged.chance.others == whole.chance.others
+    payload = analysis_payload(judge(whole, 0.1), [])
+    same(payload, analysis_payload(merge([Shard(tables[3:]), Shard(tables[:1]), Shard(tables[1:3])], 0.1), []))
+    assert [(s["rank"], s["to_step"]) for s in payload["stragglers"]] == [(1, 35)]
