@@ -78,6 +78,7 @@ __all__ = [
     "Rounds",
     "beyond_chance",
     "chance_in_rounds",
+    "alone_measured",
     "chance_of_others",
     "deviations",
     "holding_the_tail",
@@ -411,6 +412,16 @@ def holding_the_tail(work: Sequence[Sequence[float]]) -> list[int]:
     return sorted(i for i, count in held.items() if count > 2 * (1 - Q_HIGH) * steps)
 
 
+def alone_measured(ranks: int) -> bool:
+    """Whether a run of `ranks` ranks has chance measured without a rank too (`chance_of_others`): from 3 ranks (with
+    two, the other rank is all the chance there is) to ALONE_MOST.
+
+    >>> alone_measured(2), alone_measured(4), alone_measured(64)
+    (False, True, False)
+    """
+    return 3 <= ranks <= ALONE_MOST
+
+
 def chance_of_others(work: Sequence[Sequence[float]]) -> tuple[Others | None, ...]:
     """Chance without each rank holding the run's upper tail (`holding_the_tail`; None for the others), in rank order
     (entry i of each step is rank i), measured as `chance_in_rounds` measures it over every rank, for runs of 3 to
@@ -427,7 +438,7 @@ def chance_of_others(work: Sequence[Sequence[float]]) -> tuple[Others | None, ..
     ([False, True, False, False], 36, 1.83, 2.3)
     """
     ranks = len(work[0]) if work else 0
-    if not 3 <= ranks <= ALONE_MOST:
+    if not alone_measured(ranks):
         return ()
     out: list[Others | None] = [None] * ranks
     for i in holding_the_tail(work):

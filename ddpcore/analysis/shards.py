@@ -48,7 +48,6 @@ from ..traces import RankColumns, RankFacts, RankTrace, table_of
 from ..traces.keeping import WARMUP_STEP, kept_for_verdict
 from .caveats import RunFacts, caveats_of
 from .chance import (
-    ALONE_MOST,
     KEPT,
     Across,
     Atoms,
@@ -79,7 +78,7 @@ from .chance import (
 from .rankmap import RankStepMap
 from .rankwise import own_medians_at, rank_summaries
 from .results import AnalysisError, Measured, StepColumns, StepSummary
-from .rounds import chance_in_rounds, chance_of_others
+from .rounds import alone_measured, chance_in_rounds, chance_of_others
 from .runs import Releases, bound_of, drift, fingerprint, references
 from .stepwise import (
     STEP_COLUMNS,
@@ -819,7 +818,7 @@ def measure_shards(
 
     told("chance")
     found = chance_in_rounds(ShardRounds(shards, n, steps), n, steps)
-    others = chance_of_others(_work_by_rank(asked(shards, "work_rows"), steps)) if 3 <= n <= ALONE_MOST else ()
+    others = chance_of_others(_work_by_rank(asked(shards, "work_rows"), steps)) if alone_measured(n) else ()
     work_tail, floor, total = found.tail, found.floor_ms, found.total
     spread = Atoms.of_sorted(found.pooled)
     lateness_of = dict(chain.from_iterable(asked(shards, "lateness", work_tail, floor)))

@@ -91,7 +91,7 @@ def drawing(model: Model) -> Generator[None, None, None]:
     yield from _job_drawing(model.traces, model.lang)
 
 
-_job_drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
+_job_drawn: list[tuple[tuple[object, ...], str, dict[str, str]]] = []
 
 
 def _job_drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
@@ -99,17 +99,17 @@ def _job_drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
     its step told by identity): a page update meanwhile (a progress message, a control) draws neither again."""
     from ..views import job_html, job_step_html
 
-    key = (t.job, t.job_notes, t.job_step, lang)
-    if _job_drawn and all(a is b for a, b in zip(_job_drawn[0][0][:3], key[:3])) and _job_drawn[0][0][3] == lang:
+    shown = (t.job, t.job_notes, t.job_step)
+    if _job_drawn and _job_drawn[0][1] == lang and all(a is b for a, b in zip(_job_drawn[0][0], shown)):
         return
     if t.job is None:
-        _job_drawn[:] = [(key, {"job-panel": "", "job-step": ""})]
+        _job_drawn[:] = [(shown, lang, {"job-panel": "", "job-step": ""})]
         return
     panel = job_html(t.job, t.job_notes, lang)
     yield
     step = job_step_html(t.job_step, lang)
     yield
-    _job_drawn[:] = [(key, {"job-panel": panel, "job-step": step})]
+    _job_drawn[:] = [(shown, lang, {"job-panel": panel, "job-step": step})]
 
 
 def _drawing_key(t: TracesModel, lang: str) -> tuple[object, ...]:
@@ -148,7 +148,7 @@ def _region_markup(model: Model, kept: bool) -> dict[str, str]:
         markup["trace-fit"] = fit_html(state, t.outlook, t.fit_error, fit_due(model), lang)
         markup["compare-panel"] = compare_html(t.comparison, t.after_errors, t.reading_after, state.compare, lang)
         finished(_job_drawing(t, lang))
-        markup |= _job_drawn[0][1]
+        markup |= _job_drawn[0][2]
     else:
         markup = regions(state, model.frame, lang, kept and not model.playing)
     markup[PROGRESS_REGION] = progress_html(model.traces.progress, lang)
