@@ -129,6 +129,8 @@ __all__ = [
     "recentred",
     "sum_parts",
     "without_top",
+    "with_latest",
+    "tops_floor",
     "pooled_runs",
 ]
 
@@ -765,6 +767,86 @@ def fdr_floor(
         return alone
     found = centred or tail
     return min(alone, found.above(share * max(1, _stepped_up(ordered, found, share)) / total))
+
+
+ON_TIME_ABOVE = 0.5
+"""Storey's lambda (`tops_floor`): the steps whose latest rank's chance is above it are read as steps whose latest
+rank is on time, each such chance counting for 1 / (1 - lambda) steps."""
+TOPS_ROUNDS = 4
+"""How many times `tops_floor` reads again how many steps' latest ranks are on time, and the chance of each through
+it."""
+TOPS_MOST = 4096
+"""Steps `tops_floor` reads at most (every k-th beyond): its cut is a deviation, which every step is held to."""
+
+
+def below_as_one_of(h: float, n: int, on_time: float) -> float:
+    """F(x), the chance that one on-time draw lies below x, from H(x), the share of the steps' ranks *but their
+    latest* that lie below it, when a share `on_time` of the steps have their latest rank on time too. In such a step
+    the others are the n - 1 least of n draws, below x with chance (n F - F^n) / (n - 1); in a step whose latest rank
+    is late, they are n - 1 draws, below x with chance F. Both increase with F, so H(x) has one F, found by halving.
+
+    >>> round(below_as_one_of(0.5, 4, 0.0), 6), round(below_as_one_of(0.5, 4, 1.0), 3)
+    (0.5, 0.38)
+    """
+    low, high = 0.0, 1.0
+    for _ in range(48):
+        f = (low + high) / 2
+        if (1.0 - on_time) * f + on_time * (n * f - f**n) / (n - 1) < h:
+            low = f
+        else:
+            high = f
+    return (low + high) / 2
+
+
+def top_chance(x: float, others: Tail, n: int, on_time: float) -> float:
+    """The chance that the latest of a step's n ranks, all on time, lies x or more above the mean of the others: one
+    minus F(x)^n, F read through `below_as_one_of` from `others`, the deviations of the steps' ranks but their latest
+    (`Found.costed`), a share `on_time` of the steps having their latest on time.
+
+    >>> others = Tail(0.0, 1.2816, 1.2816)
+    >>> round(top_chance(1.0, others, 4, 1.0), 3), round(top_chance(3.0, others, 4, 0.0), 4)
+    (0.778, 0.0054)
+    """
+    return 1.0 - below_as_one_of(1.0 - others.survival(x), n, on_time) ** n
+
+
+def tops_floor(tops: Sequence[float], others: Tail, n: int, level: float = DISCOVERY) -> float:
+    """The deviation from which a step's latest rank is late, once the latest ranks lead beyond chance
+    (`rounds.tops_late`: a straggler that moves): the step-up rule of Storey, Taylor and Siegmund over the steps
+    (each step's latest rank's deviation `tops`, its chance `top_chance`) at the false discovery rate `level`, with
+    the share of steps whose latest is on time read from the chances themselves (those above ON_TIME_ABOVE), and that
+    share read again TOPS_ROUNDS times, since it also says what the ranks but the latest are (`below_as_one_of`).
+    Never more steps than that share leaves late: where nearly every step's latest is late, the rule's level grows
+    until it passes them all, the few on time too, and the share of steps named would be off by theirs. Infinite
+    when no step is named.
+
+    A straggler that moves among 4 ranks, about two spreads of the others' deviations late, is late alone in few
+    steps (the floor is held to ALPHA over every rank-step), and Benjamini and Hochberg's rule over the steps named a
+    third of them: it holds the false discoveries to `level` as if every step could be on time, where almost none
+    is. Reading that share first names the steps whose latest is late as a group.
+
+    >>> import random
+    >>> rng = random.Random(4)
+    >>> others = Tail(0.0, 1.2816, 1.2816)
+    >>> moving = [rng.gauss(2.5, 1.0) for _ in range(60)]
+    >>> clean = [max(rng.gauss(0.0, 1.0) for _ in range(4)) + 0.4 for _ in range(60)]
+    >>> sum(x >= tops_floor(moving, others, 4) for x in moving), tops_floor(clean, others, 4)
+    (56, inf)
+    """
+    read = list(tops[:: -(-len(tops) // TOPS_MOST)]) if tops else []
+    m = len(read)
+    if not m or n < 3:
+        return math.inf
+    read.sort(reverse=True)
+    on_time, named = 1.0, 0
+    for _ in range(TOPS_ROUNDS):
+        chances = [top_chance(x, others, n, on_time) for x in read]
+        above = sum(p > ON_TIME_ABOVE for p in chances)
+        bound = min(m, (1 + above) / (1.0 - ON_TIME_ABOVE))
+        late = m - min(m, round(above / (1.0 - ON_TIME_ABOVE)))
+        named = min(late, max((k for k, p in enumerate(chances, start=1) if p <= level * k / bound), default=0))
+        on_time = bound / m
+    return read[named - 1] if named else math.inf
 
 
 def student_upper(t: float, dof: int) -> float:
@@ -1692,6 +1774,16 @@ def with_top(found: Sequence[int], top: int) -> tuple[int, ...]:
     return tuple(sorted({*found, top} - {-1}))
 
 
+def with_latest(found: Sequence[int], top: int, deviation: float, top_floor: float) -> tuple[int, ...]:
+    """A step's entries past the floor (`found`), with its latest rank (`top`) among them when its deviation is at or
+    past `top_floor` (`tops_floor`).
+
+    >>> with_latest((1,), 3, 2.5, 2.0), with_latest((1,), 3, 1.5, 2.0)
+    ((1, 3), (1,))
+    """
+    return with_top(found, top) if deviation >= top_floor else tuple(found)
+
+
 def _deviated(
     work: Sequence[Sequence[float]], raw: Sequence[Sequence[float]], suspects: Sequence[Sequence[int]], steps: range
 ) -> list[tuple[Top, array[float], Reference]]:
@@ -2418,7 +2510,8 @@ class Chance:
     it leads the next by more than chance, or the run's largest works fill more of its steps); `cost_fit`, the
     tail the cost reads when it is not `work` (`rounds.Found.costed`); and `others`, in rank order, chance without
     each rank holding the run's upper tail (`Others`, None for the others: runs of 3 to ALONE_MOST ranks; none
-    otherwise)."""
+    otherwise); `latest_floor_ms`, where `leads`, the deviation from which a step's latest rank is late when under
+    the floor (`tops_floor`; infinite otherwise)."""
 
     ranks: int
     work: Tail
@@ -2430,6 +2523,7 @@ class Chance:
     leads: bool = False
     cost_fit: Tail | None = None
     others: tuple[Others | None, ...] = ()
+    latest_floor_ms: float = math.inf
 
     @property
     def costed(self) -> Tail:

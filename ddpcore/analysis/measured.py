@@ -172,6 +172,7 @@ def measure(
             beyond.leads,
             beyond.costed,
             others,
+            beyond.top_floor,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

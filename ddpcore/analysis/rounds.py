@@ -65,8 +65,10 @@ from .chance import (
     suspect_cuts,
     suspects_of,
     top_places,
+    tops_floor,
     usual_offsets,
     widened,
+    with_latest,
     with_top,
     without_top,
 )
@@ -141,6 +143,11 @@ class Rounds(Protocol):
         fitted on)."""
         ...
 
+    def top_deviations(self) -> list[float]:
+        """Once `deviations` was asked after `top_suspects`: the deviation of each step's latest rank against its
+        reference, in step order, for the steps whose latest rank was measured (`chance.tops_floor` reads them)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Found:
@@ -149,7 +156,8 @@ class Found:
     the top (SUSPECT's suspects), chance's tail, the run's floor, every deviation of positive work (sorted:
     `total` of them), and the tail the cost reads where it is not chance's (`costed`: where each step's latest rank
     is late, the ranks on time's fit as it is, not widened for the tests' sake, since the cost is then a what-if of
-    a straggler already found, not a test of one)."""
+    a straggler already found, not a test of one), and, where so, the deviation from which a step's latest rank is
+    late (`top_floor`, `chance.tops_floor`; never above the floor)."""
 
     places: list[Place]
     usual: list[float]
@@ -160,6 +168,7 @@ class Found:
     floor_ms: float
     pooled: Sequence[float]
     costed: Tail | None = None
+    top_floor: float = math.inf
 
     @property
     def total(self) -> int:
@@ -234,7 +243,8 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
         costed, kept = bulk_fit(on_time, late - sum(top >= 0 for top in tops), split=True)
         tail = widened(costed, kept)
     floor = run_floor(pooled, tail, late, steps, together=tops is not None)
-    return Found(places, usual, base, tops, late, tail, floor, pooled, costed)
+    top_floor = min(floor, tops_floor(asked.top_deviations(), costed, ranks)) if costed is not None else math.inf
+    return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor)
 
 
 class InProcess:
@@ -323,17 +333,34 @@ class InProcess:
         ]
         return ordered, in_order(kept, presorted=True)
 
+    def _top_deviation(self, j: int) -> float | None:
+        """Step j's latest rank's deviation (a suspect of its reference: its work less the others' mean), None when
+        the step has none or it was not measured."""
+        top = -1 if self.tops is None else self.tops[j]
+        if top < 0 or self.raw[j][top] <= 0:
+            return None
+        return self.work[j][top] - self.found[j][2].mean
+
+    def top_deviations(self) -> list[float]:
+        """Each step's latest rank's deviation, for the steps whose latest rank was measured."""
+        return [d for d in map(self._top_deviation, range(len(self.found))) if d is not None]
+
     @property
     def references(self) -> tuple[Reference, ...]:
         """Each step's reference, once `deviations` was asked."""
         return tuple(reference for _, _, reference in self.found)
 
-    def entries(self, floor: float) -> tuple[tuple[int, ...], ...]:
-        """Each step's entries past the floor, once `deviations` was asked."""
+    def entries(self, floor: float, top_floor: float = math.inf) -> tuple[tuple[int, ...], ...]:
+        """Each step's entries past the floor, and its latest rank when past `top_floor`, once `deviations` was
+        asked."""
         out = []
         for j, (top, _, reference) in enumerate(self.found):
             seen = top.past(floor)
-            out.append(seen if seen is not None else past(reference.deviations(self.work[j]), floor))
+            found = seen if seen is not None else past(reference.deviations(self.work[j]), floor)
+            latest = self._top_deviation(j) if top_floor < floor else None
+            if latest is not None and self.tops is not None:
+                found = with_latest(found, self.tops[j], latest, top_floor)
+            out.append(found)
         return tuple(out)
 
 
@@ -345,8 +372,9 @@ class Beyond:
     (`spread`: what a rank is late by over the run when it is no later than the others, `persistence`), each
     rank's usual offset taken out (`usual_offsets`), where the ranks on time usually are, down to which it was
     (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
-    latest rank leads the next by more than chance (`tops_late`: a straggler that moves), and the tail the cost
-    reads where it is not `tail` (`Found.costed`)."""
+    latest rank leads the next by more than chance (`tops_late`: a straggler that moves), the tail the cost
+    reads where it is not `tail` (`Found.costed`), and the deviation from which a step's latest rank is late
+    (`Found.top_floor`)."""
 
     tail: Tail
     floor_ms: float
@@ -360,6 +388,7 @@ class Beyond:
     serial: float = 0.0
     leads: bool = False
     costed: Tail | None = None
+    top_floor: float = math.inf
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -380,7 +409,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         found.tail,
         found.floor_ms,
         found.total,
-        asked.entries(found.floor_ms),
+        asked.entries(found.floor_ms, found.top_floor),
         tuple(lateness(asked.work, asked.references, found.tail, work, fan)),
         asked.references,
         Atoms.of_sorted(found.pooled),
@@ -389,6 +418,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         serial_of(found.places, len(work)),
         found.tops is not None,
         found.costed,
+        found.top_floor,
     )
 
 

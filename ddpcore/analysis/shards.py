@@ -73,6 +73,7 @@ from .chance import (
     sum_parts,
     suspects_of,
     top_places,
+    with_latest,
     with_top,
 )
 from .rankmap import RankStepMap
@@ -390,10 +391,22 @@ class Shard:
         order, they are what chance reads; past the floor, what the costs read)."""
         return map(Reference.deviations, self.references, self.vectors["adjusted"])
 
-    def lateness(self, tail: Tail, floor: float) -> list[tuple[int, Lateness]]:
+    def top_deviations(self) -> dict[int, float]:
+        """By step index, the deviation of each step's latest rank (`rounds.tops_late`) that is one of the shard's
+        and was measured (`chance.tops_floor` reads them)."""
+        if self.tops is None:
+            return {}
+        rows, work = self.vectors["adjusted"], self.vectors["work"]
+        return {j: rows[j][i] - self.references[j].mean for j, i in enumerate(self.tops) if i >= 0 and work[j][i] > 0}
+
+    def lateness(self, tail: Tail, floor: float, top_floor: float = math.inf) -> list[tuple[int, Lateness]]:
         """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank; and, held for the costs, each
-        step's entries past the run's floor (`chance.past`)."""
+        step's entries past the run's floor (`chance.past`), with its latest rank when past `top_floor`
+        (`chance.with_latest`)."""
         self.beyond_rows = [past(row, floor) for row in self._deviation_rows()]
+        if top_floor < floor and self.tops is not None:
+            for j, deviation in self.top_deviations().items():
+                self.beyond_rows[j] = with_latest(self.beyond_rows[j], self.tops[j], deviation, top_floor)
         return list(zip(self.ranks, lateness(self.vectors["adjusted"], self.references, tail, self.vectors["work"])))
 
     def waits(
@@ -693,6 +706,13 @@ class ShardRounds:
         self.tops = list(tops)
         return self._summed(asked(self.shards, "top_suspects", tops))
 
+    def top_deviations(self) -> list[float]:
+        """Each step's latest rank's deviation, for the steps whose latest rank was measured (over every shard)."""
+        found: dict[int, float] = {}
+        for some in asked(self.shards, "top_deviations"):
+            found.update(some)
+        return [found[j] for j in sorted(found)]
+
     def deviations(self) -> tuple[Sequence[float], Sequence[float] | None]:
         """Each step's reference is the sum of its ranks on time over every shard (exact parts, `sum_parts`), the
         suspects left out unless none would be left."""
@@ -821,7 +841,7 @@ def measure_shards(
     others = chance_of_others(_work_by_rank(asked(shards, "work_rows"), steps)) if alone_measured(n) else ()
     work_tail, floor, total = found.tail, found.floor_ms, found.total
     spread = Atoms.of_sorted(found.pooled)
-    lateness_of = dict(chain.from_iterable(asked(shards, "lateness", work_tail, floor)))
+    lateness_of = dict(chain.from_iterable(asked(shards, "lateness", work_tail, floor, found.top_floor)))
     count, first_bad = 0, None
     for b in began:
         c, f = b["unmeasured"]
@@ -918,6 +938,7 @@ def measure_shards(
             found.tops is not None,
             found.costed,
             others,
+            found.top_floor,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

@@ -397,13 +397,15 @@ class Noise:
     on-time rank-steps passes with probability alpha / ranks), the tests' level `alpha`, and whether each step's
     latest rank leads the next by more than chance makes the latest of as many lead, or the run's largest works fall
     in more of its steps than chance puts them in (`leads_beyond_chance`, `rounds.tops_late`: a straggler that moves
-    from rank to rank, whether or not its steps stand out alone)."""
+    from rank to rank, whether or not its steps stand out alone), and then the work beyond the others' from which a
+    step's latest rank is late, when under the floor (`latest_floor_ms`, `chance.tops_floor`; None otherwise)."""
 
     chance_over_threshold: float
     persistent_needed: int
     alpha: float = ALPHA
     mean_needed_ms: float = 0.0
     leads_beyond_chance: bool = False
+    latest_floor_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -715,6 +717,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         if chance.total
         else 0.0,
         chance.leads,
+        chance.latest_floor_ms if math.isfinite(chance.latest_floor_ms) else None,
     )
     told = tuple(sorted(undecided, key=lambda u: (-u.mean_ms, u.rank))[:UNDECIDED_SHOWN])
     judged = _LateSteps([], count, persistent, noise, {}, [], [], told, [], [])

@@ -150,14 +150,23 @@ def _persistent_bar(p: Mapping[str, Any]) -> str:
 
 def _transient_bar(p: Mapping[str, Any]) -> str:
     """What chance asks of a transient straggler's rank-step: its floor, or, past a whole step, that no rank-step
-    alone can pass it (a heavy tail read far out puts it there; the number alone would read as a wrong one)."""
+    alone can pass it (a heavy tail read far out puts it there; the number alone would read as a wrong one); and,
+    while a straggler moves from rank to rank, what it asks of a step's latest rank."""
     if bar_past_step(p["jitter_floor_ms"], p["median_step_ms"]):
-        return (
+        floor = (
             f"no single rank-step can be a transient one: this run's jitter puts that bar at "
             f"{p['jitter_floor_ms']:.2f} ms, more than a whole step ({p['median_step_ms']:.2f} ms), so that only "
             "stragglers late together, or in most steps, stand out"
         )
-    return f"a transient one works {p['jitter_floor_ms']:.2f} ms more in its step"
+    else:
+        floor = f"a transient one works {p['jitter_floor_ms']:.2f} ms more in its step"
+    latest = p["noise"]["latest_floor_ms"]
+    if latest is None:
+        return floor
+    return (
+        f"{floor}; while a straggler moves from rank to rank, a step's latest rank is late from {latest:.2f} ms more "
+        "(its steps named together, at most one in twenty of them on time)"
+    )
 
 
 def analysis_text(p: dict) -> str:

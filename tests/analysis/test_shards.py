@@ -360,3 +360,16 @@ def test_chance_without_a_rank_is_the_same_merged_from_shards_in_any_order():
     payload = analysis_payload(judge(whole, 0.1), [])
     same(payload, analysis_payload(merge([Shard(tables[3:]), Shard(tables[:1]), Shard(tables[1:3])], 0.1), []))
     assert [(s["rank"], s["to_step"]) for s in payload["stragglers"]] == [(1, 35)]
+
+
+def test_the_latest_ranks_of_a_moving_straggler_are_named_alike_merged_from_shards_in_any_order():
+    """A straggler that moves among 4 ranks on a busy machine (heldout5/movb_s10: 10 ms in steps of 40, its steps
+    under the floor): the steps' latest ranks are named from a cut under the floor (`chance.tops_floor`), which the
+    shards, given in another order than their ranks', reach too, and their late rank-steps are the same."""
+    files = sorted(glob.glob(f"{FIXTURES}/heldout5/movb_s10/*.jsonl.gz"))
+    tables, _ = one_run(read_paths(files, 1))
+    payload = analysis_payload(analyze(tables), [])
+    latest = payload["noise"]["latest_floor_ms"]
+    assert latest is not None and latest < payload["jitter_floor_ms"]
+    assert payload["transient"]["straggler_steps"] >= 50
+    same(payload, analysis_payload(merge([Shard(tables[2:]), Shard(tables[:1]), Shard(tables[1:2])], 0.1), []))

@@ -160,9 +160,15 @@ def test_a_causes_shares_add_up_to_one_at_most(parts, lateness):
 def test_the_json_gives_the_new_keys_beside_the_old():
     payload = analysis_payload(analysed("onset", "*.jsonl.gz"), [])
     assert {"undecided", "noise", "stragglers", "transient", "cost_parts_ms"} <= set(payload)
-    assert {"chance_over_threshold", "persistent_needed", "alpha", "mean_needed_ms", "leads_beyond_chance"} == set(
-        payload["noise"]
-    )
+    assert {
+        "chance_over_threshold",
+        "persistent_needed",
+        "alpha",
+        "mean_needed_ms",
+        "leads_beyond_chance",
+        "latest_floor_ms",
+    } == set(payload["noise"])
+    assert payload["noise"]["latest_floor_ms"] is None
     assert {"from_step", "to_step"} <= set(payload["stragglers"][0])
 
 

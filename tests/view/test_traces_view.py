@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from xml.etree import ElementTree
 
@@ -209,3 +210,19 @@ def test_a_bar_past_a_whole_step_is_said_so_not_given_as_a_rank_step_s_lateness(
     mean = {"en": "and works on average", "fr": "et travaille en moyenne"}
     assert beyond[lang] in line.group(1) and mean[lang] not in line.group(1)
     assert mean[lang] in ordinary.group(1) and beyond[lang] not in ordinary.group(1)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_cut_a_moving_straggler_s_steps_are_named_from_is_said_beside_the_floor(lang):
+    """A straggler that moves among 4 ranks on a busy machine (heldout5/movb_s10), its steps named as a group from a
+    cut under the floor (`noise.latest_floor_ms`): the line on what chance allows gives that cut, in ms, after the
+    floor; a run whose steps are not named so (`verdict/heavy_clean`) says nothing of it."""
+    moving = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "heldout5" / "movb_s10").glob("*.jsonl.gz"))]
+    a = judge(measure_loaded(load(moving))[0], THRESHOLD.default)
+    assert a.noise.latest_floor_ms is not None
+    said = {"en": "a step's latest rank is late from", "fr": "le dernier rang d'un pas est en retard dès"}
+    line = re.search(r'data-testid="trace-noise"[^>]*>([^<]+)<', regions_from(moving, lang)["trace-summary"])
+    assert line and said[lang] in html.unescape(line.group(1)) and ms(a.noise.latest_floor_ms, lang) in line.group(1)
+    heavy = [(p.name, p.read_bytes()) for p in sorted((FIXTURES / "verdict" / "heavy_clean").glob("*.jsonl.gz"))]
+    other = re.search(r'data-testid="trace-noise"[^>]*>([^<]+)<', regions_from(heavy, lang)["trace-summary"])
+    assert other and said[lang] not in html.unescape(other.group(1))

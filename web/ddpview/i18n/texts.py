@@ -313,6 +313,12 @@ TEXT: dict[str, dict[str, str]] = {
         "qu'un pas entier ({step}), si bien que seuls des retardataires en retard ensemble, ou sur la plupart des "
         "pas, ressortent",
     },
+    "traces.noise_latest": {
+        "en": "{transient}; while a straggler moves from rank to rank, a step's latest rank is late from {latest} "
+        "more (its steps named together, at most one in twenty of them on time)",
+        "fr": "{transient} ; tant qu'un retardataire change de rang d'un pas à l'autre, le dernier rang d'un pas est "
+        "en retard dès {latest} de plus (ses pas désignés ensemble, au plus un sur vingt d'entre eux à l'heure)",
+    },
     "traces.cost_persistent": {"en": "of which persistent stragglers", "fr": "dont retardataires persistants"},
     "traces.cost_transient": {"en": "of which transient stragglers", "fr": "dont retardataires passagers"},
     "traces.cost_unnamed": {

@@ -166,6 +166,22 @@ def _stretch(s: Straggler, lang: str) -> str:
     return "" if said is None else f" · {said.text(lang)}"
 
 
+def _transient_bar(a: Analysis, lang: str) -> str:
+    """What chance asks of a transient straggler's rank-step (its floor, or that no rank-step alone passes it), and,
+    while a straggler moves from rank to rank, what it asks of a step's latest rank."""
+    beyond = bar_past_step(a.jitter_floor_ms, a.median_step_ms)
+    floor = i18n.t(
+        "traces.noise_transient_beyond" if beyond else "traces.noise_transient",
+        lang,
+        floor=i18n.ms(a.jitter_floor_ms, lang),
+        step=i18n.ms(a.median_step_ms, lang),
+    )
+    latest = a.noise.latest_floor_ms
+    if latest is None:
+        return floor
+    return i18n.t("traces.noise_latest", lang, transient=floor, latest=i18n.ms(latest, lang))
+
+
 def verdict_html(a: Analysis, lang: str) -> str:
     """The headline: the persistent stragglers by lateness, or that none is consistently late; then the transients."""
     if a.stragglers:
@@ -228,14 +244,7 @@ def verdict_html(a: Analysis, lang: str) -> str:
                 mean=i18n.ms(a.noise.mean_needed_ms, lang),
                 step=i18n.ms(a.median_step_ms, lang),
             ),
-            transient=i18n.t(
-                "traces.noise_transient_beyond"
-                if bar_past_step(a.jitter_floor_ms, a.median_step_ms)
-                else "traces.noise_transient",
-                lang,
-                floor=i18n.ms(a.jitter_floor_ms, lang),
-                step=i18n.ms(a.median_step_ms, lang),
-            ),
+            transient=_transient_bar(a, lang),
         ),
     )
     undecided = "".join(
