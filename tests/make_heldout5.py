@@ -12,6 +12,7 @@ window), truth.json (every rank's wall time of each iteration, loop top to loop 
 from __future__ import annotations
 
 import gzip
+import importlib
 import io
 import json
 import os
@@ -84,6 +85,20 @@ class Batches:
         return torch.randn(BATCH, WIDTH, generator=g), torch.randint(0, 10, (BATCH,), generator=g)
 
 
+SET = "HELDOUT_SET"
+"""The environment variable naming another set's module (tests/make_heldout6.py) whose RUNS and OUT this machinery
+records instead of its own: the ranks are spawned processes that import this module again, and read it there."""
+
+
+def recorded() -> tuple[dict, Path]:
+    """The runs recorded and where: this set's, or those of the module named by SET."""
+    other = os.environ.get(SET)
+    if not other:
+        return RUNS, OUT
+    module = importlib.import_module(other)
+    return module.RUNS, module.OUT
+
+
 def spin() -> None:
     n = 0
     while True:
@@ -99,7 +114,7 @@ def worker(rank: int, out: str, name: str) -> None:
 
     from ddpcore.ops import Recorder
 
-    run = RUNS[name]
+    run = recorded()[0][name]
     mine = {s for s, r in run.slowed() if r == rank}
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -211,9 +226,10 @@ def main(names: list[str]) -> None:
 
     import torch.multiprocessing as mp
 
-    for i, name in enumerate(names or list(RUNS)):
-        run = RUNS[name]
-        folder = OUT / name
+    runs, out = recorded()
+    for i, name in enumerate(names or list(runs)):
+        run = runs[name]
+        folder = out / name
         folder.mkdir(parents=True, exist_ok=True)
         os.environ["MASTER_ADDR"] = "127.0.0.1"
         os.environ["MASTER_PORT"] = str(33000 + (os.getpid() * 7 + i * 13 + len(name)) % 2000)

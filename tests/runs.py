@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,17 @@ class RunSet:
     def truth(self, name: str) -> dict:
         """One run's truth: what was injected and each iteration's wall time."""
         return json.loads((self.folder / name / "truth.json").read_text())
+
+    def struck_share(self, name: str, steps: Sequence[int]) -> float:
+        """The share of the steps in which some rank slept (the truth's `slowed` pairs; a verdict's step k is the
+        truth's iteration k)."""
+        struck = {s for s, _ in self.truth(name)["slowed"]}
+        return sum(s in struck for s in steps) / len(steps)
+
+
+def names_nobody(a: Analysis) -> bool:
+    """Whether a verdict names no straggler, counts no transient step and costs nothing: a clean run's."""
+    return not a.stragglers and a.transient.straggler_steps == 0 and a.straggler_cost_ms == 0.0
 
 
 def shifted(data: bytes, by_s: float) -> bytes:
