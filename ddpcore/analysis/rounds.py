@@ -157,7 +157,7 @@ class Found:
     `total` of them), and the tail the cost reads where it is not chance's (`costed`: where each step's latest rank
     is late, the ranks on time's fit as it is, not widened for the tests' sake, since the cost is then a what-if of
     a straggler already found, not a test of one), and, where so, the deviation from which a step's latest rank is
-    late (`top_floor`, `chance.tops_floor`; never above the floor)."""
+    late (`top_floor`, `chance.tops_floor`; infinite unless under the floor, which names those past it already)."""
 
     places: list[Place]
     usual: list[float]
@@ -243,7 +243,8 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
         costed, kept = bulk_fit(on_time, late - sum(top >= 0 for top in tops), split=True)
         tail = widened(costed, kept)
     floor = run_floor(pooled, tail, late, steps, together=tops is not None)
-    top_floor = min(floor, tops_floor(asked.top_deviations(), costed, ranks)) if costed is not None else math.inf
+    cut = tops_floor(asked.top_deviations(), costed, ranks) if costed is not None else math.inf
+    top_floor = cut if cut < floor else math.inf
     return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor)
 
 
