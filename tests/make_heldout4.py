@@ -1,6 +1,7 @@
 """Record the fourth held-out set of real DDP runs (tests/fixtures/heldout4; gloo on CPU, one process and one torch
-thread per rank), written by a helper that never read the verdict's code, adapted from tests/make_traces.py (copied,
-not imported, to stay blind). Delays are time.sleep only. Regenerate (not part of the tests; needs torch):
+thread per rank), written by a helper that never read the verdict's code, adapted from tests/make_traces.py (its
+run loop copied, the files a rank writes shared: `make_traces.kept_files`). Delays are time.sleep only. Regenerate
+(not part of the tests; needs torch):
 
     PYTHONPATH=. HELDOUT4_OUT=tests/fixtures/heldout4 /tmp/torchvenv/bin/python -m tests.make_heldout4 [names...]
 
@@ -9,15 +10,15 @@ truth.json (every rank's wall time of each iteration, loop top to loop top, and 
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.make_traces import kept_files, others_cpu, spin
 
 STEPS = 60
 WIDTH, BATCH = 384, 32
@@ -79,12 +80,6 @@ class Batches:
             time.sleep(self.run.sleep_ms / 1000)
         g = torch.Generator().manual_seed(i)
         return torch.randn(BATCH, WIDTH, generator=g), torch.randint(0, 10, (BATCH,), generator=g)
-
-
-def spin() -> None:
-    n = 0
-    while True:
-        n += 1
 
 
 def worker(rank: int, out: str, name: str) -> None:
@@ -154,25 +149,8 @@ def worker(rank: int, out: str, name: str) -> None:
             tops.append(time.time())
     dist.barrier()
     rec.close()
-    folder = Path(out)
-    trace = folder / f"rank{rank}.pt.trace.json"
-    prof.export_chrome_trace(str(trace))
-    with open(trace, "rb") as src, gzip.open(f"{trace}.gz", "wb", compresslevel=9) as dst:
-        shutil.copyfileobj(src, dst)
-    trace.unlink()
-    with gzip.open(folder / f"rank{rank}.jsonl.gz", "wt", compresslevel=9) as dst:
-        dst.write(buffer.getvalue())
-    walls = [round((b - a) * 1000, 3) for a, b in zip(tops, tops[1:])]
-    (folder / f"wall{rank}.json").write_text(json.dumps(walls))
+    kept_files(prof, buffer, tops, Path(out), rank)
     dist.destroy_process_group()
-
-
-def others_cpu() -> str:
-    """A snapshot of what else used the CPU (load average and the busiest processes), for the truth's notes."""
-    import subprocess
-
-    top = subprocess.run(["ps", "-eo", "pid,pcpu,etime,comm", "--sort=-pcpu"], capture_output=True, text=True).stdout
-    return f"loadavg {open('/proc/loadavg').read().strip()}; " + " | ".join(top.splitlines()[1:4])
 
 
 def main(names: list[str]) -> None:

@@ -1,8 +1,8 @@
 """Record the fifth held-out set of real DDP runs (tests/fixtures/heldout5; gloo on CPU, one process and one torch
 thread per rank), adapted from tests/make_heldout4.py by a helper that never read the verdict's code: moving and
-random stragglers, quiet and on a busy machine (copied, not imported, to stay blind). Delays are time.sleep only;
-each run waits for an idle machine first and records the CPU other processes used meanwhile. Regenerate (not part
-of the tests; needs torch):
+random stragglers, quiet and on a busy machine (the files a rank writes shared with tests/make_traces.py). Delays
+are time.sleep only; each run waits for an idle machine first and records the CPU other processes used meanwhile.
+Regenerate (not part of the tests; needs torch):
 
     PYTHONPATH=. HELDOUT5_OUT=tests/fixtures/heldout5 /tmp/torchvenv/bin/python -m tests.make_heldout5 [names...]
 
@@ -11,17 +11,17 @@ window), truth.json (every rank's wall time of each iteration, loop top to loop 
 
 from __future__ import annotations
 
-import gzip
 import importlib
 import io
 import json
 import os
 import random
-import shutil
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.make_traces import kept_files, others_cpu, spin
 
 STEPS = 60
 WIDTH, BATCH = 384, 32
@@ -99,12 +99,6 @@ def recorded() -> tuple[dict, Path]:
     return module.RUNS, module.OUT
 
 
-def spin() -> None:
-    n = 0
-    while True:
-        n += 1
-
-
 def worker(rank: int, out: str, name: str) -> None:
     import torch
     import torch.distributed as dist
@@ -168,24 +162,8 @@ def worker(rank: int, out: str, name: str) -> None:
             tops.append(time.time())
     dist.barrier()
     rec.close()
-    folder = Path(out)
-    trace = folder / f"rank{rank}.pt.trace.json"
-    prof.export_chrome_trace(str(trace))
-    with open(trace, "rb") as src, gzip.open(f"{trace}.gz", "wb", compresslevel=9) as dst:
-        shutil.copyfileobj(src, dst)
-    trace.unlink()
-    with gzip.open(folder / f"rank{rank}.jsonl.gz", "wt", compresslevel=9) as dst:
-        dst.write(buffer.getvalue())
-    walls = [round((b - a) * 1000, 3) for a, b in zip(tops, tops[1:])]
-    (folder / f"wall{rank}.json").write_text(json.dumps(walls))
+    kept_files(prof, buffer, tops, Path(out), rank)
     dist.destroy_process_group()
-
-
-def others_cpu() -> str:
-    import subprocess
-
-    top = subprocess.run(["ps", "-eo", "pid,pcpu,etime,comm", "--sort=-pcpu"], capture_output=True, text=True).stdout
-    return f"loadavg {open('/proc/loadavg').read().strip()}; " + " | ".join(top.splitlines()[1:4])
 
 
 def busy_share(seconds: float = 1.0) -> float:

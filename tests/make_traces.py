@@ -375,7 +375,13 @@ def worker(rank: int, out: str, name: str, kind: str) -> None:
             tops.append(time.time())
     dist.barrier()
     rec.close()
-    folder = Path(out)
+    kept_files(prof, buffer, tops, Path(out), rank)
+    dist.destroy_process_group()
+
+
+def kept_files(prof, buffer: io.StringIO, tops: list[float], folder: Path, rank: int) -> None:  # type: ignore[no-untyped-def]
+    """Write a rank's files once its run is over: its profiler window (gzipped Chrome trace), its Recorder's JSONL
+    (gzipped) and each iteration's wall time (ms, loop top to loop top, for the truth)."""
     trace = folder / f"rank{rank}.pt.trace.json"
     prof.export_chrome_trace(str(trace))
     with open(trace, "rb") as src, gzip.open(f"{trace}.gz", "wb", compresslevel=9) as dst:
@@ -385,7 +391,14 @@ def worker(rank: int, out: str, name: str, kind: str) -> None:
         dst.write(buffer.getvalue())
     walls = [round((b - a) * 1000, 3) for a, b in zip(tops, tops[1:])]
     (folder / f"wall{rank}.json").write_text(json.dumps(walls))
-    dist.destroy_process_group()
+
+
+def others_cpu() -> str:
+    """A snapshot of what else used the CPU (load average and the busiest processes), for the truth's notes."""
+    import subprocess
+
+    top = subprocess.run(["ps", "-eo", "pid,pcpu,etime,comm", "--sort=-pcpu"], capture_output=True, text=True).stdout
+    return f"loadavg {open('/proc/loadavg').read().strip()}; " + " | ".join(top.splitlines()[1:4])
 
 
 def write_truth(folder: Path, scenario: Scenario, name: str) -> None:

@@ -168,7 +168,7 @@ def test_a_drawing_made_in_steps_outlives_an_update_of_what_is_shown_meanwhile(m
     shown = app.with_measured(model("#view=traces"), *measure_loaded(load(files)))
     drawn: list[float] = []
     real = traces_view.traces_region_items
-    monkeypatch.setattr(showing, "_drawn", [])
+    monkeypatch.setattr(showing, "_drawn", showing.Drawings(app.DRAWINGS_KEPT, 1, []))
     monkeypatch.setattr(traces_view, "traces_region_items", lambda *a: drawn.append(a[3]) or real(*a))
     app.screen(shown)
     judged = app.with_threshold(shown, "0.99")

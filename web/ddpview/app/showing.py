@@ -71,7 +71,28 @@ judgement), which an update of the page meanwhile (a fit arriving, a progress me
 kept, each was drawn again at once, 300 ms for 8 ranks x 11,700 steps."""
 
 
-_drawn: list[tuple[tuple[object, ...], dict[str, str]]] = []
+@dataclass
+class Drawings:
+    """Drawings kept by what they show (a key): its first `by_identity` parts told by identity (an analysis or a job:
+    comparing two would walk every step), the rest by equality; the `most` last kept."""
+
+    most: int
+    by_identity: int
+    kept: list[tuple[tuple[object, ...], dict[str, str]]]
+
+    def get(self, key: tuple[object, ...]) -> dict[str, str] | None:
+        """The drawing kept for `key`, if any."""
+        n = self.by_identity
+        return next((m for k, m in self.kept if all(a is b for a, b in zip(k[:n], key[:n])) and k[n:] == key[n:]), None)
+
+    def put(self, key: tuple[object, ...], markup: dict[str, str]) -> None:
+        """Keep a drawing, the oldest let go past `most`."""
+        self.kept[:] = [(key, markup), *self.kept[: self.most - 1]]
+
+
+_drawn = Drawings(DRAWINGS_KEPT, 1, [])
+_job_drawn = Drawings(1, 3, [])
+"""A job's panel and worst step, by the job, its notes and its step, and the language."""
 
 
 def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
@@ -80,7 +101,7 @@ def _traces_markup(t: TracesModel, lang: str) -> dict[str, str]:
     from ddpcore.base.steps import finished
 
     finished(_drawing(t, lang))
-    return dict(_kept_drawing(_drawing_key(t, lang)) or {})
+    return dict(_drawn.get(_drawing_key(t, lang)) or {})
 
 
 def drawing(model: Model) -> Generator[None, None, None]:
@@ -91,41 +112,37 @@ def drawing(model: Model) -> Generator[None, None, None]:
     yield from _job_drawing(model.traces, model.lang)
 
 
-_job_drawn: list[tuple[tuple[object, ...], str, dict[str, str]]] = []
+def _job_key(t: TracesModel, lang: str) -> tuple[object, ...]:
+    return (t.job, t.job_notes, t.job_step, lang)
 
 
 def _job_drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
-    """A job's panel and its worst step drawn, a region at a time, and kept while they stand (the job, its notes and
-    its step told by identity): a page update meanwhile (a progress message, a control) draws neither again."""
+    """A job's panel and its worst step drawn, a region at a time, and kept while they stand: a page update meanwhile
+    (a progress message, a control) draws neither again."""
     from ..views import job_html, job_step_html
 
-    shown = (t.job, t.job_notes, t.job_step)
-    if _job_drawn and _job_drawn[0][1] == lang and all(a is b for a, b in zip(_job_drawn[0][0], shown)):
+    key = _job_key(t, lang)
+    if _job_drawn.get(key) is not None:
         return
     if t.job is None:
-        _job_drawn[:] = [(shown, lang, {"job-panel": "", "job-step": ""})]
+        _job_drawn.put(key, {"job-panel": "", "job-step": ""})
         return
     panel = job_html(t.job, t.job_notes, lang)
     yield
     step = job_step_html(t.job_step, lang)
     yield
-    _job_drawn[:] = [(shown, lang, {"job-panel": panel, "job-step": step})]
+    _job_drawn.put(key, {"job-panel": panel, "job-step": step})
 
 
 def _drawing_key(t: TracesModel, lang: str) -> tuple[object, ...]:
     return (t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page)
 
 
-def _kept_drawing(key: tuple[object, ...]) -> dict[str, str] | None:
-    """The drawing kept for `key`; an analysis is told by identity (comparing two would walk every step)."""
-    return next((markup for k, markup in _drawn if k[0] is key[0] and k[1:] == key[1:]), None)
-
-
 def _drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
     from ..views import traces_region_items
 
     key = _drawing_key(t, lang)
-    if _kept_drawing(key) is not None:
+    if _drawn.get(key) is not None:
         return
     markup = {}
     for item in traces_region_items(t.analysis, t.errors, t.step_index, t.threshold, lang, t.rank_page):
@@ -133,7 +150,7 @@ def _drawing(t: TracesModel, lang: str) -> Generator[None, None, None]:
             region, html = item
             markup[region] = html
         yield
-    _drawn[:] = [(key, markup), *_drawn[: DRAWINGS_KEPT - 1]]
+    _drawn.put(key, markup)
 
 
 def _region_markup(model: Model, kept: bool) -> dict[str, str]:
@@ -148,7 +165,7 @@ def _region_markup(model: Model, kept: bool) -> dict[str, str]:
         markup["trace-fit"] = fit_html(state, t.outlook, t.fit_error, fit_due(model), lang)
         markup["compare-panel"] = compare_html(t.comparison, t.after_errors, t.reading_after, state.compare, lang)
         finished(_job_drawing(t, lang))
-        markup |= _job_drawn[0][2]
+        markup |= _job_drawn.get(_job_key(t, lang)) or {}
     else:
         markup = regions(state, model.frame, lang, kept and not model.playing)
     markup[PROGRESS_REGION] = progress_html(model.traces.progress, lang)
