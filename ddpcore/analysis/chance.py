@@ -112,6 +112,11 @@ __all__ = [
     "first_look",
     "lower_look",
     "suspect_cuts",
+    "look_spread",
+    "look_bias",
+    "look_wander",
+    "LOOK_KNOWN",
+    "majority_late",
     "below_sigmas",
     "suspects_of",
     "stretches",
@@ -1362,12 +1367,18 @@ def lower_look(n: int, at: Mapping[int, float]) -> tuple[float, float]:
     return lower, lower - (at[places[1]] + at[places[2]]) / 2
 
 
-def _below(work: Sequence[Sequence[float]], steps: range) -> list[tuple[float, float]]:
-    """Some steps' `lower_look`."""
+def _below(
+    work: Sequence[Sequence[float]], steps: range, kept: Sequence[int] | None = None
+) -> list[tuple[float, float]]:
+    """Some steps' `lower_look`, of their `kept` least works when given (0: not asked, nan)."""
     out = []
     for j in steps:
+        m = len(work[j]) if kept is None else kept[j]
+        if m == 0:
+            out.append((math.nan, math.nan))
+            continue
         ranked = sorted(work[j])
-        out.append(lower_look(len(ranked), ranked))  # type: ignore[arg-type]
+        out.append(lower_look(m, ranked))  # type: ignore[arg-type]
     return out
 
 
@@ -1727,24 +1738,157 @@ def below_sigmas(n: int) -> float:
     return _blom(places[0], n) - (_blom(places[1], n) + _blom(places[2], n)) / 2
 
 
-def suspect_cuts(looked: Sequence[tuple[float, float]], n: int, sigmas: float = SUSPECT) -> list[float]:
+LOOK_MEDIAN_FROM = 8
+"""Steps from which `look_spread` can leave out the steps whose lower median is late, starting from the median of
+their distances: on fewer, the mean of them all (with four ranks and three steps a median of three distances is
+now and then a fifth of their usual size, which makes ranks on time suspects)."""
+LOOK_ROUNDS = 4
+"""How many times `look_spread` leaves out again the steps whose lower median is late, and `rounds` reads each
+step's look again on its ranks on time."""
+LOOK_KNOWN = 0.125
+"""The standard error, over the spread, within which `rounds` reads the looks again on the ranks on time: a cut
+REFERENCE_SUSPECT spreads up, read two standard errors narrow, then still lies three spreads up. Read less well (4
+ranks: fewer than about 40 steps), a spread read narrow by chance leaves ranks on time out of the looks, which then
+read it narrower still (a window of 8 steps of Student's noise left half its rank-steps out)."""
+
+
+@lru_cache(maxsize=4096)
+def _look_shape(m: int) -> tuple[float, float]:
+    """For a look over m values: what a normal puts between its lower median and the places under it
+    (`below_sigmas`), and where its lower median lies (`_blom`), in standard deviations."""
+    if m < 1:
+        return math.nan, 0.0
+    return below_sigmas(m), _blom(below_places(m)[0], m)
+
+
+def majority_late(share: float, n: int, steps: int) -> bool:
+    """Whether a run whose rank-steps are late in this share has steps with their lower median late, by the
+    binomial count of late ranks in a step of n: more than n - 1 - (n - 1) // 2 of them, in one step at least on
+    average. A clean run has none (a few rank-steps in a thousand late at most); a random straggler in a third of
+    the rank-steps of 4 ranks has 3 or 4 late in a step of twelve.
+
+    >>> majority_late(0.003, 4, 200), majority_late(0.3, 4, 200), majority_late(0.3, 4, 3)
+    (False, True, False)
+    """
+    return steps * binomial_above(n, n - (n - 1) // 2, share) >= 1.0
+
+
+def look_bias(share: float, n: int) -> float:
+    """How much wider than it is a look over every rank of a step reads the spread when this share of the
+    rank-steps is late, as a ratio less one: the look's places of n read on the n - k ranks on time (k late, a
+    binomial count), over the steps whose lower median is on time: about 0.8 of the share, whatever the number
+    of ranks.
+
+    >>> round(look_bias(0.0, 4), 3), round(look_bias(0.25, 4), 2), round(look_bias(0.25, 64), 2)
+    (0.0, 0.2, 0.28)
+    """
+    places = below_places(n)
+    if len(places) == 1 or share <= 0.0:
+        return 0.0
+    h, a, b = places
+    log_s, log_r, whole = math.log(share), math.log1p(-share) if share < 1.0 else -math.inf, math.lgamma(n + 1)
+    total = weight = 0.0
+    for k in range(n - h):
+        w = math.exp(whole - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_s + (n - k) * log_r)
+        m = n - k
+        total += w * (_blom(h, m) - (_blom(a, m) + _blom(b, m)) / 2)
+        weight += w
+        if k > n * share and w < _NEGLIGIBLE * weight:
+            break
+    return total / weight / below_sigmas(n) - 1.0 if weight > 0.0 else 0.0
+
+
+def look_wander(looked: Sequence[tuple[float, float]], kept: Sequence[int], late_looks: bool = False) -> float:
+    """The standard error of `look_spread` over its value, from the distances it reads (0 with fewer than two):
+    how far a spread read again may lie from it by chance alone.
+
+    >>> round(look_wander([(0.0, 0.5), (0.0, 1.0), (0.0, 1.5)], [4] * 3), 3)
+    0.289
+    """
+    readings = _held(looked, kept, late_looks)
+    if len(readings) < 2:
+        return 0.0
+    mean = math.fsum(readings) / len(readings)
+    spread = math.sqrt(math.fsum((r - mean) ** 2 for r in readings) / (len(readings) - 1))
+    return spread / math.sqrt(len(readings)) / mean if mean > 0 else 0.0
+
+
+def look_spread(looked: Sequence[tuple[float, float]], kept: Sequence[int], late_looks: bool = False) -> float:
+    """The run's standard deviation of work on time, from each step's `lower_look` of its `kept` least works: each
+    distance over what as many normal draws put there (`below_sigmas`), their mean over the steps (nan: no step
+    has places under its lower median). With `late_looks` (`rounds._cuts`), from LOOK_MEDIAN_FROM steps, a step
+    whose lower median lies more than REFERENCE_SUSPECT spreads beyond its usual distance (more than half its ranks
+    late: its lower median is one of them) is left out, from the median of the distances on, until those left out
+    hold.
+
+    >>> round(look_spread([(20.0, 0.75)] * 3, [4] * 3), 3)
+    1.0
+    >>> round(look_spread([(20.0, 0.75)] * 10 + [(40.0, 20.0)] * 2, [4] * 12, late_looks=True), 3)
+    1.0
+    """
+    readings = _held(looked, kept, late_looks)
+    return math.fsum(readings) / len(readings) if readings else math.nan
+
+
+def _held(looked: Sequence[tuple[float, float]], kept: Sequence[int], late_looks: bool) -> list[float]:
+    """The distances `look_spread` reads, each over what as many normal draws put there: every one, or with
+    `late_looks` those of the steps whose lower median is on time."""
+    seen = [(d, m) for (_, d), m in zip(looked, kept) if d == d]
+    readings = [d / _look_shape(m)[0] for d, m in seen]
+    if not late_looks or len(readings) < LOOK_MEDIAN_FROM:
+        return readings
+    spread = median(readings)
+    held = readings
+    for _ in range(LOOK_ROUNDS):
+        held = [r for (d, m), r in zip(seen, readings) if d <= _late_look(m, spread)]
+        wider = math.fsum(held) / len(held)
+        if wider == spread:
+            break
+        spread = wider
+    return held
+
+
+def _late_look(m: int, spread: float) -> float:
+    """The distance beyond which a look over m values has a late lower median: REFERENCE_SUSPECT spreads past the
+    usual one."""
+    return (_look_shape(m)[0] + REFERENCE_SUSPECT) * spread
+
+
+def suspect_cuts(
+    looked: Sequence[tuple[float, float]],
+    n: int,
+    sigmas: float = SUSPECT,
+    kept: Sequence[int] | None = None,
+    late_looks: bool = False,
+) -> list[float]:
     """Each step's cut above which a rank-step is late to a first look (`first_look`), from its `lower_look` over n
-    ranks: its lower median and `sigmas` standard deviations (SUSPECT, or REFERENCE_SUSPECT for a reference), read as
-    the mean over steps of their distances below it over what a normal's are on average (`below_sigmas`). A mean, not
-    a median: what lies below the lower median is on time, so no straggler moves it, and with four ranks and three
-    steps a median of three distances is now and then a fifth of their usual size, which makes ranks on time
-    suspects.
+    ranks (over its `kept` least works, when given: the ranks a cut before left on time): its lower median and
+    `sigmas` standard deviations (SUSPECT, or REFERENCE_SUSPECT for a reference) of the run's (`look_spread`).
+    What lies below the lower median is on time, so no straggler moves it; with `late_looks` (`rounds._cuts`), a
+    step whose lower median is itself late (`look_spread`) is read from the places under it, at the usual distance
+    below its lower median. A look over fewer ranks than n puts its lower median where fewer draws do: the cut
+    lies where n's would.
 
     >>> [round(c, 2) for c in suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)], 4)]
     [23.0, 24.0, 22.0]
     >>> [round(c, 2) for c in suspect_cuts([(20.0, 0.5), (21.0, 0.4), (19.0, 0.6)], 4, REFERENCE_SUSPECT)]
     [22.67, 23.67, 21.67]
+    >>> cuts = suspect_cuts([(20.0, 0.75)] * 10 + [(40.0, 20.75)], 4, REFERENCE_SUSPECT, late_looks=True)
+    >>> round(cuts[0], 2), round(cuts[-1], 2)
+    (24.0, 24.0)
     """
-    spreads = [d for _, d in looked if d == d]
-    if not spreads:
+    counts = kept if kept is not None else [n] * len(looked)
+    spread = look_spread(looked, counts, late_looks)
+    if math.isnan(spread):
         return [math.inf] * len(looked)
-    spread = math.fsum(spreads) / len(spreads) / below_sigmas(n)
-    return [lower + sigmas * spread for lower, _ in looked]
+    usual = _look_shape(n)[1]
+    out = []
+    for (lower, d), m in zip(looked, counts):
+        below, at = _look_shape(m)
+        if late_looks and d == d and d > _late_look(m, spread):
+            lower -= d - below * spread
+        out.append(lower + (sigmas + usual - at) * spread)
+    return out
 
 
 def suspects_of(done: Sequence[float], cut: float) -> tuple[int, ...]:

@@ -114,6 +114,7 @@ def measure(
                 _parts_at(parts, j) if parts is not None else None,
                 beyond.entries[j],
                 map_rows,
+                beyond.past_ms[j],
             )
             for j in steps
         ]

@@ -21,6 +21,11 @@ from .rankmap import RankStepMap
 __all__ = ["AnalysisError", "DrawnRank", "Measured", "RankSummary", "StepColumns", "StepSummary"]
 
 
+def gap_of(cost_ms: float, period_ms: float) -> float:
+    """The share of the step that a rank's lateness costs."""
+    return cost_ms / period_ms if period_ms > 0 else 0.0
+
+
 class AnalysisError(Said):
     """Traces that load but cannot be compared (fewer than two ranks, no common step, runs of the same size)."""
 
@@ -62,7 +67,8 @@ class StepColumns:
     rank's time from the previous release to its readiness; `parts_ms` where it went (None when unknown). For the
     what-if, relative to the release: `first_ms` each rank's first gradient launch, `free_ms` when the earlier
     gradient collectives had ended (the readiness is minus the wait). `beyond`: the entries later than chance
-    (`chance`: their work past the run's floor), whatever the threshold. What the ranks on time are measured
+    (`chance`: their work past the run's floor), whatever the threshold, and how late each is against the ranks on
+    time (`beyond_ms`, ms). What the ranks on time are measured
     against, whichever few entries are late: the middle of the waits (`waits`) and of each part (`parts`), and the
     entries of the smallest waits (`lowest`). `solo_saved_ms`: the step re-timed with its latest entry `solo_entry`
     on time (the common case at any threshold). All made here once, not at each threshold.
@@ -89,14 +95,23 @@ class StepColumns:
     solo_entry: int = -1
     solo_saved_ms: float = 0.0
     beyond: tuple[int, ...] = ()
+    beyond_ms: tuple[float, ...] = ()
     waits: Middle = Middle((), 0, 0)
     parts: dict[str, Middle] | None = None
     lowest: tuple[int, ...] = ()
 
     def late(self, threshold: float) -> list[int]:
         """Entries whose gap reaches the threshold, in rank order: one C pass over the gaps (a sort of them, kept
-        for bisections, cost more than every threshold a page is given)."""
-        return where_at_least(self.gap, threshold)
+        for bisections, cost more than every threshold a page is given); and the entries beyond chance whose
+        lateness against the step's ranks on time (`beyond_ms`) reaches it as a share of their step: where more
+        than half the others are late, the others' median wait is a late one's, and the gap misses them all."""
+        over = where_at_least(self.gap, threshold)
+        more = [
+            i
+            for i, late_ms in zip(self.beyond, self.beyond_ms)
+            if self.gap[i] < threshold and gap_of(late_ms, self.period_ms[i]) >= threshold
+        ]
+        return sorted(over + more) if more else over
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -28,11 +28,15 @@ from typing import Protocol, TypeVar
 from ..storage.fan import Fan, ranges
 from ..storage.micros import median
 from ..storage.ordered import in_order
+from ..storage.picking import gathered
 from .chance import (
     ALONE_MOST,
+    LOOK_KNOWN,
+    LOOK_ROUNDS,
     Q_HIGH,
     REFERENCE_SUSPECT,
     SPACED_MOST,
+    SUSPECT,
     Atoms,
     Lateness,
     Lead,
@@ -52,6 +56,9 @@ from .chance import (
     lateness,
     lead_beyond_chance,
     leads_of,
+    look_bias,
+    look_wander,
+    majority_late,
     occupancy_stride,
     occupied_beyond_chance,
     on_time_place,
@@ -107,8 +114,9 @@ class Rounds(Protocol):
         """Take each rank's usual offset out of its work (`chance.adjusted`)."""
         ...
 
-    def lower_looks(self) -> list[tuple[float, float]]:
-        """Each step's `chance.lower_look` of the adjusted work."""
+    def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
+        """Each step's `chance.lower_look` of the adjusted work: of its `kept` least works when given (0: the step
+        is not asked, its look is nan)."""
         ...
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
@@ -226,8 +234,7 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     base = on_time_place(places, usual)
     asked.adjust(usual, medians, base)
     if ranks >= 3:
-        looks = asked.lower_looks()
-        cuts, far = suspect_cuts(looks, ranks, REFERENCE_SUSPECT), suspect_cuts(looks, ranks)
+        cuts, far = _cuts(asked, ranks, steps)
     else:
         cuts = far = [math.inf] * steps
     counts = asked.suspects(cuts, far)
@@ -246,6 +253,37 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     cut = tops_floor(asked.top_deviations(), costed, ranks) if costed is not None else math.inf
     top_floor = cut if cut < floor else math.inf
     return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor)
+
+
+def _cuts(asked: Rounds, ranks: int, steps: int) -> tuple[list[float], list[float]]:
+    """Each step's cuts above which a rank-step is left out of its reference (REFERENCE_SUSPECT) and out of chance's
+    fit (SUSPECT), from its lower look (`chance.suspect_cuts`). Late ranks make the look read chance wide: a step with
+    more than half its ranks late has a late lower median (three late of four: the rank on time would be measured
+    against the three), and fewer late ones move the lower median up among the ranks on time (with a third of 8
+    ranks late, it is often the highest but one of five, and the spread reads a third too wide). So the looks are read
+    with the late lower medians read from the places under them (`late_looks`), and again, LOOK_ROUNDS times at
+    most, on the ranks the reference's cut leaves on time, in the steps where that changed. They are kept where the
+    share of rank-steps late makes such steps (`chance.majority_late`) or widens the look by more than its own
+    standard error (`chance.look_bias`, `chance.look_wander`); else (a clean run, a few rank-steps late by chance)
+    the cuts are the looks' as first read; and so they are where the looks read the spread too loosely
+    (`chance.LOOK_KNOWN`)."""
+    first = looks = asked.lower_looks()
+    kept = [ranks] * steps
+    if look_wander(looks, kept, late_looks=True) > LOOK_KNOWN:
+        return suspect_cuts(first, ranks, REFERENCE_SUSPECT), suspect_cuts(first, ranks)
+    cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT, late_looks=True)
+    for _ in range(LOOK_ROUNDS):
+        now = [ranks - k for k in asked.suspects(cuts, cuts)]
+        asking = [m if m != k else 0 for m, k in zip(now, kept)]
+        if not any(asking):
+            break
+        looks = [old if m == 0 else new for old, new, m in zip(looks, asked.lower_looks(asking), asking)]
+        kept = now
+        cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT, kept, late_looks=True)
+    share = (ranks * steps - sum(kept)) / (ranks * steps)
+    if majority_late(share, ranks, steps) or look_bias(share, ranks) > look_wander(looks, kept, late_looks=True):
+        return cuts, suspect_cuts(looks, ranks, SUSPECT, kept, late_looks=True)
+    return suspect_cuts(first, ranks, REFERENCE_SUSPECT), suspect_cuts(first, ranks)
 
 
 class InProcess:
@@ -282,9 +320,10 @@ class InProcess:
         """Each rank's usual offset taken out of its work (a range of steps at a time through the fan)."""
         self.work = adjusted(self.raw, usual, medians, base)
 
-    def lower_looks(self) -> list[tuple[float, float]]:
-        """Each step's lower look (a range of steps at a time through the fan)."""
-        return list(chain.from_iterable(self.fan(partial(_below, self.work), self._by_steps())))
+    def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
+        """Each step's lower look, of its `kept` least works when given (a range of steps at a time through the
+        fan)."""
+        return list(chain.from_iterable(self.fan(partial(_below, self.work, kept=kept), self._by_steps())))
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
         """Each step's suspects held, and the far ones among them; how many far ones a step."""
@@ -351,6 +390,14 @@ class InProcess:
         """Each step's reference, once `deviations` was asked."""
         return tuple(reference for _, _, reference in self.found)
 
+    def past_ms(self, entries: Sequence[Sequence[int]]) -> tuple[tuple[float, ...], ...]:
+        """The deviations of each step's entries past the floor (`entries`), once `deviations` was asked: how late
+        each is against its step's ranks on time."""
+        return tuple(
+            tuple(gathered(reference.deviations(self.work[j]), found, "d")) if found else ()
+            for j, ((_, _, reference), found) in enumerate(zip(self.found, entries))
+        )
+
     def entries(self, floor: float, top_floor: float = math.inf) -> tuple[tuple[int, ...], ...]:
         """Each step's entries past the floor, and its latest rank when past `top_floor`, once `deviations` was
         asked."""
@@ -374,8 +421,8 @@ class Beyond:
     rank's usual offset taken out (`usual_offsets`), where the ranks on time usually are, down to which it was
     (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
     latest rank leads the next by more than chance (`tops_late`: a straggler that moves), the tail the cost
-    reads where it is not `tail` (`Found.costed`), and the deviation from which a step's latest rank is late
-    (`Found.top_floor`)."""
+    reads where it is not `tail` (`Found.costed`), the deviation from which a step's latest rank is late
+    (`Found.top_floor`), and the deviation of each entry past the floor (`past_ms`, as `entries`)."""
 
     tail: Tail
     floor_ms: float
@@ -390,6 +437,7 @@ class Beyond:
     leads: bool = False
     costed: Tail | None = None
     top_floor: float = math.inf
+    past_ms: tuple[tuple[float, ...], ...] = ()
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -406,11 +454,12 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
     """
     asked = InProcess(work, fan)
     found = chance_in_rounds(asked, asked.width, len(work))
+    entries = asked.entries(found.floor_ms, found.top_floor)
     return Beyond(
         found.tail,
         found.floor_ms,
         found.total,
-        asked.entries(found.floor_ms, found.top_floor),
+        entries,
         tuple(lateness(asked.work, asked.references, found.tail, work, fan)),
         asked.references,
         Atoms.of_sorted(found.pooled),
@@ -420,6 +469,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         found.tops is not None,
         found.costed,
         found.top_floor,
+        asked.past_ms(entries),
     )
 
 

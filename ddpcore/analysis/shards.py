@@ -78,7 +78,7 @@ from .chance import (
 )
 from .rankmap import RankStepMap
 from .rankwise import own_medians_at, rank_summaries
-from .results import AnalysisError, Measured, StepColumns, StepSummary
+from .results import AnalysisError, Measured, StepColumns, StepSummary, gap_of
 from .rounds import alone_measured, chance_in_rounds, chance_of_others
 from .runs import Releases, bound_of, drift, fingerprint, references
 from .stepwise import (
@@ -184,7 +184,7 @@ class Shard:
         self.ranks = tuple(t.rank for t in self.tables)
         self.vectors: dict[str, Sequence[Sequence[float]]] = {}
         self.pooled: dict[str, SortedRuns] = {}
-        self.ordered: dict[str, list[Sequence[float]]] = {}
+        self.ordered: dict[str, list[Sequence[float] | None]] = {}
 
     def hello(self) -> dict:
         """The shard's ranks, their world sizes and digests (`runs.copies`), the steps all of them have, and which
@@ -246,18 +246,25 @@ class Shard:
         self.pooled[key] = SortedRuns(runs)
         return len(self.pooled[key])
 
-    def samples(self, key: str) -> list[Sample]:
-        """Each step's values of a vector, sampled in order; or the one pooled vector, sampled at about the square
-        root of its count (`pooled_sample`, `SortedRuns.sample`)."""
+    def samples(self, key: str, wanted: Sequence[object | None] | None = None) -> list[Sample | None]:
+        """Each step's values of a vector, sampled in order (of the steps `wanted` holds something for, when given:
+        None for the others); or the one pooled vector, sampled at about the square root of its count
+        (`pooled_sample`, `SortedRuns.sample`)."""
         if key in self.pooled:
             held = self.pooled[key]
             return [held.sample(pooled_sample(len(held)))]
-        return [sample_of(o) for o in self._ordered(key)]
+        return [
+            sample_of(o) if o is not None and (wanted is None or w is not None) else None
+            for o, w in zip(self._ordered(key, wanted), wanted or repeat(0))
+        ]
 
-    def _ordered(self, key: str) -> list[Sequence[float]]:
-        if key not in self.ordered:
-            self.ordered[key] = [array("d", sorted(v)) for v in self.vectors[key]]
-        return self.ordered[key]
+    def _ordered(self, key: str, wanted: Sequence[object | None] | None = None) -> list[Sequence[float] | None]:
+        """A vector's steps sorted, each when first wanted (`wanted`: None at the steps not, else all of them)."""
+        rows = self.ordered.setdefault(key, [None] * len(self.vectors[key]))
+        for j, v in enumerate(self.vectors[key]):
+            if rows[j] is None and (wanted is None or wanted[j] is not None):
+                rows[j] = array("d", sorted(v))
+        return rows
 
     def between(
         self, key: str, brackets: Sequence[tuple[float, float] | None], last: bool = False
@@ -267,7 +274,10 @@ class Shard:
         if key in self.pooled:
             held = self.pooled[key]
             return [held.within(*b) if b is not None else None for b in brackets]
-        found = [within(o, *b) if b is not None else None for o, b in zip(self._ordered(key), brackets)]
+        found = [
+            within(o, *b) if b is not None and o is not None else None
+            for o, b in zip(self._ordered(key, brackets), brackets)
+        ]
         if last:
             self.ordered.pop(key, None)
         return found
@@ -402,11 +412,17 @@ class Shard:
     def lateness(self, tail: Tail, floor: float, top_floor: float = math.inf) -> list[tuple[int, Lateness]]:
         """Each of the shard's ranks' `chance.Lateness` (on its own work), by rank; and, held for the costs, each
         step's entries past the run's floor (`chance.past`), with its latest rank when past `top_floor`
-        (`chance.with_latest`)."""
-        self.beyond_rows = [past(row, floor) for row in self._deviation_rows()]
-        if top_floor < floor and self.tops is not None:
-            for j, deviation in self.top_deviations().items():
-                self.beyond_rows[j] = with_latest(self.beyond_rows[j], self.tops[j], deviation, top_floor)
+        (`chance.with_latest`), and their deviations (`StepColumns.beyond_ms`), a step's deviations made and let go
+        at a time."""
+        tops = self.top_deviations() if top_floor < floor and self.tops is not None else {}
+        self.beyond_rows = []
+        self.beyond_ms: list[dict[int, float]] = []
+        for j, row in enumerate(self._deviation_rows()):
+            found = past(row, floor)
+            if j in tops and self.tops is not None:
+                found = with_latest(found, self.tops[j], tops[j], top_floor)
+            self.beyond_rows.append(found)
+            self.beyond_ms.append(dict(zip(found, gathered(row, found, "d"))))
         return list(zip(self.ranks, lateness(self.vectors["adjusted"], self.references, tail, self.vectors["work"])))
 
     def waits(
@@ -467,15 +483,28 @@ class Shard:
         merge read their tail in the round before."""
         self.pooled.pop("costs", None)
         self.threshold = float(threshold)
-        self.over_rows = [where_at_least(self._gaps(j, cost), self.threshold) for j, cost in enumerate(self.cost_rows)]
+        self.over_rows = [self._over(j, cost) for j, cost in enumerate(self.cost_rows)]
         return [len(o) for o in self.over_rows]
+
+    def _over(self, j: int, cost: Sequence[float]) -> list[int]:
+        """Step j's entries over the threshold, as `StepColumns.late` reads them (`StepColumns.beyond_ms`)."""
+        gaps = self._gaps(j, cost)
+        period = self.columns["period_ms"][j]
+        over = where_at_least(gaps, self.threshold)
+        more = [
+            i
+            for i, late_ms in self.beyond_ms[j].items()
+            if gaps[i] < self.threshold and gap_of(late_ms, period[i]) >= self.threshold
+        ]
+        return sorted(over + more) if more else over
 
     def _least(self, j: int, over: int) -> Sequence[float]:
         """Step j's smallest waits, as many as `read_entries` reads with `over` entries over the threshold: from the
         sorted copy a merge's rounds left, else picked (`heapq.nsmallest`)."""
         ordered = self.ordered.get("wait")
-        if ordered is not None:
-            return ordered[j]
+        held = ordered[j] if ordered is not None else None
+        if held is not None:
+            return held
         wait = self.wait_rows[j]
         return heapq.nsmallest(min(len(wait), over + KEPT + 1), wait)
 
@@ -495,6 +524,7 @@ class Shard:
             row = {
                 "ranks": [self.ranks[i] for i in picked],
                 "beyond": [i in beyond for i in picked],
+                "beyond_ms": [self.beyond_ms[j][i] for i in picked if i in beyond],
                 "period_ms": gathered(self.columns["period_ms"].raw(j), picked, "d"),
                 "compute_ms": gathered(self.columns["compute_ms"].raw(j), picked, "d"),
                 "cost_ms": gathered(cost, picked, "d"),
@@ -525,7 +555,7 @@ def order_stats(
     """
     if len(shards) == 1:
         return cast(list[list[float]], asked(shards, "at_places", key, wanted, last)[0])
-    samples = asked(shards, "samples", key)
+    samples = asked(shards, "samples", key, wanted)
     brackets = [None if w is None else bracket([s[j] for s in samples], w) for j, w in enumerate(wanted)]
     answers = asked(shards, "between", key, brackets, last)
     out: list[list[float]] = []
@@ -662,13 +692,14 @@ class ShardRounds:
         starts = list(accumulate((len(held) for held in self.held_places), initial=0))
         asked_each(self.shards, "adjust", [(usual[a:b], medians, base) for a, b in zip(starts, starts[1:])])
 
-    def lower_looks(self) -> list[tuple[float, float]]:
-        """Each step's lower look (over every shard)."""
-        places = below_places(self.n)
-        wanted = [(min(places), max(places))] * self.steps
+    def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
+        """Each step's lower look, of its `kept` least works when given (over every shard; a step not asked, 0,
+        nan): its sorted copies are let go after the first look, and a look again sorts only the steps asked."""
+        counts = [self.n] * self.steps if kept is None else kept
+        wanted = [(min(below_places(m)), below_places(m)[0]) if m else None for m in counts]
         return [
-            lower_look(self.n, dict(zip(range(low, high + 1), got)))
-            for (low, high), got in zip(wanted, order_stats(self.shards, "adjusted", wanted, last=True))
+            lower_look(m, dict(zip(range(w[0], w[1] + 1), got))) if w is not None else (math.nan, math.nan)
+            for m, w, got in zip(counts, wanted, order_stats(self.shards, "adjusted", wanted, last=True))
         ]
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
@@ -990,6 +1021,8 @@ def _columns(
 
     wait, first, cost = joined("wait_ms", "d"), joined("first_ms", "f"), joined("cost_ms", "d")
     beyond_all = [b for p in pieces for b in p["beyond"]]
+    late_ms = iter([v for p in pieces for v in p["beyond_ms"]])
+    beyond_ms = [next(late_ms) if b else math.nan for b in beyond_all]
     in_order_ranks = tuple(ranks[i] for i in order)
     solo = in_order_ranks.index(slowest)
     part_columns: dict[str, Sequence[float]] | None = None
@@ -1015,6 +1048,7 @@ def _columns(
         solo_entry=solo,
         solo_saved_ms=retimed_saving(wait, first, free, {solo: cost[solo]}),
         beyond=tuple(k for k, i in enumerate(order) if beyond_all[i]),
+        beyond_ms=tuple(beyond_ms[i] for i in order if beyond_all[i]),
         waits=waits,
         parts=middles,
         lowest=tuple(order_of(wait)),

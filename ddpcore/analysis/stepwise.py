@@ -39,7 +39,7 @@ from .chance import (
     others_of,
 )
 from .rankmap import Cells, cells_of
-from .results import AnalysisError, DrawnRank, StepColumns, StepSummary
+from .results import AnalysisError, DrawnRank, StepColumns, StepSummary, gap_of
 from .whatif import earliest_free, retimed_saving
 
 __all__ = [
@@ -77,11 +77,6 @@ def costs_of(
     if total is None:
         return array("d", map(sub, medians_of_others(wait_ms, ranked), wait_ms))  # type: ignore[arg-type]
     return array("d", map(sub, others_of(wait_ms, total, ranked or {}), wait_ms))
-
-
-def gap_of(cost_ms: float, period_ms: float) -> float:
-    """The share of the step that a rank's lateness costs."""
-    return cost_ms / period_ms if period_ms > 0 else 0.0
 
 
 def drawn_entries(cost_ms: Sequence[float], ordered: Sequence[float] | None = None) -> list[int]:
@@ -193,6 +188,7 @@ def _summarise_step(
     parts: dict[str, Column] | None,
     beyond: tuple[int, ...],
     map_rows: tuple[tuple[int, ...], ...],
+    beyond_ms: tuple[float, ...] = (),
 ) -> tuple[StepSummary, array[float], dict[int, float], Cells]:
     """One common step, with its ranks' waits whole and their middle places (all their costs need:
     `chance.middle_places`), and its cells of the map (`rankmap.cells_of`, rows `map_rows`). `by_column` holds,
@@ -224,6 +220,7 @@ def _summarise_step(
         solo_entry=slowest,
         solo_saved_ms=retimed_saving(wait, first, free, {slowest: cost[slowest]}),
         beyond=beyond,
+        beyond_ms=beyond_ms,
         waits=middle,
         parts={p: Middle.of(v, middle.kept) for p, v in parts.items()} if parts is not None else None,
         lowest=_lowest(wait, ranked),

@@ -112,8 +112,9 @@ class Held:
     def __init__(self, vectors):
         self.vectors = vectors
 
-    def samples(self, key):
-        return [sample_of(sorted(v)) for v in self.vectors]
+    def samples(self, key, wanted=None):
+        asked = wanted or self.vectors
+        return [sample_of(sorted(v)) if wanted is None or w is not None else None for v, w in zip(self.vectors, asked)]
 
     def between(self, key, brackets, last=False):
         from ddpcore.storage.ordered import within
