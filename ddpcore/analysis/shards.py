@@ -259,10 +259,11 @@ class Shard:
         ]
 
     def _ordered(self, key: str, wanted: Sequence[object | None] | None = None) -> list[Sequence[float] | None]:
-        """A vector's steps sorted, each when first wanted (`wanted`: None at the steps not, else all of them)."""
+        """A vector's steps sorted, each when first wanted (`wanted`: None at the steps not, and past its end; else
+        all of them)."""
         rows = self.ordered.setdefault(key, [None] * len(self.vectors[key]))
         for j, v in enumerate(self.vectors[key]):
-            if rows[j] is None and (wanted is None or wanted[j] is not None):
+            if rows[j] is None and (wanted is None or (j < len(wanted) and wanted[j] is not None)):
                 rows[j] = array("d", sorted(v))
         return rows
 
