@@ -59,6 +59,7 @@ from ..storage.picking import (
 )
 from ..storage.transposed import Transposed
 from ..storage.whenread import RowsWhenRead
+from .odds import ALPHA, binomial_above, binomial_terms
 
 __all__ = [
     "ALONE_MOST",
@@ -139,8 +140,6 @@ __all__ = [
     "pooled_runs",
 ]
 
-ALPHA = 0.001
-"""The chance that noise alone makes a straggler: a transient one in a step, a persistent one in a run."""
 Q_LOW, Q_HIGH = 0.1, 0.9
 """The quantiles a `Tail` is fitted through, with the median."""
 _NORMAL = NormalDist()
@@ -1786,10 +1785,12 @@ def look_bias(share: float, n: int) -> float:
     if len(places) == 1 or share <= 0.0:
         return 0.0
     h, a, b = places
-    log_s, log_r, whole = math.log(share), math.log1p(-share) if share < 1.0 else -math.inf, math.lgamma(n + 1)
+    if share >= 1.0:
+        return 0.0
+    term = binomial_terms(n, share)
     total = weight = 0.0
     for k in range(n - h):
-        w = math.exp(whole - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_s + (n - k) * log_r)
+        w = term(k)
         m = n - k
         total += w * (_blom(h, m) - (_blom(a, m) + _blom(b, m)) / 2)
         weight += w
@@ -2161,40 +2162,6 @@ def usual_of(tail: Tail, spread: Atoms | None, count: int, p: float) -> float:
     """
     on_time = usual_needed(tail, count, p)
     return on_time if spread is None else max(on_time, usual_needed(spread, count, p))
-
-
-def binomial_above(n: int, k: int, s: float) -> float:
-    """The chance that at least k of n draws pass what each passes with chance s: its terms added from k up while
-    they count (past the mode, each is less than the one before); for k at or below the mean, one less the terms
-    below k, added from k - 1 down while they count. Summed from k up there, a tail of 10^7 rank-steps at a quantile
-    they fall short of added every term up to n: seconds, and a list of 10^7 floats.
-
-    >>> round(binomial_above(10, 3, 0.1), 4), binomial_above(10**8, 50, 1e-8) < 1e-60
-    (0.0702, True)
-    >>> round(binomial_above(10, 1, 0.3), 4), round(1 - 0.7**10, 4), binomial_above(10**7, 60_000, 0.025)
-    (0.9718, 0.9718, 1.0)
-    """
-    if k <= 0 or s >= 1.0:
-        return 1.0
-    if s <= 0.0 or k > n:
-        return 0.0
-    log_s, log_r, whole = math.log(s), math.log1p(-s), math.lgamma(n + 1)
-
-    def term(j: int) -> float:
-        return math.exp(whole - math.lgamma(j + 1) - math.lgamma(n - j + 1) + j * log_s + (n - j) * log_r)
-
-    terms = []
-    if k <= n * s:
-        for j in range(k - 1, -1, -1):
-            terms.append(term(j))
-            if terms[-1] <= 1e-18 * terms[0]:
-                break
-        return min(1.0, max(0.0, 1.0 - math.fsum(terms)))
-    for j in range(k, n + 1):
-        terms.append(term(j))
-        if j > n * s and terms[-1] <= 1e-18 * terms[0]:
-            break
-    return min(1.0, math.fsum(terms))
 
 
 def _lateness_some(

@@ -35,8 +35,8 @@ from ..storage.grid import cell_rows
 from ..storage.picking import interleaved, joined, largest_each, largest_each_plus, least_each
 from ..traces.keeping import WARMUP_STEP
 from ..traces.optrace import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
-from .chance import ALPHA, binomial_above
 from .jobgraph import BACKWARD, COMM_OPTYPES, FORWARD, P2P_PEER, Key, StepGraph, graph_of
+from .odds import ALPHA, binomial_above
 
 __all__ = [
     "DECOMPOSE_FROM",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from ..analysis.chance import ALPHA
+from ..analysis.odds import ALPHA
 from ..base import THRESHOLD
 
 if TYPE_CHECKING:
