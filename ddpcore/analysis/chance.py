@@ -1732,9 +1732,13 @@ def below_sigmas(n: int) -> float:
     (0.75, 0.67)
     """
     places = below_places(n)
-    if len(places) == 1:
-        return math.nan
-    return _blom(places[0], n) - (_blom(places[1], n) + _blom(places[2], n)) / 2
+    return math.nan if len(places) == 1 else _look_distance(places, n)
+
+
+def _look_distance(places: tuple[int, ...], m: int) -> float:
+    """Where a normal step of m ranks puts the first of these sorted places above the middle of the other two, on
+    average, in standard deviations (Blom's approximation)."""
+    return _blom(places[0], m) - (_blom(places[1], m) + _blom(places[2], m)) / 2
 
 
 LOOK_MEDIAN_FROM = 8
@@ -1784,15 +1788,13 @@ def look_bias(share: float, n: int) -> float:
     places = below_places(n)
     if len(places) == 1 or share <= 0.0:
         return 0.0
-    h, a, b = places
     if share >= 1.0:
         return 0.0
     term = binomial_terms(n, share)
     total = weight = 0.0
-    for k in range(n - h):
+    for k in range(n - places[0]):
         w = term(k)
-        m = n - k
-        total += w * (_blom(h, m) - (_blom(a, m) + _blom(b, m)) / 2)
+        total += w * _look_distance(places, n - k)
         weight += w
         if k > n * share and w < _NEGLIGIBLE * weight:
             break

@@ -3,6 +3,7 @@ a rank's summary over the run, the whole `Measured`, and the error of a run that
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..base import Said
@@ -101,17 +102,25 @@ class StepColumns:
     lowest: tuple[int, ...] = ()
 
     def late(self, threshold: float) -> list[int]:
-        """Entries whose gap reaches the threshold, in rank order: one C pass over the gaps (a sort of them, kept
-        for bisections, cost more than every threshold a page is given); and the entries beyond chance whose
-        lateness against the step's ranks on time (`beyond_ms`) reaches it as a share of their step: where more
-        than half the others are late, the others' median wait is a late one's, and the gap misses them all."""
-        over = where_at_least(self.gap, threshold)
-        more = [
-            i
-            for i, late_ms in zip(self.beyond, self.beyond_ms)
-            if self.gap[i] < threshold and gap_of(late_ms, self.period_ms[i]) >= threshold
-        ]
-        return sorted(over + more) if more else over
+        """Entries over the threshold (`over_threshold`), in rank order."""
+        return over_threshold(self.gap, self.period_ms, zip(self.beyond, self.beyond_ms), threshold)
+
+
+def over_threshold(
+    gap: Sequence[float], period_ms: Sequence[float], beyond: Iterable[tuple[int, float]], threshold: float
+) -> list[int]:
+    """A step's entries whose gap reaches the threshold, in order: one C pass over the gaps (a sort of them, kept for
+    bisections, cost more than every threshold a page is given); and the entries beyond chance (`beyond`: each with
+    its lateness against the step's ranks on time, ms) whose lateness reaches it as a share of their step: where more
+    than half the others are late, the others' median wait is a late one's, and the gap misses them all. A step's
+    columns (`StepColumns.late`) and a shard's entries (`shards.Shard.over`) read it alike.
+
+    >>> over_threshold([0.5, 0.01, 0.02, 0.0], [40.0] * 4, [(1, 20.0), (2, 1.0)], 0.1)
+    [0, 1]
+    """
+    over = where_at_least(gap, threshold)
+    more = [i for i, late_ms in beyond if gap[i] < threshold and gap_of(late_ms, period_ms[i]) >= threshold]
+    return sorted(over + more) if more else over
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -269,8 +269,9 @@ def _cuts(asked: Rounds, ranks: int, steps: int) -> tuple[list[float], list[floa
     (`chance.LOOK_KNOWN`)."""
     first = looks = asked.lower_looks()
     kept = [ranks] * steps
+    as_first_read = suspect_cuts(first, ranks, REFERENCE_SUSPECT), suspect_cuts(first, ranks)
     if look_wander(looks, kept, late_looks=True) > LOOK_KNOWN:
-        return suspect_cuts(first, ranks, REFERENCE_SUSPECT), suspect_cuts(first, ranks)
+        return as_first_read
     cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT, late_looks=True)
     for _ in range(LOOK_ROUNDS):
         now = [ranks - k for k in asked.suspects(cuts, cuts)]
@@ -283,7 +284,7 @@ def _cuts(asked: Rounds, ranks: int, steps: int) -> tuple[list[float], list[floa
     share = (ranks * steps - sum(kept)) / (ranks * steps)
     if majority_late(share, ranks, steps) or look_bias(share, ranks) > look_wander(looks, kept, late_looks=True):
         return cuts, suspect_cuts(looks, ranks, SUSPECT, kept, late_looks=True)
-    return suspect_cuts(first, ranks, REFERENCE_SUSPECT), suspect_cuts(first, ranks)
+    return as_first_read
 
 
 class InProcess:

@@ -41,7 +41,7 @@ from typing import Any, TypeVar, cast
 from ..base import THRESHOLD
 from ..base.phases import CAUSES, FORWARD_BACKWARD, LOAD
 from ..storage.ordered import SAMPLE, Positions, Sample, SortedRuns, Within, bracket, sample_of, sorted_places, within
-from ..storage.picking import gathered, order_of, where_at_least, without_places
+from ..storage.picking import gathered, order_of, without_places
 from ..storage.transposed import Transposed
 from ..storage.whenread import RowsWhenRead
 from ..traces import RankColumns, RankFacts, RankTrace, table_of
@@ -78,7 +78,7 @@ from .chance import (
 )
 from .rankmap import RankStepMap
 from .rankwise import own_medians_at, rank_summaries
-from .results import AnalysisError, Measured, StepColumns, StepSummary, gap_of
+from .results import AnalysisError, Measured, StepColumns, StepSummary, over_threshold
 from .rounds import alone_measured, chance_in_rounds, chance_of_others
 from .runs import Releases, bound_of, drift, fingerprint, references
 from .stepwise import (
@@ -488,16 +488,10 @@ class Shard:
         return [len(o) for o in self.over_rows]
 
     def _over(self, j: int, cost: Sequence[float]) -> list[int]:
-        """Step j's entries over the threshold, as `StepColumns.late` reads them (`StepColumns.beyond_ms`)."""
-        gaps = self._gaps(j, cost)
-        period = self.columns["period_ms"][j]
-        over = where_at_least(gaps, self.threshold)
-        more = [
-            i
-            for i, late_ms in self.beyond_ms[j].items()
-            if gaps[i] < self.threshold and gap_of(late_ms, period[i]) >= self.threshold
-        ]
-        return sorted(over + more) if more else over
+        """Step j's entries over the threshold, as a step's columns read them (`results.over_threshold`)."""
+        return over_threshold(
+            self._gaps(j, cost), self.columns["period_ms"][j], self.beyond_ms[j].items(), self.threshold
+        )
 
     def _least(self, j: int, over: int) -> Sequence[float]:
         """Step j's smallest waits, as many as `read_entries` reads with `over` entries over the threshold: from the
