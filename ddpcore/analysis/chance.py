@@ -112,6 +112,7 @@ __all__ = [
     "below_places",
     "first_look",
     "lower_look",
+    "unmeasured_of",
     "suspect_cuts",
     "look_spread",
     "look_bias",
@@ -1352,32 +1353,38 @@ def below_places(n: int) -> tuple[int, ...]:
     return (h,) if h == 0 else (h, (h - 1) // 2, h // 2)
 
 
-def lower_look(n: int, at: Mapping[int, float]) -> tuple[float, float]:
+def lower_look(n: int, at: Mapping[int, float], skip: int = 0) -> tuple[float, float]:
     """A step's lower median (the middle of its n works, the lower one of two) and how far below it the median of
-    the places under it lies (nan with none), from its sorted works at `below_places(n)`.
+    the places under it lies (nan with none), from its sorted works at `below_places(n)`, each `skip` places on (the
+    works not measured, lowest of all, left out).
 
-    >>> lower_look(4, {0: 9.0, 1: 10.0})
-    (10.0, 1.0)
+    >>> lower_look(4, {0: 9.0, 1: 10.0}), lower_look(4, {1: 9.0, 2: 10.0}, skip=1)
+    ((10.0, 1.0), (10.0, 1.0))
     """
     places = below_places(n)
-    lower = at[places[0]]
+    lower = at[places[0] + skip]
     if len(places) == 1:
         return lower, math.nan
-    return lower, lower - (at[places[1]] + at[places[2]]) / 2
+    return lower, lower - (at[places[1] + skip] + at[places[2] + skip]) / 2
 
 
 def _below(
-    work: Sequence[Sequence[float]], steps: range, kept: Sequence[int] | None = None
+    work: Sequence[Sequence[float]],
+    steps: range,
+    kept: Sequence[int] | None = None,
+    unmeasured: Sequence[int] | None = None,
 ) -> list[tuple[float, float]]:
-    """Some steps' `lower_look`, of their `kept` least works when given (0: not asked, nan)."""
+    """Some steps' `lower_look`, of their `kept` least measured works when given (0: not asked, nan), the
+    `unmeasured` least of each step (works that are not a positive number) left out."""
     out = []
     for j in steps:
-        m = len(work[j]) if kept is None else kept[j]
-        if m == 0:
+        skip = unmeasured[j] if unmeasured is not None else 0
+        m = len(work[j]) - skip if kept is None else kept[j]
+        if m <= 0:
             out.append((math.nan, math.nan))
             continue
         ranked = sorted(work[j])
-        out.append(lower_look(m, ranked))  # type: ignore[arg-type]
+        out.append(lower_look(m, ranked, skip))  # type: ignore[arg-type]
     return out
 
 
@@ -2432,6 +2439,16 @@ def steps_to_decide(
         passes = late.mean_ms > needed(tail, spread, effective_steps(middle, serial), level)
         low, high = (low, middle) if passes else (middle, high)
     return high
+
+
+def unmeasured_of(work: Sequence[Sequence[float]], steps: range) -> list[int]:
+    """Some steps' count of works that are not a positive number (a rank ready before the previous release: a clock
+    that jumped): no measure of chance, and the least of their step's works, whatever offset was taken out.
+
+    >>> unmeasured_of([[1.0, -2.0, 0.0], [3.0, 4.0, 5.0]], range(2))
+    [2, 0]
+    """
+    return [0 if min(work[j], default=1.0) > 0 else sum(1 for w in work[j] if not w > 0) for j in steps]
 
 
 def _positive(row: Sequence[float], done: Sequence[float]) -> Sequence[float]:

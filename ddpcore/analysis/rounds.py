@@ -73,6 +73,7 @@ from .chance import (
     suspects_of,
     top_places,
     tops_floor,
+    unmeasured_of,
     usual_offsets,
     widened,
     with_latest,
@@ -114,9 +115,14 @@ class Rounds(Protocol):
         """Take each rank's usual offset out of its work (`chance.adjusted`)."""
         ...
 
+    def unmeasured(self) -> list[int]:
+        """Each step's count of works that are not a positive number (`chance.unmeasured_of`), left out of its
+        looks."""
+        ...
+
     def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
-        """Each step's `chance.lower_look` of the adjusted work: of its `kept` least works when given (0: the step
-        is not asked, its look is nan)."""
+        """Each step's `chance.lower_look` of the adjusted work, its unmeasured works left out: of its `kept` least
+        measured works when given (0: the step is not asked, its look is nan)."""
         ...
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
@@ -266,22 +272,24 @@ def _cuts(asked: Rounds, ranks: int, steps: int) -> tuple[list[float], list[floa
     share of rank-steps late makes such steps (`chance.majority_late`) or widens the look by more than its own
     standard error (`chance.look_bias`, `chance.look_wander`); else (a clean run, a few rank-steps late by chance)
     the cuts are the looks' as first read; and so they are where the looks read the spread too loosely
-    (`chance.LOOK_KNOWN`)."""
+    (`chance.LOOK_KNOWN`). A step's works that are not a positive number (`Rounds.unmeasured`) are in none of its
+    looks, nor in the counts they are read over."""
+    measured = [ranks - skip for skip in asked.unmeasured()]
     first = looks = asked.lower_looks()
-    kept = [ranks] * steps
-    as_first_read = suspect_cuts(first, ranks, REFERENCE_SUSPECT), suspect_cuts(first, ranks)
+    kept = measured
+    as_first_read = suspect_cuts(first, ranks, REFERENCE_SUSPECT, kept), suspect_cuts(first, ranks, SUSPECT, kept)
     if look_wander(looks, kept, late_looks=True) > LOOK_KNOWN:
         return as_first_read
-    cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT, late_looks=True)
+    cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT, kept, late_looks=True)
     for _ in range(LOOK_ROUNDS):
-        now = [ranks - k for k in asked.suspects(cuts, cuts)]
+        now = [m - k for m, k in zip(measured, asked.suspects(cuts, cuts))]
         asking = [m if m != k else 0 for m, k in zip(now, kept)]
         if not any(asking):
             break
         looks = [old if m == 0 else new for old, new, m in zip(looks, asked.lower_looks(asking), asking)]
         kept = now
         cuts = suspect_cuts(looks, ranks, REFERENCE_SUSPECT, kept, late_looks=True)
-    share = (ranks * steps - sum(kept)) / (ranks * steps)
+    share = (sum(measured) - sum(kept)) / max(sum(measured), 1)
     if majority_late(share, ranks, steps) or look_bias(share, ranks) > look_wander(looks, kept, late_looks=True):
         return cuts, suspect_cuts(looks, ranks, SUSPECT, kept, late_looks=True)
     return as_first_read
@@ -298,6 +306,7 @@ class InProcess:
         self.fan = fan
         self.width = len(work[0]) if work else 0
         self.offsets: list[float] = [0.0] * self.width
+        self.skip: list[int] | None = None
         self.gone: frozenset[int] = frozenset()
         self.rows: list[Sequence[int]] = [()] * len(work)
         self.far: list[Sequence[int]] = [()] * len(work)
@@ -321,10 +330,17 @@ class InProcess:
         """Each rank's usual offset taken out of its work (a range of steps at a time through the fan)."""
         self.work = adjusted(self.raw, usual, medians, base)
 
-    def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
-        """Each step's lower look, of its `kept` least works when given (a range of steps at a time through the
+    def unmeasured(self) -> list[int]:
+        """Each step's count of works that are not a positive number (a range of steps at a time through the
         fan)."""
-        return list(chain.from_iterable(self.fan(partial(_below, self.work, kept=kept), self._by_steps())))
+        self.skip = list(chain.from_iterable(self.fan(partial(unmeasured_of, self.raw), self._by_steps())))
+        return self.skip
+
+    def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
+        """Each step's lower look, of its `kept` least measured works when given (a range of steps at a time through
+        the fan)."""
+        task = partial(_below, self.work, kept=kept, unmeasured=self.skip)
+        return list(chain.from_iterable(self.fan(task, self._by_steps())))
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:
         """Each step's suspects held, and the far ones among them; how many far ones a step."""

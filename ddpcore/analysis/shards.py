@@ -73,6 +73,7 @@ from .chance import (
     sum_parts,
     suspects_of,
     top_places,
+    unmeasured_of,
     with_latest,
     with_top,
 )
@@ -325,6 +326,11 @@ class Shard:
         """Take each of the shard's ranks' usual offset out of its work (`chance.usual_offsets`), against every
         rank's median work and the ranks on time's place (`chance.on_time_place`): `adjusted`."""
         self.vectors["adjusted"] = adjusted(self.vectors["work"], usual, work_medians, base)
+
+    def unmeasured(self) -> list[int]:
+        """Each step's count of the shard's works that are not a positive number (`chance.unmeasured_of`)."""
+        work = self.vectors["work"]
+        return unmeasured_of(work, range(len(work)))
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[tuple[int, int]]:
         """Each step's suspects among the shard's ranks (`chance.first_look`, from every rank's cut), and the far ones
@@ -670,6 +676,7 @@ class ShardRounds:
         self.shards, self.n, self.steps = shards, ranks, steps
         self.held_places: list[list[Place]] = []
         self.counts: list[int] = []
+        self.skip: list[int] = []
         self.tops: list[int] | None = None
 
     def medians(self) -> list[float]:
@@ -687,14 +694,21 @@ class ShardRounds:
         starts = list(accumulate((len(held) for held in self.held_places), initial=0))
         asked_each(self.shards, "adjust", [(usual[a:b], medians, base) for a, b in zip(starts, starts[1:])])
 
+    def unmeasured(self) -> list[int]:
+        """Each step's count of works that are not a positive number (over every shard)."""
+        self.skip = [sum(counts) for counts in zip(*asked(self.shards, "unmeasured"))]
+        return self.skip
+
     def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
-        """Each step's lower look, of its `kept` least works when given (over every shard; a step not asked, 0,
-        nan): its sorted copies are let go after the first look, and a look again sorts only the steps asked."""
-        counts = [self.n] * self.steps if kept is None else kept
-        wanted = [(min(below_places(m)), below_places(m)[0]) if m else None for m in counts]
+        """Each step's lower look, of its `kept` least measured works when given (over every shard; a step not asked,
+        0, nan), its unmeasured ones (the least) left out: its sorted copies are let go after the first look, and a
+        look again sorts only the steps asked."""
+        skip = self.skip or [0] * self.steps
+        counts = [self.n - z for z in skip] if kept is None else kept
+        wanted = [(min(below_places(m)) + z, below_places(m)[0] + z) if m > 0 else None for m, z in zip(counts, skip)]
         return [
-            lower_look(m, dict(zip(range(w[0], w[1] + 1), got))) if w is not None else (math.nan, math.nan)
-            for m, w, got in zip(counts, wanted, order_stats(self.shards, "adjusted", wanted, last=True))
+            lower_look(m, dict(zip(range(w[0], w[1] + 1), got)), z) if w is not None else (math.nan, math.nan)
+            for m, z, w, got in zip(counts, skip, wanted, order_stats(self.shards, "adjusted", wanted, last=True))
         ]
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:

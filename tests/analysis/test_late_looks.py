@@ -8,13 +8,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paths import FIXTURES
 
 from ddpcore.analysis import analyze, measure
-from ddpcore.analysis.chance import SUSPECT, below_sigmas, look_bias, look_spread, majority_late
+from ddpcore.analysis.chance import SUSPECT, _below, below_sigmas, look_bias, look_spread, majority_late
 from ddpcore.analysis.rounds import InProcess, chance_in_rounds
 from ddpcore.analysis.shards import shards_of
 from ddpcore.analysis.verdict import merge
 from ddpcore.cli.verdicts import analysis_payload
+from ddpcore.traces import read_paths
 from scripts.bench.verdict import Regime, _drawn, run_of, work_of
 
 
@@ -111,3 +113,31 @@ def test_shards_read_the_late_lower_medians_as_the_whole_run_does():
     for count in (2, 4):
         assert analysis_payload(merge(shards_of(tables, count)), []) == whole
     assert measure(tables).chance.floor_ms < 20.0
+
+
+def test_a_work_not_measured_is_left_out_of_its_step_s_look():
+    """A rank ready before the previous release (a clock that jumped: its work is not a positive number) is no
+    measure of chance: its step's look is that of the ranks measured, as if it were not there."""
+    assert _below([[-3.7, 12.8, 13.3, 14.2]], range(1), unmeasured=[1]) == _below([[12.8, 13.3, 14.2]], range(1))
+    asked = InProcess([[14.2, 13.3, 12.8, -3.7], [9.6, 15.0, 17.0, 6.7]])
+    assert asked.unmeasured() == [1, 0]
+    assert asked.lower_looks()[0] == pytest.approx((13.3, 0.5))
+
+
+def test_a_work_not_measured_no_longer_widens_chance_in_a_profiler_window():
+    """The profiler's 8 steps of a random straggler on a busy machine (tests/fixtures/heldout6/rnd_p3_b), one rank-step
+    of which reads 3.7 ms before the previous release: taken into its step's look, it read the run's spread five
+    times too wide, and chance's floor at 66 ms, more than a whole step."""
+    loaded = read_paths(sorted((FIXTURES / "heldout6" / "rnd_p3_b").glob("*.pt.trace.json.gz")))
+    m = measure(loaded.traces)
+    assert any("not a positive number" in w for w in m.warnings)
+    assert m.chance.floor_ms < m.median_step_ms
+
+
+def test_shards_leave_a_work_not_measured_out_of_its_look_as_the_whole_run_does():
+    tables, _ = run_of(Regime(4, 40, "lognormal", 0.15, "random0.1"), 2)
+    for step, rank in ((3, 1), (17, 2), (17, 0)):
+        tables[rank].work_ms[step] = -2.5
+    whole = analysis_payload(analyze(tables), [])
+    for count in (2, 4):
+        assert analysis_payload(merge(shards_of(tables, count)), []) == whole
