@@ -339,7 +339,8 @@ class InProcess:
     def lower_looks(self, kept: Sequence[int] | None = None) -> list[tuple[float, float]]:
         """Each step's lower look, of its `kept` least measured works when given (a range of steps at a time through
         the fan)."""
-        task = partial(_below, self.work, kept=kept, unmeasured=self.skip)
+        skip = self.skip if self.skip is not None else self.unmeasured()
+        task = partial(_below, self.work, kept=kept, unmeasured=skip)
         return list(chain.from_iterable(self.fan(task, self._by_steps())))
 
     def suspects(self, cuts: Sequence[float], far: Sequence[float]) -> list[int]:

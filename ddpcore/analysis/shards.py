@@ -676,7 +676,7 @@ class ShardRounds:
         self.shards, self.n, self.steps = shards, ranks, steps
         self.held_places: list[list[Place]] = []
         self.counts: list[int] = []
-        self.skip: list[int] = []
+        self.skip: list[int] | None = None
         self.tops: list[int] | None = None
 
     def medians(self) -> list[float]:
@@ -703,7 +703,7 @@ class ShardRounds:
         """Each step's lower look, of its `kept` least measured works when given (over every shard; a step not asked,
         0, nan), its unmeasured ones (the least) left out: its sorted copies are let go after the first look, and a
         look again sorts only the steps asked."""
-        skip = self.skip or [0] * self.steps
+        skip = self.skip if self.skip is not None else self.unmeasured()
         counts = [self.n - z for z in skip] if kept is None else kept
         wanted = [(min(below_places(m)) + z, below_places(m)[0] + z) if m > 0 else None for m, z in zip(counts, skip)]
         return [
