@@ -1,8 +1,9 @@
 """How columns of numbers are held and walked, below everything that reads or judges them: ranges of rows handed to
 worker processes (`fan`), times as integer microseconds (`micros`), values read in order by position without a
 full sort (`ordered`), a rank's columns read step by step (`transposed`), a table's rows laid on the grid of some
-columns' values (`grid`), and the picking of entries by a bound (`picking`). The speed tricks (bound dunders, byte
-masks, column layouts) live here, so that the layers above read like their formulas.
+columns' values (`grid`), the picking of entries by a bound (`picking`), and Parquet files read with the standard
+library (`parquetfile`). The speed tricks (bound dunders, byte masks, column layouts) live here, so that the layers
+above read like their formulas.
 
 The front door: the layer's public names (`__all__`), each loaded on first use: what a user of ddpcore needs, kept
 as it is between releases. The layers above reach the rest of its modules' names by module (`from

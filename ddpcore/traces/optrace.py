@@ -3,8 +3,9 @@ step: the table the OSDI 2025 what-if artifact publishes (ByteDance-Seed/Straggl
 its `meta-*.yaml`). One worker is one (data-parallel rank, pipeline stage): its tensor- and context-parallel peers
 run the same operations at the same times, and the table holds one of them.
 
-Parquet needs the extra `ddpcore[parquet]` (pyarrow), loaded only when such a file is read; the group sizes are read
-from the meta file with the standard library.
+Parquet is read with the standard library (`storage.parquetfile`), natively and in the page; a file that uses what
+that reader does not (nested columns, LZ4 or Brotli pages) goes to pyarrow, the extra `ddpcore[parquet]`, when it is
+installed. The group sizes are read from the meta file with the standard library.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import re
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 from ..base.words import Message
+from ..storage.parquetfile import Coded, ParquetError, ParquetUnread, parquet_columns
 
 if TYPE_CHECKING:
     from .pipetrace import RankOps
@@ -250,10 +252,10 @@ def _whole_column(name: str, values: Sequence[object]) -> array[int]:
     def good(v: object) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and least <= v <= MOST_WHOLE
 
-    if isinstance(values, array) and values.typecode in "bBhHiIlLqQ":
+    if isinstance(values, array) and values.typecode == "q":
+        out = values
+    elif isinstance(values, array) and values.typecode in "bBhHiIlLQ" or all(map(good, values)):
         out = array("q", values)
-    elif all(map(good, values)):
-        out = array("q", values)  # type: ignore[arg-type]
     else:
         i = _first_bad(values, good)
         raise OpTraceError(f"row {i}: {name} is {values[i]!r}: not a whole number from {least}")
@@ -272,7 +274,8 @@ def _time_column(name: str, values: Sequence[object]) -> array[float]:
 
     out: array[float] | None
     try:
-        out = array("d", cast("Sequence[float]", values))
+        given = cast("Sequence[float]", values)
+        out = given if isinstance(given, array) and given.typecode == "d" else array("d", given)
     except TypeError:
         out = None
     if out is None or not all(map(math.isfinite, out)) or (out and not least <= min(out) <= max(out) <= most):
@@ -298,13 +301,13 @@ def op_table(columns: Mapping[str, Sequence[object]]) -> OpTable:
     if any(len(columns[c]) != count for c in OP_COLUMNS[:8]):
         raise OpTraceError("the columns are not all as long")
     types = columns["optype"]
-    words = types.words if isinstance(types, _Coded) else tuple(dict.fromkeys(types))
+    words = types.words if isinstance(types, Coded) else tuple(dict.fromkeys(types))
     for t in words:
         if not isinstance(t, str) or not 0 < len(t) <= 64:
             raise OpTraceError(f"operation type {str(t)[:40]!r}: not a name")
     if len(set(words)) != len(words):
         raise OpTraceError("an operation type named twice in the table's dictionary")
-    if isinstance(types, _Coded):
+    if isinstance(types, Coded):
         codes = types.codes
         if codes and not 0 <= min(codes) <= max(codes) < len(words):
             raise OpTraceError("operation types that name none")
@@ -334,23 +337,6 @@ def _chunks(name: str, values: Sequence[object] | None, count: int) -> array[int
     if isinstance(values, array):
         return _whole_column(name, values)
     return _whole_column(name, [-1 if c is None else c for c in values])
-
-
-@dataclass(frozen=True)
-class _Coded(Sequence[str]):
-    """A dictionary-coded column of names (Parquet's): the names in order and each row's code."""
-
-    words: tuple[str, ...]
-    codes: array[int]
-
-    def __len__(self) -> int:
-        return len(self.codes)
-
-    def __getitem__(self, i):  # type: ignore[no-untyped-def]
-        return self.words[self.codes[i]]
-
-    def __iter__(self) -> Iterator[str]:
-        return map(self.words.__getitem__, self.codes)
 
 
 _ARRAY_CODES = {
@@ -386,12 +372,17 @@ def _arrow_column(column: Any) -> Sequence[object]:
     if kind.startswith("dictionary") and column.null_count == 0 and len(column.chunks) == 1:
         chunk = column.chunks[0]
         codes = _primitive([chunk.indices], str(chunk.indices.type))
-        return _Coded(tuple(chunk.dictionary.to_pylist()), array("q", codes))
+        return Coded(tuple(chunk.dictionary.to_pylist()), array("q", codes))
     return list(column.to_pylist())
 
 
+TABLE_COLUMNS = tuple(c for c in OP_COLUMNS if c != "mb_id")
+"""The columns `op_table` reads (a micro-batch's id is told by its sequence number)."""
+
+
 def read_op_parquet(data: bytes | str) -> OpTable:
-    """An operation table from a Parquet file (its bytes or its path), through pyarrow (`ddpcore[parquet]`).
+    """An operation table from a Parquet file (its bytes or its path), read with the standard library; a file that
+    uses what that reader does not goes to pyarrow (`ddpcore[parquet]`) when it is installed.
 
     >>> import io, pyarrow as pa, pyarrow.parquet as pq
     >>> out = io.BytesIO()
@@ -401,21 +392,35 @@ def read_op_parquet(data: bytes | str) -> OpTable:
     >>> read_op_parquet(out.getvalue()).rows()[0].end
     2.0
     """
+    if isinstance(data, str):
+        with open(data, "rb") as f:
+            data = f.read()
+    try:
+        return op_table(parquet_columns(data, TABLE_COLUMNS))
+    except ParquetUnread as exc:
+        return op_table(_arrow_columns(data, str(exc)))
+    except ParquetError as exc:
+        raise OpTraceError(f"not a Parquet file: {exc}") from None
+
+
+def _arrow_columns(data: bytes, unread: str) -> dict[str, Sequence[object]]:
+    """A Parquet file's columns of an operation table through pyarrow, for a file that the standard library's reader
+    leaves (`unread` says why)."""
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise OpTraceError(
-            'reading Parquet needs the extra: pip install "ddpcore[parquet]" (or give the job\'s Chrome timeline)'
+            f'{unread}: pip install "ddpcore[parquet]" reads it (or give the job\'s Chrome timeline)'
         ) from None
     import io
 
     try:
-        source = pq.ParquetFile(io.BytesIO(data) if isinstance(data, bytes) else data)
-        names: list[str] = [c for c in source.schema_arrow.names if c in OP_COLUMNS]
+        source = pq.ParquetFile(io.BytesIO(data))
+        names: list[str] = [c for c in source.schema_arrow.names if c in TABLE_COLUMNS]
         table = source.read(columns=names)
     except Exception as exc:  # pyarrow raises many kinds for a file that is not Parquet
         raise OpTraceError(f"not a Parquet file: {str(exc)[:120]}") from None
-    return op_table({c: _arrow_column(table.column(c)) for c in names})
+    return {c: _arrow_column(table.column(c)) for c in names}
 
 
 MOST_BYTES = 1 << 30

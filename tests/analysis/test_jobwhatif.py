@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -177,6 +178,22 @@ def test_not_an_operation_table() -> None:
         op_table({"step": [1]})
     with pytest.raises(OpTraceError, match="not a Parquet file"):
         read_op_parquet(b"PAR1 but not really")
+
+
+def test_a_parquet_file_the_standard_library_leaves_goes_to_pyarrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An LZ4-compressed table (a codec the standard library lacks) is read by pyarrow when it is installed, the
+    same table; without it, one line says what to install."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    out = io.BytesIO()
+    source = pq.read_table(HERE / "trace-ST.parquet")
+    pq.write_table(source, out, compression="LZ4")
+    assert read_op_parquet(out.getvalue()).rows() == read_op_parquet((HERE / "trace-ST.parquet").read_bytes()).rows()
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(OpTraceError, match=r"compressed with LZ4: pip install \"ddpcore\[parquet\]\" reads it"):
+        read_op_parquet(out.getvalue())
 
 
 @settings(max_examples=25, deadline=None)

@@ -1,5 +1,6 @@
-"""End-to-end: a 3D-parallel job's timeline and meta file dropped into Your traces give the published what-if, its
-heatmap and its diagnosis in both languages, read off the page's main thread."""
+"""End-to-end: a 3D-parallel job's timeline or Parquet table and its meta file dropped into Your traces give the
+published what-if, its heatmap and its diagnosis in both languages, read off the page's main thread (the Parquet by
+the standard library: the page has no pyarrow)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ pytestmark = pytest.mark.browser
 JOBS = FIXTURES / "jobs3d"
 
 
-def test_a_job_timeline_gives_the_published_what_if(open_page):
+@pytest.mark.parametrize("table", ["timeline-ST.json.gz", "trace-ST.parquet"])
+def test_a_job_timeline_or_table_gives_the_published_what_if(open_page, table):
     page, watch = open_page("#view=traces")
     published = json.loads((JOBS / "result-ST.json").read_text())
-    page.set_input_files("[data-testid=trace-files]", [str(JOBS / "timeline-ST.json.gz"), str(JOBS / "meta-ST.yaml")])
+    page.set_input_files("[data-testid=trace-files]", [str(JOBS / table), str(JOBS / "meta-ST.yaml")])
     page.wait_for_selector("[data-testid=job-panel]", timeout=60_000)
     assert value(page, "job-slowdown") == pytest.approx(published["blocking_slowdown"], abs=1e-3)
     assert value(page, "job-ms") == pytest.approx(1.2194, abs=1e-3)

@@ -111,7 +111,8 @@ def test_a_command_of_the_model_never_loads_the_traces_path():
 
 def test_analyzing_a_job_never_loads_the_per_rank_verdict():
     """`analyze` of a 3D-parallel job reads its table and re-times its steps: neither the per-rank verdict, its
-    reports and fit, nor pyarrow's datasets and compute functions (a tenth of the command's time)."""
+    reports and fit, nor pyarrow (the standard library reads its Parquet; pyarrow and numpy's imports took 0.09 s,
+    more than the reading)."""
     jobs = "tests/fixtures/jobs3d"
     loaded = loaded_after(
         "import sys, io, contextlib\nfrom ddpcore.cli import main\n"
@@ -119,9 +120,10 @@ def test_analyzing_a_job_never_loads_the_per_rank_verdict():
         f"    main(['analyze', '{jobs}/trace-ST.parquet', '{jobs}/meta-ST.yaml'])",
         prefixes=("ddpcore", "pyarrow"),
     )
-    assert {"ddpcore.analysis.jobwhatif", "ddpcore.cli.jobverdicts", "pyarrow.parquet"} <= loaded
-    heavy = ("ddpcore.analysis.verdict", "ddpcore.analysis.fitting", "ddpcore.cli.verdicts", "pyarrow.dataset")
+    assert {"ddpcore.analysis.jobwhatif", "ddpcore.cli.jobverdicts", "ddpcore.storage.parquetfile"} <= loaded
+    heavy = ("ddpcore.analysis.verdict", "ddpcore.analysis.fitting", "ddpcore.cli.verdicts")
     assert not loaded & set(heavy)
+    assert not {m for m in loaded if m.startswith("pyarrow")}
 
 
 def test_importing_a_package_loads_none_of_its_modules():
