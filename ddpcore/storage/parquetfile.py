@@ -373,16 +373,6 @@ def _plain(data: bytes, pos: int, column: _Column, count: int) -> Sequence[Any]:
     raise ParquetUnread(f"column {column.name}: values of type {TYPE_NAMES.get(column.kind, column.kind)}")
 
 
-@dataclass
-class _Pages:
-    """What a column's pages gave so far: the dictionary (a row group's), the values, and where nulls are."""
-
-    dictionary: Sequence[Any] | None = None
-    values: list[Sequence[Any]] | None = None
-    codes: list[list[int]] | None = None
-    present: list[int] | None = None
-
-
 def _column_pages(data: bytes, column: _Column, meta: dict[int, Any], rows: int) -> list[Any]:
     """A column chunk's values, in row order, None where a value is null."""
     codec = meta.get(4, 0)
@@ -430,8 +420,10 @@ def _column_pages(data: bytes, column: _Column, meta: dict[int, Any], rows: int)
             page = header.get(8, {})
             n, encoding = page.get(1, 0), page.get(4, 0)
             levels, repeats = page.get(5, 0), page.get(6, 0)
-            if repeats or not 0 <= levels <= stored:
+            if repeats:
                 raise ParquetUnread(f"column {column.name}: repeated values")
+            if not 0 <= levels <= min(stored, size):
+                raise ParquetError(f"column {column.name}: levels longer than their page")
             values = body[levels:]
             plain = values if not page.get(7, True) else _decompressed(values, codec, size - levels)
             present = None if not column.optional or _all_present(body, 0, levels, n) else hybrid(body, 0, levels, 1, n)
