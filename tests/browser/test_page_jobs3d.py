@@ -19,6 +19,8 @@ JOBS = FIXTURES / "jobs3d"
 @pytest.mark.parametrize("table", ["timeline-ST.json.gz", "trace-ST.parquet"])
 def test_a_job_timeline_or_table_gives_the_published_what_if(open_page, table):
     page, watch = open_page("#view=traces")
+    accepted = page.get_attribute("[data-testid=trace-files]", "accept").split(",")
+    assert ".parquet" in accepted, "a table can be picked, not only dropped"
     published = json.loads((JOBS / "result-ST.json").read_text())
     page.set_input_files("[data-testid=trace-files]", [str(JOBS / table), str(JOBS / "meta-ST.yaml")])
     page.wait_for_selector("[data-testid=job-panel]", timeout=60_000)

@@ -263,13 +263,13 @@ TEXT: dict[str, dict[str, str]] = {
     "traces.drop": {
         "en": "Drop PyTorch profiler traces (.json, .json.gz) or ddpcore JSONL files here (its Recorder's, or its "
         "Lightning or Hugging Face callback's), or torchtitan's structured logs, one per rank (a pipeline-parallel "
-        "job's profiler traces too), or a 3D-parallel job's timeline with its meta file (.yaml). They are read in "
-        "your browser and sent nowhere.",
+        "job's profiler traces too), or a 3D-parallel job's operation table (.parquet) or timeline with its meta "
+        "file (.yaml). They are read in your browser and sent nowhere.",
         "fr": "Déposez ici des traces du profileur PyTorch (.json, .json.gz) ou des fichiers JSONL ddpcore (de son "
         "Recorder, ou de son callback Lightning ou Hugging Face), ou les journaux structurés de torchtitan, un par "
-        "rang (les traces du profileur d'un job à parallélisme de pipeline aussi), ou la timeline d'un job "
-        "parallèle 3D avec son fichier meta (.yaml). Ils sont lus dans votre navigateur et ne sont envoyés nulle "
-        "part.",
+        "rang (les traces du profileur d'un job à parallélisme de pipeline aussi), ou la table d'opérations "
+        "(.parquet) ou la timeline d'un job parallèle 3D avec son fichier meta (.yaml). Ils sont lus dans votre "
+        "navigateur et ne sont envoyés nulle part.",
     },
     "traces.example": {
         "en": "Load the example (4 ranks, rank 2 slowed)",
