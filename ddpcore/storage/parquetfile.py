@@ -233,6 +233,15 @@ def _decompressed(data: bytes, codec: int, size: int) -> bytes:
     return out
 
 
+def _little(typecode: str, data: bytes | bytearray) -> array[Any]:
+    """Numbers stored little-endian (as Parquet stores them) as an array of this machine's order."""
+    out = array(typecode)
+    out.frombytes(data)
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out
+
+
 def unpacked(data: bytes | bytearray, width: int, count: int) -> list[int]:
     """`count` unsigned numbers of `width` bits (at most 32) packed least significant bit first, eight to a group of
     `width` bytes (Parquet's bit-packing).
@@ -247,11 +256,7 @@ def unpacked(data: bytes | bytearray, width: int, count: int) -> list[int]:
     if width == 0:
         return [0] * count
     if width in (8, 16, 32):
-        cast = array({8: "B", 16: "H", 32: "I"}[width])
-        cast.frombytes(data[: count * cast.itemsize])
-        if sys.byteorder == "big":
-            cast.byteswap()
-        return cast.tolist()[:count]
+        return _little({8: "B", 16: "H", 32: "I"}[width], data[: count * width // 8]).tolist()
     groups = (count + 7) // 8
     size = groups * width
     padded = bytes(data[:size]).ljust(size + 8, b"\0")
@@ -262,10 +267,8 @@ def unpacked(data: bytes | bytearray, width: int, count: int) -> list[int]:
         first, shift = divmod(j * width, 8)
         for k in range(8):
             window[k::8] = padded[first + k : first + k + size : width]
-        lanes = array("Q", ((int.from_bytes(window, "little") >> shift) & lane_mask).to_bytes(8 * groups, "little"))
-        if sys.byteorder == "big":
-            lanes.byteswap()
-        out[j::8] = lanes
+        lanes = (int.from_bytes(window, "little") >> shift) & lane_mask
+        out[j::8] = _little("Q", lanes.to_bytes(8 * groups, "little"))
     return out.tolist()[:count]
 
 
@@ -343,14 +346,10 @@ class _Column:
 def _plain(data: bytes, pos: int, column: _Column, count: int) -> Sequence[Any]:
     """`count` values PLAIN-encoded from `pos`."""
     if column.kind in PLAIN_CODES:
-        out = array(PLAIN_CODES[column.kind])
-        end = pos + count * out.itemsize
+        end = pos + count * array(PLAIN_CODES[column.kind]).itemsize
         if end > len(data):
             raise ParquetError(f"column {column.name}: values that run past their page")
-        out.frombytes(data[pos:end])
-        if sys.byteorder == "big":
-            out.byteswap()
-        return out
+        return _little(PLAIN_CODES[column.kind], data[pos:end])
     if column.kind == 0:
         if pos + (count + 7) // 8 > len(data):
             raise ParquetError(f"column {column.name}: values that run past their page")
