@@ -17,7 +17,9 @@ ranks, must not widen its own chance.
   (Benjamini and Hochberg's step-up rule at ALPHA over every rank-step): noise alone passes it in one run in a
   thousand. When more rank-steps lie a few spreads out than chance puts there (`late_together`: a straggler that
   moves between ranks, none of whose rank-steps stands out alone), the rule is run again at a false discovery
-  rate of DISCOVERY, and comes down to where they stand.
+  rate of DISCOVERY, and comes down to where they stand. Until the lower tail is lighter than a Student's t of
+  GUARDED_DOF beyond doubt (a few hundred rank-steps cannot tell), the floor for rank-steps late alone is at least
+  where such a t puts the budget's rate (`guarded`).
 - A rank is **persistent** (`persistence`) when it is over the threshold in a strict majority of the steps and its
   mean deviation is one that the mean of as many on-time deviations passes with probability ALPHA / N at most
   (`mean_needed`, the draws' distributions added exactly): how late, not only how often. A rank slow in a stretch
@@ -86,6 +88,9 @@ __all__ = [
     "bulk_tail",
     "cost_tail",
     "fdr_floor",
+    "guarded",
+    "lighter_than_student",
+    "student_above",
     "late_together",
     "lateness",
     "lateness_of",
@@ -719,11 +724,15 @@ rank-steps beyond a quantile than it says: a count of thousands of rank-steps te
 quantiles do not quite follow from lateness, and that is no straggler."""
 
 
-def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, alone: int = 0) -> bool:
-    """Whether past some of chance's quantiles (SCAN_Z) a run holds more rank-steps than MISFIT times what chance
-    puts there, with a chance of `alpha` over them all, the `alone` largest (late one by one) left out. Dozens of
-    rank-steps a few spreads out (a straggler that moves between ranks) are late together though none is alone; a
-    few pauses far out are late alone, and leave nothing late together.
+def late_together(
+    ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, alone: int = 0, misfit: float = MISFIT
+) -> bool:
+    """Whether past some of chance's quantiles (SCAN_Z) a run holds more rank-steps than chance puts there, with a
+    chance of `alpha` over them all, the `alone` largest (late one by one) left out: FEW_LATE of them at least,
+    against the more of `misfit` times what the tail says and as many as lie as far out below (what the lower side,
+    which no straggler reaches, shows of a tail heavier than the fit's). Dozens of rank-steps a few spreads out (a
+    straggler that moves between ranks) are late together though none is alone; a few pauses far out are late
+    alone, and leave nothing late together; at two ranks a step's deviations are each other's mirror, and none is.
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> late_together([0.0] * 1000, tail), late_together([0.0] * 970 + [3.2] * 30, tail)
@@ -732,9 +741,11 @@ def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, al
     total = len(ordered)
     level = alpha / len(SCAN_Z)
     counts = _counts_upto(ordered, [tail.at(z) for z in SCAN_Z])
+    mirrored = _counts_upto(ordered, [math.nextafter(tail.at(-z), -math.inf) for z in SCAN_Z])
     return any(
-        binomial_above(total - alone, total - count - alone, min(1.0, MISFIT * _upper(z))) <= level
-        for z, count in zip(SCAN_Z, counts)
+        binomial_above(total - alone, total - count - alone, min(1.0, max(misfit * _upper(z), low / total))) <= level
+        for z, count, low in zip(SCAN_Z, counts, mirrored)
+        if total - count - alone >= FEW_LATE
     )
 
 
@@ -745,6 +756,7 @@ def fdr_floor(
     share: float = DISCOVERY,
     together: bool = False,
     centred: Tail | None = None,
+    heavier: Tail | None = None,
 ) -> float:
     """The deviation beyond which rank-steps are late beyond chance, for a whole run at once (`ordered`: every
     rank-step's, sorted). Rank-steps late one by one: the step-up rule of Benjamini and Hochberg at level `alpha`
@@ -754,7 +766,9 @@ def fdr_floor(
     `together` when that is already known (`rounds.tops_late`: each step's latest rank leads beyond chance). `centred`:
     the tail the second rule reads, when `tail` is one as far out as chance may reach (`as_far_as_read`): the
     first rule and the test hold a run's false alarms to `alpha`, the second counts a share of rank-steps, whose
-    false discoveries an estimate centred on chance holds to `share` as well as any.
+    false discoveries an estimate centred on chance holds to `share` as well as any. `heavier`: the tail the first
+    rule reads instead of `tail` (`guarded`), the test still reading `tail` (a tail heavier than the fit's is there
+    read from the lower side).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> round(fdr_floor([0.0] * 1000, tail), 2), round(fdr_floor([0.0] * 900 + [4.0] * 100, tail), 2)
@@ -766,8 +780,9 @@ def fdr_floor(
     total = len(ordered)
     if not total:
         return 0.0
-    late = _stepped_up(ordered, tail, alpha)
-    alone = tail.above(alpha * max(1, late) / total)
+    lone = heavier or tail
+    late = _stepped_up(ordered, lone, alpha)
+    alone = lone.above(alpha * max(1, late) / total)
     if share <= alpha or not (together or late_together(ordered, tail, alpha, late)):
         return alone
     found = centred or tail
@@ -905,13 +920,7 @@ def predictive(tail: Tail, dof: int, p: float) -> Tail:
         return tail
     dof = max(1, dof)
     z = -_NORMAL.inv_cdf(p)
-    low, high = z, z * 1e3
-    while student_upper(high, dof) > p and high < 1e12:
-        high *= 10
-    for _ in range(80):
-        middle = (low + high) / 2
-        low, high = (middle, high) if student_upper(middle, dof) > p else (low, middle)
-    wider = high / z / scale_bound(dof)
+    wider = student_above(p, dof) / z / scale_bound(dof)
     if wider <= 1.0:
         return tail
     return replace(tail, low=tail.low * wider, high=tail.high * wider)
@@ -934,11 +943,89 @@ def as_far_as_read(tail: Tail, count: int) -> Tail:
     return replace(tail, high=tail.high * math.exp(SKEW_ERROR / math.sqrt(count)))
 
 
+GUARDED_DOF = 4
+"""The heaviest tail a run's floor is held for until its own lower tail rules it out (`guarded`): a Student's t of
+this many degrees of freedom (its variance finite, its far quantiles several times a normal's)."""
+GUARDED_RATE = 10
+"""How many times ALPHA the false alarms of such a tail may reach (`guarded`): the floor holds a Student's t of
+GUARDED_DOF to ten times the rate it holds the fitted tail to, the share of runs a verdict may be wrong in."""
+
+
+def student_above(p: float, dof: int) -> float:
+    """Where a Student's t of `dof` degrees of freedom lies that a draw passes with chance p (0 < p < 1/2).
+
+    >>> round(student_above(0.025, 4), 3), round(student_above(0.1, 30), 3)
+    (2.776, 1.31)
+    """
+    low, high = 0.0, 1.0
+    while student_upper(high, dof) > p and high < 1e12:
+        high *= 10
+    for _ in range(80):
+        middle = (low + high) / 2
+        low, high = (middle, high) if student_upper(middle, dof) > p else (low, middle)
+    return high
+
+
+def _student_density(t: float, dof: int) -> float:
+    """A Student's t's density at t."""
+    half = (dof + 1) / 2
+    return math.exp(math.lgamma(half) - math.lgamma(dof / 2) - half * math.log1p(t * t / dof)) / math.sqrt(
+        dof * math.pi
+    )
+
+
+def lighter_than_student(ordered: Sequence[float], median: float) -> bool:
+    """Whether sorted deviations' lower tail is lighter than a Student's t of GUARDED_DOF beyond doubt: at the
+    furthest quantile of HEAVY_AT with HEAVY_BEYOND values beyond it, nearer the median than such a t through the
+    median and the 10 % quantile puts it, by SCALE_BOUND standard errors of that quantile read on these values (the
+    lower side, which no straggler reaches). A few hundred values tell a t from a normal at the 2 % quantile; fewer
+    cannot, whatever they show.
+
+    >>> import random
+    >>> rng = random.Random(3)
+    >>> normal = sorted(rng.gauss(0.0, 1.0) for _ in range(2000))
+    >>> lighter_than_student(normal, 0.0), lighter_than_student(normal[::10], 0.0)
+    (True, False)
+    """
+    count = len(ordered)
+    readable = [p for p in HEAVY_AT if p * count >= HEAVY_BEYOND]
+    if not readable:
+        return False
+    p = readable[-1]
+    unit = (median - quantile(ordered, Q_LOW)) / student_above(Q_LOW, GUARDED_DOF)
+    far = student_above(p, GUARDED_DOF)
+    wander = math.sqrt(p * (1 - p) / count) / _student_density(far, GUARDED_DOF) * unit
+    return quantile(ordered, p) - (median - far * unit) > SCALE_BOUND * wander
+
+
+def guarded(tail: Tail, ordered: Sequence[float], p: float) -> Tail:
+    """Chance's tail made as heavy as needed for its quantile of chance p to lie where a Student's t of GUARDED_DOF
+    with the same upper spread puts that of GUARDED_RATE times p, unless the lower tail of the deviations `ordered` is
+    lighter than such a t's (`lighter_than_student`): a tail read light on a hundred values is as likely a heavy
+    one's, and a floor extrapolated as a normal's five spreads out is passed by such a tail's on-time values in one
+    run in six.
+
+    >>> tail = Tail(0.0, 1.2816, 1.2816)
+    >>> round(guarded(tail, [-1.0, 0.0, 1.0] * 30, 1e-5).above(1e-5), 2), round(tail.above(1e-5), 2)
+    (10.89, 4.27)
+    """
+    if tail.high <= 0.0 or not 0.0 < p < 1.0 / (2 * GUARDED_RATE) or lighter_than_student(ordered, tail.median):
+        return tail
+    scale = tail.high / student_above(Q_LOW, GUARDED_DOF)
+    target = scale * student_above(GUARDED_RATE * p, GUARDED_DOF)
+    z = -_NORMAL.inv_cdf(p)
+    now = tail.above(p) - tail.median
+    if now <= 0.0 or target <= now or z <= Z:
+        return tail
+    return replace(tail, heavy=tail.heavy + 2.0 * math.log(target / now) / (z * z - Z * Z))
+
+
 def run_floor(ordered: Sequence[float], tail: Tail, late: int, steps: int, together: bool = False) -> float:
     """The run's floor (`fdr_floor`, `together` as there) against chance's tail as far as it may reach
     (`as_far_as_read`; centred for the share of late rank-steps once some are) and widened for the values it was
     read on (`predictive`: the rank-steps less the `late` ones taken from the top and one a step, which its
-    reference takes).
+    reference takes), rank-steps late alone held to it made as heavy as a tail not yet read light may be
+    (`guarded`).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> few, many = [0.0] * 12, [0.0] * 9000
@@ -947,11 +1034,9 @@ def run_floor(ordered: Sequence[float], tail: Tail, late: int, steps: int, toget
     """
     total = len(ordered)
     dof, p = total - late - steps, ALPHA / max(1, total)
+    far = predictive(as_far_as_read(tail, dof), dof, p)
     return fdr_floor(
-        ordered,
-        predictive(as_far_as_read(tail, dof), dof, p),
-        together=together,
-        centred=predictive(tail, dof, p),
+        ordered, far, together=together, centred=predictive(tail, dof, p), heavier=guarded(far, ordered, p)
     )
 
 

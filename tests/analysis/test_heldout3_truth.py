@@ -14,6 +14,8 @@ import pytest
 from paths import FIXTURES
 from runs import FORMATS, RunSet
 
+from ddpcore.analysis.chance import DISCOVERY
+
 RUNS = RunSet(FIXTURES / "heldout3")
 analysed, truth = RUNS.analysed, RUNS.truth
 WHOLE_RUN, WINDOW = FORMATS
@@ -40,11 +42,13 @@ def test_a_moving_straggler_is_transient_in_most_of_its_steps(name, pattern):
 @pytest.mark.parametrize("pattern", FORMATS)
 def test_rank_steps_slowed_at_random_are_found_and_only_those(pattern):
     """Each rank-step with probability 0.25, 20 ms in the backward: nobody named, two in three of the slowed steps
-    found (33 of 39 over the run, 4 of 5 in the 8-step window), and every step found was slowed."""
+    found (38 of 39 over the run, 4 of 5 in the 8-step window), and of the steps found no more than the false
+    discovery rate the floor is held to (`chance.DISCOVERY`) not slowed (1 of 38 over the run)."""
     a = analysed("d_random_bwd_w8", pattern)
     slowed = slowed_steps("d_random_bwd_w8", [s.step for s in a.steps])
     found = set(a.transient.step_numbers)
-    assert a.stragglers == () and found <= slowed and len(found) >= 2 / 3 * len(slowed)
+    assert a.stragglers == () and len(found) >= 2 / 3 * len(slowed)
+    assert len(found - slowed) <= DISCOVERY * len(found)
 
 
 @pytest.mark.parametrize("pattern", FORMATS)

@@ -180,7 +180,7 @@ def test_a_transient_bar_past_a_whole_step_is_said_so_in_the_text():
     assert payload["jitter_floor_ms"] > payload["median_step_ms"]
     text = analysis_text(payload)
     assert "no single rank-step can be a transient one" in text and "a transient one works" not in text
-    assert "a transient one works" in analysis_text(analysis_payload(analysed("window3_slow", "*.jsonl.gz"), []))
+    assert "a transient one works" in analysis_text(analysis_payload(analysed("window3_moving", "*.jsonl.gz"), []))
 
 
 def test_a_persistent_bar_past_a_whole_step_is_said_so_in_the_text():
