@@ -724,12 +724,10 @@ rank-steps beyond a quantile than it says: a count of thousands of rank-steps te
 quantiles do not quite follow from lateness, and that is no straggler."""
 
 
-def late_together(
-    ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, alone: int = 0, misfit: float = MISFIT
-) -> bool:
+def late_together(ordered: Sequence[float], tail: Tail, alpha: float = ALPHA, alone: int = 0) -> bool:
     """Whether past some of chance's quantiles (SCAN_Z) a run holds more rank-steps than chance puts there, with a
     chance of `alpha` over them all, the `alone` largest (late one by one) left out: FEW_LATE of them at least,
-    against the more of `misfit` times what the tail says and as many as lie as far out below (what the lower side,
+    against the more of MISFIT times what the tail says and as many as lie as far out below (what the lower side,
     which no straggler reaches, shows of a tail heavier than the fit's). Dozens of rank-steps a few spreads out (a
     straggler that moves between ranks) are late together though none is alone; a few pauses far out are late
     alone, and leave nothing late together; at two ranks a step's deviations are each other's mirror, and none is.
@@ -737,13 +735,15 @@ def late_together(
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> late_together([0.0] * 1000, tail), late_together([0.0] * 970 + [3.2] * 30, tail)
     (False, True)
+    >>> late_together([0.0] * 998 + [9.0] * 2, tail), late_together([-3.2] * 30 + [0.0] * 940 + [3.2] * 30, tail)
+    (False, False)
     """
     total = len(ordered)
     level = alpha / len(SCAN_Z)
     counts = _counts_upto(ordered, [tail.at(z) for z in SCAN_Z])
     mirrored = _counts_upto(ordered, [math.nextafter(tail.at(-z), -math.inf) for z in SCAN_Z])
     return any(
-        binomial_above(total - alone, total - count - alone, min(1.0, max(misfit * _upper(z), low / total))) <= level
+        binomial_above(total - alone, total - count - alone, min(1.0, max(MISFIT * _upper(z), low / total))) <= level
         for z, count, low in zip(SCAN_Z, counts, mirrored)
         if total - count - alone >= FEW_LATE
     )
