@@ -89,6 +89,7 @@ __all__ = [
     "cost_tail",
     "fdr_floor",
     "guarded",
+    "heavy_readable",
     "lighter_than_student",
     "student_above",
     "late_together",
@@ -178,6 +179,16 @@ HEAVY_FROM = 100
 """Values a fit needs before it reads how heavy its tail is (below a hundred, a few values make that quantile)."""
 
 
+def heavy_readable(count: int) -> tuple[float, ...]:
+    """The quantiles of HEAVY_AT that `count` values read a tail's heaviness at: those with HEAVY_BEYOND of them
+    beyond.
+
+    >>> heavy_readable(100), heavy_readable(900)
+    ((), (0.05, 0.02, 0.01))
+    """
+    return tuple(p for p in HEAVY_AT if p * count >= HEAVY_BEYOND)
+
+
 def _upper(z: float) -> float:
     """A standard normal's chance above z, exact far out (no 1 - cdf)."""
     return _NORMAL.cdf(-z)
@@ -239,11 +250,7 @@ class Tail:
         if len(ordered) < HEAVY_FROM or not skewed or not heavy:
             return tail
         count = len(ordered)
-        readings = (
-            tail.heavy_of(_NORMAL.inv_cdf(p), quantile(ordered, p), count)
-            for p in HEAVY_AT
-            if p * count >= HEAVY_BEYOND
-        )
+        readings = (tail.heavy_of(_NORMAL.inv_cdf(p), quantile(ordered, p), count) for p in heavy_readable(count))
         return replace(tail, heavy=max(readings, default=0.0))
 
     def heavy_of(self, z: float, value: float, count: int = 0) -> float:
@@ -988,7 +995,7 @@ def lighter_than_student(ordered: Sequence[float], median: float) -> bool:
     (True, False)
     """
     count = len(ordered)
-    readable = [p for p in HEAVY_AT if p * count >= HEAVY_BEYOND]
+    readable = heavy_readable(count)
     if not readable:
         return False
     p = readable[-1]
