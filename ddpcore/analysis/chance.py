@@ -136,6 +136,10 @@ __all__ = [
     "crowded_count",
     "expected_lead",
     "lead_beyond_chance",
+    "Spaced",
+    "NO_SPACED",
+    "SPACED_HINT",
+    "UNDECIDED_WINDOW",
     "leads_of",
     "LEAD_POOLED",
     "pool_stride",
@@ -146,6 +150,10 @@ __all__ = [
     "tops_floor",
     "pooled_runs",
 ]
+
+UNDECIDED_WINDOW = 4
+"""How many times as long as the run a window may need to be for a verdict to say it would decide: a rank that
+would need more is as late as chance makes ranks, not a straggler too briefly seen."""
 
 Q_LOW, Q_HIGH = 0.1, 0.9
 """The quantiles a `Tail` is fitted through, with the median."""
@@ -1680,9 +1688,64 @@ def spaced_beyond_chance(leads: Sequence[Lead]) -> bool:
     >>> spaced_beyond_chance(even), spaced_beyond_chance(ahead)
     (False, True)
     """
-    told = [lead for lead in leads if 3 <= lead.count <= SPACED_MOST and lead.second > lead.third > -math.inf]
-    spaced = sum(lead.first - lead.second > 2.0 * (lead.second - lead.third) for lead in told)
-    return len(told) >= 3 and binomial_above(len(told), spaced, 0.5) <= ALPHA
+    return Spaced.of(leads).beyond
+
+
+@dataclass(frozen=True)
+class Spaced:
+    """How many of the steps `spaced_beyond_chance` reads (`read`: 3 to SPACED_MOST ranks, the second and third
+    latest apart) have their latest rank lead the next by more than twice the next's lead over the third
+    (`spaced`)."""
+
+    spaced: int
+    read: int
+
+    @staticmethod
+    def of(leads: Sequence[Lead]) -> Spaced:
+        """The count over some steps' `Lead`.
+
+        >>> ahead, close = Lead(9.0, 2.0, 0, (0.0,), 4, 1.0), Lead(3.0, 2.0, 0, (0.0,), 4, 1.0)
+        >>> Spaced.of([ahead, close, Lead(9.0, 2.0, 0, (0.0,), 2)])
+        Spaced(spaced=1, read=2)
+        """
+        told = [lead for lead in leads if 3 <= lead.count <= SPACED_MOST and lead.second > lead.third > -math.inf]
+        return Spaced(sum(lead.first - lead.second > 2.0 * (lead.second - lead.third) for lead in told), len(told))
+
+    @property
+    def beyond(self) -> bool:
+        """Whether more of the steps read are spaced than chance allows: a binomial test against one half at ALPHA,
+        on three steps at least."""
+        return self.read >= 3 and _spaced_chance(self.spaced, self.read) <= ALPHA
+
+    def more_steps(self, most: int = UNDECIDED_WINDOW) -> int | None:
+        """How many more steps, as many of them spaced as of these (the same share, rounded down), would make the
+        count beyond chance; None when it is already, when chance gives as many spaced in more than one window of
+        SPACED_HINT (3 of 3 steps: one in eight; steps as clear would tell a straggler from chance, but so many
+        clean windows saying so would say nothing), or when it would take more than `most` times as many steps as
+        were read.
+
+        >>> [Spaced(k, m).more_steps() for k, m in ((8, 8), (6, 6), (7, 8), (4, 8), (10, 10), (3, 3), (5, 6))]
+        [2, 4, 13, None, None, None, None]
+        """
+        if self.read < 1 or _spaced_chance(self.spaced, self.read) > SPACED_HINT or self.beyond:
+            return None
+        for more in range(1, (most - 1) * self.read + 1):
+            steps = self.read + more
+            if steps >= 3 and _spaced_chance(self.spaced * steps // self.read, steps) <= ALPHA:
+                return more
+        return None
+
+
+SPACED_HINT = 0.05
+"""The most chance of a window's count of spaced steps (`Spaced.more_steps`) for the verdict to say how many more
+steps as clear would tell a straggler that moves: one clean window in twenty says it at most."""
+NO_SPACED = Spaced(0, 0)
+"""No step read by the spacing test (fewer than three ranks or steps)."""
+
+
+def _spaced_chance(spaced: int, read: int) -> float:
+    """The chance that at least `spaced` of `read` steps are spaced where each is with chance one half at most."""
+    return binomial_above(read, spaced, 0.5)
 
 
 OCCUPIED_MOST = 256
@@ -2727,7 +2790,8 @@ class Chance:
     tail the cost reads when it is not `work` (`rounds.Found.costed`); and `others`, in rank order, chance without
     each rank holding the run's upper tail (`Others`, None for the others: runs of 3 to ALONE_MOST ranks; none
     otherwise); `latest_floor_ms`, where `leads`, the deviation from which a step's latest rank is late when under
-    the floor (`tops_floor`; infinite otherwise)."""
+    the floor (`tops_floor`; infinite otherwise); `spaced`, how many steps' latest ranks are spaced from the next
+    (`Spaced`: what a window too short to tell a straggler that moves would need)."""
 
     ranks: int
     work: Tail
@@ -2740,6 +2804,7 @@ class Chance:
     cost_fit: Tail | None = None
     others: tuple[Others | None, ...] = ()
     latest_floor_ms: float = math.inf
+    spaced: Spaced = NO_SPACED
 
     @property
     def costed(self) -> Tail:

@@ -174,6 +174,7 @@ def measure(
             beyond.costed,
             others,
             beyond.top_floor,
+            beyond.spaced,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

@@ -33,6 +33,7 @@ from .chance import (
     ALONE_MOST,
     LOOK_KNOWN,
     LOOK_ROUNDS,
+    NO_SPACED,
     Q_HIGH,
     REFERENCE_SUSPECT,
     SPACED_MOST,
@@ -43,6 +44,7 @@ from .chance import (
     Others,
     Place,
     Reference,
+    Spaced,
     Tail,
     Top,
     _below,
@@ -171,7 +173,8 @@ class Found:
     `total` of them), and the tail the cost reads where it is not chance's (`costed`: where each step's latest rank
     is late, the ranks on time's fit as it is, not widened for the tests' sake, since the cost is then a what-if of
     a straggler already found, not a test of one), and, where so, the deviation from which a step's latest rank is
-    late (`top_floor`, `chance.tops_floor`; infinite unless under the floor, which names those past it already)."""
+    late (`top_floor`, `chance.tops_floor`; infinite unless under the floor, which names those past it already), and
+    how many steps' latest ranks are spaced from the next (`spaced`, `tops_late`)."""
 
     places: list[Place]
     usual: list[float]
@@ -183,6 +186,7 @@ class Found:
     pooled: Sequence[float]
     costed: Tail | None = None
     top_floor: float = math.inf
+    spaced: Spaced = NO_SPACED
 
     @property
     def total(self) -> int:
@@ -190,21 +194,23 @@ class Found:
         return len(self.pooled)
 
 
-def tops_late(asked: Rounds, ranks: int, steps: int) -> list[int] | None:
+def tops_late(asked: Rounds, ranks: int, steps: int) -> tuple[list[int] | None, Spaced]:
     """Each step's latest rank, when the latest ranks lead the next ones by more than chance makes the latest of as
     many lead (`chance.lead_beyond_chance`), or when a run's largest works fall in more of its steps than chance
-    puts them in (`occupied_late`; None otherwise): a straggler that moves to another rank in every step. The ranks
-    holding more of the first look's suspects than chance gives one rank (`chance.crowded`: one slow from some step
-    on) are left out. Steps of fewer than three ranks, or runs of fewer than three steps, have none."""
+    puts them in (`occupied_late`; None otherwise): a straggler that moves to another rank in every step; and how
+    many steps' latest ranks are spaced from the next (`chance.Spaced`: what a window too short to tell would need).
+    The ranks holding more of the first look's suspects than chance gives one rank (`chance.crowded`: one slow from
+    some step on) are left out. Steps of fewer than three ranks, or runs of fewer than three steps, have none."""
     if ranks < 3 or steps < 3:
-        return None
+        return None, NO_SPACED
     gone = crowded(asked.held(), ranks)
     leads = asked.leads(gone)
+    spaced = Spaced.of(leads)
     if asked.read_recentred(leads, pool_stride(ranks * steps), partial(lead_beyond_chance, leads)) or occupied_late(
         asked, ranks - len(gone), steps
     ):
-        return [lead.entry for lead in leads]
-    return None
+        return [lead.entry for lead in leads], spaced
+    return None, spaced
 
 
 def occupied_late(asked: Rounds, width: int, steps: int) -> bool:
@@ -244,7 +250,7 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     else:
         cuts = far = [math.inf] * steps
     counts = asked.suspects(cuts, far)
-    tops = tops_late(asked, ranks, steps)
+    tops, spaced = tops_late(asked, ranks, steps)
     if tops is not None:
         counts = asked.top_suspects(tops)
     late = sum(counts)
@@ -258,7 +264,7 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     floor = run_floor(pooled, tail, late, steps, together=tops is not None)
     cut = tops_floor(asked.top_deviations(), costed, ranks) if costed is not None else math.inf
     top_floor = cut if cut < floor else math.inf
-    return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor)
+    return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor, spaced)
 
 
 def _cuts(asked: Rounds, ranks: int, steps: int) -> tuple[list[float], list[float]]:
@@ -440,7 +446,8 @@ class Beyond:
     (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
     latest rank leads the next by more than chance (`tops_late`: a straggler that moves), the tail the cost
     reads where it is not `tail` (`Found.costed`), the deviation from which a step's latest rank is late
-    (`Found.top_floor`), and the deviation of each entry past the floor (`past_ms`, as `entries`)."""
+    (`Found.top_floor`), the deviation of each entry past the floor (`past_ms`, as `entries`), and how many steps'
+    latest ranks are spaced from the next (`Found.spaced`)."""
 
     tail: Tail
     floor_ms: float
@@ -456,6 +463,7 @@ class Beyond:
     costed: Tail | None = None
     top_floor: float = math.inf
     past_ms: tuple[tuple[float, ...], ...] = ()
+    spaced: Spaced = NO_SPACED
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -488,6 +496,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         found.costed,
         found.top_floor,
         asked.past_ms(entries),
+        found.spaced,
     )
 
 
@@ -584,5 +593,5 @@ def late_at_top(
     asked = InProcess(work, fan)
     asked.offsets = [p.offset for p in places] if len(places) == asked.width else [0.0] * asked.width
     asked.rows = [tuple(found) for found in suspects]
-    tops = tops_late(asked, asked.width, len(work))
+    tops, _ = tops_late(asked, asked.width, len(work))
     return None if tops is None else tuple(tops)

@@ -979,6 +979,7 @@ def measure_shards(
             found.costed,
             others,
             found.top_floor,
+            found.spaced,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

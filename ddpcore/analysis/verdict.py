@@ -53,6 +53,7 @@ from ..traces.keeping import GpuGauges
 from ..traces.stepfacts import Column
 from .chance import (
     ALPHA,
+    UNDECIDED_WINDOW,
     Chance,
     Lateness,
     Middle,
@@ -84,6 +85,7 @@ __all__ = [
     "Straggler",
     "Transient",
     "Undecided",
+    "UndecidedMoving",
     "analyze",
     "cause_message",
     "cause_text",
@@ -96,6 +98,8 @@ __all__ = [
     "on_time",
     "stretch_message",
     "undecided_message",
+    "undecided_moving",
+    "undecided_moving_message",
     "prefetch_case",
     "prefetch_message",
     "prefetch_text",
@@ -180,6 +184,36 @@ def undecided_message(undecided: Undecided, steps: int) -> Message:
         over=undecided.over_steps,
         steps=steps,
         ms=Ms(undecided.mean_ms),
+        more=undecided.more_steps,
+    )
+
+
+def undecided_moving(chance: Chance) -> UndecidedMoving | None:
+    """What a window too short to tell a straggler that moves would need (`chance.Spaced.more_steps`), when each
+    step's latest rank is not found late already; None when steps as clear would not tell it within UNDECIDED_WINDOW
+    times as many.
+
+    >>> from ddpcore.analysis.chance import Spaced, Tail
+    >>> plain = Tail(0.0, 1.0, 1.0)
+    >>> undecided_moving(Chance(4, plain, 5.0, plain, 32, spaced=Spaced(8, 8)))
+    UndecidedMoving(spaced_steps=8, steps_read=8, more_steps=2)
+    >>> undecided_moving(Chance(4, plain, 5.0, plain, 32, leads=True, spaced=Spaced(8, 8))) is None
+    True
+    """
+    more = None if chance.leads else chance.spaced.more_steps(UNDECIDED_WINDOW)
+    return None if more is None else UndecidedMoving(chance.spaced.spaced, chance.spaced.read, more)
+
+
+def undecided_moving_message(undecided: UndecidedMoving) -> Message:
+    """What a window too short to tell a straggler that moves would need, in words.
+
+    >>> undecided_moving_message(UndecidedMoving(8, 8, 2)).text()
+    "in 8 of 8 steps the latest rank leads the next by more than twice ...: 2 more step(s) as clear would tell it..."
+    """
+    return Message.of(
+        "verdict.undecided_moving",
+        spaced=undecided.spaced_steps,
+        steps=undecided.steps_read,
         more=undecided.more_steps,
     )
 
@@ -362,6 +396,17 @@ class Undecided:
 
 
 @dataclass(frozen=True)
+class UndecidedMoving:
+    """A window too short to tell a straggler that moves from rank to rank from jitter: of the steps read
+    (`chance.Spaced`), how many have their latest rank lead the next by more than twice the next's lead over the
+    third, and how many more steps as clear would tell it (each step's latest rank then late beyond chance)."""
+
+    spaced_steps: int
+    steps_read: int
+    more_steps: int
+
+
+@dataclass(frozen=True)
 class Transient:
     """Steps in which a rank other than the persistent stragglers was late (over the threshold and later than
     chance), and why, over all those late rank-steps together."""
@@ -445,11 +490,18 @@ class Analysis:
     noise: Noise = Noise(0.0, 0)
     load_marked: bool = True
     undecided: tuple[Undecided, ...] = ()
+    undecided_moving: UndecidedMoving | None = None
 
     @property
     def straggler_rank(self) -> int | None:
         """The worst persistent straggler, or None when no rank is consistently late."""
         return self.stragglers[0].rank if self.stragglers else None
+
+    @property
+    def too_short(self) -> bool:
+        """Whether the window is too short to tell what it shows: a rank late in most steps (`undecided`), or a
+        straggler that may move (`undecided_moving`), that more steps as late would tell from chance."""
+        return bool(self.undecided) or self.undecided_moving is not None
 
 
 @dataclass(frozen=True)
@@ -743,9 +795,6 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
 
 UNDECIDED_SHOWN = 3
 """Ranks a verdict says a longer window would decide, at most (the latest on average first)."""
-UNDECIDED_WINDOW = 4
-"""How many times as long as the run a window may need to be for a verdict to say it would decide: a rank that
-would need more is as late as chance makes ranks, not a straggler too briefly seen."""
 
 
 def _stretch_alone(
@@ -830,6 +879,12 @@ def judge_in_steps(measured: Measured, threshold: float = THRESHOLD.default) -> 
     return _judge_steps(measured, threshold)
 
 
+def _unseen(judged: _LateSteps, transient: Transient) -> bool:
+    """Whether a run names nothing late: no persistent straggler, no rank too briefly seen, no transient step (what a
+    straggler that moves, too briefly seen, leaves)."""
+    return not (judged.persistent or judged.undecided or transient.straggler_steps)
+
+
 def _judge_steps(measured: Measured, threshold: float) -> Judging:
     judged = yield from _late_steps(measured, threshold)
     steps = judged.steps
@@ -897,6 +952,7 @@ def _judge_steps(measured: Measured, threshold: float) -> Judging:
         noise=judged.noise,
         load_marked=measured.load_marked,
         undecided=judged.undecided,
+        undecided_moving=undecided_moving(measured.chance) if _unseen(judged, transient) else None,
     )
 
 

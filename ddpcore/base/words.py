@@ -400,6 +400,14 @@ WORDS: dict[str, dict[str, str]] = {
         "rangs à l'heure en moyenne : {more} pas de plus aussi en retard le désigneraient comme retardataire "
         "persistant",
     },
+    "verdict.undecided_moving": {
+        "en": "in {spaced} of {steps} steps the latest rank leads the next by more than twice the next one's lead on "
+        "the third, as a straggler that moves from rank to rank does: {more} more step(s) as clear would tell it from "
+        "jitter",
+        "fr": "sur {spaced} pas sur {steps}, le dernier rang devance le suivant de plus du double de l'avance de "
+        "celui-ci sur le troisième, comme le fait un retardataire qui change de rang d'un pas à l'autre : {more} pas "
+        "de plus aussi nets le distingueraient de la gigue",
+    },
     "verdict.gap_few": {
         "en": "no rank is named late, yet each step's latest rank is {gap} of the step behind the median rank "
         "(median over steps): {steps} steps are too few to tell a rank this late from chance",

@@ -16,6 +16,7 @@ from ..analysis.fitting import bounded, caveat_message
 from ..analysis.verdict import (
     Straggler,
     Undecided,
+    UndecidedMoving,
     bar_past_step,
     cause_text,
     gap_message,
@@ -23,6 +24,7 @@ from ..analysis.verdict import (
     prefetch_text,
     stretch_message,
     undecided_message,
+    undecided_moving_message,
 )
 from ..base.words import say
 from ..traces.keeping import GpuGauges
@@ -110,6 +112,7 @@ def analysis_payload(analysis: Analysis, errors: list[dict]) -> dict:
         "cost_parts_ms": asdict(analysis.cost_parts_ms),
         "noise": asdict(analysis.noise),
         "undecided": [asdict(u) for u in analysis.undecided],
+        "undecided_moving": None if analysis.undecided_moving is None else asdict(analysis.undecided_moving),
         "load_marked": analysis.load_marked,
         **_gauges_payload(analysis.gpu),
         "warnings": list(analysis.warnings),
@@ -188,6 +191,8 @@ def analysis_text(p: dict) -> str:
     else:
         who = "no persistent straggler"
     undecided = [undecided_message(Undecided(**u), steps).text() for u in p.get("undecided", [])]
+    if p.get("undecided_moving"):
+        undecided.append(undecided_moving_message(UndecidedMoving(**p["undecided_moving"])).text())
     t = p["transient"]
     why = [f"rank {s['rank']}: {_why(s['cause'])}" for s in p["stragglers"] if s["cause"]]
     if t["straggler_steps"] and t["cause"]:
@@ -230,7 +235,7 @@ def analysis_text(p: dict) -> str:
         p["median_gap"],
         p["threshold"],
         p["efficiency"],
-        bool(p.get("undecided")),
+        bool(p.get("undecided") or p.get("undecided_moving")),
         len(p["ranks"]),
         steps,
         noise["chance_over_threshold"],

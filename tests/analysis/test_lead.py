@@ -17,8 +17,11 @@ from hypothesis import strategies as st
 from ddpcore.analysis import analyze, judge, measure, rounds
 from ddpcore.analysis.chance import (
     ALPHA,
+    SPACED_HINT,
     SPACED_MOST,
+    UNDECIDED_WINDOW,
     Lead,
+    Spaced,
     Tail,
     bulk_fit,
     crowded,
@@ -36,10 +39,11 @@ from ddpcore.analysis.chance import (
     top_places,
     tops_floor,
 )
+from ddpcore.analysis.odds import binomial_above
 from ddpcore.analysis.rounds import late_at_top
 from ddpcore.analysis.shards import shards_of
-from ddpcore.analysis.verdict import merge
-from ddpcore.cli.verdicts import analysis_payload
+from ddpcore.analysis.verdict import merge, undecided_moving_message
+from ddpcore.cli.verdicts import analysis_payload, analysis_text
 from ddpcore.traces import simulated_run
 from scripts.bench.verdict import NOISES, Regime, run_of, work_of
 
@@ -332,3 +336,42 @@ def test_a_step_s_latest_rank_s_chance_is_a_maximum_s():
     assert top_chance(-10.0, others, 4, 1.0) == pytest.approx(1.0)
     assert top_chance(0.0, others, 4, 0.0) == pytest.approx(1 - 0.5**4, abs=1e-9)
     assert top_chance(3.0, others, 8, 0.0) < top_chance(3.0, others, 8, 1.0)
+
+
+@given(st.integers(0, 60), st.integers(1, 60))
+def test_more_steps_are_as_many_as_the_spacing_test_needs_and_no_more(spaced, read):
+    """`Spaced.more_steps`: with that many more steps, as many of them spaced as of these, the spacing test passes;
+    with one fewer it does not; never more than UNDECIDED_WINDOW times the steps read, and nothing where the test
+    passes already or chance gives as many spaced steps in more than one window of SPACED_HINT."""
+    spaced = min(spaced, read)
+    counted = Spaced(spaced, read)
+    more = counted.more_steps()
+
+    def passes(extra: int) -> bool:
+        steps = read + extra
+        return Spaced(spaced * steps // read, steps).beyond
+
+    if counted.beyond or binomial_above(read, spaced, 0.5) > SPACED_HINT:
+        assert more is None
+    elif more is None:
+        assert not any(passes(e) for e in range(1, (UNDECIDED_WINDOW - 1) * read + 1))
+    else:
+        assert passes(more) and not any(passes(e) for e in range(1, more))
+        assert read + more <= UNDECIDED_WINDOW * read
+
+
+def test_a_window_of_a_moving_straggler_says_more_steps_in_the_text_the_json_and_both_languages():
+    """A straggler that moves among 4 ranks, 8 of 8 steps spaced but too few to pass: the line in the text and the
+    French, `undecided_moving` in the JSON; nothing says that such a straggler reads as jitter."""
+    from paths import FIXTURES
+    from runs import analysed
+
+    a = analysed(FIXTURES / "heldout5" / "movb_s20", "*.pt.trace.json.gz")
+    payload = analysis_payload(a, [])
+    assert payload["undecided_moving"] == {"spaced_steps": 8, "steps_read": 8, "more_steps": 2}
+    text = analysis_text(payload)
+    assert "in 8 of 8 steps the latest rank leads the next" in text and "2 more step(s) as clear" in text
+    assert "read as that jitter" not in text
+    assert "2 pas de plus aussi nets" in undecided_moving_message(a.undecided_moving).text("fr")
+    clean = analysis_payload(analyze(simulated_run(4, 8, (), 0.0, seed=1)[0]), [])
+    assert clean["undecided_moving"] is None

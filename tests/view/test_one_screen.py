@@ -192,3 +192,23 @@ def test_the_french_page_says_nowhere_with_ne_and_why_forward_keeps_its_name():
     french = " ".join(v["fr"] for v in TEXT.values())
     assert "et envoyés nulle part" not in french and "ne sont envoyés nulle part" in french
     assert "gardent ici leurs noms PyTorch" in TEXT["traces.help"]["fr"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_window_too_short_for_a_moving_straggler_says_how_many_more_steps(lang):
+    """The busy 20 ms moving straggler's 8-step window names nothing late: the verdict lists how many more steps as
+    clear would tell it (`trace-undecided-moving`, 2), and the gap note, if any, says the window is too short rather
+    than that jitter alone puts a rank that far back. A clean window has no such line."""
+    from dataclasses import replace
+
+    from ddpview.views.traces import summary_html, verdict_html
+
+    a = analysed(FIXTURES / "heldout5" / "movb_s20", "*.pt.trace.json.gz")
+    markup = verdict_html(a, lang)
+    found = re.search(r'data-testid="trace-undecided-moving" data-value="(\d+)">([^<]*)<', markup)
+    assert found is not None and found.group(1) == "2"
+    assert ("8 of 8 steps" if lang == "en" else "8 pas sur 8") in found.group(2)
+    note = GAP_NOTE.search(summary_html(replace(a, efficiency=1.0), lang)).group(1)
+    assert ("too few" if lang == "en" else "trop peu") in note, note
+    clean = analysed(FIXTURES / "heldout5" / "clean_b1", "*.pt.trace.json.gz")
+    assert "trace-undecided-moving" not in verdict_html(clean, lang)

@@ -19,6 +19,7 @@ from ddpcore.analysis.verdict import (
     prefetch_message,
     stretch_message,
     undecided_message,
+    undecided_moving_message,
 )
 from ddpcore.base.phases import LOGGED, SUMMED
 from ddpcore.base.steps import finished
@@ -255,6 +256,12 @@ def verdict_html(a: Analysis, lang: str) -> str:
         )
         for u in a.undecided
     )
+    if a.undecided_moving is not None:
+        undecided += text(
+            "li",
+            {"data-testid": "trace-undecided-moving", "data-value": a.undecided_moving.more_steps},
+            sentence(undecided_moving_message(a.undecided_moving).text(lang)),
+        )
     return (
         tag(
             "p",
@@ -332,7 +339,7 @@ def summary_html(a: Analysis, lang: str) -> str:
         a.median_gap,
         a.threshold,
         a.efficiency,
-        bool(a.undecided),
+        a.too_short,
         len(a.ranks),
         len(a.steps),
         a.noise.chance_over_threshold,
