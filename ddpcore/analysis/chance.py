@@ -138,7 +138,9 @@ __all__ = [
     "lead_beyond_chance",
     "Spaced",
     "NO_SPACED",
-    "SPACED_HINT",
+    "HINT_CHANCE",
+    "Led",
+    "NO_LED",
     "UNDECIDED_WINDOW",
     "leads_of",
     "LEAD_POOLED",
@@ -1642,9 +1644,8 @@ def recentred(
 
 def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
     """Whether the steps' latest ranks lead the next ones by more than chance makes the latest of as many lead
-    (`rounds.tops_late`): by their spacings in each step (`spaced_beyond_chance`), or by their mean lead against
-    `expected_lead` over the values pooled (`recentred`, sorted), a Student's t on the leads' own spread at ALPHA.
-    Steps of fewer than three ranks are left out.
+    (`rounds.tops_late`): by their spacings in each step (`Spaced`), or by their mean lead against `expected_lead`
+    over the values pooled (`recentred`, sorted; `Led`). Steps of fewer than three ranks are left out.
 
     >>> pooled = [float(v) for v in range(-20, 21)]
     >>> even = [Lead(20.0 + k % 3, 19.0 + k % 3, 0, (0.0,), 4) for k in range(30)]
@@ -1655,15 +1656,71 @@ def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
     some = [lead for lead in leads if lead.count >= 3]
     if len(some) < 3:
         return False
-    if spaced_beyond_chance(some):
-        return True
-    expected = {n: expected_lead(pooled, n) for n in {lead.count for lead in some}}
-    seen = [lead.first - lead.second - expected[lead.count] for lead in some]
-    mean = math.fsum(seen) / len(seen)
-    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in seen) / (len(seen) - 1))
-    if spread <= 0.0 or mean <= 0.0:
-        return False
-    return student_upper(mean / (spread / math.sqrt(len(seen))), len(seen) - 1) <= ALPHA
+    return Spaced.of(some).beyond or Led.of(some, pooled).beyond
+
+
+@dataclass(frozen=True)
+class Led:
+    """How much further each step's latest rank leads the next than chance makes the latest of as many lead, over
+    the steps read (those of three ranks or more): the mean excess (`mean`, in the work's unit) against
+    `expected_lead` over the values pooled, its Student's t on the excesses' own spread, and how many steps."""
+
+    mean: float
+    t: float
+    read: int
+
+    @staticmethod
+    def of(leads: Sequence[Lead], pooled: Sequence[float]) -> Led:
+        """The excess over some steps' `Lead` (`pooled`: `recentred`, sorted).
+
+        >>> pooled = [float(v) for v in range(-20, 21)]
+        >>> Led.of([Lead(40.0 + k % 3, 10.0, 0, (0.0,), 4) for k in range(30)], pooled).t > 20
+        True
+        """
+        some = [lead for lead in leads if lead.count >= 3]
+        if len(some) < 2:
+            return NO_LED
+        expected = {n: expected_lead(pooled, n) for n in {lead.count for lead in some}}
+        seen = [lead.first - lead.second - expected[lead.count] for lead in some]
+        mean = math.fsum(seen) / len(seen)
+        spread = math.sqrt(math.fsum((v - mean) ** 2 for v in seen) / (len(seen) - 1))
+        t = mean / (spread / math.sqrt(len(seen))) if spread > 0.0 else 0.0
+        return Led(mean, t, len(seen))
+
+    def chance(self, steps: int | None = None) -> float:
+        """The chance of a t as large over the steps read, or over `steps` as clear (the same mean and spread, so a
+        t larger by the root of their ratio): a Student's t's one-sided, 1 where the steps do not lead more."""
+        if self.t <= 0.0 or self.read < 2:
+            return 1.0
+        steps = steps or self.read
+        return student_upper(self.t * math.sqrt(steps / self.read), steps - 1)
+
+    @property
+    def beyond(self) -> bool:
+        """Whether the steps lead by more than chance: at ALPHA, on three steps at least."""
+        return self.read >= 3 and self.chance() <= ALPHA
+
+    def more_steps(self, most: int = UNDECIDED_WINDOW) -> int | None:
+        """How many more steps as clear would make the lead beyond chance (`Spaced.more_steps`'s rule: None when it
+        is already, when chance gives such a lead in more than one window of HINT_CHANCE, or past `most` times as
+        many steps as were read). The chance falls as steps are added, so the least is found by halving.
+
+        >>> [Led(2.0, t, 8).more_steps() for t in (2.43, 1.0, 6.0)]
+        [11, None, None]
+        """
+        if self.read < 3 or self.beyond or self.chance() > HINT_CHANCE:
+            return None
+        low, high = 0, (most - 1) * self.read
+        if self.chance(self.read + high) > ALPHA:
+            return None
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (low, mid) if self.chance(self.read + mid) <= ALPHA else (mid, high)
+        return high
+
+
+NO_LED = Led(0.0, 0.0, 0)
+"""No lead read (fewer than two steps of three ranks or more)."""
 
 
 SPACED_MOST = 8
@@ -1720,14 +1777,14 @@ class Spaced:
     def more_steps(self, most: int = UNDECIDED_WINDOW) -> int | None:
         """How many more steps, as many of them spaced as of these (the same share, rounded down), would make the
         count beyond chance; None when it is already, when chance gives as many spaced in more than one window of
-        SPACED_HINT (3 of 3 steps: one in eight; steps as clear would tell a straggler from chance, but so many
+        HINT_CHANCE (3 of 3 steps: one in eight; steps as clear would tell a straggler from chance, but so many
         clean windows saying so would say nothing), or when it would take more than `most` times as many steps as
         were read.
 
         >>> [Spaced(k, m).more_steps() for k, m in ((8, 8), (6, 6), (7, 8), (4, 8), (10, 10), (3, 3), (5, 6))]
         [2, 4, 13, None, None, None, None]
         """
-        if self.read < 1 or _spaced_chance(self.spaced, self.read) > SPACED_HINT or self.beyond:
+        if self.read < 1 or _spaced_chance(self.spaced, self.read) > HINT_CHANCE or self.beyond:
             return None
         for more in range(1, (most - 1) * self.read + 1):
             steps = self.read + more
@@ -1736,9 +1793,10 @@ class Spaced:
         return None
 
 
-SPACED_HINT = 0.05
-"""The most chance of a window's count of spaced steps (`Spaced.more_steps`) for the verdict to say how many more
-steps as clear would tell a straggler that moves: one clean window in twenty says it at most."""
+HINT_CHANCE = 0.05
+"""The most chance of a window's evidence that its steps' latest ranks lead (`Spaced.more_steps`, `Led.more_steps`)
+for the verdict to say how many more steps as clear would tell a straggler that moves: one clean window in twenty
+says it at most."""
 NO_SPACED = Spaced(0, 0)
 """No step read by the spacing test (fewer than three ranks or steps)."""
 
@@ -2790,8 +2848,8 @@ class Chance:
     tail the cost reads when it is not `work` (`rounds.Found.costed`); and `others`, in rank order, chance without
     each rank holding the run's upper tail (`Others`, None for the others: runs of 3 to ALONE_MOST ranks; none
     otherwise); `latest_floor_ms`, where `leads`, the deviation from which a step's latest rank is late when under
-    the floor (`tops_floor`; infinite otherwise); `spaced`, how many steps' latest ranks are spaced from the next
-    (`Spaced`: what a window too short to tell a straggler that moves would need)."""
+    the floor (`tops_floor`; infinite otherwise); `spaced` and `led`, how far the steps' latest ranks lead the next
+    (`Spaced`, `Led`: what a window too short to tell a straggler that moves would need)."""
 
     ranks: int
     work: Tail
@@ -2805,6 +2863,7 @@ class Chance:
     others: tuple[Others | None, ...] = ()
     latest_floor_ms: float = math.inf
     spaced: Spaced = NO_SPACED
+    led: Led = NO_LED
 
     @property
     def costed(self) -> Tail:

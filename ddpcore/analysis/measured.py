@@ -175,6 +175,7 @@ def measure(
             others,
             beyond.top_floor,
             beyond.spaced,
+            beyond.led,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

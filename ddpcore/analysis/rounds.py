@@ -33,6 +33,7 @@ from .chance import (
     ALONE_MOST,
     LOOK_KNOWN,
     LOOK_ROUNDS,
+    NO_LED,
     NO_SPACED,
     Q_HIGH,
     REFERENCE_SUSPECT,
@@ -41,6 +42,7 @@ from .chance import (
     Atoms,
     Lateness,
     Lead,
+    Led,
     Others,
     Place,
     Reference,
@@ -56,7 +58,6 @@ from .chance import (
     crowded,
     far_of,
     lateness,
-    lead_beyond_chance,
     leads_of,
     look_bias,
     look_wander,
@@ -174,7 +175,7 @@ class Found:
     is late, the ranks on time's fit as it is, not widened for the tests' sake, since the cost is then a what-if of
     a straggler already found, not a test of one), and, where so, the deviation from which a step's latest rank is
     late (`top_floor`, `chance.tops_floor`; infinite unless under the floor, which names those past it already), and
-    how many steps' latest ranks are spaced from the next (`spaced`, `tops_late`)."""
+    how far the steps' latest ranks lead the next (`spaced`, `led`: `tops_late`)."""
 
     places: list[Place]
     usual: list[float]
@@ -187,6 +188,7 @@ class Found:
     costed: Tail | None = None
     top_floor: float = math.inf
     spaced: Spaced = NO_SPACED
+    led: Led = NO_LED
 
     @property
     def total(self) -> int:
@@ -194,23 +196,23 @@ class Found:
         return len(self.pooled)
 
 
-def tops_late(asked: Rounds, ranks: int, steps: int) -> tuple[list[int] | None, Spaced]:
+def tops_late(asked: Rounds, ranks: int, steps: int) -> tuple[list[int] | None, Spaced, Led]:
     """Each step's latest rank, when the latest ranks lead the next ones by more than chance makes the latest of as
-    many lead (`chance.lead_beyond_chance`), or when a run's largest works fall in more of its steps than chance
-    puts them in (`occupied_late`; None otherwise): a straggler that moves to another rank in every step; and how
-    many steps' latest ranks are spaced from the next (`chance.Spaced`: what a window too short to tell would need).
-    The ranks holding more of the first look's suspects than chance gives one rank (`chance.crowded`: one slow from
-    some step on) are left out. Steps of fewer than three ranks, or runs of fewer than three steps, have none."""
+    many lead (`chance.lead_beyond_chance`: by their spacings, `chance.Spaced`, or their mean lead, `chance.Led`),
+    or when a run's largest works fall in more of its steps than chance puts them in (`occupied_late`; None
+    otherwise): a straggler that moves to another rank in every step; and both leads' evidence (what a window too
+    short to tell would need). The ranks holding more of the first look's suspects than chance gives one rank
+    (`chance.crowded`: one slow from some step on) are left out. Steps of fewer than three ranks, or runs of fewer
+    than three steps, have none."""
     if ranks < 3 or steps < 3:
-        return None, NO_SPACED
+        return None, NO_SPACED, NO_LED
     gone = crowded(asked.held(), ranks)
     leads = asked.leads(gone)
     spaced = Spaced.of(leads)
-    if asked.read_recentred(leads, pool_stride(ranks * steps), partial(lead_beyond_chance, leads)) or occupied_late(
-        asked, ranks - len(gone), steps
-    ):
-        return [lead.entry for lead in leads], spaced
-    return None, spaced
+    led = asked.read_recentred(leads, pool_stride(ranks * steps), partial(Led.of, leads))
+    if spaced.beyond or led.beyond or occupied_late(asked, ranks - len(gone), steps):
+        return [lead.entry for lead in leads], spaced, led
+    return None, spaced, led
 
 
 def occupied_late(asked: Rounds, width: int, steps: int) -> bool:
@@ -250,7 +252,7 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     else:
         cuts = far = [math.inf] * steps
     counts = asked.suspects(cuts, far)
-    tops, spaced = tops_late(asked, ranks, steps)
+    tops, spaced, led = tops_late(asked, ranks, steps)
     if tops is not None:
         counts = asked.top_suspects(tops)
     late = sum(counts)
@@ -264,7 +266,7 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     floor = run_floor(pooled, tail, late, steps, together=tops is not None)
     cut = tops_floor(asked.top_deviations(), costed, ranks) if costed is not None else math.inf
     top_floor = cut if cut < floor else math.inf
-    return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor, spaced)
+    return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor, spaced, led)
 
 
 def _cuts(asked: Rounds, ranks: int, steps: int) -> tuple[list[float], list[float]]:
@@ -446,8 +448,8 @@ class Beyond:
     (`on_time_place`), how much of a step's lateness carries into the next (`serial_of`), and whether each step's
     latest rank leads the next by more than chance (`tops_late`: a straggler that moves), the tail the cost
     reads where it is not `tail` (`Found.costed`), the deviation from which a step's latest rank is late
-    (`Found.top_floor`), the deviation of each entry past the floor (`past_ms`, as `entries`), and how many steps'
-    latest ranks are spaced from the next (`Found.spaced`)."""
+    (`Found.top_floor`), the deviation of each entry past the floor (`past_ms`, as `entries`), and how far the steps'
+    latest ranks lead the next (`Found.spaced`, `Found.led`)."""
 
     tail: Tail
     floor_ms: float
@@ -464,6 +466,7 @@ class Beyond:
     top_floor: float = math.inf
     past_ms: tuple[tuple[float, ...], ...] = ()
     spaced: Spaced = NO_SPACED
+    led: Led = NO_LED
 
 
 def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
@@ -497,6 +500,7 @@ def beyond_chance(work: Sequence[Sequence[float]], fan: Fan = map) -> Beyond:
         found.top_floor,
         asked.past_ms(entries),
         found.spaced,
+        found.led,
     )
 
 
@@ -593,5 +597,5 @@ def late_at_top(
     asked = InProcess(work, fan)
     asked.offsets = [p.offset for p in places] if len(places) == asked.width else [0.0] * asked.width
     asked.rows = [tuple(found) for found in suspects]
-    tops, _ = tops_late(asked, asked.width, len(work))
+    tops, _, _ = tops_late(asked, asked.width, len(work))
     return None if tops is None else tuple(tops)

@@ -980,6 +980,7 @@ def measure_shards(
             others,
             found.top_floor,
             found.spaced,
+            found.led,
         ),
         step_ms=statistics.fmean(periods),
         median_step_ms=statistics.median(periods),

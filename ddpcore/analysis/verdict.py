@@ -193,23 +193,40 @@ def undecided_moving(chance: Chance) -> UndecidedMoving | None:
     step's latest rank is not found late already; None when steps as clear would not tell it within UNDECIDED_WINDOW
     times as many.
 
-    >>> from ddpcore.analysis.chance import Spaced, Tail
+    >>> from ddpcore.analysis.chance import Led, Spaced, Tail
     >>> plain = Tail(0.0, 1.0, 1.0)
-    >>> undecided_moving(Chance(4, plain, 5.0, plain, 32, spaced=Spaced(8, 8)))
-    UndecidedMoving(spaced_steps=8, steps_read=8, more_steps=2)
+    >>> undecided_moving(Chance(4, plain, 5.0, plain, 32, spaced=Spaced(8, 8), led=Led(9.0, 2.43, 8)))
+    UndecidedMoving(spaced_steps=8, lead_ms=None, steps_read=8, more_steps=2)
+    >>> undecided_moving(Chance(64, plain, 5.0, plain, 512, led=Led(9.0, 2.43, 8)))
+    UndecidedMoving(spaced_steps=None, lead_ms=9.0, steps_read=8, more_steps=11)
     >>> undecided_moving(Chance(4, plain, 5.0, plain, 32, leads=True, spaced=Spaced(8, 8))) is None
     True
     """
-    more = None if chance.leads else chance.spaced.more_steps(UNDECIDED_WINDOW)
-    return None if more is None else UndecidedMoving(chance.spaced.spaced, chance.spaced.read, more)
+    if chance.leads:
+        return None
+    spaced, led = chance.spaced.more_steps(UNDECIDED_WINDOW), chance.led.more_steps(UNDECIDED_WINDOW)
+    if spaced is not None and (led is None or spaced <= led):
+        return UndecidedMoving(chance.spaced.spaced, None, chance.spaced.read, spaced)
+    if led is not None:
+        return UndecidedMoving(None, chance.led.mean, chance.led.read, led)
+    return None
 
 
 def undecided_moving_message(undecided: UndecidedMoving) -> Message:
     """What a window too short to tell a straggler that moves would need, in words.
 
-    >>> undecided_moving_message(UndecidedMoving(8, 8, 2)).text()
+    >>> undecided_moving_message(UndecidedMoving(8, None, 8, 2)).text()
     "in 8 of 8 steps the latest rank leads the next by more than twice ...: 2 more step(s) as clear would tell it..."
+    >>> undecided_moving_message(UndecidedMoving(None, 9.04, 8, 11)).text()
+    "each step's latest rank leads the next by 9.0 ms more than chance ... over 8 steps, ...: 11 more step(s) as ..."
     """
+    if undecided.lead_ms is not None:
+        return Message.of(
+            "verdict.undecided_moving_lead",
+            ms=Ms(undecided.lead_ms),
+            steps=undecided.steps_read,
+            more=undecided.more_steps,
+        )
     return Message.of(
         "verdict.undecided_moving",
         spaced=undecided.spaced_steps,
@@ -397,11 +414,14 @@ class Undecided:
 
 @dataclass(frozen=True)
 class UndecidedMoving:
-    """A window too short to tell a straggler that moves from rank to rank from jitter: of the steps read
-    (`chance.Spaced`), how many have their latest rank lead the next by more than twice the next's lead over the
-    third, and how many more steps as clear would tell it (each step's latest rank then late beyond chance)."""
+    """A window too short to tell a straggler that moves from rank to rank from jitter, by the evidence that needs
+    the fewer more steps: of the steps read, how many have their latest rank lead the next by more than twice the
+    next's lead over the third (`spaced_steps`, `chance.Spaced`), or how much further, on average, their latest rank
+    leads the next than chance makes the latest of as many lead (`lead_ms`, `chance.Led`), the other None; and how
+    many more steps as clear would tell it (each step's latest rank then late beyond chance)."""
 
-    spaced_steps: int
+    spaced_steps: int | None
+    lead_ms: float | None
     steps_read: int
     more_steps: int
 

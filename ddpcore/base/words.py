@@ -408,6 +408,14 @@ WORDS: dict[str, dict[str, str]] = {
         "celui-ci sur le troisième, comme le fait un retardataire qui change de rang d'un pas à l'autre : {more} pas "
         "de plus aussi nets le distingueraient de la gigue",
     },
+    "verdict.undecided_moving_lead": {
+        "en": "each step's latest rank leads the next by {ms} more than chance makes the latest of as many ranks lead, "
+        "on average over {steps} steps, as a straggler that moves from rank to rank does: {more} more step(s) as "
+        "clear would tell it from jitter",
+        "fr": "le dernier rang de chaque pas devance le suivant de {ms} de plus que le hasard ne fait devancer le "
+        "dernier d'autant de rangs, en moyenne sur {steps} pas, comme le fait un retardataire qui change de rang d'un "
+        "pas à l'autre : {more} pas de plus aussi nets le distingueraient de la gigue",
+    },
     "verdict.gap_few": {
         "en": "no rank is named late, yet each step's latest rank is {gap} of the step behind the median rank "
         "(median over steps): {steps} steps are too few to tell a rank this late from chance",

@@ -87,11 +87,14 @@ def test_a_moving_straggler_too_briefly_seen_says_how_many_more_steps_would_tell
     """The busy 20 ms moving straggler's 8-step window: its latest rank leads the next by more than twice the next's
     lead in 8 of 8 steps, which chance (one half a step) gives in 1 window of 256: 2 more steps as clear pass the
     test's level (0.1 %), and the line says so where the window named nothing; the whole run names it, and says
-    nothing of more steps. A clean window never says it."""
+    nothing of more steps. The quiet 8 ms one's window: its latest ranks lead by more than chance on average, which
+    13 more steps as clear would tell (`chance.Led`). A clean window never says it."""
     window = analysed("movb_s20", WINDOW)
     assert window.transient.straggler_steps == 0 and window.undecided_moving is not None
     assert (window.undecided_moving.spaced_steps, window.undecided_moving.steps_read) == (8, 8)
     assert window.undecided_moving.more_steps == 2 and window.too_short
     assert analysed("movb_s20", WHOLE_RUN).undecided_moving is None
+    quiet = analysed("mov_s8", WINDOW).undecided_moving
+    assert quiet is not None and quiet.spaced_steps is None and quiet.lead_ms is not None and quiet.more_steps == 13
     for name in CLEAN:
         assert analysed(name, WINDOW).undecided_moving is None

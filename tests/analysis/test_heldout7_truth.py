@@ -59,3 +59,15 @@ def test_slow_ranks_are_named_and_no_step_is_counted_transient(name: str, patter
     a = analysed(name, pattern)
     assert sorted(s.rank for s in a.stragglers) == sorted(truth(name)["fixed_ranks"])
     assert a.transient.straggler_steps == 0
+
+
+def test_a_moving_straggler_s_window_says_how_many_more_steps_would_tell_it() -> None:
+    """The 6-step window of the straggler moving among 3 ranks (22 ms in the backward, beside a busy machine) names
+    nothing late; its latest ranks lead the next by 7 ms more than chance makes the latest of 3 lead, on average
+    (`chance.Led`), which 3 more steps as clear would make beyond chance. No clean window says so."""
+    a = analysed("m3_s22_bw", FORMATS[1])
+    assert a.transient.straggler_steps == 0 and a.undecided_moving is not None
+    assert a.undecided_moving.spaced_steps is None and a.undecided_moving.lead_ms == pytest.approx(7.0, abs=0.5)
+    assert (a.undecided_moving.steps_read, a.undecided_moving.more_steps) == (6, 3)
+    for name in CLEAN:
+        assert analysed(name, FORMATS[1]).undecided_moving is None

@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 from ddpcore.analysis import analyze, judge, measure, rounds
 from ddpcore.analysis.chance import (
     ALPHA,
-    SPACED_HINT,
+    HINT_CHANCE,
     SPACED_MOST,
     UNDECIDED_WINDOW,
     Lead,
+    Led,
     Spaced,
     Tail,
     bulk_fit,
@@ -342,7 +343,7 @@ def test_a_step_s_latest_rank_s_chance_is_a_maximum_s():
 def test_more_steps_are_as_many_as_the_spacing_test_needs_and_no_more(spaced, read):
     """`Spaced.more_steps`: with that many more steps, as many of them spaced as of these, the spacing test passes;
     with one fewer it does not; never more than UNDECIDED_WINDOW times the steps read, and nothing where the test
-    passes already or chance gives as many spaced steps in more than one window of SPACED_HINT."""
+    passes already or chance gives as many spaced steps in more than one window of HINT_CHANCE."""
     spaced = min(spaced, read)
     counted = Spaced(spaced, read)
     more = counted.more_steps()
@@ -351,7 +352,7 @@ def test_more_steps_are_as_many_as_the_spacing_test_needs_and_no_more(spaced, re
         steps = read + extra
         return Spaced(spaced * steps // read, steps).beyond
 
-    if counted.beyond or binomial_above(read, spaced, 0.5) > SPACED_HINT:
+    if counted.beyond or binomial_above(read, spaced, 0.5) > HINT_CHANCE:
         assert more is None
     elif more is None:
         assert not any(passes(e) for e in range(1, (UNDECIDED_WINDOW - 1) * read + 1))
@@ -368,10 +369,26 @@ def test_a_window_of_a_moving_straggler_says_more_steps_in_the_text_the_json_and
 
     a = analysed(FIXTURES / "heldout5" / "movb_s20", "*.pt.trace.json.gz")
     payload = analysis_payload(a, [])
-    assert payload["undecided_moving"] == {"spaced_steps": 8, "steps_read": 8, "more_steps": 2}
+    assert payload["undecided_moving"] == {"spaced_steps": 8, "lead_ms": None, "steps_read": 8, "more_steps": 2}
     text = analysis_text(payload)
     assert "in 8 of 8 steps the latest rank leads the next" in text and "2 more step(s) as clear" in text
     assert "read as that jitter" not in text
     assert "2 pas de plus aussi nets" in undecided_moving_message(a.undecided_moving).text("fr")
     clean = analysis_payload(analyze(simulated_run(4, 8, (), 0.0, seed=1)[0]), [])
     assert clean["undecided_moving"] is None
+
+
+@given(st.floats(0.1, 8.0), st.integers(3, 80))
+def test_more_steps_of_a_mean_lead_are_the_least_that_pass(t, read):
+    """`Led.more_steps`: as many more steps as clear (the same mean and spread) pass the t test at ALPHA, one fewer
+    does not; nothing where it passes already, where chance gives such a t in more than one window of HINT_CHANCE,
+    or past UNDECIDED_WINDOW times the steps read."""
+    led = Led(1.0, t, read)
+    more = led.more_steps()
+    if led.beyond or led.chance() > HINT_CHANCE:
+        assert more is None
+    elif more is None:
+        assert led.chance(UNDECIDED_WINDOW * read) > ALPHA
+    else:
+        assert led.chance(read + more) <= ALPHA < led.chance(read + more - 1)
+        assert read + more <= UNDECIDED_WINDOW * read
