@@ -136,6 +136,7 @@ __all__ = [
     "crowded_count",
     "expected_lead",
     "lead_beyond_chance",
+    "leads_beyond",
     "Spaced",
     "NO_SPACED",
     "HINT_CHANCE",
@@ -1653,10 +1654,12 @@ def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
     >>> lead_beyond_chance(even, pooled), lead_beyond_chance(far, pooled)
     (False, True)
     """
-    some = [lead for lead in leads if lead.count >= 3]
-    if len(some) < 3:
-        return False
-    return Spaced.of(some).beyond or Led.of(some, pooled).beyond
+    return leads_beyond(Spaced.of(leads), Led.of(leads, pooled))
+
+
+def leads_beyond(spaced: Spaced, led: Led) -> bool:
+    """Whether either reading of the steps' leads is beyond chance: the gate `rounds.tops_late` opens."""
+    return spaced.beyond or led.beyond
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ from .chance import (
     crowded,
     far_of,
     lateness,
+    leads_beyond,
     leads_of,
     look_bias,
     look_wander,
@@ -210,7 +211,7 @@ def tops_late(asked: Rounds, ranks: int, steps: int) -> tuple[list[int] | None, 
     leads = asked.leads(gone)
     spaced = Spaced.of(leads)
     led = asked.read_recentred(leads, pool_stride(ranks * steps), partial(Led.of, leads))
-    if spaced.beyond or led.beyond or occupied_late(asked, ranks - len(gone), steps):
+    if leads_beyond(spaced, led) or occupied_late(asked, ranks - len(gone), steps):
         return [lead.entry for lead in leads], spaced, led
     return None, spaced, led
 
