@@ -1658,7 +1658,11 @@ def lead_beyond_chance(leads: Sequence[Lead], pooled: Sequence[float]) -> bool:
 
 
 def leads_beyond(spaced: Spaced, led: Led) -> bool:
-    """Whether either reading of the steps' leads is beyond chance: the gate `rounds.tops_late` opens."""
+    """Whether either reading of the steps' leads is beyond chance: the gate `rounds.tops_late` opens.
+
+    >>> leads_beyond(Spaced(10, 10), NO_LED), leads_beyond(Spaced(8, 8), Led(2.0, 2.43, 8))
+    (True, False)
+    """
     return spaced.beyond or led.beyond
 
 
