@@ -7,6 +7,7 @@ import sys
 import tempfile
 import types
 import zipfile
+from typing import Any, cast
 
 APP, OUT = "/tmp/app.zip", "/tmp/app-pyc.zip"
 BROWSER_APP = "/home/pyodide/ddpapp.zip"  # where main.py puts the bundle on sys.path in the page
@@ -27,11 +28,10 @@ def pyc(source, shown):
 
 
 # The DOM shell imports PyScript, which exists only in the page: a stand-in lets it compile here.
-stand_in = types.ModuleType("pyscript")
-stand_in.document = stand_in.window = None
-stand_in.ffi = types.ModuleType("pyscript.ffi")
-stand_in.ffi.create_proxy = None
-sys.modules.update({"pyscript": stand_in, "pyscript.ffi": stand_in.ffi})
+stand_in, stand_in_ffi = types.ModuleType("pyscript"), types.ModuleType("pyscript.ffi")
+vars(stand_in).update(document=None, window=None, ffi=stand_in_ffi)
+vars(stand_in_ffi).update(create_proxy=None)
+sys.modules.update({"pyscript": stand_in, "pyscript.ffi": stand_in_ffi})
 worker_js = types.ModuleType("js")  # the worker's globals (postMessage, FileReaderSync) exist only in a browser
 sys.modules.setdefault("js", worker_js)
 
@@ -53,7 +53,8 @@ with zipfile.ZipFile(APP) as app, zipfile.ZipFile(OUT, "w", zipfile.ZIP_DEFLATED
         for root, shown in ((APP + "/", BROWSER_APP + "/"), (STDLIB + "/", STDLIB + "/")):
             if filename.startswith(root) and filename.endswith(".py"):
                 relative = filename[len(root) :]
-                source = sys.modules[name].__loader__.get_data(filename) if root == STDLIB + "/" else app.read(relative)
+                loader = cast(Any, sys.modules[name].__loader__)
+                source = loader.get_data(filename) if root == STDLIB + "/" else app.read(relative)
                 put(relative[:-3] + ".pyc", pyc(source, shown + relative))
                 if root == APP + "/":
                     put(relative, source)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import build
 from scripts.browser import launch_options
@@ -19,6 +21,11 @@ from scripts.minidump import crashes_since
 VISITS = ("", "#gpus=16&straggler=2&slowdown=2&prefetch=0", "#view=cluster", "#view=traces")
 """The views opened in turn; One step's are dragged, Your traces reads its example."""
 KEEP_STACK_SWITCHING = 'export { loadPyodide, version } from "./pyodide.mjs";\n'
+
+
+def _noting(crashed: list[int], n: int) -> Callable[[Any], None]:
+    """What notes load `n` as crashed when its page crashes (`Page.on("crash")` hands it the page)."""
+    return lambda _page: crashed.append(n)
 
 
 def visit(page, url: str, n: int) -> None:
@@ -46,7 +53,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     server, url = build.serve_in_thread(args.dist)
-    began, crashed = time.time(), []
+    began, crashed = time.time(), list[int]()
     with sync_playwright() as p:
         options = launch_options()
         options["args"] = [*options["args"], *args.browser_arg]
@@ -59,7 +66,7 @@ def main() -> None:
                     lambda route: route.fulfill(body=KEEP_STACK_SWITCHING, content_type="text/javascript"),
                 )
             page = context.new_page()
-            page.on("crash", lambda _page, n=n: crashed.append(n))
+            page.on("crash", _noting(crashed, n))
             try:
                 visit(page, url, n)
             except Exception as exc:  # a crashed page fails whatever it was waiting for

@@ -90,3 +90,26 @@ def jsonl_run(arrivals: list[list[float]]) -> list[tuple[str, bytes]]:
             ]
         out.append((f"rank{rank}.jsonl", "\n".join(json.dumps(r) for r in rows).encode()))
     return out
+
+
+def real_sets() -> list[list[Path]]:
+    """Every real run the repository keeps, in each recording it has (two ranks at least); 3D-parallel jobs (the
+    jobs3d folders: a job's operations, or its pipeline ranks' traces) are not DDP runs."""
+    sets = []
+    jobs = [p for p in FIXTURES.iterdir() if p.name.startswith("jobs3d")]
+    assert len(jobs) >= 5
+    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz") if not any(j in p.parents for j in jobs)}):
+        some = [sorted(folder.glob(p)) for p in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz")]
+        some = [found for found in some if len(found) >= 2] or [sorted(folder.glob("*.json.gz"))]
+        sets += [found for found in some if len(found) >= 2]
+    return sets
+
+
+def sampled_sets() -> list[list[Path]]:
+    """`real_sets`, the first of each fixture family (its top folder) in each format: every reader and every kind of
+    run, where a check costs seconds a set."""
+    first: dict[tuple[str, str], list[Path]] = {}
+    for found in real_sets():
+        family = found[0].relative_to(FIXTURES).parts[0]
+        first.setdefault((family, "".join(found[0].suffixes)), found)
+    return list(first.values())

@@ -604,7 +604,7 @@ def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | JobFile |
         _say("analyze", "error: --ray reads one PATH on every node (a folder or a file), and gives no --fit")
         return None
     try:
-        ray = connect(args.ray)
+        ray, ours = connect(args.ray)
     except RayError as exc:
         _say("analyze", f"error: {exc}")
         return None
@@ -625,7 +625,8 @@ def _on_ray(args: argparse.Namespace) -> tuple[Analysis, list[dict]] | JobFile |
         _say("analyze", f"error: {exc}")
         return None
     finally:
-        ray.shutdown()
+        if ours:
+            ray.shutdown()
 
 
 def _add_summarize(p: argparse.ArgumentParser) -> None:

@@ -190,10 +190,36 @@ def _answer(where: str, ref: Any) -> Any:
         raise RayError(f"node {where} stopped answering ({type(exc).__name__}): no verdict") from None
 
 
-def connect(address: str) -> Any:
+def _same_address(one: str, other: str) -> bool:
+    """Whether two `host:port` addresses name one place: the same port, and hosts that are the same once resolved
+    (`localhost` and `127.0.0.1`); a host that does not resolve is compared as written.
+
+    >>> _same_address("127.0.0.1:6379", "localhost:6379"), _same_address("127.0.0.1:6379", "127.0.0.1:6380")
+    (True, False)
+    """
+    (host, _, port), (other_host, _, other_port) = one.rpartition(":"), other.rpartition(":")
+    return port == other_port and _resolved(host) == _resolved(other_host)
+
+
+def _resolved(host: str) -> str:
+    """A host's IPv4 address, or the host as written when it does not resolve."""
+    try:
+        return socket.gethostbyname(host)
+    except (OSError, UnicodeError):
+        return host
+
+
+def connect(address: str) -> tuple[Any, bool]:
     """Ray, connected to the cluster at `address` (`auto`: the one this machine belongs to; LOCAL: a Ray of its
-    own), quiet: its logs stay in its session folder."""
+    own), quiet: its logs stay in its session folder; and whether this call connected it (the caller then
+    disconnects). A process already connected (a notebook's driver, a test's) is used as it is and left connected,
+    so that many runs read in one process pay for one connection; to a cluster at another address, a RayError."""
     ray = ray_module()
+    if ray.is_initialized():
+        held = ray.get_runtime_context().gcs_address
+        if address not in (LOCAL, "auto") and not _same_address(address, held):
+            raise RayError(f"this process is already connected to the Ray cluster at {held}, not {address!r}")
+        return ray, False
     try:
         ray.init(
             address=None if address == LOCAL else address,
@@ -206,7 +232,7 @@ def connect(address: str) -> Any:
         raise RayError(
             f"no Ray cluster at {address!r} ({exc}); start one with ray start --head, or use --ray local"
         ) from None
-    return ray
+    return ray, True
 
 
 def _bounded(name: str) -> bytes:

@@ -97,7 +97,7 @@ class Model:
 class _Nothing:
     """Hooks that do nothing: the bare loop."""
 
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+    def __getattr__(self, name: str):
         return lambda *args, **kwargs: None
 
 

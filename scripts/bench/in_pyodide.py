@@ -50,7 +50,7 @@ def pyodide_timings(dist: Path, trace: bytes) -> dict:
                 page = browser.new_page()
                 page.goto(url + "bench.html")
                 page.wait_for_function("document.getElementById('result').textContent.length > 0", timeout=120_000)
-                result = json.loads(page.text_content("#result"))
+                result = json.loads(page.text_content("#result") or "")
                 browser.close()
         finally:
             server.shutdown()

@@ -73,10 +73,10 @@ def main(folder: Path, want_path: Path) -> int:
     crossed = [0]
     asked = onray.NodePart.ask_later
 
-    def counted(self, name, args):  # type: ignore[no-untyped-def]
+    def counted(self, name, args):
         wait = asked(self, name, args)
 
-        def answered():  # type: ignore[no-untyped-def]
+        def answered():
             value = wait()
             crossed[0] += len(pickle.dumps(args, protocol=5)) + len(pickle.dumps(value, protocol=5))
             return value
@@ -90,10 +90,10 @@ def main(folder: Path, want_path: Path) -> int:
     sampler = threading.Thread(target=actor_peaks, args=(peaks, busy, stop), daemon=True)
     ray = None
     try:
-        ray = onray.connect(cluster.address)
+        ray, _ = onray.connect(cluster.address)
         sampler.start()
         start, used = time.perf_counter(), time.process_time()
-        parts = onray.node_parts(ray, f"${NODE_DIR}", 1, lambda line: None)
+        parts = onray.node_parts(ray, onray.node_readers(ray, f"${NODE_DIR}", 1), lambda line: None)
         measured, unread = measure_parts(parts, 0.1)
         assert measured is not None, unread
         analysis = judge(measured, 0.1)

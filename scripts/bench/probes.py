@@ -99,7 +99,7 @@ LONG_PROBE = """() => {
 }"""
 
 
-def traces_page(p, url: str):  # type: ignore[no-untyped-def]
+def traces_page(p, url: str):
     """A browser (Playwright's `p`) and its page on Your traces, Python live, no service worker, the long-task
     probe in place."""
     browser = p.chromium.launch(**launch_options())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from scripts.bench.budgets import BUDGETS, NOT_MEASURED
 
@@ -20,7 +21,7 @@ def lookup(results: dict, path: tuple[str, ...]) -> float | None:
     >>> lookup({"page": {"transfer_mb": 20}}, ("page", "transfer_mb")), lookup({}, ("scale", "x"))
     (20.0, None)
     """
-    value = results
+    value: Any = results
     for key in path:
         if not isinstance(value, dict) or key not in value or value[key] is None:
             return None

@@ -54,7 +54,7 @@ def _straggler(ranks: int) -> int:
     return ranks * 7 // 9
 
 
-def _factors(rank: int, ranks: int, steps: int):  # type: ignore[no-untyped-def]
+def _factors(rank: int, ranks: int, steps: int):
     import numpy as np
 
     rng = np.random.default_rng([SEED, rank])

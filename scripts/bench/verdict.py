@@ -106,7 +106,7 @@ class Truth:
     size_over_spread: float
 
 
-def _noise(rng, regime: Regime):  # type: ignore[no-untyped-def]
+def _noise(rng, regime: Regime):
     """Each rank-step's work factor (steps x ranks, mean about 1)."""
     import numpy as np
 
@@ -132,7 +132,7 @@ def _noise(rng, regime: Regime):  # type: ignore[no-untyped-def]
     return np.maximum(f, 0.05)
 
 
-def _delays(rng, regime: Regime) -> tuple:  # type: ignore[no-untyped-def]
+def _delays(rng, regime: Regime) -> tuple:
     """Each rank-step's injected delay (ms), the persistent ranks and an onset's step index."""
     import numpy as np
 
@@ -175,7 +175,7 @@ def _size(regime: Regime) -> float:
     return size / regime.cv
 
 
-def _latest_and_cost(ready, delay):  # type: ignore[no-untyped-def]
+def _latest_and_cost(ready, delay):
     """Each step's latest readiness (ms), and how much later it is than with every injected delay removed: the truth
     of the cost, step by step."""
     latest = ready.max(axis=1)
@@ -202,7 +202,7 @@ def run_of(regime: Regime, seed: int) -> tuple[list[RankColumns], Truth]:
     from_release = bytes([0]) + bytes([1]) * (regime.steps - 1)
     zeros = array("d", bytes(8 * regime.steps))
 
-    def col(values) -> array:  # type: ignore[no-untyped-def]
+    def col(values) -> array:
         return array("d", np.ascontiguousarray(values, dtype=np.float64).tobytes())
 
     tables = []
@@ -255,7 +255,7 @@ ORACLE_LEVELS = (0.01, ALPHA)
 persistence test is held to so that no cell passes 1 % over a few dozen seeds."""
 
 
-def _drawn(regime: Regime, seed: int) -> tuple:  # type: ignore[type-arg]
+def _drawn(regime: Regime, seed: int) -> tuple:
     """A run's draws: each rank-step's work factor (on-time ranks of `shared` noise faster while others sleep), its
     injected delay (ms), the persistent ranks and an onset's step index."""
     import numpy as np
@@ -269,13 +269,13 @@ def _drawn(regime: Regime, seed: int) -> tuple:  # type: ignore[type-arg]
     return f, delay, persistent, onset
 
 
-def work_of(regime: Regime, seed: int):  # type: ignore[no-untyped-def]
+def work_of(regime: Regime, seed: int):
     """A run's work (steps x ranks, ms) as `run_of` draws it, without building its tables."""
     f, delay, persistent, _ = _drawn(regime, seed)
     return WORK_MS * f + delay, persistent
 
 
-def _mean_lateness(work):  # type: ignore[no-untyped-def]
+def _mean_lateness(work):
     """Each rank's mean over steps of its work minus the median of the others' in the step."""
     import numpy as np
 
@@ -330,7 +330,7 @@ def oracle_cost(regime: Regime, seeds: int) -> float | None:
     return _p90(errors)
 
 
-def score(analysis, truth: Truth) -> dict:  # type: ignore[no-untyped-def]
+def score(analysis, truth: Truth) -> dict:
     """A verdict against the truth: named ranks, false alarm, detection, the transient share's and the cost's
     errors."""
     named = tuple(sorted(s.rank for s in analysis.stragglers))
@@ -420,7 +420,7 @@ def measure_cells(cells: list[tuple[Regime, int]], progress: bool = True) -> lis
     return rows
 
 
-def _measured_cell(cell: tuple[Regime, int]) -> dict:  # type: ignore[type-arg]
+def _measured_cell(cell: tuple[Regime, int]) -> dict:
     """One cell's verdicts scored over its seeds, with the oracle's ceiling where it is read."""
     from ddpcore.analysis import analyze
 
@@ -438,7 +438,7 @@ def _measured_cell(cell: tuple[Regime, int]) -> dict:  # type: ignore[type-arg]
     }
 
 
-def _row(regime: Regime, scores: list) -> dict:  # type: ignore[type-arg]
+def _row(regime: Regime, scores: list) -> dict:
     n = len(scores)
     truth = scores[0][1]
     shares = [abs(s["share_error"]) for s, _ in scores]

@@ -8,6 +8,8 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paths import FIXTURES
+from runs import real_sets
 
 from ddpcore.analysis import Measured, analyze, judge, measure
 from ddpcore.analysis.measured import one_run
@@ -18,8 +20,6 @@ from ddpcore.cli.verdicts import analysis_payload
 from ddpcore.storage.ordered import SortedRuns, bracket, sample_of
 from ddpcore.traces import read_paths, simulated_run, summary_bytes
 from ddpcore.traces.summary import SUFFIX
-
-FIXTURES = "tests/fixtures"
 
 
 def same(whole: dict, merged: dict) -> None:
@@ -71,6 +71,18 @@ def test_merged_verdict_on_real_runs(folder):
             half = len(tables) // 2
             same(whole, analysis_payload(merge([Shard(tables[:half]), Shard(tables[half:])], threshold), []))
     assert checked
+
+
+@pytest.mark.parametrize(
+    "found", real_sets(), ids=lambda found: f"{found[0].parent.relative_to(FIXTURES)}:{found[0].name.split('.', 1)[1]}"
+)
+def test_every_real_set_merged_from_three_shards_is_its_verdict(found):
+    """Every real run the repository keeps, each recording: its ranks in three shards (as three nodes of a Ray
+    cluster, or three forked processes, hold them) give the verdict one shard of them all gives."""
+    tables, _ = one_run(read_paths([str(p) for p in found], 1))
+    cut = [0, len(tables) // 3, 2 * len(tables) // 3, len(tables)]
+    parts = [tables[a:b] for a, b in zip(cut, cut[1:]) if b > a]
+    same(analysis_payload(merge([Shard(tables)]), []), analysis_payload(merge([Shard(p) for p in parts]), []))
 
 
 def test_a_rank_in_two_shards_is_refused():

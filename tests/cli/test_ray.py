@@ -14,7 +14,7 @@ import pytest
 import ray
 from paths import FIXTURES
 from ray.cluster_utils import Cluster
-from runs import files
+from runs import files, sampled_sets
 
 from ddpcore.traces import simulated_run, summary_bytes
 from ddpcore.traces.summary import SUFFIX
@@ -114,39 +114,56 @@ def test_a_real_run_split_over_the_nodes_is_the_same_byte_for_byte(cluster):
     same_but_source(json.loads(merged.stdout), json.loads(whole.stdout))
 
 
-def real_sets() -> list[list[Path]]:
-    """Every real run the repository keeps, in each recording it has (two ranks at least); 3D-parallel jobs (the
-    jobs3d folders: a job's operations, or its pipeline ranks' traces) are not DDP runs."""
-    sets = []
-    jobs = [p for p in FIXTURES.iterdir() if p.name.startswith("jobs3d")]
-    assert len(jobs) >= 5
-    for folder in sorted({p.parent for p in FIXTURES.rglob("*.gz") if not any(j in p.parents for j in jobs)}):
-        some = [sorted(folder.glob(p)) for p in ("*.jsonl.gz", "*.pt.trace.json.gz", "*.ddpsum.json.gz")]
-        some = [found for found in some if len(found) >= 2] or [sorted(folder.glob("*.json.gz"))]
-        sets += [found for found in some if len(found) >= 2]
-    return sets
+def connected(address: str):
+    """This process connected to the cluster at `address` as a notebook's driver is, quiet."""
+    return ray.init(
+        address=address, logging_level="ERROR", log_to_driver=False, include_dashboard=False, configure_logging=False
+    )
 
 
-def test_every_real_set_split_over_the_nodes_is_analyze_s_verdict(cluster, capsys):
-    """Each real run's files dealt round the three nodes: `analyze --ray`'s JSON is `analyze`'s, but for the
-    paths, on every one (in this process: one driver, connected again for each run)."""
+def test_a_real_set_of_each_family_split_over_the_nodes_is_analyze_s_verdict(cluster, capsys):
+    """Real runs' files dealt round the three nodes, one set of each fixture family in each format
+    (`runs.sampled_sets`: each costs Ray seconds to start its actors; every set merged from three shards is checked in
+    tests/analysis/test_shards.py): `analyze --ray`'s JSON is `analyze`'s, but for the paths (in this process: one
+    driver, connected once, which each run uses as it is)."""
     from ddpcore.cli import main
 
     started, root = cluster
-    sets = real_sets()
+    sets = sampled_sets()
     assert len(sets) >= 20
-    for found in sets:
-        folders = folders_of(root)
-        for f in folders:
-            shutil.rmtree(f, ignore_errors=True)
-            f.mkdir()
-        for k, path in enumerate(found):
-            shutil.copy(path, folders[k % 3])
-        code = main(["analyze", *map(str, found), "--json"])
-        want = capsys.readouterr().out
-        assert main(["analyze", "--ray", started.address, f"${NODE_DIR}", "--json"]) == code, found[0].parent
-        got = capsys.readouterr().out
-        same_but_source(json.loads(got), json.loads(want))
+    connected(started.address)
+    try:
+        for found in sets:
+            folders = folders_of(root)
+            for f in folders:
+                shutil.rmtree(f, ignore_errors=True)
+                f.mkdir()
+            for k, path in enumerate(found):
+                shutil.copy(path, folders[k % 3])
+            code = main(["analyze", *map(str, found), "--json"])
+            want = capsys.readouterr().out
+            assert main(["analyze", "--ray", started.address, f"${NODE_DIR}", "--json"]) == code, found[0].parent
+            got = capsys.readouterr().out
+            same_but_source(json.loads(got), json.loads(want))
+        assert ray.is_initialized(), "the driver's own connection is left as it was"
+    finally:
+        ray.shutdown()
+
+
+def test_a_driver_connected_to_another_cluster_is_refused_in_one_line(cluster, capsys):
+    """`--ray ADDRESS` in a process whose driver is connected elsewhere: one line naming both, no traceback, and
+    the driver still connected."""
+    from ddpcore.cli import main
+
+    started, root = cluster
+    connected(started.address)
+    try:
+        assert main(["analyze", "--ray", "127.0.0.1:1", f"${NODE_DIR}"]) == 1
+        err = capsys.readouterr().err
+        assert "already connected to the Ray cluster at" in err and "'127.0.0.1:1'" in err, err
+        assert "Traceback" not in err and ray.is_initialized()
+    finally:
+        ray.shutdown()
 
 
 def test_a_pipeline_jobs_traces_on_the_nodes_are_analyze_s_job(cluster):
