@@ -63,7 +63,7 @@ def sleep_ms(cfg: dict, dp: int, stage: int, step: int, op: str) -> float:
     if slow and [dp, stage] in slow["workers"] and slow["op"] == op:
         return slow["ms"]
     moving = cfg.get("moving")
-    if moving and moving["op"] == op and dp == step % 2:
+    if moving and moving["op"] == op and dp == step % cfg["dp"]:
         return moving["ms"]
     return 0.0
 

@@ -7,12 +7,14 @@ import gzip
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from paths import FIXTURES
 
-from ddpcore.analysis import Analysis, analyze, judge, measure_loaded
-from ddpcore.traces import load
+from ddpcore.analysis import Analysis, JobWhatIf, analyze, job_whatif, judge, measure_loaded
+from ddpcore.analysis.jobwhatif import job_times, job_verdict
+from ddpcore.traces import load, read_job
 
 STEP_S = 0.1
 """The step of the runs `jsonl_run` makes (s)."""
@@ -113,3 +115,24 @@ def sampled_sets() -> list[list[Path]]:
         family = found[0].relative_to(FIXTURES).parts[0]
         first.setdefault((family, "".join(found[0].suffixes)), found)
     return list(first.values())
+
+
+@cache
+def job_run(folder: Path, name: str) -> tuple[JobWhatIf, dict]:
+    """A recorded job's what-if (the run's `*.gz` files read as `analyze` reads them) and its truth.json."""
+    files = {p.name: p.read_bytes() for p in sorted((folder / name).glob("*.gz"))}
+    job = read_job(files)
+    truth = json.loads((folder / name / "truth.json").read_text())
+    return job_whatif(job_times(job.table, job.groups)), truth
+
+
+def names_the_slow_worker(w: JobWhatIf, truth: dict) -> bool:
+    """Whether the job's verdict says first that the worker truth.json slowed is slow, in the operation slowed."""
+    said = job_verdict(w)
+    values = dict(said[0].values)
+    slowed = truth["slowed"]
+    return (
+        said[0].code == "job.worker"
+        and [values["dp"], values["stage"]] == slowed["workers_dp_stage"][0]
+        and values["parts"][0] == slowed["op"]
+    )

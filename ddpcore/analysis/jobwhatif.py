@@ -35,6 +35,7 @@ from ..storage.grid import cell_rows
 from ..storage.picking import interleaved, joined, largest_each, largest_each_plus, least_each
 from ..traces.keeping import WARMUP_STEP
 from ..traces.optrace import CLOCK_SKEW, JobGroups, OpRow, OpTable, OpTraceError
+from .chance import student_upper
 from .jobgraph import BACKWARD, COMM_OPTYPES, FORWARD, P2P_PEER, Key, StepGraph, graph_of
 from .odds import ALPHA, binomial_above
 
@@ -371,6 +372,53 @@ class JobWhatIf:
     """The mean step with the heavy stage at typical durations (`without_last_s` when it is the last)."""
     m_heavy: float = math.nan
     """The share of the slowdown the heavy stage explains (M_S when it is the last)."""
+    stages_together: float | None = None
+    """The chance that a DP rank's compute agrees across neighbouring stages, step by step, as much as it does with
+    each stage's jitter its own (`together_chance`; None with one DP rank or one stage)."""
+
+
+def stage_compute(times: JobTimes) -> list[list[float]]:
+    """Each stage's compute (forward and backward) per instance (step t, DP rank d at t x dps + d).
+
+    >>> [[round(v, 1) for v in row] for row in stage_compute(job_times(*simulated_job(dp=2, pp=2, steps=1)))]
+    [[6.0, 6.0], [6.0, 6.0]]
+    """
+    out = [[0.0] * times.instances for _ in range(times.groups.pp)]
+    for k, values in times.duration.items():
+        if k[0] in (FORWARD, BACKWARD):
+            out[k[2]] = list(map(add, out[k[2]], values))
+    return out
+
+
+def together_chance(compute: Sequence[Sequence[float]], dps: int) -> float:
+    """The chance that neighbouring stages' compute agrees DP rank by DP rank, step by step, as much as `compute`
+    (each stage's per instance, `stage_compute`) does or more, when each stage's jitter is its own: each value less
+    its step's mean over the DP ranks, the neighbours' pairs pooled into one correlation r over the m = (stages - 1)
+    (dps - 1) steps values free to vary, read by Student's t, r sqrt((m - 2) / (1 - r^2)), of m - 2 degrees of
+    freedom. Work uneven across DP ranks is the data's: a DP rank given longer sequences is slower on every stage
+    they flow through, where one stage's jitter says nothing of its neighbour's. 1 when nothing varies.
+
+    >>> first = [1.0, 2.0, 2.0, 1.0, 1.0, 3.0, 3.0, 1.0, 2.0, 4.0, 4.0, 2.0]
+    >>> alike, apart = [first, [2 * v for v in first]], [first, [1.0, 2.0, 1.0, 2.0, 3.0, 1.0, 1.0, 3.0] + first[8:]]
+    >>> together_chance(alike, 2), round(together_chance(apart, 2), 2)
+    (0.0, 0.5)
+    """
+    steps = len(compute[0]) // dps if compute else 0
+    free = (len(compute) - 1) * (dps - 1) * steps
+    centred = []
+    for row in compute:
+        means = [math.fsum(row[t : t + dps]) / dps for t in range(0, steps * dps, dps)]
+        centred.append([v - means[i // dps] for i, v in enumerate(row[: steps * dps])])
+    pairs = list(zip(centred, centred[1:]))
+    cross = math.fsum(x * y for a, b in pairs for x, y in zip(a, b))
+    scale = math.sqrt(math.fsum(x * x for a, _ in pairs for x in a) * math.fsum(y * y for _, b in pairs for y in b))
+    if free < 3 or scale <= 0.0:
+        return 1.0
+    r = cross / scale
+    if r >= 1.0:
+        return 0.0
+    t = r * math.sqrt((free - 2) / (1.0 - r * r))
+    return student_upper(t, free - 2) if t >= 0.0 else 1.0 - student_upper(-t, free - 2)
 
 
 def stage_loads(times: JobTimes) -> dict[int, float]:
@@ -510,7 +558,8 @@ def job_whatif(times: JobTimes, progress: Callable[[int, int], None] | None = No
     )
     loads = stage_loads(times)
     heavy = max(loads, key=lambda st: loads[st]) if loads else -1
-    result = replace(result, stage_load=loads, heavy_stage=heavy)
+    together = together_chance(stage_compute(times), dps) if dps > 1 and times.groups.pp > 1 else None
+    result = replace(result, stage_load=loads, heavy_stage=heavy, stages_together=together)
     if slowdown < DECOMPOSE_FROM:
         return result
     labels: list[tuple[str, object, Pick]] = [
@@ -740,7 +789,17 @@ with work uneven across k ranks that take turns, each gives back about a k-th (a
 def _uneven(w: JobWhatIf) -> bool:
     """Whether the slowdown is work uneven across data-parallel ranks: no DP rank alone gives back ONE_RANK_SHARE
     of it, and the DP rank slowest in each step is no rank more often than chance makes one of `dp` ranks the
-    slowest (a binomial tail at ALPHA over the steps, every rank tested): the slow rank moves."""
+    slowest (a binomial tail at ALPHA over the steps, every rank tested): the slow rank moves; and, with stages, a DP
+    rank's compute agrees across neighbouring stages step by step beyond chance (`together_chance` at ALPHA): the
+    same data flows through them all, where jitter alike on every DP rank, each taking its turn at the top, is each
+    stage's own.
+
+    >>> w = JobWhatIf(JobGroups(dp=2, pp=2), (1,), (1.0,), (1.0,), (1.0,), 1.0, 1.5, {1: 1.5}, stages_together=0.4)
+    >>> _uneven(w)
+    False
+    """
+    if w.stages_together is not None and w.stages_together > ALPHA:
+        return False
     dps = len(w.by_dp)
     worst_each = [max(v, key=lambda d: v[d]) for v in w.by_dp_step.values() if v]
     if dps < 2 or not worst_each or w.slowdown <= 1.0:

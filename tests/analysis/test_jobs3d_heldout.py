@@ -10,17 +10,15 @@ clean run's, as the ranks on time run faster on cores the sleeping one frees."""
 
 from __future__ import annotations
 
-import json
 import statistics
-from functools import cache
 from pathlib import Path
 
 import pytest
+from runs import job_run, names_the_slow_worker
 
-from ddpcore.analysis import JobWhatIf, job_whatif
-from ddpcore.analysis.jobwhatif import IMBALANCE, job_times, job_verdict
+from ddpcore.analysis import JobWhatIf
+from ddpcore.analysis.jobwhatif import IMBALANCE, job_verdict
 from ddpcore.cli.jobverdicts import job_payload
-from ddpcore.traces import read_job
 
 HELD = Path(__file__).resolve().parents[1] / "fixtures" / "jobs3d_heldout"
 CLEAN = ("dp2pp2_clean", "dp2pp2_clean_busy", "dp2pp2_gpipe_clean", "dp2pp2_profiled_clean", "pp4_clean")
@@ -28,12 +26,8 @@ SLOW = ("dp2pp2_gpipe_slow_worker", "dp2pp2_profiled_slow_worker", "pp4_slow_sta
 BLAMES = ("job.worker", "job.last_stage", "job.heavy_stage", "job.data_parallel")
 
 
-@cache
 def run(name: str) -> tuple[JobWhatIf, dict]:
-    files = {p.name: p.read_bytes() for p in sorted((HELD / name).glob("*.gz"))}
-    job = read_job(files)
-    truth = json.loads((HELD / name / "truth.json").read_text())
-    return job_whatif(job_times(job.table, job.groups)), truth
+    return job_run(HELD, name)
 
 
 @pytest.mark.parametrize("name", CLEAN)
@@ -45,12 +39,7 @@ def test_a_clean_job_blames_no_worker_stage_or_rank(name: str) -> None:
 
 @pytest.mark.parametrize("name", SLOW)
 def test_a_slow_worker_is_named_with_its_operation(name: str) -> None:
-    w, truth = run(name)
-    said = job_verdict(w)
-    values = dict(said[0].values)
-    assert said[0].code == "job.worker"
-    assert [values["dp"], values["stage"]] == truth["slowed"]["workers_dp_stage"][0]
-    assert values["parts"][0] == truth["slowed"]["op"]
+    assert names_the_slow_worker(*run(name))
 
 
 def test_a_heavy_first_stage_is_named_by_what_its_workers_compute() -> None:
