@@ -62,6 +62,13 @@ class RunSet:
         struck = {s for s, _ in self.truth(name)["slowed"]}
         return sum(s in struck for s in steps) / len(steps)
 
+    def names_the_slow_ranks(self, name: str, pattern: str) -> bool:
+        """Whether a run whose ranks `fixed_ranks` slept in every step names those ranks persistent stragglers, and
+        counts no step transient."""
+        a = self.analysed(name, pattern)
+        slow = sorted(s.rank for s in a.stragglers) == sorted(self.truth(name)["fixed_ranks"])
+        return slow and a.transient.straggler_steps == 0
+
 
 def names_nobody(a: Analysis) -> bool:
     """Whether a verdict names no straggler, counts no transient step and costs nothing: a clean run's."""

@@ -114,24 +114,17 @@ def test_a_real_run_split_over_the_nodes_is_the_same_byte_for_byte(cluster):
     same_but_source(json.loads(merged.stdout), json.loads(whole.stdout))
 
 
-def connected(address: str):
-    """This process connected to the cluster at `address` as a notebook's driver is, quiet."""
-    return ray.init(
-        address=address, logging_level="ERROR", log_to_driver=False, include_dashboard=False, configure_logging=False
-    )
-
-
 def test_a_real_set_of_each_family_split_over_the_nodes_is_analyze_s_verdict(cluster, capsys):
     """Real runs' files dealt round the three nodes, one set of each fixture family in each format
     (`runs.sampled_sets`: each costs Ray seconds to start its actors; every set merged from three shards is checked in
     tests/analysis/test_shards.py): `analyze --ray`'s JSON is `analyze`'s, but for the paths (in this process: one
     driver, connected once, which each run uses as it is)."""
-    from ddpcore.cli import main
+    from ddpcore.cli import main, onray
 
     started, root = cluster
     sets = sampled_sets()
     assert len(sets) >= 20
-    connected(started.address)
+    onray.connect(started.address)
     try:
         for found in sets:
             folders = folders_of(root)
@@ -153,10 +146,10 @@ def test_a_real_set_of_each_family_split_over_the_nodes_is_analyze_s_verdict(clu
 def test_a_driver_connected_to_another_cluster_is_refused_in_one_line(cluster, capsys):
     """`--ray ADDRESS` in a process whose driver is connected elsewhere: one line naming both, no traceback, and
     the driver still connected."""
-    from ddpcore.cli import main
+    from ddpcore.cli import main, onray
 
     started, root = cluster
-    connected(started.address)
+    onray.connect(started.address)
     try:
         assert main(["analyze", "--ray", "127.0.0.1:1", f"${NODE_DIR}"]) == 1
         err = capsys.readouterr().err
