@@ -392,11 +392,13 @@ def stage_compute(times: JobTimes) -> list[list[float]]:
 
 def together_chance(compute: Sequence[Sequence[float]], dps: int) -> float:
     """The chance that neighbouring stages' compute agrees DP rank by DP rank, step by step, as much as `compute`
-    (each stage's per instance, `stage_compute`) does or more, when each stage's jitter is its own: each value less
-    its step's mean over the DP ranks, the neighbours' pairs pooled into one correlation r over the m = (stages - 1)
-    (dps - 1) steps values free to vary, read by Student's t, r sqrt((m - 2) / (1 - r^2)), of m - 2 degrees of
-    freedom. Work uneven across DP ranks is the data's: a DP rank given longer sequences is slower on every stage
-    they flow through, where one stage's jitter says nothing of its neighbour's. 1 when nothing varies.
+    (each stage's per instance, `stage_compute`) does or more, when each stage's jitter is its own. Each value is
+    taken less its step's mean over the DP ranks and its worker's mean over the steps (a worker slower throughout is
+    no step's), the neighbours' pairs pooled into one correlation r over the m = (stages - 1) (dps - 1) (steps - 1)
+    values free to vary, fewer where each worker's jitter carries from step to step (Bartlett's (1 + a b) / (1 - a b)
+    for lag-one correlations a and b of two neighbours), read by Student's t, r sqrt((m - 2) / (1 - r^2)), of m - 2
+    degrees of freedom. Work uneven across DP ranks is the data's: a DP rank given longer sequences is slower on every
+    stage they flow through, where one stage's jitter says nothing of its neighbour's. 1 when nothing varies.
 
     >>> first = [1.0, 2.0, 2.0, 1.0, 1.0, 3.0, 3.0, 1.0, 2.0, 4.0, 4.0, 2.0]
     >>> alike, apart = [first, [2 * v for v in first]], [first, [1.0, 2.0, 1.0, 2.0, 3.0, 1.0, 1.0, 3.0] + first[8:]]
@@ -404,21 +406,37 @@ def together_chance(compute: Sequence[Sequence[float]], dps: int) -> float:
     (0.0, 0.5)
     """
     steps = len(compute[0]) // dps if compute else 0
-    free = (len(compute) - 1) * (dps - 1) * steps
-    centred = []
-    for row in compute:
-        means = [math.fsum(row[t : t + dps]) / dps for t in range(0, steps * dps, dps)]
-        centred.append([v - means[i // dps] for i, v in enumerate(row[: steps * dps])])
+    centred = [_double_centred(row[: steps * dps], dps, steps) for row in compute]
+    carried = [_carried(row, dps) for row in centred]
     pairs = list(zip(centred, centred[1:]))
     cross = math.fsum(x * y for a, b in pairs for x, y in zip(a, b))
     scale = math.sqrt(math.fsum(x * x for a, _ in pairs for x in a) * math.fsum(y * y for _, b in pairs for y in b))
-    if free < 3 or scale <= 0.0:
+    both = math.fsum(a * b for a, b in zip(carried, carried[1:])) / max(1, len(pairs))
+    free = (len(compute) - 1) * (dps - 1) * (steps - 1) * (1.0 - both) / (1.0 + both)
+    if free < 3.0 or scale <= 0.0:
         return 1.0
     r = cross / scale
     if r >= 1.0:
         return 0.0
-    t = r * math.sqrt((free - 2) / (1.0 - r * r))
-    return student_upper(t, free - 2) if t >= 0.0 else 1.0 - student_upper(-t, free - 2)
+    dof = math.floor(free) - 2
+    t = r * math.sqrt(dof / (1.0 - r * r))
+    return student_upper(t, dof) if t >= 0.0 else 1.0 - student_upper(-t, dof)
+
+
+def _double_centred(row: Sequence[float], dps: int, steps: int) -> list[float]:
+    """A stage's values per instance (t x dps + d) less their step's mean and their DP rank's, plus the whole mean."""
+    step_mean = [math.fsum(row[t * dps : (t + 1) * dps]) / dps for t in range(steps)]
+    rank_mean = [math.fsum(row[d::dps]) / steps for d in range(dps)]
+    whole = math.fsum(row) / len(row) if row else 0.0
+    return [v - step_mean[i // dps] - rank_mean[i % dps] + whole for i, v in enumerate(row)]
+
+
+def _carried(row: Sequence[float], dps: int) -> float:
+    """How much of a step's value each DP rank carries into the next, over a stage's centred values (a lag-one
+    correlation pooled over the DP ranks, 0 when negative)."""
+    square = math.fsum(v * v for v in row)
+    lagged = math.fsum(a * b for a, b in zip(row, row[dps:]))
+    return max(0.0, lagged / square) if square > 0.0 else 0.0
 
 
 def stage_loads(times: JobTimes) -> dict[int, float]:
@@ -429,13 +447,8 @@ def stage_loads(times: JobTimes) -> dict[int, float]:
     >>> {s: round(v, 2) for s, v in loads.items()}
     {0: 1.0, 1: 1.0}
     """
-    dps = times.dps
-    work: dict[tuple[int, int], float] = dict.fromkeys(times.workers, 0.0)
-    for k, values in times.duration.items():
-        if k[0] in (FORWARD, BACKWARD):
-            for d in range(dps):
-                if (d, k[2]) in work:
-                    work[d, k[2]] += math.fsum(values[d::dps]) / len(times.steps)
+    compute = stage_compute(times)
+    work = {(d, s): math.fsum(compute[s][d :: times.dps]) / len(times.steps) for d, s in times.workers}
     mean = math.fsum(work.values()) / len(work) if work else 0.0
     if mean <= 0.0:
         return {}

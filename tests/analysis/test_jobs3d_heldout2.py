@@ -7,8 +7,9 @@ Scored blind, six of eight were right; the clean job of 3 DP ranks x 2 stages wa
 (each rank alone gave back 62-69 % of its S of 1.70, under the 75 % one slow rank gives back, and the slowest rank
 of each step changed as chance makes it change). Uneven work is now also read in the stages: a DP rank given more
 work is slower on every stage the same data flows through, where jitter is each stage's own
-(`jobwhatif.together_chance`: the clean job's DP ranks agree across stages at r = 0.07, the moving one's at 0.99, the
-published SE's at 0.998). The clean pipeline of one DP rank says "no single place" (`spread`), as the first set's did.
+(`jobwhatif.together_chance`: chance makes the clean job's DP ranks agree across stages as much in 30 % of runs,
+the moving one's and the published SE's in none a float holds). The clean pipeline of one DP rank says "no single
+place" (`spread`), as the first set's did.
 
 Left as measured, not asserted: with one DP rank the slow first-stage backward is also read as a stage holding too
 much of the model (one worker and one stage cannot be told apart there, and both are said), and the heavy last
