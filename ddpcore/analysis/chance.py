@@ -96,6 +96,10 @@ __all__ = [
     "lateness",
     "lateness_of",
     "lag_one",
+    "mirrored_beyond_chance",
+    "mirrored_gaps",
+    "mirrored_noise",
+    "late_beyond_moving",
     "effective_steps",
     "serial_of",
     "level_of",
@@ -841,10 +845,17 @@ def top_chance(x: float, others: Tail, n: int, on_time: float) -> float:
     minus F(x)^n, F read through `below_as_one_of` from `others`, the deviations of the steps' ranks but their latest
     (`Found.costed`), a share `on_time` of the steps having their latest on time.
 
+    At two ranks `others` is what the two ranks' gap would be without a straggler (`mirrored_noise`): the latest
+    leads the other by x or more when that gap is that far from 0 either way.
+
     >>> others = Tail(0.0, 1.2816, 1.2816)
     >>> round(top_chance(1.0, others, 4, 1.0), 3), round(top_chance(3.0, others, 4, 0.0), 4)
     (0.778, 0.0054)
+    >>> round(top_chance(1.96, others, 2, 1.0), 3)
+    0.05
     """
+    if n == 2:
+        return min(1.0, 2.0 * others.survival(x))
     return 1.0 - below_as_one_of(1.0 - others.survival(x), n, on_time) ** n
 
 
@@ -873,7 +884,7 @@ def tops_floor(tops: Sequence[float], others: Tail, n: int, level: float = DISCO
     """
     read = list(tops[:: -(-len(tops) // TOPS_MOST)]) if tops else []
     m = len(read)
-    if not m or n < 3:
+    if not m or n < 2:
         return math.inf
     read.sort(reverse=True)
     on_time, named = 1.0, 0
@@ -1811,6 +1822,92 @@ NO_SPACED = Spaced(0, 0)
 def _spaced_chance(spaced: int, read: int) -> float:
     """The chance that at least `spaced` of `read` steps are spaced where each is with chance one half at most."""
     return binomial_above(read, spaced, 0.5)
+
+
+def mirrored_noise(gaps: Sequence[float]) -> list[float]:
+    """What the gaps between two ranks would be without a straggler that moves between them (`mirrored_gaps`, once
+    `mirrored_beyond_chance`), sorted: each gap's distance from the gaps' mean less the median distance (the
+    straggler's usual lead), which leaves the two draws' own difference. What chance is fitted on at two ranks,
+    where the rank on time has no other to be weighed against.
+
+    >>> mirrored_noise([10.0, -11.0, 12.0, -9.0, 10.5])
+    [-2.0, -1.5, 0.0, 2.0, 4.0]
+    """
+    if not gaps:
+        return []
+    apart = _apart(gaps)
+    usual = median(apart)
+    return [round(a - usual, 12) for a in apart]
+
+
+def _apart(gaps: Sequence[float]) -> list[float]:
+    """Each gap's distance from the gaps' mean, sorted."""
+    centre = math.fsum(gaps) / len(gaps)
+    return sorted(abs(g - centre) for g in gaps)
+
+
+def late_beyond_moving(count: int, steps: int, alpha: float = ALPHA) -> bool:
+    """Whether a rank of two is over the threshold in more of the steps than a straggler that moves between the two
+    makes either (`mirrored_beyond_chance`): each is then late in about half of them, and one more by chance passes
+    a strict majority; a persistent straggler besides must pass a fair coin's count at `level_of` two ranks.
+
+    >>> late_beyond_moving(101, 200), late_beyond_moving(130, 200), late_beyond_moving(59, 59)
+    (False, True, True)
+    """
+    return binomial_above(steps, count, 0.5) <= level_of(2, alpha)
+
+
+MIRRORED_NEAR = 0.25
+"""The least share of a step's gaps between two ranks that lie within half their median distance of the gaps'
+mean, whatever chance's shape (`mirrored_beyond_chance`): a gap symmetric and unimodal about its centre (the
+difference of two ranks' independent draws of one unimodal law) has its distance from the centre of decreasing
+density, so at least half of the half under the median lies in its first half. The least is a uniform gap's."""
+
+
+def mirrored_gaps(leads: Sequence[Lead]) -> list[float]:
+    """Each step's latest work less the other's, of a run of two ranks, signed by which rank is latest (+ for the
+    first step's latest): the gap between the two ranks, step by step (`Lead` entries are indices in a process,
+    ranks in a merge of shards; either way two values).
+
+    >>> mirrored_gaps([Lead(9.0, 5.0, 1, (14.0,), 2), Lead(8.0, 7.0, 0, (15.0,), 2)])
+    [4.0, -1.0]
+    """
+    if not leads:
+        return []
+    first = leads[0].entry
+    return [(lead.first - lead.second) * (1.0 if lead.entry == first else -1.0) for lead in leads]
+
+
+def mirrored_beyond_chance(gaps: Sequence[float], alpha: float = ALPHA) -> bool:
+    """Whether the gaps between two ranks stay away from their centre more steps than chance allows: a straggler
+    that moves between two ranks. At two ranks a step's deviations mirror each other, so no rank's value can be
+    weighed against the others'; but without a straggler the gap between two ranks' draws of one law is symmetric
+    and unimodal about its mean, so at least MIRRORED_NEAR of the steps lie within half the median distance of it.
+    A straggler late by d in every step, now one rank now the other, puts the gaps about +d and -d and few near
+    their mean. A binomial test at `alpha` of how few lie near, on the steps that many are worth when a gap carries
+    into the next (`lag_one`, `effective_steps`): a straggler that changes rank halfway is two persistent ones, not
+    a moving one. Needs 25 steps at least at ALPHA (three quarters of the steps far 25 times is one chance in 1,300).
+
+    >>> import random
+    >>> rng = random.Random(3)
+    >>> mirrored_beyond_chance([rng.gauss(0.0, 1.0) for _ in range(60)])
+    False
+    >>> mirrored_beyond_chance([(-1) ** k * 20.0 + rng.gauss(0.0, 1.0) for k in range(60)])
+    True
+    >>> mirrored_beyond_chance([(-1) ** k * 20.0 + rng.gauss(0.0, 1.0) for k in range(8)])
+    False
+    """
+    count = len(gaps)
+    if count < 3:
+        return False
+    apart = _apart(gaps)
+    half = median(apart) / 2.0
+    if not half > 0.0:
+        return False
+    near = bisect_left(apart, half)
+    worth = effective_steps(count, max(0.0, lag_one(gaps)))
+    near = near * worth // count
+    return binomial_above(worth, worth - near, 1.0 - MIRRORED_NEAR) <= alpha
 
 
 OCCUPIED_MOST = 256

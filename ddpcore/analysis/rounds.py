@@ -63,6 +63,9 @@ from .chance import (
     look_bias,
     look_wander,
     majority_late,
+    mirrored_beyond_chance,
+    mirrored_gaps,
+    mirrored_noise,
     occupancy_stride,
     occupied_beyond_chance,
     on_time_place,
@@ -203,10 +206,15 @@ def tops_late(asked: Rounds, ranks: int, steps: int) -> tuple[list[int] | None, 
     or when a run's largest works fall in more of its steps than chance puts them in (`occupied_late`; None
     otherwise): a straggler that moves to another rank in every step; and both leads' evidence (what a window too
     short to tell would need). The ranks holding more of the first look's suspects than chance gives one rank
-    (`chance.crowded`: one slow from some step on) are left out. Steps of fewer than three ranks, or runs of fewer
-    than three steps, have none."""
-    if ranks < 3 or steps < 3:
+    (`chance.crowded`: one slow from some step on) are left out. At two ranks, where a step's deviations mirror each
+    other, each step's later rank when the gap between the two stays away from its centre in more steps than chance
+    allows (`chance.mirrored_beyond_chance`). Runs of fewer than three steps have none."""
+    if steps < 3 or ranks < 2:
         return None, NO_SPACED, NO_LED
+    if ranks == 2:
+        leads = asked.leads(frozenset())
+        moving = mirrored_beyond_chance(mirrored_gaps(leads))
+        return ([lead.entry for lead in leads] if moving else None), NO_SPACED, NO_LED
     gone = crowded(asked.held(), ranks)
     leads = asked.leads(gone)
     spaced = Spaced.of(leads)
@@ -234,7 +242,9 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
 
     The suspects a step's reference leaves out are those REFERENCE_SUSPECT spreads up; chance's fit leaves out
     fewer, those SUSPECT spreads up (and each step's latest rank when a straggler moves). A straggler that moves to
-    another of 4 ranks in each of 40 steps: each step's latest rank is a suspect.
+    another of 4 ranks in each of 40 steps: each step's latest rank is a suspect. One that moves between two ranks
+    leaves the rank on time no other to be weighed against: chance is fitted on what the gap between the two would
+    be without it (`chance.mirrored_noise`), and so is the floor.
 
     >>> import random
     >>> rng = random.Random(2)
@@ -258,13 +268,19 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
         counts = asked.top_suspects(tops)
     late = sum(counts)
     pooled, on_time = asked.deviations()
+    mirrored = ranks == 2 and tops is not None
+    if mirrored:
+        on_time = mirrored_noise(mirrored_gaps(asked.leads(frozenset())))
     costed = None
     if tops is None or on_time is None:
         tail = bulk_tail(pooled, late)
     else:
         costed, kept = bulk_fit(on_time, late - sum(top >= 0 for top in tops), split=True)
         tail = widened(costed, kept)
-    floor = run_floor(pooled, tail, late, steps, together=tops is not None)
+    if mirrored and on_time is not None:
+        floor = run_floor(on_time, tail, 0, 1, together=True)
+    else:
+        floor = run_floor(pooled, tail, late, steps, together=tops is not None)
     cut = tops_floor(asked.top_deviations(), costed, ranks) if costed is not None else math.inf
     top_floor = cut if cut < floor else math.inf
     return Found(places, usual, base, tops, late, tail, floor, pooled, costed, top_floor, spaced, led)

@@ -61,6 +61,7 @@ from .chance import (
     Persistence,
     beyond_jitter,
     effective_steps,
+    late_beyond_moving,
     level_of,
     majority,
     others_spread,
@@ -755,6 +756,8 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     for r, js in where.items():
         lateness = late_of.get(r)
         if lateness is None or len(js) < 2:
+            continue
+        if ranks == 2 and chance.leads and not late_beyond_moving(len(js), steps):
             continue
         transient = transient_share(total_past, past[r], ranks, steps)
         others = others_spread(chance.spread, chance.floor_ms, past[r], chance.total)

@@ -381,7 +381,7 @@ def grid(quick: bool = False) -> list[tuple[Regime, int]]:
         for steps in (30, 200):
             cells.append((Regime(ranks, steps, "lognormal", 0.05, "p1.1", threshold=0.05), 8))
     for kind in ("moving", "random0.01", "random0.1", "random0.3", "two", "node", "onset"):
-        for ranks in (4, 8, 64, 1024):
+        for ranks in (2, 4, 8, 64, 1024) if kind == "moving" else (4, 8, 64, 1024):
             if kind in ("two",) and ranks > 8:
                 continue
             if kind == "node" and ranks < 16:
