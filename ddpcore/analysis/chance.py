@@ -2651,6 +2651,7 @@ def persistence(
     others: Atoms | None = None,
     own: int = 0,
     total: int = 0,
+    moving_pair: bool = False,
 ) -> Persistence | None:
     """Whether a rank is a persistent straggler, and where: over the threshold in a strict majority of the steps
     (`over`: the indexes of the steps it is over it in) **and** later than chance by how much, not only how often, by
@@ -2675,7 +2676,9 @@ def persistence(
     there only where two steps at least before or after it are on time on their own: a rank slow to the run's end
     whose last step was a little less late is slow to the end, not on time again. Where a step's lateness carries
     into the next (`serial`, `serial_of`), each test counts the steps it reads as the independent steps they are
-    worth (`effective_steps`).
+    worth (`effective_steps`). With `moving_pair` (two ranks, a straggler moving between them: `tops_late`), each
+    rank is late in about half the steps, so a rank must be over the threshold in more of them than a fair coin
+    gives (`late_beyond_moving`).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
@@ -2686,6 +2689,8 @@ def persistence(
     Persistence(first=20, stop=40)
     """
     steps = late.steps
+    if moving_pair and not late_beyond_moving(len(over), steps, alpha):
+        return None
     level = level_of(ranks, alpha)
     worth = effective_steps(steps, serial)
     usual_spread = spread if others is None else others

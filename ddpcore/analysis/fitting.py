@@ -214,6 +214,7 @@ class RunTimes:
                     others=others_spread(beyond.spread, beyond.floor_ms, past[j], beyond.total),
                     own=past[j],
                     total=beyond.total,
+                    moving_pair=ranks == 2 and beyond.leads,
                 )
             )
             is not None

@@ -61,7 +61,6 @@ from .chance import (
     Persistence,
     beyond_jitter,
     effective_steps,
-    late_beyond_moving,
     level_of,
     majority,
     others_spread,
@@ -757,8 +756,6 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
         lateness = late_of.get(r)
         if lateness is None or len(js) < 2:
             continue
-        if ranks == 2 and chance.leads and not late_beyond_moving(len(js), steps):
-            continue
         transient = transient_share(total_past, past[r], ranks, steps)
         others = others_spread(chance.spread, chance.floor_ms, past[r], chance.total)
         found = persistence(
@@ -772,6 +769,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
             others=others,
             own=past[r],
             total=chance.total,
+            moving_pair=ranks == 2 and chance.leads,
         )
         alone = chance.others[at[r]] if chance.others else None
         if found is None and alone is not None:

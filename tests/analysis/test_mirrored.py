@@ -134,3 +134,16 @@ def test_the_shard_merge_reads_a_straggler_moving_between_two_ranks_as_analyze_d
     whole = analyze(tables)
     assert whole.transient.straggler_steps == 60
     assert analysis_payload(merge(shards_of(tables, 2)), []) == analysis_payload(whole, [])
+
+
+def test_the_fit_judging_a_run_by_its_work_reads_the_pair_as_the_verdict_does() -> None:
+    """`fitting.RunTimes.judged` (a run known by its work alone) applies the verdict's rule: a straggler moving
+    between two ranks makes neither persistent (here one of the two is over the threshold in a strict majority of
+    the steps by chance), and a rank slow in every step stays so."""
+    from ddpcore.analysis.fitting import RunTimes
+
+    for kind, slow in (("moving", ()), ("p2", (1,))):
+        work, _ = work_of(Regime(2, 200, "heavy", 0.15, kind), 0)
+        rows = [[float(w) for w in row] for row in work]
+        run = RunTimes.of_compute(rows, [max(row) for row in rows]).judged(0.1)
+        assert run.persistent == slow
