@@ -99,7 +99,7 @@ __all__ = [
     "mirrored_beyond_chance",
     "mirrored_gaps",
     "mirrored_noise",
-    "late_beyond_moving",
+    "count_needed",
     "effective_steps",
     "serial_of",
     "level_of",
@@ -1846,15 +1846,19 @@ def _apart(gaps: Sequence[float]) -> list[float]:
     return sorted(abs(g - centre) for g in gaps)
 
 
-def late_beyond_moving(count: int, steps: int, alpha: float = ALPHA) -> bool:
-    """Whether a rank of two is over the threshold in more of the steps than a straggler that moves between the two
-    makes either (`mirrored_beyond_chance`): each is then late in about half of them, and one more by chance passes
-    a strict majority; a persistent straggler besides must pass a fair coin's count at `level_of` two ranks.
+def count_needed(steps: int, moving_pair: bool = False, alpha: float = ALPHA) -> int:
+    """How many of `steps` a persistent straggler is over the threshold in at least: a strict majority (`majority`);
+    with `moving_pair` (two ranks, a straggler moving between them: `mirrored_beyond_chance`), more than a fair coin
+    gives at `level_of` two ranks, since each of the two is then late in about half the steps and one more by chance
+    makes a majority.
 
-    >>> late_beyond_moving(101, 200), late_beyond_moving(130, 200), late_beyond_moving(59, 59)
-    (False, True, True)
+    >>> count_needed(200), count_needed(200, True), count_needed(59, True)
+    (101, 125, 44)
     """
-    return binomial_above(steps, count, 0.5) <= level_of(2, alpha)
+    if not moving_pair:
+        return majority(steps)
+    level = level_of(2, alpha)
+    return next((k for k in range(majority(steps), steps + 1) if binomial_above(steps, k, 0.5) <= level), steps + 1)
 
 
 MIRRORED_NEAR = 0.25
@@ -2678,7 +2682,7 @@ def persistence(
     into the next (`serial`, `serial_of`), each test counts the steps it reads as the independent steps they are
     worth (`effective_steps`). With `moving_pair` (two ranks, a straggler moving between them: `tops_late`), each
     rank is late in about half the steps, so a rank must be over the threshold in more of them than a fair coin
-    gives (`late_beyond_moving`).
+    gives (`count_needed`).
 
     >>> tail = Tail(0.0, 1.2816, 1.2816)
     >>> persistence(Lateness(9.0, 3, 0, 3, 9.0), [0, 1, 2], 4, tail)
@@ -2689,7 +2693,7 @@ def persistence(
     Persistence(first=20, stop=40)
     """
     steps = late.steps
-    if moving_pair and not late_beyond_moving(len(over), steps, alpha):
+    if moving_pair and len(over) < count_needed(steps, True, alpha):
         return None
     level = level_of(ranks, alpha)
     worth = effective_steps(steps, serial)

@@ -60,9 +60,9 @@ from .chance import (
     Others,
     Persistence,
     beyond_jitter,
+    count_needed,
     effective_steps,
     level_of,
-    majority,
     others_spread,
     persistence,
     steps_to_decide,
@@ -457,7 +457,8 @@ class CostParts:
 @dataclass(frozen=True)
 class Noise:
     """What chance allows at this threshold: the share of on-time rank-steps over it (`chance_over_threshold`), the
-    steps a persistent straggler is over it in (`persistent_needed`: a strict majority), the mean lateness over the
+    steps a persistent straggler is over it in (`persistent_needed`: a strict majority, or between two ranks with a
+    straggler moving between them more than a fair coin gives, `chance.count_needed`), the mean lateness over the
     run's steps that it must pass (`mean_needed_ms`: work beyond the other ranks' median, which the mean of as many
     on-time rank-steps passes with probability alpha / ranks), the tests' level `alpha`, and whether each step's
     latest rank leads the next by more than chance makes the latest of as many lead, or the run's largest works fall
@@ -750,6 +751,8 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
     total_past = sum(past.values())
     serial = chance.serial
     at = {s.rank: i for i, s in enumerate(measured.ranks)}
+    moving_pair = ranks == 2 and chance.leads
+    needed_count = count_needed(steps, moving_pair)
     persistent = {}
     undecided = []
     for r, js in where.items():
@@ -769,14 +772,14 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
             others=others,
             own=past[r],
             total=chance.total,
-            moving_pair=ranks == 2 and chance.leads,
+            moving_pair=moving_pair,
         )
         alone = chance.others[at[r]] if chance.others else None
         if found is None and alone is not None:
             found = _stretch_alone(lateness, js, ranks, chance, alone, transient)
         if found is not None:
             persistent[r] = found
-        elif len(js) >= majority(steps):
+        elif len(js) >= needed_count:
             needed = steps_to_decide(
                 lateness, ranks, chance.work, chance.spread, most=UNDECIDED_WINDOW * steps, serial=serial
             )
@@ -784,7 +787,7 @@ def _late_steps(measured: Measured, threshold: float) -> Generator[None, None, _
                 undecided.append(Undecided(r, len(js), lateness.mean_ms, needed - steps))
     noise = Noise(
         chance.over_threshold(threshold, [s.median_step_ms for s in measured.steps]),
-        majority(steps),
+        needed_count,
         ALPHA,
         needed_mean(chance.work, chance.spread, effective_steps(steps, serial), level_of(ranks))
         if chance.total

@@ -147,3 +147,15 @@ def test_the_fit_judging_a_run_by_its_work_reads_the_pair_as_the_verdict_does() 
         rows = [[float(w) for w in row] for row in work]
         run = RunTimes.of_compute(rows, [max(row) for row in rows]).judged(0.1)
         assert run.persistent == slow
+
+
+def test_the_count_a_persistent_straggler_needs_is_said_as_the_rule_reads_it() -> None:
+    """One story: with a straggler moving between two ranks, the JSON's `noise.persistent_needed` is the fair coin's
+    count the rule applies, not a strict majority; without one, a strict majority."""
+    from ddpcore.analysis.chance import count_needed, majority
+
+    moving = analyze(run_of(Regime(2, 60, "lognormal", 0.05, "moving"), 1)[0])
+    clean = analyze(run_of(Regime(2, 60, "lognormal", 0.05, "none"), 1)[0])
+    assert moving.noise.leads_beyond_chance and not clean.noise.leads_beyond_chance
+    assert moving.noise.persistent_needed == count_needed(60, True) > majority(60)
+    assert clean.noise.persistent_needed == majority(60)
