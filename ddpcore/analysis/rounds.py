@@ -212,9 +212,7 @@ def tops_late(asked: Rounds, ranks: int, steps: int) -> tuple[list[int] | None, 
     if steps < 3 or ranks < 2:
         return None, NO_SPACED, NO_LED
     if ranks == 2:
-        leads = asked.leads(frozenset())
-        moving = mirrored_beyond_chance(mirrored_gaps(leads))
-        return ([lead.entry for lead in leads] if moving else None), NO_SPACED, NO_LED
+        return _pair_tops(asked)[0], NO_SPACED, NO_LED
     gone = crowded(asked.held(), ranks)
     leads = asked.leads(gone)
     spaced = Spaced.of(leads)
@@ -222,6 +220,14 @@ def tops_late(asked: Rounds, ranks: int, steps: int) -> tuple[list[int] | None, 
     if leads_beyond(spaced, led) or occupied_late(asked, ranks - len(gone), steps):
         return [lead.entry for lead in leads], spaced, led
     return None, spaced, led
+
+
+def _pair_tops(asked: Rounds) -> tuple[list[int] | None, list[float]]:
+    """At two ranks: each step's later rank when the gap between the two stays away from its centre in more steps
+    than chance allows (`chance.mirrored_beyond_chance`; None otherwise), and the gaps (`chance.mirrored_gaps`)."""
+    leads = asked.leads(frozenset())
+    gaps = mirrored_gaps(leads)
+    return ([lead.entry for lead in leads] if mirrored_beyond_chance(gaps) else None), gaps
 
 
 def occupied_late(asked: Rounds, width: int, steps: int) -> bool:
@@ -263,14 +269,18 @@ def chance_in_rounds(asked: Rounds, ranks: int, steps: int) -> Found:
     else:
         cuts = far = [math.inf] * steps
     counts = asked.suspects(cuts, far)
-    tops, spaced, led = tops_late(asked, ranks, steps)
+    gaps: list[float] = []
+    if ranks == 2 and steps >= 3:
+        (tops, gaps), spaced, led = _pair_tops(asked), NO_SPACED, NO_LED
+    else:
+        tops, spaced, led = tops_late(asked, ranks, steps)
     if tops is not None:
         counts = asked.top_suspects(tops)
     late = sum(counts)
     pooled, on_time = asked.deviations()
     mirrored = ranks == 2 and tops is not None
     if mirrored:
-        on_time = mirrored_noise(mirrored_gaps(asked.leads(frozenset())))
+        on_time = mirrored_noise(gaps)
     costed = None
     if tops is None or on_time is None:
         tail = bulk_tail(pooled, late)
